@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Benchmarks printed as comparable figures (never asserted in tests).
+
+Prints, for a synthetic catalog of about 40 parts:
+- the import time of ``catalog`` in a fresh interpreter, and whether it pulled
+  in tiktoken, pytest or syrupy;
+- the time to load one version, with 1 and with 200 versions installed (it
+  must not grow with the number of versions);
+- the median of one warm ``assemble`` call, next to a plain Python function
+  doing the same selection and joins.
+
+Run: ``python scripts/bench.py [--repeat N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+PARTS = 40
+
+
+def _body(index: int) -> str:
+    if index % 5 == 0:
+        return f"Part {index}: working in {{{{ env.cwd }}}} on {{{{ env.os }}}}.\n"
+    if index % 7 == 0:
+        return f"Part {index}.\n{{% for s in mcp_servers %}}- {{{{ s.name }}}}\n{{% endfor %}}"
+    return f"Part {index}: " + "Some steady guidance for the agent. " * 12 + "\n"
+
+
+def _when(index: int) -> str:
+    if index % 3 == 0:
+        return f'"Tool{index}" in tools'
+    if index % 4 == 0:
+        return "len(mcp_servers) > 0 and not agent.is_subagent"
+    return "true"
+
+
+def write_catalog(root: Path, name: str, versions: int) -> None:
+    """A catalog of PARTS parts in ``versions`` versions under ``root``."""
+    for v in range(versions):
+        folder = root / name / f"1.{v}.0"
+        folder.mkdir(parents=True)
+        parts = []
+        for i in range(PARTS):
+            body = _body(i)
+            (folder / f"p{i}.md").write_text(body)
+            parts.append(
+                {
+                    "id": f"p{i:02d}",
+                    "file": f"p{i}.md",
+                    "order": i * 10,
+                    "when": _when(i),
+                    "tokens": len(body) // 4,
+                    "sha256": hashlib.sha256(body.encode()).hexdigest(),
+                }
+            )
+        data = {"catalog": {"name": name, "version": f"1.{v}.0"}, "part": parts}
+        (folder / "catalog.toml").write_text(tomli_w.dumps(data))
+
+
+def timed(fn: Callable[[], Any], repeat: int) -> float:
+    """Median seconds of ``repeat`` calls."""
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def import_time() -> tuple[float, list[str]]:
+    code = (
+        "import time, sys; t = time.perf_counter(); import catalog; "
+        "d = time.perf_counter() - t; "
+        "print(d, *[m for m in ('tiktoken', 'pytest', 'syrupy') if m in sys.modules])"
+    )
+    runs = []
+    heavy: list[str] = []
+    for _ in range(5):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        first, *heavy = out.stdout.split()
+        runs.append(float(first))
+    return statistics.median(runs), heavy
+
+
+def reference(context: dict[str, Any], bodies: list[tuple[str, Callable[[dict[str, Any]], bool]]]) -> str:
+    """A hand-written builder doing the same selection and joins."""
+    texts = []
+    for body, when in bodies:
+        if when(context):
+            texts.append(body.replace("{{ env.cwd }}", context["env"]["cwd"]))
+    return "\n\n".join(texts)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=2000)
+    args = parser.parse_args()
+
+    import catalog
+
+    seconds, heavy = import_time()
+    print(f"import catalog                {seconds * 1e3:8.2f} ms   heavy modules: {heavy or 'none'}")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        write_catalog(root / "one", "bench", 1)
+        write_catalog(root / "many", "bench", 200)
+        for label, folder in (("1 version", "one"), ("200 versions", "many")):
+            store = catalog.Store([root / folder], use_env=False, use_entry_points=False)
+            load = timed(lambda s=store: s.load("bench", "==1.0.0"), 30)
+            print(f"load one version ({label:>12}) {load * 1e3:8.2f} ms")
+        cat = catalog.Store([root / "one"], use_env=False).load("bench")
+        context = catalog.Context.model_validate(
+            {
+                "tools": [f"Tool{i}" for i in range(0, PARTS, 6)],
+                "env": {"cwd": "/work", "os": "Linux"},
+                "mcp_servers": [{"name": "docs"}, {"name": "db"}],
+            }
+        )
+        cat.assemble(context)
+        warm = timed(lambda: cat.assemble(context), args.repeat)
+        print(f"assemble, warm (median)       {warm * 1e6:8.1f} µs   {len(cat.parts)} parts")
+        plain_ctx = context.model_dump()
+        bodies = [
+            (p.body, (lambda c, i=i: i % 3 != 0 or f"Tool{i}" in c["tools"]))
+            for i, p in enumerate(cat.parts)
+        ]
+        ref = timed(lambda: reference(plain_ctx, bodies), args.repeat)
+        print(f"plain Python reference        {ref * 1e6:8.1f} µs")
+        fingerprint = timed(lambda: cat.assemble(context).fingerprint, args.repeat // 4)
+        print(f"assemble + fingerprint        {fingerprint * 1e6:8.1f} µs")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,54 @@
+"""``catalog assemble NAME[@SPEC]``: print the prompt an agent would get."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from catalog.cli._common import (
+    EXIT_OK,
+    add_context_options,
+    add_format,
+    context_from_args,
+    load_ref,
+)
+
+
+def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
+    """Add the ``assemble`` command."""
+    parser = subparsers.add_parser(
+        "assemble",
+        parents=[parent],
+        help="assemble the prompt for an agent under a context",
+        description="Print the assembled system prompt. With --explain, a table of every part "
+        "(in or out, why, tokens) goes to stderr, so stdout stays the prompt alone.",
+    )
+    parser.add_argument("ref", metavar="NAME[@SPEC]|DIR")
+    parser.add_argument("--agent", default="main", help="main (default) or a sub-agent's name")
+    add_context_options(parser)
+    add_format(parser, "json")
+    parser.add_argument(
+        "--explain", action="store_true", help="say why each part is in or out and what it costs"
+    )
+    parser.add_argument(
+        "--counter",
+        default=None,
+        help="token counter: 'chars' (length/4, the default) or a tiktoken encoding "
+        "available offline (cl100k_base)",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Assemble and print."""
+    cat = load_ref(args, args.ref)
+    context = context_from_args(args, cat)
+    prompt = cat.assemble(context, agent=args.agent, counter=args.counter)
+    if args.format == "json":
+        sys.stdout.write(prompt.to_json() + "\n")
+    else:
+        sys.stdout.write(prompt.text + "\n")
+    if args.explain:
+        sys.stderr.write(prompt.explain() + "\n")
+    return EXIT_OK

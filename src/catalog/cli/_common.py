@@ -1,0 +1,140 @@
+"""Helpers shared by the command modules: common options, loading, output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from catalog.compiled import Catalog
+from catalog.context import Context, coerce_context, load_context
+from catalog.errors import ContextError
+from catalog.store import Store
+
+__all__ = [
+    "EXIT_OK",
+    "EXIT_PROBLEMS",
+    "EXIT_USAGE",
+    "add_context_options",
+    "add_format",
+    "common_parser",
+    "context_from_args",
+    "emit_json",
+    "load_ref",
+    "make_store",
+]
+
+EXIT_OK = 0
+EXIT_PROBLEMS = 1
+EXIT_USAGE = 2
+
+
+def common_parser() -> argparse.ArgumentParser:
+    """Options every command takes (``--path``)."""
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument(
+        "--path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder of catalogs (<DIR>/<name>/<version>/catalog.toml); repeatable; "
+        "searched after the bundled ones, entry points and CATALOG_PATH",
+    )
+    return parent
+
+
+def add_format(parser: argparse.ArgumentParser, *choices: str) -> None:
+    """Add ``--format`` with ``text`` first (the default)."""
+    parser.add_argument(
+        "--format", choices=("text", *choices), default="text", help="output format"
+    )
+
+
+def make_store(args: argparse.Namespace) -> Store:
+    """The store the command's ``--path`` options describe."""
+    return Store(args.path)
+
+
+def load_ref(args: argparse.Namespace, ref: str) -> Catalog:
+    """Load ``NAME[@SPEC]`` or a version folder."""
+    return make_store(args).load_ref(ref)
+
+
+def emit_json(data: Any) -> None:
+    """Print ``data`` as indented, key-sorted JSON."""
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+def add_context_options(parser: argparse.ArgumentParser) -> None:
+    """``--context``, ``--set`` and ``--tools``: how a command builds its context."""
+    parser.add_argument(
+        "--context", metavar="FILE", help="a context file (.toml or .json); see `catalog schema context`"
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a declared variable or a context field (dotted, e.g. env.os=Linux); "
+        "values are read as JSON when they parse, else as text; repeatable",
+    )
+    parser.add_argument("--tools", metavar="A,B,...", help="the enabled tools, comma-separated")
+
+
+def context_from_args(args: argparse.Namespace, catalog: Catalog) -> Context:
+    """Build the context from ``--context``, ``--tools`` and ``--set``, in that order."""
+    data: dict[str, Any] = {}
+    if args.context:
+        data = load_context(args.context).model_dump(exclude_defaults=True)
+    if args.tools is not None:
+        data["tools"] = [t.strip() for t in args.tools.split(",") if t.strip()]
+    for item in args.set:
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ContextError(f"--set {item!r} is not KEY=VALUE", hint="write e.g. --set plan_mode=true")
+        declared = catalog.variable_types.get(key)
+        if declared is not None:
+            data.setdefault("variables", {})[key] = _typed(raw, declared, key)
+        else:
+            _set_path(data, key.split("."), _guess(raw))
+    return coerce_context(data, source="--set/--tools/--context")
+
+
+def _guess(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+
+
+_TRUE = ("true", "yes", "on", "1")
+_FALSE = ("false", "no", "off", "0")
+
+
+def _typed(raw: str, type_name: str, key: str) -> Any:
+    text = raw.strip()
+    if type_name == "str":
+        return raw
+    if type_name == "bool" and text.lower() in _TRUE + _FALSE:
+        return text.lower() in _TRUE
+    if type_name == "list":
+        value = _guess(text)
+        return value if isinstance(value, list) else [v.strip() for v in text.split(",") if v.strip()]
+    value = _guess(text)
+    if type_name == "int" and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if type_name == "float" and isinstance(value, int | float) and not isinstance(value, bool):
+        return value
+    raise ContextError(f"--set {key}={raw!r}: not a valid {type_name}", key=f"variables.{key}")
+
+
+def _set_path(data: dict[str, Any], path: list[str], value: Any) -> None:
+    target = data
+    for name in path[:-1]:
+        child = target.setdefault(name, {})
+        if not isinstance(child, dict):
+            raise ContextError(f"--set {'.'.join(path)}: {name!r} is not a table")
+        target = child
+    target[path[-1]] = value

@@ -1,0 +1,65 @@
+"""``catalog validate [NAME[@SPEC] | DIR]...``: load and check catalogs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, make_store
+from catalog.errors import CatalogError
+from catalog.loader import load_dir
+from catalog.store import Store, parse_ref
+from catalog.validate import Problem, check_catalog
+
+
+def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
+    """Add the ``validate`` command."""
+    parser = subparsers.add_parser(
+        "validate",
+        parents=[parent],
+        help="check catalogs: manifests, names, hashes, token estimates, cache order",
+        description="Check every version of every catalog found (no arguments), or the given "
+        "NAME, NAME@SPEC or version folders. Exit 1 when an error is found.",
+    )
+    parser.add_argument("targets", nargs="*", metavar="NAME[@SPEC]|DIR")
+    parser.add_argument(
+        "--strict", action="store_true", help="treat warnings as errors (exit 1 on any finding)"
+    )
+    parser.set_defaults(func=run)
+
+
+def _targets(store: Store, targets: list[str]) -> list[tuple[str, Any]]:
+    """Pairs of (label, loader) for everything to check."""
+    found: list[tuple[str, Any]] = []
+    names = targets or store.names()
+    for target in names:
+        if "/" in target or target.startswith("."):
+            found.append((target, lambda t=target: load_dir(t)))
+            continue
+        name, spec = parse_ref(target)
+        refs = [store.find(name, spec)] if spec else store.versions(name)
+        if not refs:
+            store.find(name)  # raises the "no catalog named" error with the list
+        found.extend((f"{name}@{r.version}", r.load) for r in refs)
+    return found
+
+
+def run(args: argparse.Namespace) -> int:
+    """Validate and report; exit 1 on errors (or on warnings with --strict)."""
+    store = make_store(args)
+    errors = warnings = 0
+    for label, load in _targets(store, args.targets):
+        try:
+            problems = check_catalog(load())
+        except CatalogError as exc:
+            problems = [Problem("error", label, str(exc))]
+        for problem in problems:
+            sys.stdout.write(f"{label}: {problem.severity}: {problem.message}\n")
+        errors += sum(p.severity == "error" for p in problems)
+        warnings += sum(p.severity == "warning" for p in problems)
+        if not problems:
+            sys.stdout.write(f"{label}: ok\n")
+    sys.stdout.write(f"{errors} error(s), {warnings} warning(s)\n")
+    failed = errors or (args.strict and warnings)
+    return EXIT_PROBLEMS if failed else EXIT_OK

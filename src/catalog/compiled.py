@@ -1,0 +1,275 @@
+"""A compiled, immutable catalog version and the compilation that builds it.
+
+:func:`compile_catalog` takes a validated :class:`~catalog.manifest.Manifest`
+and the part bodies, checks every name used in a condition or a body against
+the context schema and the catalog's declared variables, and compiles each
+condition and body once. The resulting :class:`Catalog` does no I/O: it only
+assembles.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from packaging.version import Version
+from pydantic import BaseModel, ConfigDict
+
+from catalog.context import CONTROL_FIELDS, Context
+from catalog.errors import CatalogError, ManifestError, NotFoundError
+from catalog.expr import Expression, compile_expression
+from catalog.manifest import MAIN_AGENT, AgentDecl, Manifest, PartDecl, locate_key
+from catalog.shapes import ANY, SCALAR, Shape, SequenceShape, shape_of
+from catalog.template import Template, compile_template
+
+if TYPE_CHECKING:
+    from catalog.assemble import AssembledPrompt, Reminder
+    from catalog.tokens import TokenCounter
+
+__all__ = ["AgentInfo", "Catalog", "CompiledPart", "body_sha256", "compile_catalog"]
+
+
+class AgentInfo(BaseModel):
+    """What conditions and bodies see as ``agent``: the agent being assembled for."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    is_subagent: bool
+    description: str = ""
+    tools: tuple[str, ...] = ()
+    skills: tuple[str, ...] = ()
+    critical_reminder: str = ""
+    meta: Mapping[str, Any] = {}
+
+    @classmethod
+    def from_decl(cls, decl: AgentDecl | None) -> AgentInfo:
+        """The view of a declared sub-agent, or of ``main`` when ``decl`` is None."""
+        if decl is None:
+            return cls(name=MAIN_AGENT, is_subagent=False)
+        return cls(
+            name=decl.name,
+            is_subagent=True,
+            description=decl.description,
+            tools=decl.tools,
+            skills=decl.skills,
+            critical_reminder=decl.critical_reminder,
+            meta=decl.meta,
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class CompiledPart:
+    """One part, ready to assemble: its declaration, body and compiled forms."""
+
+    decl: PartDecl
+    body: str
+    path: str
+    condition: Expression
+    template: Template | None
+
+    @property
+    def id(self) -> str:
+        return self.decl.id
+
+    def render(self, scope: Mapping[str, Any]) -> str:
+        """The body with its placeholders and blocks resolved (raw bodies as written)."""
+        if self.template is None or self.template.is_static:
+            return self.body
+        return self.template.render(scope)
+
+
+def _variable_shape(type_name: str) -> Shape:
+    return SequenceShape(ANY) if type_name == "list" else SCALAR
+
+
+def _context_names() -> dict[str, Shape]:
+    names = {
+        name: shape_of(info.annotation)
+        for name, info in Context.model_fields.items()
+        if name not in CONTROL_FIELDS
+    }
+    names["agent"] = shape_of(AgentInfo)
+    return names
+
+
+_CONTEXT_NAMES = _context_names()
+
+
+@dataclass(frozen=True, eq=False)
+class Catalog:
+    """One compiled catalog version. Immutable; assembling does no I/O."""
+
+    manifest: Manifest
+    parts: tuple[CompiledPart, ...]
+    location: str
+    source: str = "path"
+    _agents: Mapping[str, AgentInfo] = field(default_factory=dict, repr=False)
+    _defaults: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    _types: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.manifest.catalog.name
+
+    @property
+    def version(self) -> Version:
+        return Version(self.manifest.catalog.version)
+
+    @property
+    def summary(self) -> str:
+        return self.manifest.catalog.summary
+
+    @property
+    def separator(self) -> str:
+        return self.manifest.catalog.separator
+
+    @property
+    def agents(self) -> tuple[str, ...]:
+        """``main`` and every declared sub-agent."""
+        return self.manifest.agent_names
+
+    @property
+    def slots(self) -> tuple[str, ...]:
+        """The slot names parts declare, sorted."""
+        return tuple(sorted({p.decl.slot for p in self.parts if p.decl.slot}))
+
+    @property
+    def variables(self) -> Mapping[str, Any]:
+        """Declared variable names and their defaults."""
+        return self._defaults
+
+    @property
+    def variable_types(self) -> Mapping[str, str]:
+        """Declared variable names and their types (``bool``, ``int``, ``list``...)."""
+        return self._types
+
+    def part(self, part_id: str) -> CompiledPart:
+        """The part with this id."""
+        for part in self.parts:
+            if part.id == part_id:
+                return part
+        raise NotFoundError(
+            f"catalog {self.name} {self.version} has no part {part_id!r}",
+            hint="`catalog show` lists the parts",
+        )
+
+    def agent_info(self, agent: str) -> AgentInfo:
+        """The ``agent`` view for a main or sub-agent name."""
+        try:
+            return self._agents[agent]
+        except KeyError:
+            raise NotFoundError(
+                f"catalog {self.name} {self.version} has no agent {agent!r}",
+                hint=f"agents: {', '.join(self.agents)}",
+            ) from None
+
+    def assemble(
+        self,
+        context: Context | Mapping[str, Any] | None = None,
+        agent: str = MAIN_AGENT,
+        *,
+        counter: str | TokenCounter | Callable[[str], int] | None = None,
+    ) -> AssembledPrompt:
+        """Select, order, render and join the parts for ``agent`` under ``context``."""
+        from catalog.assemble import assemble
+
+        return assemble(self, context, agent, counter=counter)
+
+    def reminders(
+        self, context: Context | Mapping[str, Any] | None = None, agent: str = MAIN_AGENT
+    ) -> tuple[Reminder, ...]:
+        """The reminder texts whose conditions hold, to append to a user message."""
+        from catalog.assemble import reminders
+
+        return reminders(self, context, agent)
+
+    def __repr__(self) -> str:
+        return f"<Catalog {self.name} {self.version} ({len(self.parts)} parts) from {self.location}>"
+
+
+def body_sha256(text: str) -> str:
+    """The sha256 a manifest records for a body: UTF-8 bytes with LF line endings."""
+    return hashlib.sha256(text.replace("\r\n", "\n").encode("utf-8")).hexdigest()
+
+
+def compile_catalog(
+    manifest: Manifest,
+    bodies: Mapping[str, str],
+    *,
+    manifest_text: str,
+    manifest_file: str,
+    body_files: Mapping[str, str],
+    location: str,
+    source: str = "path",
+) -> Catalog:
+    """Check names and compile every condition and body of ``manifest``.
+
+    ``bodies`` maps part ids to their text (LF line endings); ``body_files``
+    maps part ids to the file names used in errors.
+    """
+    names = dict(_CONTEXT_NAMES)
+    defaults: dict[str, Any] = {}
+    for index, var in enumerate(manifest.variable):
+        if var.name in names or var.name in CONTROL_FIELDS:
+            raise ManifestError(
+                f"variable {var.name!r} shadows a context name",
+                file=manifest_file,
+                line=locate_key(manifest_text, ("variable", index, "name")),
+                key=f"variable[{index}].name",
+                hint="rename the variable",
+            )
+        names[var.name] = _variable_shape(var.type)
+        defaults[var.name] = var.effective_default()
+
+    compiled: list[CompiledPart] = []
+    for index, decl in enumerate(manifest.part):
+        key = f"part[{index}]"
+        try:
+            condition = compile_expression(decl.when, names)
+        except CatalogError as exc:
+            raise exc.located(
+                file=manifest_file,
+                line=locate_key(manifest_text, ("part", index, "when")),
+                key=f"{key}.when",
+            ) from None
+        if not condition.names and condition({}) is False:
+            raise ManifestError(
+                f"condition {decl.when!r} is always false, so the part can never be selected",
+                file=manifest_file,
+                line=locate_key(manifest_text, ("part", index, "when")),
+                key=f"{key}.when",
+                hint="remove the part or fix its condition",
+            )
+        text = bodies[decl.id]
+        template = None
+        if decl.template:
+            try:
+                template = compile_template(text, names)
+            except CatalogError as exc:
+                raise exc.located(
+                    file=body_files[decl.id], key=f"part {decl.id!r}"
+                ) from None
+        compiled.append(
+            CompiledPart(
+                decl=decl,
+                body=text,
+                path=body_files[decl.id],
+                condition=condition,
+                template=template,
+            )
+        )
+    compiled.sort(key=lambda p: (p.decl.order, p.decl.id))
+    agents = {MAIN_AGENT: AgentInfo.from_decl(None)}
+    agents.update({a.name: AgentInfo.from_decl(a) for a in manifest.agent})
+    return Catalog(
+        manifest=manifest,
+        parts=tuple(compiled),
+        location=location,
+        source=source,
+        _agents=agents,
+        _defaults=defaults,
+        _types={var.name: var.type for var in manifest.variable},
+    )

@@ -1,0 +1,183 @@
+"""The assembly context: everything a catalog's conditions and bodies may read.
+
+A :class:`Context` is an immutable pydantic model. Its fields are the names
+conditions and templates see (``tools``, ``env.os``, ``project_files``...);
+the expression compiler derives its name check from this model, so a field
+added here becomes usable - and checked - in every catalog at once.
+
+Values taken from the context are data: they are inserted into the prompt as
+they are and never parsed again as template.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from catalog.errors import ContextError
+
+__all__ = [
+    "Command",
+    "Context",
+    "Environment",
+    "McpServer",
+    "OutputStyle",
+    "ProjectFile",
+    "Skill",
+    "load_context",
+]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Environment(_Model):
+    """Facts about the machine and session the agent runs in."""
+
+    cwd: str = ""
+    os: str = ""
+    os_version: str = ""
+    shell: str = ""
+    platform: str = ""
+    date: str = ""
+    timezone: str = ""
+    is_git_repo: bool = False
+    git_branch: str = ""
+    model: str = ""
+
+
+class ProjectFile(_Model):
+    """An instruction file (CLAUDE.md, AGENTS.md...) with the path it came from."""
+
+    path: str
+    content: str
+    scope: str = "project"
+
+
+class Skill(_Model):
+    """A skill the agent may load: its name, what it is for, where it lives."""
+
+    name: str
+    description: str = ""
+    path: str = ""
+    content: str = ""
+
+
+class McpServer(_Model):
+    """A connected MCP server and the instructions it ships."""
+
+    name: str
+    instructions: str = ""
+
+
+class Command(_Model):
+    """A registered slash command."""
+
+    name: str
+    description: str = ""
+
+
+class OutputStyle(_Model):
+    """An output style that changes how the agent presents itself."""
+
+    name: str
+    prompt: str = ""
+
+
+class Context(_Model):
+    """What an assembly depends on, apart from the catalog and the agent.
+
+    ``variables`` holds values for the variables a catalog declares; they are
+    visible to conditions by their bare names. ``overrides``, ``custom_prompt``
+    and ``append`` are the three override modes: replace a slot's parts, replace
+    the whole prompt, or add text at the end.
+    """
+
+    tools: tuple[str, ...] = ()
+    features: tuple[str, ...] = ()
+    env: Environment = Field(default_factory=Environment)
+    project_files: tuple[ProjectFile, ...] = ()
+    skills: tuple[Skill, ...] = ()
+    mcp_servers: tuple[McpServer, ...] = ()
+    commands: tuple[Command, ...] = ()
+    output_style: OutputStyle | None = None
+    variables: Mapping[str, Any] = Field(default_factory=dict)
+    overrides: Mapping[str, str] = Field(default_factory=dict)
+    custom_prompt: str | None = None
+    append: str | None = None
+
+    @field_validator("variables", "overrides", mode="after")
+    @classmethod
+    def _sorted_mapping(cls, value: Mapping[str, Any]) -> Mapping[str, Any]:
+        # A sorted plain dict keeps dumps deterministic whatever order the caller used.
+        return dict(sorted(value.items()))
+
+
+# Names the engine provides itself, next to the context's fields.
+ENGINE_NAMES = ("agent",)
+# Fields that steer assembly rather than being read by conditions.
+CONTROL_FIELDS = ("variables", "overrides", "custom_prompt", "append")
+
+
+def coerce_context(value: Context | Mapping[str, Any] | None, *, source: str = "context") -> Context:
+    """Turn ``None``, a mapping or a :class:`Context` into a validated :class:`Context`."""
+    if value is None:
+        return Context()
+    if isinstance(value, Context):
+        return value
+    try:
+        return Context.model_validate(value)
+    except ValidationError as exc:
+        raise _context_error(exc, source) from None
+
+
+def load_context(path: str | Path) -> Context:
+    """Read a context from a ``.toml`` or ``.json`` file."""
+    file = Path(path)
+    try:
+        raw = file.read_bytes()
+    except OSError as exc:
+        raise ContextError(
+            f"cannot read the context file: {exc.strerror or exc}",
+            file=str(file),
+            hint="check the path given with --context",
+        ) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ContextError(
+            f"not UTF-8 text (byte {exc.start})", file=str(file), hint="save the file as UTF-8"
+        ) from None
+    data: Any
+    if file.suffix.lower() == ".json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ContextError(
+                f"invalid JSON: {exc.msg}", file=str(file), line=exc.lineno, hint="fix the JSON syntax"
+            ) from None
+    else:
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ContextError(
+                f"invalid TOML: {exc}", file=str(file), hint="fix the TOML syntax"
+            ) from None
+    if not isinstance(data, dict):
+        raise ContextError("the context must be a table/object at the top level", file=str(file))
+    return coerce_context(data, source=str(file))
+
+
+def _context_error(exc: ValidationError, source: str) -> ContextError:
+    first = exc.errors()[0]
+    key = ".".join(str(p) for p in first["loc"])
+    count = len(exc.errors())
+    more = f" (and {count - 1} more problem{'s' if count > 2 else ''})" if count > 1 else ""
+    hint = "see `catalog schema context` for the fields a context may have"
+    return ContextError(f"{first['msg']}{more}", file=source, key=key or None, hint=hint)

@@ -1,0 +1,335 @@
+"""The ``catalog.toml`` manifest: pydantic models, reading and writing.
+
+A manifest describes one catalog version: the catalog itself, the variables
+it declares, the sub-agents it defines and its parts. Reading turns every
+problem (TOML syntax, unknown key, wrong type, duplicate id, bad version) into
+a :class:`~catalog.errors.ManifestError` that names the file, the key path
+(``part[3].when``) and the line, found by :func:`locate_key` since ``tomllib``
+keeps no positions. Writing goes through ``tomli-w`` so a script that rewrites
+token counts or hashes produces a file ``tomllib`` reads back identically.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal
+
+import tomli_w
+from packaging.version import InvalidVersion, Version
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from catalog.errors import ManifestError
+
+__all__ = [
+    "MAIN_AGENT",
+    "AgentDecl",
+    "CatalogInfo",
+    "Manifest",
+    "PartDecl",
+    "PartKind",
+    "Stability",
+    "VariableDecl",
+    "dump_manifest",
+    "locate_key",
+    "parse_manifest",
+]
+
+MAIN_AGENT = "main"
+ALL_AGENTS = "*"
+
+PartKind = Literal["system", "tool", "agent", "reminder"]
+Stability = Literal["static", "session", "turn"]
+VariableType = Literal["bool", "int", "float", "str", "list"]
+
+_SLUG = r"^[a-z0-9][a-z0-9._-]*$"
+_IDENT = r"^[A-Za-z][A-Za-z0-9_]*$"
+_PYTHON_TYPES: dict[str, tuple[type, ...]] = {
+    "bool": (bool,),
+    "int": (int,),
+    "float": (int, float),
+    "str": (str,),
+    "list": (list, tuple),
+}
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class CatalogInfo(_Model):
+    """The ``[catalog]`` table: identity and assembly settings of one version."""
+
+    name: Annotated[str, Field(pattern=_SLUG)]
+    version: str
+    summary: str = ""
+    tokenizer: str = "cl100k_base"
+    separator: str = "\n\n"
+
+    @field_validator("version")
+    @classmethod
+    def _pep440(cls, value: str) -> str:
+        try:
+            Version(value)
+        except InvalidVersion:
+            raise ValueError(
+                f"{value!r} is not a PEP 440 version (write it like 1.0.0 or 2.1.37)"
+            ) from None
+        return value
+
+
+class VariableDecl(_Model):
+    """A ``[[variable]]``: a name the catalog adds to its conditions and bodies."""
+
+    name: Annotated[str, Field(pattern=_IDENT)]
+    type: VariableType
+    default: Any = None
+    description: str = ""
+
+    @model_validator(mode="after")
+    def _default_fits(self) -> VariableDecl:
+        if self.default is not None and not fits_type(self.default, self.type):
+            raise ValueError(f"default {self.default!r} is not of type {self.type}")
+        return self
+
+    def effective_default(self) -> Any:
+        """The default, or the type's empty value when none is given."""
+        if self.default is not None:
+            return tuple(self.default) if self.type == "list" else self.default
+        return {"bool": False, "int": 0, "float": 0.0, "str": "", "list": ()}[self.type]
+
+
+class AgentDecl(_Model):
+    """A ``[[agent]]``: a sub-agent the catalog can assemble a prompt for."""
+
+    name: Annotated[str, Field(pattern=_SLUG)]
+    description: str = ""
+    tools: tuple[str, ...] = ()
+    skills: tuple[str, ...] = ()
+    critical_reminder: str = ""
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class PartDecl(_Model):
+    """A ``[[part]]``: one prompt part, its body file and when it is used."""
+
+    id: Annotated[str, Field(pattern=_SLUG)]
+    file: str
+    kind: PartKind = "system"
+    name: str | None = None
+    description: str = ""
+    order: int
+    when: str = "true"
+    agents: tuple[str, ...] = (MAIN_AGENT,)
+    stability: Stability = "static"
+    slot: Annotated[str, Field(pattern=_SLUG)] | None = None
+    template: bool = True
+    tokens: Annotated[int, Field(ge=0)]
+    sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("file")
+    @classmethod
+    def _relative(cls, value: str) -> str:
+        if not value or value.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", value):
+            raise ValueError("must be a path relative to the version directory")
+        return value
+
+    @field_validator("agents")
+    @classmethod
+    def _some_agent(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            raise ValueError("lists no agent, so the part can never be selected")
+        return value
+
+    @model_validator(mode="after")
+    def _tool_name(self) -> PartDecl:
+        if self.kind == "tool" and not self.name:
+            raise ValueError("a part of kind 'tool' needs `name`, the tool's name")
+        if self.kind != "tool" and self.name is not None:
+            raise ValueError("`name` is only for parts of kind 'tool'")
+        return self
+
+    @property
+    def tool_name(self) -> str:
+        """The tool's name for ``tool`` parts, else the id."""
+        return self.name or self.id
+
+    def for_agent(self, agent: str) -> bool:
+        """Whether this part is given to ``agent`` at all."""
+        return ALL_AGENTS in self.agents or agent in self.agents
+
+
+class Manifest(_Model):
+    """A whole ``catalog.toml``."""
+
+    catalog: CatalogInfo
+    variable: tuple[VariableDecl, ...] = ()
+    agent: tuple[AgentDecl, ...] = ()
+    part: tuple[PartDecl, ...] = ()
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> Manifest:
+        _no_duplicates("variable", [v.name for v in self.variable])
+        _no_duplicates("agent", [a.name for a in self.agent])
+        _no_duplicates("part", [p.id for p in self.part])
+        known = {MAIN_AGENT, ALL_AGENTS} | {a.name for a in self.agent}
+        for index, decl in enumerate(self.agent):
+            if decl.name == MAIN_AGENT:
+                raise _KeyedValueError(
+                    f"agent[{index}].name", "'main' is implicit and must not be declared"
+                )
+        for index, part in enumerate(self.part):
+            for agent in part.agents:
+                if agent not in known:
+                    declared = ", ".join(sorted(known - {ALL_AGENTS}))
+                    raise _KeyedValueError(
+                        f"part[{index}].agents",
+                        f"unknown agent {agent!r} (declared: {declared}); "
+                        "add an [[agent]] table or fix the name",
+                    )
+        return self
+
+    @property
+    def agent_names(self) -> tuple[str, ...]:
+        """``main`` followed by the declared sub-agents, in manifest order."""
+        return (MAIN_AGENT, *(a.name for a in self.agent))
+
+
+class _KeyedValueError(ValueError):
+    """A cross-field problem that knows its own key path."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(message)
+        self.key = key
+
+
+def _no_duplicates(table: str, names: Sequence[str]) -> None:
+    seen: dict[str, int] = {}
+    for index, name in enumerate(names):
+        if name in seen:
+            what = "id" if table == "part" else "name"
+            raise _KeyedValueError(
+                f"{table}[{index}].{what}",
+                f"duplicate {table} {what} {name!r} (first used by {table}[{seen[name]}])",
+            )
+        seen[name] = index
+
+
+def fits_type(value: Any, type_name: str) -> bool:
+    """Whether ``value`` is acceptable for a variable declared as ``type_name``."""
+    if type_name in ("int", "float") and isinstance(value, bool):
+        return False
+    return isinstance(value, _PYTHON_TYPES[type_name])
+
+
+def parse_manifest(text: str, file: str) -> Manifest:
+    """Parse and validate manifest text; ``file`` is used in error messages."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line = _toml_error_line(exc)
+        raise ManifestError(
+            f"invalid TOML: {exc}", file=file, line=line, hint="fix the TOML syntax"
+        ) from None
+    try:
+        return Manifest.model_validate(data)
+    except ValidationError as exc:
+        raise _manifest_error(exc, text, file) from None
+
+
+def dump_manifest(manifest: Manifest) -> str:
+    """Write a manifest back to TOML, leaving out values equal to their defaults."""
+    data = manifest.model_dump(mode="json", exclude_defaults=True)
+    data["catalog"] = manifest.catalog.model_dump(mode="json")
+    for part, raw in zip(manifest.part, data.get("part", ()), strict=True):
+        raw.setdefault("order", part.order)
+    return tomli_w.dumps(data, multiline_strings=True)
+
+
+def _manifest_error(exc: ValidationError, text: str, file: str) -> ManifestError:
+    first = exc.errors()[0]
+    loc: tuple[str | int, ...] = tuple(first["loc"])
+    message = first["msg"].removeprefix("Value error, ")
+    ctx = first.get("ctx") or {}
+    error = ctx.get("error")
+    if isinstance(error, _KeyedValueError):
+        loc = _parse_key(error.key)
+        message = str(error)
+    elif first["type"] == "extra_forbidden":
+        message = f"unknown key {loc[-1]!r}; remove it or check its spelling"
+    elif first["type"] == "missing":
+        message = f"missing required key {loc[-1]!r}"
+    key = _format_key(loc)
+    count = len(exc.errors())
+    if count > 1:
+        message += f" (and {count - 1} more problem{'s' if count > 2 else ''})"
+    return ManifestError(
+        message,
+        file=file,
+        line=locate_key(text, loc),
+        key=key or None,
+        hint="see `catalog schema manifest` for the format",
+    )
+
+
+def _format_key(loc: Sequence[str | int]) -> str:
+    key = ""
+    for item in loc:
+        key += f"[{item}]" if isinstance(item, int) else (f".{item}" if key else str(item))
+    return key
+
+
+def _parse_key(key: str) -> tuple[str | int, ...]:
+    parts: list[str | int] = []
+    for name, index in re.findall(r"([A-Za-z_][\w-]*)|\[(\d+)\]", key):
+        parts.append(int(index) if index else name)
+    return tuple(parts)
+
+
+def _toml_error_line(exc: tomllib.TOMLDecodeError) -> int | None:
+    lineno = getattr(exc, "lineno", None)
+    if isinstance(lineno, int):
+        return lineno
+    found = re.search(r"at line (\d+)", str(exc))
+    return int(found.group(1)) if found else None
+
+
+_HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.-]+)\s*\]\]?\s*(#.*)?$")
+_KEY = re.compile(r"^\s*([A-Za-z0-9_-]+|\"[^\"]*\")\s*=")
+
+
+def locate_key(text: str, loc: Sequence[str | int]) -> int | None:
+    """Find the 1-based line of a key path like ``("part", 3, "when")`` in TOML text.
+
+    ``tomllib`` keeps no positions, so this scans table headers and keys. It
+    understands the manifest's shape (top-level tables and arrays of tables
+    with plain keys); for anything else it returns the closest line it found,
+    or ``None``.
+    """
+    if not loc or not isinstance(loc[0], str):
+        return None
+    lines = text.splitlines()
+    table, rest = loc[0], list(loc[1:])
+    index = rest.pop(0) if rest and isinstance(rest[0], int) else 0
+    seen = -1
+    start = None
+    for number, line in enumerate(lines):
+        header = _HEADER.match(line)
+        if header and header.group(1) == table:
+            seen += 1
+            if seen == index:
+                start = number
+                break
+    if start is None:
+        return None
+    if not rest or not isinstance(rest[0], str):
+        return start + 1
+    for number in range(start + 1, len(lines)):
+        if _HEADER.match(lines[number]):
+            break
+        found = _KEY.match(lines[number])
+        if found and found.group(1).strip('"') == rest[0]:
+            return number + 1
+    return start + 1

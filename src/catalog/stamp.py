@@ -1,0 +1,99 @@
+"""Recording each part's sha256 and token count in its manifest, in place.
+
+Authors edit part bodies; ``catalog stamp`` (and ``scripts/retokenize.py``)
+then rewrite the ``sha256`` and ``tokens`` lines of the manifest. The file is
+edited line by line, not re-serialised, so comments and layout survive. The
+manifest only needs to be valid TOML: stamping works before the hashes exist.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from catalog.compiled import body_sha256
+from catalog.errors import ManifestError
+from catalog.loader import MANIFEST_NAME
+from catalog.manifest import parse_manifest
+from catalog.tokens import TiktokenCounter
+
+__all__ = ["Stamp", "stamp_folder"]
+
+_HEADER = re.compile(r"^\s*\[")
+_PART_HEADER = re.compile(r"^\s*\[\[\s*part\s*\]\]\s*(#.*)?$")
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """One value rewritten by :func:`stamp_folder`."""
+
+    part: str
+    key: str
+    old: str | None
+    new: str
+
+
+def stamp_folder(folder: str | Path, *, write: bool = True) -> list[Stamp]:
+    """Rewrite ``sha256`` and ``tokens`` of every part in ``folder/catalog.toml``.
+
+    Returns what changed (or would change, with ``write=False``). The result
+    is validated before it is written, so a broken manifest is never saved.
+    """
+    path = Path(folder) / MANIFEST_NAME
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ManifestError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ManifestError(f"invalid TOML: {exc}", file=str(path)) from None
+    tokenizer = str(data.get("catalog", {}).get("tokenizer", "cl100k_base"))
+    counter = TiktokenCounter(tokenizer)
+    lines = text.splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if _PART_HEADER.match(line)]
+    changes: list[Stamp] = []
+    # Work from the last part up so earlier line numbers stay valid after inserts.
+    for index in reversed(range(len(starts))):
+        part = data["part"][index]
+        body_path = (path.parent / str(part.get("file", ""))).resolve()
+        try:
+            body = body_path.read_bytes().decode("utf-8").replace("\r\n", "\n")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ManifestError(
+                f"part {part.get('id')!r}: cannot read {body_path}: {exc}", file=str(path)
+            ) from None
+        values = {"sha256": f'"{body_sha256(body)}"', "tokens": str(counter(body))}
+        end = next(
+            (i for i in range(starts[index] + 1, len(lines)) if _HEADER.match(lines[i])),
+            len(lines),
+        )
+        for key in ("tokens", "sha256"):
+            changes.extend(_set_value(lines, starts[index], end, key, values[key], part))
+    new_text = "".join(lines)
+    if write and new_text != text:
+        parse_manifest(new_text, str(path))
+        path.write_text(new_text, encoding="utf-8")
+    return list(reversed(changes))
+
+
+def _set_value(
+    lines: list[str], start: int, end: int, key: str, value: str, part: dict[str, object]
+) -> list[Stamp]:
+    pattern = re.compile(rf"^(\s*{key}\s*=\s*)([^#\n]*?)(\s*(#.*)?)$")
+    for i in range(start + 1, end):
+        found = pattern.match(lines[i].rstrip("\n"))
+        if found:
+            old = found.group(2).strip()
+            if old == value:
+                return []
+            lines[i] = f"{found.group(1)}{value}{found.group(3)}\n"
+            return [Stamp(str(part.get("id")), key, old, value)]
+    # Insert after the last non-blank line of the table.
+    at = end
+    while at > start + 1 and not lines[at - 1].strip():
+        at -= 1
+    lines.insert(at, f"{key} = {value}\n")
+    return [Stamp(str(part.get("id")), key, None, value)]

@@ -1,0 +1,218 @@
+"""Where catalogs live, and choosing a version.
+
+Sources are searched in this order, and the first one that has a given
+``name@version`` wins:
+
+1. the catalogs bundled in this package (``importlib.resources``),
+2. packages registered under the entry-point group ``catalog.catalogs``: the
+   entry point's value names a package whose resources hold
+   ``<name>/<version>/catalog.toml``,
+3. the folders in ``CATALOG_PATH`` (``os.pathsep``-separated), then those
+   given explicitly (``--path DIR``).
+
+Every source has the same layout: ``<root>/<name>/<version>/catalog.toml``.
+Choosing a version lists folder names only; loading reads just the chosen
+version, so it costs the same however many versions are installed.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from importlib import metadata, resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from catalog.compiled import Catalog
+from catalog.errors import CatalogError, NotFoundError
+from catalog.loader import MANIFEST_NAME, VersionDir, load_version, read_manifest
+from catalog.manifest import Manifest
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "ENV_VAR",
+    "CatalogSource",
+    "Store",
+    "VersionRef",
+    "parse_ref",
+    "parse_spec",
+]
+
+ENTRY_POINT_GROUP = "catalog.catalogs"
+ENV_VAR = "CATALOG_PATH"
+
+
+@dataclass(frozen=True)
+class CatalogSource:
+    """One root folder of catalogs and where it came from."""
+
+    label: str
+    root: Traversable
+
+
+@dataclass(frozen=True)
+class VersionRef:
+    """A version found in a source, not loaded yet."""
+
+    name: str
+    version: Version
+    where: VersionDir
+    source: str
+
+    def manifest(self) -> Manifest:
+        """Read this version's manifest only."""
+        return read_manifest(self.where)[0]
+
+    def load(self) -> Catalog:
+        """Read, verify and compile this version."""
+        return load_version(self.where)
+
+
+def parse_spec(spec: str | SpecifierSet | None) -> SpecifierSet:
+    """A PEP 440 specifier; a bare version ``1.0.0`` means ``==1.0.0``."""
+    if spec is None:
+        return SpecifierSet()
+    if isinstance(spec, SpecifierSet):
+        return spec
+    text = spec.strip()
+    if text and text[0].isdigit():
+        text = f"=={text}"
+    try:
+        return SpecifierSet(text)
+    except InvalidSpecifier:
+        raise NotFoundError(
+            f"{spec!r} is not a PEP 440 version specifier",
+            hint="write e.g. 1.0.0, ==1.1.0, ~=1.1 or >=1,<2",
+        ) from None
+
+
+def parse_ref(ref: str) -> tuple[str, str | None]:
+    """Split ``NAME@SPEC`` into the name and the specifier (None when absent)."""
+    name, sep, spec = ref.partition("@")
+    if not name:
+        raise NotFoundError(f"{ref!r} names no catalog", hint="write NAME or NAME@SPEC")
+    return name, (spec if sep else None)
+
+
+@functools.cache
+def _entry_point_sources() -> tuple[CatalogSource, ...]:
+    found = []
+    for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        try:
+            root = resources.files(ep.value)
+        except (ImportError, TypeError, ValueError) as exc:
+            raise CatalogError(
+                f"entry point {ep.name!r} in group {ENTRY_POINT_GROUP!r} names "
+                f"{ep.value!r}, which cannot be imported: {exc}",
+                hint="its value must be an importable package holding <name>/<version>/ folders",
+            ) from None
+        found.append(CatalogSource(f"entry point {ep.name} ({ep.value})", root))
+    return tuple(found)
+
+
+def _bundled_source() -> CatalogSource:
+    return CatalogSource("bundled", resources.files("catalog").joinpath("parts"))
+
+
+class Store:
+    """The catalogs visible from the given folders, entry points and bundle."""
+
+    def __init__(
+        self,
+        paths: Iterable[str | Path] = (),
+        *,
+        use_env: bool = True,
+        use_entry_points: bool = True,
+        use_bundled: bool = True,
+    ) -> None:
+        sources: list[CatalogSource] = []
+        if use_bundled:
+            sources.append(_bundled_source())
+        if use_entry_points:
+            sources.extend(_entry_point_sources())
+        folders: list[str | Path] = []
+        if use_env:
+            folders.extend(p for p in os.environ.get(ENV_VAR, "").split(os.pathsep) if p)
+        folders.extend(paths)
+        for folder in folders:
+            path = Path(folder).expanduser()
+            if not path.is_dir():
+                raise NotFoundError(
+                    f"catalog folder {str(path)!r} does not exist",
+                    file=str(path),
+                    hint=f"check --path and {ENV_VAR}",
+                )
+            sources.append(CatalogSource(f"path {path}", path))
+        self.sources: tuple[CatalogSource, ...] = tuple(sources)
+
+    def names(self) -> list[str]:
+        """Every catalog name, sorted."""
+        found: set[str] = set()
+        for source in self.sources:
+            found.update(child.name for child in _children(source.root))
+        return sorted(found)
+
+    def versions(self, name: str) -> list[VersionRef]:
+        """Every version of ``name``, oldest first; reads folder names only."""
+        refs: dict[Version, VersionRef] = {}
+        for source in self.sources:
+            folder = source.root.joinpath(name)
+            if not folder.is_dir():
+                continue
+            for child in _children(folder):
+                try:
+                    version = Version(child.name)
+                except InvalidVersion:
+                    continue
+                if version not in refs and child.joinpath(MANIFEST_NAME).is_file():
+                    where = VersionDir(folder, child.name, source.label)
+                    refs[version] = VersionRef(name, version, where, source.label)
+        return [refs[v] for v in sorted(refs)]
+
+    def find(self, name: str, spec: str | SpecifierSet | None = None) -> VersionRef:
+        """The newest version of ``name`` that satisfies ``spec``."""
+        specifier = parse_spec(spec)
+        refs = self.versions(name)
+        if not refs:
+            known = ", ".join(self.names()) or "none"
+            raise NotFoundError(
+                f"no catalog named {name!r}",
+                hint=f"available catalogs: {known}; add folders with --path or {ENV_VAR}",
+            )
+        chosen = list(specifier.filter((r.version for r in refs), prereleases=None))
+        if not chosen:
+            available = ", ".join(str(r.version) for r in refs)
+            raise NotFoundError(
+                f"no version of {name!r} satisfies {str(specifier)!r}",
+                hint=f"available versions: {available}",
+            )
+        newest = max(chosen)
+        return next(r for r in refs if r.version == newest)
+
+    def load(self, name: str, spec: str | SpecifierSet | None = None) -> Catalog:
+        """Load the newest version of ``name`` satisfying ``spec``."""
+        return self.find(name, spec).load()
+
+    def load_ref(self, ref: str) -> Catalog:
+        """Load ``NAME@SPEC``, or a version folder when ``ref`` is an existing path."""
+        from catalog.loader import load_dir
+
+        if os.sep in ref or ref.startswith(".") or Path(ref, MANIFEST_NAME).is_file():
+            return load_dir(ref)
+        name, spec = parse_ref(ref)
+        return self.load(name, spec)
+
+
+def _children(folder: Traversable) -> Iterator[Traversable]:
+    try:
+        entries: Sequence[Traversable] = sorted(folder.iterdir(), key=lambda c: c.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    for child in entries:
+        if child.is_dir() and not child.name.startswith(("_", ".")):
+            yield child

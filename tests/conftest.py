@@ -1,0 +1,88 @@
+"""Shared fixtures: catalogs written into temporary folders by the tests themselves."""
+
+from __future__ import annotations
+
+import hashlib
+import textwrap
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tomli_w
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+
+def sha(text: str) -> str:
+    """The sha256 a manifest records: UTF-8 with LF line endings (computed independently)."""
+    return hashlib.sha256(text.replace("\r\n", "\n").encode("utf-8")).hexdigest()
+
+
+def write_catalog(
+    root: Path,
+    name: str = "demo",
+    version: str = "1.0.0",
+    parts: Sequence[Mapping[str, Any]] = (),
+    *,
+    bodies: Mapping[str, str] | None = None,
+    variables: Sequence[Mapping[str, Any]] = (),
+    agents: Sequence[Mapping[str, Any]] = (),
+    catalog: Mapping[str, Any] | None = None,
+) -> Path:
+    """Write ``root/name/version/`` with a manifest and bodies; returns the version folder.
+
+    Each part mapping may hold ``body`` (the text); ``file``, ``sha256`` and
+    ``tokens`` are filled in unless given.
+    """
+    folder = root / name / version
+    folder.mkdir(parents=True, exist_ok=True)
+    table: list[dict[str, Any]] = []
+    for index, spec in enumerate(parts):
+        part = dict(spec)
+        body = part.pop("body", f"Body of {part['id']}.")
+        part.setdefault("file", f"{part['id']}.md")
+        part.setdefault("order", (index + 1) * 10)
+        part.setdefault("tokens", max(1, len(body) // 4))
+        part.setdefault("sha256", sha(body))
+        (folder / part["file"]).write_text(body, encoding="utf-8")
+        table.append(part)
+    for file, text in (bodies or {}).items():
+        (folder / file).write_text(text, encoding="utf-8")
+    data: dict[str, Any] = {"catalog": {"name": name, "version": version, **(catalog or {})}}
+    if variables:
+        data["variable"] = [dict(v) for v in variables]
+    if agents:
+        data["agent"] = [dict(a) for a in agents]
+    data["part"] = table
+    (folder / "catalog.toml").write_text(tomli_w.dumps(data), encoding="utf-8")
+    return folder
+
+
+def dedent(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+@pytest.fixture
+def make_catalog(tmp_path: Path) -> Callable[..., Path]:
+    """Write a catalog under ``tmp_path/catalogs``; returns its version folder."""
+    root = tmp_path / "catalogs"
+
+    def make(*args: Any, **kwargs: Any) -> Path:
+        return write_catalog(root, *args, **kwargs)
+
+    return make
+
+
+@pytest.fixture
+def catalogs_root(tmp_path: Path) -> Path:
+    return tmp_path / "catalogs"
+
+
+@pytest.fixture
+def shared_fixtures() -> Path:
+    """The real data in ../shared/fixtures; skips when this machine has none."""
+    path = SHARED / "fixtures"
+    if not path.is_dir():
+        pytest.skip("../shared/fixtures is not present on this machine")
+    return path

@@ -1,0 +1,224 @@
+"""Assembly: selection, order, rendering, joining, sub-agents, overrides, reminders."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from catalog import AssembledPrompt, Catalog, ContextError, NotFoundError, load_dir
+
+
+@pytest.fixture
+def demo(make_catalog: Callable[..., Path]) -> Catalog:
+    folder = make_catalog(
+        parts=[
+            {"id": "identity", "order": 10, "slot": "identity", "body": "You are Demo.\n"},
+            {"id": "policy", "order": 20, "agents": ["*"], "body": "Be careful."},
+            {"id": "grep-docs", "order": 30, "when": '"Grep" in tools', "body": "Use Grep."},
+            {
+                "id": "project",
+                "order": 40,
+                "stability": "session",
+                "when": "len(project_files) > 0",
+                "body": "{% for f in project_files %}## {{ f.path }}\n{{ f.content }}\n{% endfor %}",
+            },
+            {"id": "maybe-empty", "order": 50, "body": "{% if plan_mode %}Plan first.{% endif %}"},
+            {
+                "id": "env",
+                "order": 90,
+                "stability": "session",
+                "agents": ["main", "explore"],
+                "body": "cwd: {{ env.cwd }}",
+            },
+            {"id": "explore-self", "kind": "agent", "order": 5, "agents": ["explore"],
+             "body": "You are {{ agent.name }}, a read-only searcher."},
+            {"id": "bash-tool", "kind": "tool", "name": "Bash", "order": 100, "agents": ["*"],
+             "when": '"Bash" in tools', "body": "Runs a shell command."},
+            {"id": "todo-empty", "kind": "reminder", "order": 200, "stability": "turn",
+             "when": "todo_empty", "body": "<system-reminder>The todo list is empty.</system-reminder>"},
+        ],
+        variables=[
+            {"name": "plan_mode", "type": "bool", "default": False},
+            {"name": "todo_empty", "type": "bool"},
+        ],
+        agents=[{"name": "explore", "description": "searches"}],
+    )
+    return load_dir(folder)
+
+
+def test_parts_are_selected_ordered_and_joined(demo: Catalog) -> None:
+    prompt = demo.assemble({"tools": ["Grep"], "env": {"cwd": "/src"}})
+    assert prompt.text == "You are Demo.\n\nBe careful.\n\nUse Grep.\n\ncwd: /src"
+    assert [p.id for p in prompt.parts] == ["identity", "policy", "grep-docs", "env"]
+
+
+def test_every_part_is_used_or_excluded_with_a_reason(demo: Catalog) -> None:
+    prompt = demo.assemble({})
+    reasons = {p.id: p.reason for p in prompt.excluded}
+    assert reasons == {
+        "grep-docs": "condition",
+        "project": "condition",
+        "maybe-empty": "empty",
+        "explore-self": "agent",
+        "bash-tool": "condition",
+        "todo-empty": "channel",
+    }
+    assert {p.id for p in prompt.parts} | set(reasons) == {p.id for p in demo.parts}
+    why = {p.id: p.why for p in prompt.excluded}
+    assert "\"Grep\" in tools" in why["grep-docs"]
+
+
+def test_blank_part_leaves_no_doubled_separator(demo: Catalog) -> None:
+    prompt = demo.assemble({"variables": {"plan_mode": False}})
+    assert "\n\n\n" not in prompt.text
+    assert demo.assemble({"variables": {"plan_mode": True}}).text.count("Plan first.") == 1
+
+
+def test_context_values_are_data_never_template(demo: Catalog) -> None:
+    content = "Use {{ env.cwd }} and {% if true %}x{% endif %} literally."
+    prompt = demo.assemble({"project_files": [{"path": "/p/CLAUDE.md", "content": content}]})
+    assert f"## /p/CLAUDE.md\n{content}" in prompt.text
+
+
+def test_tools_go_to_the_tools_array_not_the_text(demo: Catalog) -> None:
+    prompt = demo.assemble({"tools": ["Bash"]})
+    assert [(t.name, t.description) for t in prompt.tools] == [("Bash", "Runs a shell command.")]
+    assert "Runs a shell command." not in prompt.text
+    assert demo.assemble({"tools": []}).tools == ()
+
+
+def test_subagent_gets_its_own_part_and_what_is_given_to_it(demo: Catalog) -> None:
+    prompt = demo.assemble(
+        {"env": {"cwd": "/w"}, "project_files": [{"path": "CLAUDE.md", "content": "secret rules"}]},
+        agent="explore",
+    )
+    assert prompt.text == "You are explore, a read-only searcher.\n\nBe careful.\n\ncwd: /w"
+    assert "secret rules" not in prompt.text
+    assert prompt.agent == "explore"
+
+
+def test_unknown_agent_lists_the_agents(demo: Catalog) -> None:
+    with pytest.raises(NotFoundError, match="main, explore"):
+        demo.assemble({}, agent="exploer")
+
+
+def test_slot_override_replaces_the_slot_in_place(demo: Catalog) -> None:
+    prompt = demo.assemble({"overrides": {"identity": "You are Custom {{ not a template }}."}})
+    assert prompt.text.startswith("You are Custom {{ not a template }}.\n\nBe careful.")
+    assert "You are Demo." not in prompt.text
+    assert ("identity", "overridden") in {(p.id, p.reason) for p in prompt.excluded}
+
+
+def test_unknown_slot_is_an_error(demo: Catalog) -> None:
+    with pytest.raises(ContextError, match="no slot 'identiy'"):
+        demo.assemble({"overrides": {"identiy": "x"}})
+
+
+def test_custom_prompt_replaces_everything_but_tools(demo: Catalog) -> None:
+    prompt = demo.assemble({"custom_prompt": "Only this.", "tools": ["Bash"]})
+    assert prompt.text == "Only this."
+    assert [t.name for t in prompt.tools] == ["Bash"]
+    assert all(p.reason in ("custom-prompt", "agent", "channel", "condition") for p in prompt.excluded)
+
+
+def test_preset_plus_append(demo: Catalog) -> None:
+    prompt = demo.assemble({"append": "Extra rules."})
+    assert prompt.text.endswith("cwd:\n\nExtra rules.")
+    assert prompt.text.startswith("You are Demo.")
+    assert prompt.parts[-1].id == "append"
+
+
+def test_reminders_are_served_separately(demo: Catalog) -> None:
+    assert demo.reminders({}) == ()
+    found = demo.reminders({"variables": {"todo_empty": True}})
+    assert [(r.id, r.text) for r in found] == [
+        ("todo-empty", "<system-reminder>The todo list is empty.</system-reminder>")
+    ]
+
+
+def test_unknown_or_mistyped_variable_is_an_error(demo: Catalog) -> None:
+    with pytest.raises(ContextError, match="unknown variable 'plan_mod'"):
+        demo.assemble({"variables": {"plan_mod": True}})
+    with pytest.raises(ContextError, match="type bool"):
+        demo.assemble({"variables": {"plan_mode": "yes"}})
+
+
+def test_static_prefix_covers_leading_static_parts(demo: Catalog) -> None:
+    prompt = demo.assemble({"tools": ["Grep"], "env": {"cwd": "/x"}})
+    assert prompt.static_prefix == "You are Demo.\n\nBe careful.\n\nUse Grep."
+
+
+def test_fingerprint_is_sha256_of_text(demo: Catalog) -> None:
+    import hashlib
+
+    prompt = demo.assemble({})
+    assert prompt.fingerprint == hashlib.sha256(prompt.text.encode()).hexdigest()
+
+
+def test_part_spans_point_into_the_text(demo: Catalog) -> None:
+    prompt = demo.assemble({"tools": ["Grep"], "env": {"cwd": "/w"}})
+    pieces = [prompt.text[used.start : used.end] for used in prompt.parts]
+    assert pieces == ["You are Demo.", "Be careful.", "Use Grep.", "cwd: /w"]
+
+
+def test_result_is_immutable(demo: Catalog) -> None:
+    prompt = demo.assemble({})
+    with pytest.raises(AttributeError):
+        prompt.text = "x"  # type: ignore[misc]
+
+
+def test_json_has_the_documented_keys(demo: Catalog) -> None:
+    data = demo.assemble({"tools": ["Bash"]}).to_dict()
+    assert set(data) == {
+        "catalog", "version", "agent", "fingerprint", "counter", "tokens",
+        "static_prefix_length", "text", "parts", "excluded", "tools",
+    }
+    assert set(data["parts"][0]) == {"id", "kind", "order", "stability", "tokens", "why", "start", "end"}
+
+
+def test_tie_break_is_by_id(make_catalog: Callable[..., Path]) -> None:
+    folder = make_catalog(
+        parts=[
+            {"id": "zeta", "order": 10, "body": "Z"},
+            {"id": "alpha", "order": 10, "body": "A"},
+        ]
+    )
+    assert load_dir(folder).assemble({}).text == "A\n\nZ"
+
+
+def test_explain_names_every_part(demo: Catalog) -> None:
+    table = demo.assemble({"tools": ["Grep"]}).explain()
+    for part in demo.parts:
+        assert part.id in table
+
+
+_SCRIPT = """
+import sys
+from catalog import load_dir
+cat = load_dir(sys.argv[1])
+p = cat.assemble({"tools": ["Grep", "Bash"], "features": ["b", "a"],
+                  "variables": {"plan_mode": True},
+                  "project_files": [{"path": "A.md", "content": "x"}]})
+print(p.fingerprint, len(p.text), [t.name for t in p.tools])
+"""
+
+
+def test_deterministic_across_processes_and_hash_seeds(demo: Catalog) -> None:
+    outputs = set()
+    for seed in ("0", "1", "12345"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        result = subprocess.run(
+            [sys.executable, "-c", _SCRIPT, demo.location],
+            capture_output=True, text=True, env=env, check=True,
+        )
+        outputs.add(result.stdout)
+    assert len(outputs) == 1
+
+
+def test_assembled_prompt_type(demo: Catalog) -> None:
+    assert isinstance(demo.assemble(), AssembledPrompt)

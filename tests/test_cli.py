@@ -1,0 +1,183 @@
+"""The `catalog` command: output, exit codes, and no traceback for bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from catalog.cli import main
+
+
+@pytest.fixture
+def root(make_catalog: Callable[..., Path], catalogs_root: Path) -> Path:
+    make_catalog(
+        "demo",
+        "1.0.0",
+        [
+            {"id": "intro", "body": "Hello {{ env.os }}."},
+            {"id": "grep", "when": '"Grep" in tools', "body": "Grep docs."},
+            {"id": "plan", "when": "plan_mode", "body": "Plan first."},
+            {"id": "bash", "kind": "tool", "name": "Bash", "agents": ["*"],
+             "when": '"Bash" in tools', "body": "Runs commands."},
+        ],
+        variables=[{"name": "plan_mode", "type": "bool"}],
+    )
+    make_catalog("demo", "1.1.0", [{"id": "intro", "body": "Newer."}])
+    return catalogs_root
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_assemble_prints_the_prompt(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "assemble", "demo@1.0.0", "--path", str(root), "--tools", "Grep,Bash",
+        "--set", "env.os=Linux", "--set", "plan_mode=true",
+    )
+    assert code == 0
+    assert out == "Hello Linux.\n\nGrep docs.\n\nPlan first.\n"
+
+
+def test_assemble_newest_by_default(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "assemble", "demo", "--path", str(root))[1] == "Newer.\n"
+
+
+def test_assemble_json(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "assemble", "demo@~=1.0.0", "--path", str(root),
+                       "--tools", "Bash", "--format", "json")
+    data = json.loads(out)
+    assert code == 0
+    assert data["text"] == "Hello ."
+    assert data["tools"][0]["name"] == "Bash"
+    assert {e["id"]: e["reason"] for e in data["excluded"]} == {"grep": "condition", "plan": "condition"}
+
+
+def test_assemble_explain_goes_to_stderr(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "assemble", "demo@1.0.0", "--path", str(root), "--explain")
+    assert out == "Hello .\n"
+    assert "grep" in err and "is false" in err
+
+
+def test_assemble_with_context_file(root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ctx = tmp_path / "ctx.toml"
+    ctx.write_text('tools = ["Grep"]\n[env]\nos = "Darwin"\n[variables]\nplan_mode = true\n')
+    code, out, _ = run(capsys, "assemble", "demo@1.0.0", "--path", str(root), "--context", str(ctx))
+    assert out == "Hello Darwin.\n\nGrep docs.\n\nPlan first.\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["assemble", "nope"], "no catalog named 'nope'"),
+        (["assemble", "demo@>=9"], "available versions: 1.0.0, 1.1.0"),
+        (["assemble", "demo@1.0.0", "--agent", "ghost"], "no agent 'ghost'"),
+        (["assemble", "demo@1.0.0", "--set", "plan_mode=maybe"], "not a valid bool"),
+        (["assemble", "demo@1.0.0", "--set", "novalue"], "not KEY=VALUE"),
+        (["assemble", "demo@1.0.0", "--set", "tools=3"], "tools"),
+        (["assemble", "demo@1.0.0", "--context", "/no/such/file.toml"], "cannot read"),
+        (["show", "demo@~~1"], "not a PEP 440"),
+    ],
+)
+def test_bad_input_exits_2_with_a_message(
+    root: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    code, out, err = run(capsys, *args, "--path", str(root))
+    assert code == 2
+    assert message in err
+    assert "Traceback" not in err
+    assert err.startswith("catalog: error: ")
+
+
+def test_bad_context_file(root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ctx = tmp_path / "bad.json"
+    ctx.write_text('{"tools": [1, 2], "envv": {}}')
+    code, _, err = run(capsys, "assemble", "demo@1.0.0", "--path", str(root), "--context", str(ctx))
+    assert code == 2
+    assert str(ctx) in err and "tools" in err
+
+
+def test_usage_error_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["assemble"])
+    assert info.value.code == 2
+
+
+def test_list(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "list", "--path", str(root), "--format", "json")
+    rows = {r["name"]: r for r in json.loads(out)}
+    assert rows["demo"]["versions"] == ["1.0.0", "1.1.0"]
+    assert "coding-agent" in rows
+
+
+def test_show(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "show", "demo@1.0.0", "--path", str(root))
+    assert code == 0
+    assert "demo 1.0.0" in out
+    assert "plan_mode" in out and '"Grep" in tools' in out
+
+
+def test_validate_ok_and_broken(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "validate", "demo", "--path", str(root))
+    assert "demo@1.0.0" in out and "demo@1.1.0" in out
+    (root / "demo" / "1.1.0" / "intro.md").write_text("tampered")
+    code, out, _ = run(capsys, "validate", "demo", "--path", str(root))
+    assert code == 1
+    assert "demo@1.1.0: error:" in out and "sha256" in out
+
+
+def test_validate_warns_on_stale_tokens(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "validate", "demo@1.1.0", "--path", str(root))
+    assert "stale" in out  # the fixture writes len/4 estimates, not exact counts
+    assert code == 0
+    assert run(capsys, "validate", "demo@1.1.0", "--strict", "--path", str(root))[0] == 1
+
+
+def test_stamp_fixes_hashes_and_tokens(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = root / "demo" / "1.1.0"
+    manifest = folder / "catalog.toml"
+    manifest.write_text("# keep me\n" + manifest.read_text())
+    (folder / "intro.md").write_text("Rewritten body.")
+    assert run(capsys, "stamp", "--check", str(folder))[0] == 1
+    code, out, _ = run(capsys, "stamp", str(folder))
+    assert code == 0 and "intro.sha256" in out
+    assert manifest.read_text().startswith("# keep me\n")
+    assert run(capsys, "stamp", "--check", str(folder))[0] == 0
+    code, out, _ = run(capsys, "validate", str(folder), "--strict")
+    assert code == 0, out
+
+
+def test_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "schema", "manifest")
+    schema = json.loads(out)
+    assert code == 0
+    assert "part" in schema["properties"]
+    context = json.loads(run(capsys, "schema", "context")[1])
+    assert "tools" in context["properties"]
+
+
+def test_python_dash_m(root: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "catalog", "assemble", "demo@1.0.0", "--path", str(root)],
+        capture_output=True, text=True, check=False,
+    )
+    assert result.returncode == 0
+    assert result.stdout == "Hello .\n"
+
+
+def test_bad_input_via_subprocess_has_no_traceback(root: Path) -> None:
+    (root / "demo" / "1.0.0" / "catalog.toml").write_text("[catalog\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "catalog", "assemble", "demo@1.0.0", "--path", str(root)],
+        capture_output=True, text=True, check=False,
+    )
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert "catalog.toml:1" in result.stderr

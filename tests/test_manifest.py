@@ -1,0 +1,217 @@
+"""Manifest validation: every malformed manifest is a ManifestError with file, key and line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from catalog import ExpressionError, ManifestError, TemplateError, load_dir
+from catalog.manifest import dump_manifest, locate_key, parse_manifest
+
+from tests.conftest import sha
+
+GOOD = """\
+[catalog]
+name = "demo"
+version = "1.0.0"
+
+[[part]]
+id = "intro"
+file = "intro.md"
+order = 10
+tokens = 3
+sha256 = "{sha}"
+
+[[part]]
+id = "tools"
+file = "tools.md"
+order = 20
+when = '"Bash" in tools'
+tokens = 3
+sha256 = "{sha}"
+"""
+
+
+def write(folder: Path, manifest: str, bodies: dict[str, str] | None = None) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "catalog.toml").write_text(manifest, encoding="utf-8")
+    for name, text in (bodies or {"intro.md": "Hello.", "tools.md": "Hello."}).items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def good(**replace: str) -> str:
+    text = GOOD.replace("{sha}", sha("Hello."))
+    for old, new in replace.items():
+        text = text.replace(old, new)
+    return text
+
+
+def test_a_good_manifest_loads(tmp_path: Path) -> None:
+    cat = load_dir(write(tmp_path / "demo" / "1.0.0", good()))
+    assert cat.name == "demo"
+    assert str(cat.version) == "1.0.0"
+    assert [p.id for p in cat.parts] == ["intro", "tools"]
+
+
+@pytest.mark.parametrize(
+    ("change", "key", "line", "words"),
+    [
+        # unknown key in a part
+        ({'order = 20': 'order = 20\ncolour = "red"'}, "part[1].colour", 16, "unknown key"),
+        # unknown key in [catalog]
+        ({'version = "1.0.0"': 'version = "1.0.0"\nauthor = "x"'}, "catalog.author", 4, "unknown key"),
+        # wrong type
+        ({"order = 20": 'order = "twenty"'}, "part[1].order", 15, "integer"),
+        # bad kind
+        ({'id = "tools"': 'id = "tools"\nkind = "widget"'}, "part[1].kind", 14, "system"),
+        # bad stability
+        ({'id = "intro"': 'id = "intro"\nstability = "sometimes"'}, "part[0].stability", 7, "static"),
+        # not PEP 440
+        ({'version = "1.0.0"': 'version = "one"'}, "catalog.version", 3, "PEP 440"),
+        # duplicate ids
+        ({'id = "tools"': 'id = "intro"'}, "part[1].id", 13, "duplicate part id 'intro'"),
+        # missing required key
+        ({"order = 10\n": ""}, "part[0].order", 5, "missing required key 'order'"),
+        # bad sha format
+        ({"order = 10": 'order = 10\nslot = "Bad Slot"'}, "part[0].slot", 9, "pattern"),
+        # absolute file
+        ({'file = "intro.md"': 'file = "/etc/passwd"'}, "part[0].file", 7, "relative"),
+        # unknown agent
+        ({'id = "tools"': 'id = "tools"\nagents = ["explorer"]'}, "part[1].agents", 14, "unknown agent"),
+        # tool without a name
+        ({'id = "tools"': 'id = "tools"\nkind = "tool"'}, "part[1]", 12, "needs `name`"),
+    ],
+)
+def test_malformed_manifests_name_file_key_and_line(
+    tmp_path: Path, change: dict[str, str], key: str, line: int | None, words: str
+) -> None:
+    folder = write(tmp_path / "demo" / "1.0.0", good(**change))
+    with pytest.raises(ManifestError) as info:
+        load_dir(folder)
+    error = info.value
+    assert error.file == str(folder / "catalog.toml")
+    assert error.key == key
+    if line is not None:
+        assert error.line == line
+    assert words in str(error)
+    assert error.hint
+
+
+def test_toml_syntax_error_has_the_line(tmp_path: Path) -> None:
+    folder = write(tmp_path / "demo" / "1.0.0", good(**{"order = 20": "order = = 20"}))
+    with pytest.raises(ManifestError) as info:
+        load_dir(folder)
+    assert info.value.line == 15
+    assert "invalid TOML" in str(info.value)
+
+
+def test_missing_body_file(tmp_path: Path) -> None:
+    folder = write(tmp_path / "demo" / "1.0.0", good(), {"intro.md": "Hello."})
+    with pytest.raises(ManifestError) as info:
+        load_dir(folder)
+    assert info.value.key == "part[1].file"
+    assert info.value.line == 14
+    assert "tools.md" in str(info.value) and "does not exist" in str(info.value)
+
+
+def test_tampered_body_is_refused(tmp_path: Path) -> None:
+    folder = write(tmp_path / "demo" / "1.0.0", good(), {"intro.md": "Hello.", "tools.md": "Hullo."})
+    with pytest.raises(ManifestError) as info:
+        load_dir(folder)
+    assert info.value.key == "part[1].sha256"
+    assert info.value.line == 18
+    assert "catalog stamp" in str(info.value)
+
+
+def test_crlf_bodies_hash_like_lf(tmp_path: Path) -> None:
+    folder = write(tmp_path / "demo" / "1.0.0", good(), {})
+    (folder / "intro.md").write_bytes(b"Hello.")
+    (folder / "tools.md").write_bytes(b"Hello.")
+    text = good().replace(sha("Hello."), sha("a\nb"), 1)
+    (folder / "catalog.toml").write_text(text)
+    (folder / "intro.md").write_bytes(b"a\r\nb")
+    assert load_dir(folder).part("intro").body == "a\nb"
+
+
+def test_body_that_is_not_utf8(tmp_path: Path) -> None:
+    folder = write(tmp_path / "demo" / "1.0.0", good())
+    (folder / "intro.md").write_bytes(b"\xff\xfe bad")
+    with pytest.raises(ManifestError, match="not UTF-8"):
+        load_dir(folder)
+
+
+def test_file_outside_the_catalog_folder_is_refused(tmp_path: Path) -> None:
+    folder = write(tmp_path / "demo" / "1.0.0", good(**{'file = "intro.md"': 'file = "../../x.md"'}))
+    with pytest.raises(ManifestError, match="outside the catalog folder"):
+        load_dir(folder)
+
+
+def test_shared_bodies_inside_the_catalog_folder_are_allowed(tmp_path: Path) -> None:
+    folder = write(tmp_path / "demo" / "1.0.0", good(**{'file = "intro.md"': 'file = "../_blobs/a.md"'}))
+    (tmp_path / "demo" / "_blobs").mkdir()
+    (tmp_path / "demo" / "_blobs" / "a.md").write_text("Hello.")
+    assert load_dir(folder).part("intro").body == "Hello."
+
+
+def test_condition_typo_is_an_error_with_line_and_column(tmp_path: Path) -> None:
+    folder = write(tmp_path / "demo" / "1.0.0", good(**{'"Bash" in tools': '"Bash" in tols'}))
+    with pytest.raises(ExpressionError) as info:
+        load_dir(folder)
+    error = info.value
+    assert error.key == "part[1].when"
+    assert error.line == 16
+    assert error.column == 11
+    assert "tols" in str(error) and "tools" in str(error)
+
+
+def test_condition_that_is_always_false_is_an_error(tmp_path: Path) -> None:
+    folder = write(tmp_path / "demo" / "1.0.0", good(**{'"Bash" in tools': "false"}))
+    with pytest.raises(ManifestError, match="never be selected"):
+        load_dir(folder)
+
+
+def test_template_error_names_the_body_file_and_line(tmp_path: Path) -> None:
+    body = "line one\n{% if tools %}\nunclosed\n"
+    manifest = GOOD.replace("{sha}", sha("Hello."), 1).replace("{sha}", sha(body))
+    folder = write(tmp_path / "demo" / "1.0.0", manifest, {"intro.md": "Hello.", "tools.md": body})
+    with pytest.raises(TemplateError) as info:
+        load_dir(folder)
+    assert info.value.file == str(folder / "tools.md")
+    assert info.value.line == 2
+
+
+def test_variable_shadowing_a_context_name(tmp_path: Path) -> None:
+    text = good() + '\n[[variable]]\nname = "tools"\ntype = "list"\n'
+    folder = write(tmp_path / "demo" / "1.0.0", text)
+    with pytest.raises(ManifestError, match="shadows"):
+        load_dir(folder)
+
+
+def test_variable_default_must_fit_its_type(tmp_path: Path) -> None:
+    text = good() + '\n[[variable]]\nname = "plan_mode"\ntype = "bool"\ndefault = "yes"\n'
+    folder = write(tmp_path / "demo" / "1.0.0", text)
+    with pytest.raises(ManifestError, match="not of type bool"):
+        load_dir(folder)
+
+
+def test_dump_round_trips() -> None:
+    manifest = parse_manifest(good(), "catalog.toml")
+    assert parse_manifest(dump_manifest(manifest), "x") == manifest
+
+
+@pytest.mark.parametrize(
+    ("loc", "line"),
+    [
+        (("catalog",), 1),
+        (("catalog", "version"), 3),
+        (("part", 0), 5),
+        (("part", 1, "when"), 16),
+        (("part", 1, "nothing"), 12),
+        (("part", 2, "when"), None),
+        (("missing",), None),
+    ],
+)
+def test_locate_key(loc: tuple[str | int, ...], line: int | None) -> None:
+    assert locate_key(good(), loc) == line

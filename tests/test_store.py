@@ -1,0 +1,141 @@
+"""Finding catalogs: sources, version selection, laziness, clear errors."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import catalog
+from catalog import NotFoundError, Store
+from catalog.store import parse_ref, parse_spec
+
+
+@pytest.fixture
+def three_versions(make_catalog: Callable[..., Path], catalogs_root: Path) -> Path:
+    for version in ("1.0.0", "1.1.0", "1.2.0rc1", "2.0.0"):
+        make_catalog("multi", version, [{"id": "intro", "body": f"Version {version}."}])
+    return catalogs_root
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        (None, "2.0.0"),
+        ("==1.1.0", "1.1.0"),
+        ("1.0.0", "1.0.0"),
+        ("~=1.0", "1.1.0"),
+        (">=1,<2", "1.1.0"),
+        ("<1.1", "1.0.0"),
+        ("==1.2.0rc1", "1.2.0rc1"),
+        ("!=2.0.0", "1.1.0"),
+    ],
+)
+def test_version_selection(three_versions: Path, spec: str | None, expected: str) -> None:
+    cat = catalog.load("multi", spec, paths=[three_versions])
+    assert str(cat.version) == expected
+    assert cat.assemble().text == f"Version {expected}."
+
+
+def test_unknown_catalog_lists_what_is_available(three_versions: Path) -> None:
+    with pytest.raises(NotFoundError) as info:
+        catalog.load("mutli", paths=[three_versions])
+    assert "no catalog named 'mutli'" in str(info.value)
+    assert "multi" in (info.value.hint or "")
+    assert "coding-agent" in (info.value.hint or "")
+
+
+def test_unsatisfiable_spec_lists_versions(three_versions: Path) -> None:
+    with pytest.raises(NotFoundError) as info:
+        catalog.load("multi", ">=3", paths=[three_versions])
+    assert "1.0.0, 1.1.0, 1.2.0rc1, 2.0.0" in (info.value.hint or "")
+
+
+def test_bad_specifier(three_versions: Path) -> None:
+    with pytest.raises(NotFoundError, match="not a PEP 440"):
+        catalog.load("multi", "~~1", paths=[three_versions])
+
+
+def test_listing_versions_reads_no_bodies(three_versions: Path) -> None:
+    for body in three_versions.glob("multi/*/*.md"):
+        body.chmod(0)
+    try:
+        refs = Store([three_versions]).versions("multi")
+        assert [str(r.version) for r in refs] == ["1.0.0", "1.1.0", "1.2.0rc1", "2.0.0"]
+        assert [r.manifest().catalog.version for r in refs][-1] == "2.0.0"
+    finally:
+        for body in three_versions.glob("multi/*/*.md"):
+            body.chmod(0o644)
+
+
+def test_loading_reads_only_the_chosen_version(three_versions: Path) -> None:
+    for version in ("1.0.0", "1.1.0", "1.2.0rc1"):
+        (three_versions / "multi" / version / "catalog.toml").write_text("not toml [[[")
+    assert str(catalog.load("multi", paths=[three_versions]).version) == "2.0.0"
+
+
+def test_folder_and_version_must_agree(make_catalog: Callable[..., Path], catalogs_root: Path) -> None:
+    folder = make_catalog("odd", "1.0.0", [{"id": "a"}])
+    folder.rename(folder.parent / "1.5.0")
+    with pytest.raises(catalog.ManifestError, match="does not match its folder"):
+        catalog.load("odd", paths=[catalogs_root])
+
+
+def test_catalog_path_environment(monkeypatch: pytest.MonkeyPatch, three_versions: Path) -> None:
+    monkeypatch.setenv("CATALOG_PATH", str(three_versions))
+    assert str(catalog.load("multi", "~=1.0").version) == "1.1.0"
+
+
+def test_missing_path_folder_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(NotFoundError, match="does not exist"):
+        Store([tmp_path / "nowhere"])
+
+
+def test_bundled_catalog_is_found() -> None:
+    cat = catalog.load("coding-agent", "==1.0.0")
+    assert cat.source == "bundled"
+    assert "coding-agent" in Store().names()
+
+
+@pytest.mark.parametrize(
+    ("ref", "name", "spec"),
+    [
+        ("coding-agent", "coding-agent", None),
+        ("coding-agent@1.0.0", "coding-agent", "1.0.0"),
+        ("coding-agent@~=1.0", "coding-agent", "~=1.0"),
+        ("x@>=1,<2", "x", ">=1,<2"),
+    ],
+)
+def test_parse_ref(ref: str, name: str, spec: str | None) -> None:
+    assert parse_ref(ref) == (name, spec)
+
+
+def test_parse_spec_bare_version_means_exact() -> None:
+    assert str(parse_spec("1.2")) == "==1.2"
+
+
+def test_entry_point_catalogs_are_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.conftest import write_catalog
+
+    from catalog import store
+
+    site = tmp_path / "site"
+    package = site / "vendor_prompts"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    write_catalog(package, "vendor-agent", "0.3.0", [{"id": "hello", "body": "Hi from a plugin."}])
+    info = site / "vendor_prompts-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: vendor-prompts\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[catalog.catalogs]\nvendor = vendor_prompts\n")
+    monkeypatch.syspath_prepend(str(site))
+    store._entry_point_sources.cache_clear()
+    try:
+        cat = catalog.load("vendor-agent")
+        assert cat.assemble().text == "Hi from a plugin."
+        assert cat.source.startswith("entry point vendor")
+    finally:
+        store._entry_point_sources.cache_clear()

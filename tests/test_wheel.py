@@ -1,0 +1,56 @@
+"""The built wheel carries the bundled catalogs and loads them from the zip."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+         "-q", "-w", str(out), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
+    (found,) = out.glob("prompt_catalog-*.whl")
+    return found
+
+
+def test_wheel_contains_catalog_data_and_typing_marker(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "catalog/py.typed" in names
+    assert "catalog/parts/coding-agent/1.0.0/catalog.toml" in names
+    assert any(n.startswith("catalog/parts/coding-agent/1.0.0/") and n.endswith(".md") for n in names)
+    entry_points = next(n for n in names if n.endswith("entry_points.txt"))
+    assert "catalog = catalog.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+
+
+def test_bundled_catalog_loads_from_the_zipped_wheel(wheel: Path, tmp_path: Path) -> None:
+    script = (
+        "import catalog, sys\n"
+        "assert catalog.__file__.startswith(sys.argv[1]), catalog.__file__\n"
+        "cat = catalog.load('coding-agent', '==1.0.0')\n"
+        "print(cat.source, len(cat.parts), cat.assemble({'tools': ['Bash']}).fingerprint)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(wheel)}
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(wheel)],
+        capture_output=True, text=True, env=env, check=False, cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    source, parts, fingerprint = result.stdout.split()
+    assert source == "bundled"
+    assert int(parts) > 10
+    assert len(fingerprint) == 64
