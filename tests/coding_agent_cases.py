@@ -116,7 +116,10 @@ SESSION: Mapping[str, Any] = {
     "mcp_servers": MCP_SERVERS,
     "commands": COMMANDS,
     "output_style": OUTPUT_STYLE,
-    "variables": {"sessions_dir": "/home/dev/.agent/sessions", "memory_dir": "/home/dev/.agent/memory"},
+    "variables": {
+        "sessions_dir": "/home/dev/.agent/sessions",
+        "memory_dir": "/home/dev/.agent/memory",
+    },
 }
 
 CONTEXTS: Mapping[str, Mapping[str, Any]] = {
