@@ -9,7 +9,10 @@ review the changed files like code.
 
 from __future__ import annotations
 
+import datetime
 import functools
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -82,3 +85,16 @@ def test_matrix_covers_the_issue() -> None:
     assert len(CONTEXTS) >= 12
     assert {"1.0.0", "1.1.0"} <= set(RELEASES)
     assert len(AGENT_CASES) >= 16
+
+
+def test_snapshot_files_are_deterministic() -> None:
+    """No path of this machine and no date from the clock in any snapshot file."""
+    folder = Path(__file__).parent / "__snapshots__" / Path(__file__).stem
+    files = sorted(folder.glob("*.md"))
+    assert len(files) == len(MAIN_CASES) + len(AGENT_CASES) + len(RELEASES)
+    machine = (str(Path(__file__).resolve().parents[1]), tempfile.gettempdir())
+    today = datetime.date.today().isoformat()
+    for file in files:
+        text = file.read_text(encoding="utf-8")
+        assert not any(path in text for path in machine), file.name
+        assert today not in text, file.name
