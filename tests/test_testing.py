@@ -126,3 +126,19 @@ def test_importing_catalog_imports_neither_pytest_nor_syrupy() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.slow
+def test_the_readme_example_runs(pytester: pytest.Pytester) -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    example = readme.split("A complete test file, `tests/test_prompts.py`:")[1]
+    code = example.split("```python\n")[1].split("```")[0]
+    pytester.makepyfile(test_prompts=code)
+    pytester.runpytest("--snapshot-update").assert_outcomes(passed=3)
+    folder = pytester.path / "__snapshots__" / "test_prompts"
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "test_explore_sub_agent.md",
+        "test_main_prompt[bash-only].md",
+        "test_main_prompt[with-claude-md].md",
+    ]
+    pytester.runpytest().assert_outcomes(passed=3)
