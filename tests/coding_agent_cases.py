@@ -45,7 +45,7 @@ PROJECT_FILES = (
     {
         "path": "/home/dev/.claude/CLAUDE.md",
         "scope": "user",
-        "content": "Answer in British English.\nNever run `npm publish`.",
+        "content": "Answer in British English.\nNever run `npm publish`.\n",
     },
     {
         "path": "/srv/acme/shop/CLAUDE.md",
@@ -53,13 +53,13 @@ PROJECT_FILES = (
         "content": (
             "# Shop\n\n- Run the tests with `make test`.\n"
             "- Money is stored in integer cents; never use floats for prices.\n"
-            "- Templates use `{{ price }}` placeholders: edit them as plain text."
+            "- Templates use `{{ price }}` placeholders: edit them as plain text.\n"
         ),
     },
     {
         "path": "/srv/acme/shop/api/CLAUDE.local.md",
         "scope": "local",
-        "content": "The staging database is at localhost:5433.",
+        "content": "\nThe staging database is at localhost:5433.\n\n",
     },
 )
 
@@ -71,7 +71,7 @@ SKILLS = (
         "content": (
             "1. Trace every request parameter to where it is used.\n"
             "2. Check each query, shell call and template for injection.\n"
-            "3. Check that every handler enforces the caller's permissions."
+            "3. Check that every handler enforces the caller's permissions.\n"
         ),
     },
     {
@@ -87,10 +87,10 @@ MCP_SERVERS = (
         "name": "issues",
         "instructions": (
             "Use `search_issues` before creating an issue, to avoid duplicates.\n"
-            "Issue numbers look like SHOP-123."
+            "Issue numbers look like SHOP-123.\n"
         ),
     },
-    {"name": "metrics", "instructions": ""},
+    {"name": "metrics", "instructions": "\n"},
 )
 
 COMMANDS = (
@@ -173,9 +173,9 @@ TRIGGER_EVERY_REMINDER: Mapping[str, Any] = {
     "ide_selection_file": "/srv/acme/shop/cart.py",
     "ide_selection_start": 10,
     "ide_selection_end": 12,
-    "ide_selection_text": "def total(self):\n    return sum(i.price for i in self.items)",
+    "ide_selection_text": "    def total(self):\n        return sum(i.price for i in self.items)\n",
     "hook_blocked_tool": "Bash",
-    "hook_block_reason": "rm -rf is not allowed in this repository.",
+    "hook_block_reason": "rm -rf is not allowed in this repository.\n",
     "denied_tool": "Write",
     "response_truncated": True,
     "truncated_file": "/srv/acme/shop/orders.csv",

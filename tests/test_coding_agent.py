@@ -307,7 +307,8 @@ def test_claude_md_hierarchy(cat: Catalog) -> None:
     prompt = cat.assemble(context("claude-md"))
     section = part_text(prompt, "claude-md-instructions")
     openings = [
-        f'<project-file path="{f["path"]}" scope="{f["scope"]}">\n{f["content"]}\n</project-file>'
+        f'<project-file path="{f["path"]}" scope="{f["scope"]}">\n{f["content"].strip()}\n'
+        "</project-file>"
         for f in PROJECT_FILES
     ]
     positions = [section.index(opening) for opening in openings]
