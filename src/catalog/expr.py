@@ -169,14 +169,16 @@ def _attribute(value: object, name: str) -> Any:
     """``value.name`` by the safe rule: mapping keys and declared fields only."""
     if value is None or name.startswith("_"):
         return None
-    if isinstance(value, Mapping):
-        return value.get(name)
+    cls = type(value)
+    if cls is dict:  # the common case first: isinstance against an ABC is slow
+        return value.get(name)  # type: ignore[attr-defined]
     if isinstance(value, BaseModel):
-        cls = type(value)
-        if name in cls.model_fields or name in cls.model_computed_fields:
+        if name in _model_fields(type(value)):
             return getattr(value, name)
         extra = value.model_extra
         return extra.get(name) if extra else None
+    if isinstance(value, Mapping):
+        return value.get(name)
     if (
         dataclasses.is_dataclass(value)
         and not isinstance(value, type)
@@ -184,6 +186,11 @@ def _attribute(value: object, name: str) -> Any:
     ):
         return getattr(value, name)
     return None
+
+
+@functools.cache
+def _model_fields(cls: type[BaseModel]) -> frozenset[str]:
+    return frozenset(cls.model_fields) | frozenset(cls.model_computed_fields)
 
 
 def _index(container: object, key: object) -> Any:
@@ -208,12 +215,17 @@ def _index(container: object, key: object) -> Any:
     raise TypeError(f"{_type_name(container)} cannot be indexed")
 
 
+_BUILTIN_CONTAINERS = frozenset({tuple, list, str, dict, frozenset, set})
+
+
 def _contains(item: object, container: object) -> bool:
     """``item in container``; false for a none container."""
     if container is None:
         return False
-    if isinstance(container, str | Mapping | Sequence | AbstractSet):
-        return item in container
+    if type(container) in _BUILTIN_CONTAINERS or isinstance(
+        container, str | Mapping | Sequence | AbstractSet
+    ):
+        return item in container  # type: ignore[operator]
     raise TypeError(f"cannot look for an item in {_type_name(container)}")
 
 
