@@ -11,8 +11,6 @@ from typing import Annotated, Any, Literal, Optional
 
 import pytest
 from pydantic import BaseModel, computed_field
-
-# pydantic refuses typing.TypedDict in a model on Python < 3.12.
 from typing_extensions import TypedDict
 
 from catalog.errors import ExpressionError, TemplateError

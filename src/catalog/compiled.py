@@ -21,7 +21,7 @@ from catalog.context import CONTROL_FIELDS, Context
 from catalog.errors import CatalogError, ManifestError, NotFoundError
 from catalog.expr import Expression, compile_expression
 from catalog.manifest import MAIN_AGENT, AgentDecl, Manifest, PartDecl, locate_key
-from catalog.shapes import ANY, SCALAR, Shape, SequenceShape, shape_of
+from catalog.shapes import ANY, SCALAR, SequenceShape, Shape, shape_of
 from catalog.template import Template, compile_template
 
 if TYPE_CHECKING:
@@ -187,7 +187,9 @@ class Catalog:
         return reminders(self, context, agent)
 
     def __repr__(self) -> str:
-        return f"<Catalog {self.name} {self.version} ({len(self.parts)} parts) from {self.location}>"
+        return (
+            f"<Catalog {self.name} {self.version} ({len(self.parts)} parts) from {self.location}>"
+        )
 
 
 def body_sha256(text: str) -> str:
@@ -249,9 +251,7 @@ def compile_catalog(
             try:
                 template = compile_template(text, names)
             except CatalogError as exc:
-                raise exc.located(
-                    file=body_files[decl.id], key=f"part {decl.id!r}"
-                ) from None
+                raise exc.located(file=body_files[decl.id], key=f"part {decl.id!r}") from None
         compiled.append(
             CompiledPart(
                 decl=decl,
