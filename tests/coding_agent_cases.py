@@ -24,8 +24,21 @@ __all__ = [
 RELEASES = ("1.0.0", "1.1.0")
 
 ALL_TOOLS = (
-    "Bash", "Read", "Write", "Edit", "Glob", "Grep", "NotebookEdit", "Task", "TodoWrite",
-    "WebFetch", "WebSearch", "AskUserQuestion", "ListMcpResources", "ReadMcpResource", "Config",
+    "Bash",
+    "Read",
+    "Write",
+    "Edit",
+    "Glob",
+    "Grep",
+    "NotebookEdit",
+    "Task",
+    "TodoWrite",
+    "WebFetch",
+    "WebSearch",
+    "AskUserQuestion",
+    "ListMcpResources",
+    "ReadMcpResource",
+    "Config",
 )
 DEFAULT_TOOLS = ("Bash", "Read", "Write", "Edit", "Glob", "Grep", "Task", "TodoWrite")
 READ_ONLY_TOOLS = ("Read", "Glob", "Grep")
@@ -180,7 +193,7 @@ TRIGGER_EVERY_REMINDER: Mapping[str, Any] = {
     "response_truncated": True,
     "truncated_file": "/srv/acme/shop/orders.csv",
     "truncated_file_lines": 2000,
-    "diagnostics": ["cart.py:11: error: Unsupported operand types for + (\"int\" and \"str\")"],
+    "diagnostics": ['cart.py:11: error: Unsupported operand types for + ("int" and "str")'],
 }
 
 

@@ -91,8 +91,14 @@ MAIN_PARTS_1_0 = {
 }
 
 SUB_AGENTS = {
-    "explore", "plan", "task", "webfetch-summarizer", "claudemd-creation",
-    "session-title", "security-review", "pr-review",
+    "explore",
+    "plan",
+    "task",
+    "webfetch-summarizer",
+    "claudemd-creation",
+    "session-title",
+    "security-review",
+    "pr-review",
 }
 
 
@@ -163,15 +169,23 @@ def test_release_1_1_0_adds_removes_changes_and_moves_parts() -> None:
     new = {p.id: p.decl for p in release("1.1.0").parts}
     both = old.keys() & new.keys()
     assert new.keys() - old.keys() == {
-        "git-safety", "agent-conversation-summary", "reminder-new-diagnostics",
+        "git-safety",
+        "agent-conversation-summary",
+        "reminder-new-diagnostics",
     }
     assert old.keys() - new.keys() == {"file-read-limits"}
     assert {i for i in both if old[i].order != new[i].order} == {"large-file-handling"}
     assert {i for i in both if old[i].when != new[i].when} == {"large-file-handling"}
     assert {i for i in both if old[i].sha256 != new[i].sha256} == {
-        "main-system-prompt", "security-policy", "use-tools-to-verify", "large-file-handling",
-        "claude-md-instructions", "agent-explore", "reminder-context-nearly-full",
-        "tool-bash", "tool-read",
+        "main-system-prompt",
+        "security-policy",
+        "use-tools-to-verify",
+        "large-file-handling",
+        "claude-md-instructions",
+        "agent-explore",
+        "reminder-context-nearly-full",
+        "tool-bash",
+        "tool-read",
     }
 
 
@@ -189,19 +203,49 @@ def test_catalog_changelog_names_every_changed_part() -> None:
 
 
 ORDER_1_0 = [
-    "main-system-prompt", "security-policy", "respecting-conventions", "use-tools-to-verify",
-    "proactive-suggestions", "conversational-style", "do-not-litter-output",
-    "tool-use-formatting", "file-read-limits", "large-file-handling", "search-replace-editing",
-    "glob-usage", "grep-usage", "todo-tool", "accessing-past-sessions", "memory-instructions",
-    "output-style", "mcp-servers", "custom-slash-commands", "claude-md-instructions",
+    "main-system-prompt",
+    "security-policy",
+    "respecting-conventions",
+    "use-tools-to-verify",
+    "proactive-suggestions",
+    "conversational-style",
+    "do-not-litter-output",
+    "tool-use-formatting",
+    "file-read-limits",
+    "large-file-handling",
+    "search-replace-editing",
+    "glob-usage",
+    "grep-usage",
+    "todo-tool",
+    "accessing-past-sessions",
+    "memory-instructions",
+    "output-style",
+    "mcp-servers",
+    "custom-slash-commands",
+    "claude-md-instructions",
     "environment",
 ]
 ORDER_1_1 = [
-    "main-system-prompt", "security-policy", "respecting-conventions", "use-tools-to-verify",
-    "proactive-suggestions", "conversational-style", "do-not-litter-output",
-    "tool-use-formatting", "search-replace-editing", "glob-usage", "grep-usage", "todo-tool",
-    "git-safety", "large-file-handling", "accessing-past-sessions", "memory-instructions",
-    "output-style", "mcp-servers", "custom-slash-commands", "claude-md-instructions",
+    "main-system-prompt",
+    "security-policy",
+    "respecting-conventions",
+    "use-tools-to-verify",
+    "proactive-suggestions",
+    "conversational-style",
+    "do-not-litter-output",
+    "tool-use-formatting",
+    "search-replace-editing",
+    "glob-usage",
+    "grep-usage",
+    "todo-tool",
+    "git-safety",
+    "large-file-handling",
+    "accessing-past-sessions",
+    "memory-instructions",
+    "output-style",
+    "mcp-servers",
+    "custom-slash-commands",
+    "claude-md-instructions",
     "environment",
 ]
 
@@ -218,9 +262,17 @@ def test_part_ordering(version: str, order: list[str]) -> None:
 
 
 ALWAYS_1_0 = {
-    "main-system-prompt", "security-policy", "respecting-conventions", "use-tools-to-verify",
-    "proactive-suggestions", "conversational-style", "do-not-litter-output",
-    "tool-use-formatting", "file-read-limits", "large-file-handling", "environment",
+    "main-system-prompt",
+    "security-policy",
+    "respecting-conventions",
+    "use-tools-to-verify",
+    "proactive-suggestions",
+    "conversational-style",
+    "do-not-litter-output",
+    "tool-use-formatting",
+    "file-read-limits",
+    "large-file-handling",
+    "environment",
 }
 ALWAYS_1_1 = ALWAYS_1_0 - {"file-read-limits", "large-file-handling"}
 
@@ -377,8 +429,18 @@ def test_preset_and_append(cat: Catalog) -> None:
 AGENT_TOOLS = {
     "explore": ["Bash", "Read", "Glob", "Grep"],
     "plan": ["Bash", "Read", "Glob", "Grep"],
-    "task": ["Bash", "Read", "Write", "Edit", "Glob", "Grep", "NotebookEdit", "TodoWrite",
-             "WebFetch", "WebSearch"],
+    "task": [
+        "Bash",
+        "Read",
+        "Write",
+        "Edit",
+        "Glob",
+        "Grep",
+        "NotebookEdit",
+        "TodoWrite",
+        "WebFetch",
+        "WebSearch",
+    ],
     "webfetch-summarizer": [],
     "claudemd-creation": ["Bash", "Read", "Write", "Edit", "Glob", "Grep"],
     "session-title": [],
