@@ -24,21 +24,8 @@ __all__ = [
 RELEASES = ("1.0.0", "1.1.0")
 
 ALL_TOOLS = (
-    "Bash",
-    "Read",
-    "Write",
-    "Edit",
-    "Glob",
-    "Grep",
-    "NotebookEdit",
-    "Task",
-    "TodoWrite",
-    "WebFetch",
-    "WebSearch",
-    "AskUserQuestion",
-    "ListMcpResources",
-    "ReadMcpResource",
-    "Config",
+    *("Bash", "Read", "Write", "Edit", "Glob", "Grep", "NotebookEdit", "Task", "TodoWrite"),
+    *("WebFetch", "WebSearch", "AskUserQuestion", "ListMcpResources", "ReadMcpResource", "Config"),
 )
 DEFAULT_TOOLS = ("Bash", "Read", "Write", "Edit", "Glob", "Grep", "Task", "TodoWrite")
 READ_ONLY_TOOLS = ("Read", "Glob", "Grep")

@@ -202,7 +202,8 @@ def test_catalog_changelog_names_every_changed_part() -> None:
 # ---------------------------------------------------- spec 05: the checklist
 
 
-ORDER_1_0 = [
+# Both releases start with the unconditional static block and end with the session data.
+HEAD = [
     "main-system-prompt",
     "security-policy",
     "respecting-conventions",
@@ -211,12 +212,9 @@ ORDER_1_0 = [
     "conversational-style",
     "do-not-litter-output",
     "tool-use-formatting",
-    "file-read-limits",
-    "large-file-handling",
-    "search-replace-editing",
-    "glob-usage",
-    "grep-usage",
-    "todo-tool",
+]
+TOOL_GUIDES = ["search-replace-editing", "glob-usage", "grep-usage", "todo-tool"]
+TAIL = [
     "accessing-past-sessions",
     "memory-instructions",
     "output-style",
@@ -225,29 +223,8 @@ ORDER_1_0 = [
     "claude-md-instructions",
     "environment",
 ]
-ORDER_1_1 = [
-    "main-system-prompt",
-    "security-policy",
-    "respecting-conventions",
-    "use-tools-to-verify",
-    "proactive-suggestions",
-    "conversational-style",
-    "do-not-litter-output",
-    "tool-use-formatting",
-    "search-replace-editing",
-    "glob-usage",
-    "grep-usage",
-    "todo-tool",
-    "git-safety",
-    "large-file-handling",
-    "accessing-past-sessions",
-    "memory-instructions",
-    "output-style",
-    "mcp-servers",
-    "custom-slash-commands",
-    "claude-md-instructions",
-    "environment",
-]
+ORDER_1_0 = [*HEAD, "file-read-limits", "large-file-handling", *TOOL_GUIDES, *TAIL]
+ORDER_1_1 = [*HEAD, *TOOL_GUIDES, "git-safety", "large-file-handling", *TAIL]
 
 
 @pytest.mark.parametrize(("version", "order"), [("1.0.0", ORDER_1_0), ("1.1.0", ORDER_1_1)])
@@ -261,20 +238,8 @@ def test_part_ordering(version: str, order: list[str]) -> None:
     assert prompt.static_prefix == prompt.text[: memory.end]
 
 
-ALWAYS_1_0 = {
-    "main-system-prompt",
-    "security-policy",
-    "respecting-conventions",
-    "use-tools-to-verify",
-    "proactive-suggestions",
-    "conversational-style",
-    "do-not-litter-output",
-    "tool-use-formatting",
-    "file-read-limits",
-    "large-file-handling",
-    "environment",
-}
-ALWAYS_1_1 = ALWAYS_1_0 - {"file-read-limits", "large-file-handling"}
+ALWAYS_1_0 = {*HEAD, "file-read-limits", "large-file-handling", "environment"}
+ALWAYS_1_1 = {*HEAD, "environment"}
 
 SWITCHES = [
     ("search-replace-editing", {"tools": ["Edit"]}),
@@ -426,26 +391,17 @@ def test_preset_and_append(cat: Catalog) -> None:
     assert used(prompt) == [*used(default), "append"]
 
 
+SEARCHING = ["Bash", "Read", "Glob", "Grep"]
+EDITING = ["Bash", "Read", "Write", "Edit", "Glob", "Grep"]
 AGENT_TOOLS = {
-    "explore": ["Bash", "Read", "Glob", "Grep"],
-    "plan": ["Bash", "Read", "Glob", "Grep"],
-    "task": [
-        "Bash",
-        "Read",
-        "Write",
-        "Edit",
-        "Glob",
-        "Grep",
-        "NotebookEdit",
-        "TodoWrite",
-        "WebFetch",
-        "WebSearch",
-    ],
+    "explore": SEARCHING,
+    "plan": SEARCHING,
+    "task": [*EDITING, "NotebookEdit", "TodoWrite", "WebFetch", "WebSearch"],
     "webfetch-summarizer": [],
-    "claudemd-creation": ["Bash", "Read", "Write", "Edit", "Glob", "Grep"],
+    "claudemd-creation": EDITING,
     "session-title": [],
-    "security-review": ["Bash", "Read", "Glob", "Grep"],
-    "pr-review": ["Bash", "Read", "Glob", "Grep", "WebFetch"],
+    "security-review": SEARCHING,
+    "pr-review": [*SEARCHING, "WebFetch"],
     "conversation-summary": [],
 }
 WITH_CRITICAL_REMINDER = {"explore", "plan", "security-review", "conversation-summary"}
