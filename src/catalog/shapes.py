@@ -35,6 +35,7 @@ from collections.abc import Mapping
 from pathlib import PurePath
 from typing import Annotated, Any, ClassVar, Literal, Union, get_args, get_origin
 
+import typing_extensions
 from pydantic import BaseModel
 
 from catalog.errors import ExpressionError
@@ -310,7 +311,9 @@ def _shape_of_class(cls: type, expanding: frozenset[type]) -> Shape:
         for name, computed in cls.model_computed_fields.items():
             fields[name] = _shape_of(computed.return_type, inner)
         return RecordShape(fields, cls.__name__)
-    if dataclasses.is_dataclass(cls) or typing.is_typeddict(cls):
+    # typing_extensions' check also knows its own TypedDict, which pydantic requires
+    # on Python < 3.12 (typing.is_typeddict does not).
+    if dataclasses.is_dataclass(cls) or typing_extensions.is_typeddict(cls):
         hints = _type_hints(cls)
         names = (
             [f.name for f in dataclasses.fields(cls)]
