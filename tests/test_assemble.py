@@ -175,7 +175,7 @@ def test_result_is_immutable(demo: Catalog) -> None:
 def test_json_has_the_documented_keys(demo: Catalog) -> None:
     data = demo.assemble({"tools": ["Bash"]}).to_dict()
     assert set(data) == {
-        "catalog", "version", "agent", "fingerprint", "counter", "tokens",
+        "catalog", "version", "agent", "fingerprint", "counter", "tokens", "budget",
         "static_prefix_length", "text", "parts", "excluded", "tools",
     }
     assert set(data["parts"][0]) == {"id", "kind", "order", "stability", "tokens", "why", "start", "end"}
