@@ -17,6 +17,7 @@ __all__ = [
     "EXIT_PROBLEMS",
     "EXIT_USAGE",
     "add_context_options",
+    "add_counter",
     "add_format",
     "common_parser",
     "context_from_args",
@@ -48,6 +49,16 @@ def add_format(parser: argparse.ArgumentParser, *choices: str) -> None:
     """Add ``--format`` with ``text`` first (the default)."""
     parser.add_argument(
         "--format", choices=("text", *choices), default="text", help="output format"
+    )
+
+
+def add_counter(parser: argparse.ArgumentParser) -> None:
+    """Add ``--counter``: how token figures are counted."""
+    parser.add_argument(
+        "--counter",
+        default=None,
+        help="token counter: 'chars' (length/4) or a tiktoken encoding available offline "
+        "(cl100k_base); default: the catalog's tokenizer",
     )
 
 
