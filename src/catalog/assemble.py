@@ -37,6 +37,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from catalog.cache import (
+    MAX_BREAKPOINTS,
+    CacheBlock,
+    anthropic_system,
+    cache_blocks,
+    openai_message,
+)
 from catalog.context import CONTROL_FIELDS, Context, coerce_context
 from catalog.errors import BudgetError, CatalogError, ContextError
 from catalog.manifest import MAIN_AGENT, fits_type
@@ -214,6 +221,25 @@ class AssembledPrompt:
     def tokens(self) -> int:
         """Tokens of the text: the used parts plus separators, as counted by :attr:`counter`."""
         return sum(p.tokens for p in self.parts) + self.separator_tokens
+
+    def cache_blocks(self, *, max_breakpoints: int = MAX_BREAKPOINTS) -> tuple[CacheBlock, ...]:
+        """The text cut where stability changes, with breakpoints (see :mod:`catalog.cache`)."""
+        return cache_blocks(self, max_breakpoints=max_breakpoints)
+
+    def anthropic_system(
+        self,
+        *,
+        ttl: Literal["5m", "1h"] | None = None,
+        max_breakpoints: int = MAX_BREAKPOINTS,
+    ) -> list[dict[str, Any]]:
+        """Anthropic Messages API ``system`` blocks with ``cache_control`` breakpoints."""
+        return anthropic_system(self, ttl=ttl, max_breakpoints=max_breakpoints)
+
+    def openai_message(
+        self, *, role: Literal["system", "developer"] = "system"
+    ) -> dict[str, str]:
+        """An OpenAI-style ``system`` (or ``developer``) chat message."""
+        return openai_message(self, role=role)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict with stable keys (see the README for their meaning)."""
