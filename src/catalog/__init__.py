@@ -29,6 +29,7 @@ from catalog.context import (
     Skill,
     load_context,
 )
+from catalog.diff import CatalogDiff, diff
 from catalog.errors import (
     BudgetError,
     CatalogError,
@@ -49,6 +50,7 @@ __all__ = [
     "AssembledPrompt",
     "BudgetError",
     "Catalog",
+    "CatalogDiff",
     "CatalogError",
     "Command",
     "CompiledPart",
@@ -72,6 +74,7 @@ __all__ = [
     "ToolDescription",
     "UsedPart",
     "__version__",
+    "diff",
     "load",
     "load_context",
     "load_dir",
