@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from catalog.cli import main
+from tests.conftest import run_cli as run
 
 
 @pytest.fixture
@@ -21,12 +22,6 @@ def root(make_catalog: Callable[..., Path], catalogs_root: Path) -> Path:
     make_catalog("demo", "1.1.1", [{"id": "intro", "body": "Hello {{ env.os }}."},
                                    {"id": "new", "body": "New part."}])
     return catalogs_root
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_different_exits_1(root: Path, capsys: pytest.CaptureFixture[str]) -> None:

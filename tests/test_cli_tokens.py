@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from catalog import load_dir
-from catalog.cli import main
 from catalog.cli._tokens import table
+from tests.conftest import run_cli as run
 
 
 @pytest.fixture
@@ -27,12 +27,6 @@ def root(make_catalog: Callable[..., Path], catalogs_root: Path) -> Path:
         ],
     )
     return catalogs_root
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_json_rows_in_order_with_shares(root: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -15,6 +15,7 @@ from catalog import LockError
 from catalog.cli import main
 from catalog.lock import read_lock, verify
 from catalog.store import Store
+from tests.conftest import run_cli as run
 from tests.conftest import sha, write_catalog
 
 PARTS = [
@@ -40,12 +41,6 @@ def locked(root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Pa
     capsys.readouterr()
     assert code == 0
     return target
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _line(path: Path, startswith: str) -> int:

@@ -197,3 +197,25 @@ def test_budget_must_be_positive(make_catalog: Callable[..., Path]) -> None:
     cat = load_dir(make_catalog(parts=[{"id": "a"}]))
     with pytest.raises(ContextError, match="token_budget"):
         cat.assemble({"token_budget": -1})
+
+
+_LAZY = """
+import sys
+import catalog
+assert "tiktoken" not in sys.modules, "import"
+prompt = catalog.load("coding-agent", "1.1.0").assemble({"tools": ["Bash"]})
+prompt.text, prompt.parts, prompt.fingerprint, prompt.anthropic_system()
+assert "tiktoken" not in sys.modules, "assemble"
+prompt.tokens
+assert "tiktoken" in sys.modules, "tokens"
+print("ok")
+"""
+
+
+@pytest.mark.slow
+def test_tiktoken_is_loaded_only_when_a_figure_is_read() -> None:
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-c", _LAZY], capture_output=True, text=True)
+    assert result.stdout == "ok\n", result.stderr
