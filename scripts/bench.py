@@ -7,7 +7,8 @@ Prints, for a synthetic catalog of about 40 parts:
 - the time to load one version, with 1 and with 200 versions installed (it
   must not grow with the number of versions);
 - the median of one warm ``assemble`` call, next to a plain Python function
-  doing the same selection and joins.
+  doing the same selection and joins; then with the fingerprint, with every
+  token figure read (memoised counts) and under a token budget.
 
 Run: ``python scripts/bench.py [--repeat N]``.
 """
@@ -88,13 +89,17 @@ def import_time() -> tuple[float, list[str]]:
     runs = []
     heavy: list[str] = []
     for _ in range(5):
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        )
         first, *heavy = out.stdout.split()
         runs.append(float(first))
     return statistics.median(runs), heavy
 
 
-def reference(context: dict[str, Any], bodies: list[tuple[str, Callable[[dict[str, Any]], bool]]]) -> str:
+def reference(
+    context: dict[str, Any], bodies: list[tuple[str, Callable[[dict[str, Any]], bool]]]
+) -> str:
     """A hand-written builder doing the same selection and joins."""
     texts = []
     for body, when in bodies:
@@ -111,7 +116,9 @@ def main() -> None:
     import catalog
 
     seconds, heavy = import_time()
-    print(f"import catalog                {seconds * 1e3:8.2f} ms   heavy modules: {heavy or 'none'}")
+    print(
+        f"import catalog                {seconds * 1e3:8.2f} ms   heavy modules: {heavy or 'none'}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         write_catalog(root / "one", "bench", 1)
@@ -140,6 +147,13 @@ def main() -> None:
         print(f"plain Python reference        {ref * 1e6:8.1f} µs")
         fingerprint = timed(lambda: cat.assemble(context).fingerprint, args.repeat // 4)
         print(f"assemble + fingerprint        {fingerprint * 1e6:8.1f} µs")
+        warm_prompt = cat.assemble(context)
+        assert warm_prompt.tokens > 0  # loads the encoding and fills the memo
+        tokens = timed(lambda: cat.assemble(context).tokens, args.repeat // 4)
+        print(f"assemble + tokens (memoised)  {tokens * 1e6:8.1f} µs   {warm_prompt.counter}")
+        budgeted = context.model_copy(update={"token_budget": 1000})
+        budget = timed(lambda: cat.assemble(budgeted), args.repeat // 4)
+        print(f"assemble under a budget       {budget * 1e6:8.1f} µs")
 
 
 if __name__ == "__main__":
