@@ -7,12 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import anthropic  # in the test extra: the request below is built by the official SDK
 import pytest
 
 import catalog
 from catalog import Catalog, CatalogError, load_dir
 
-anthropic = pytest.importorskip("anthropic")
 try:  # the SDK moved from httpx to its successor httpx2 in its 2.x series
     import httpx2 as httpx
 except ImportError:  # pragma: no cover - older SDKs
