@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 from catalog.cli._common import (
@@ -15,9 +14,9 @@ from catalog.cli._common import (
     add_counter,
     context_from_args,
     load_ref,
+    write_output,
 )
 from catalog.diff import diff, render_html, render_json, render_markdown, render_text
-from catalog.errors import CatalogError
 
 
 def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
@@ -79,12 +78,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         text = render_text(result, color=_use_color(args))
     if args.output:
-        try:
-            Path(args.output).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise CatalogError(
-                f"cannot write: {exc.strerror or exc}", file=args.output, hint="check the path"
-            ) from None
+        write_output(args.output, text)
     else:
         sys.stdout.write(text)
     return EXIT_OK if result.identical else EXIT_PROBLEMS

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
-from catalog.cli._common import EXIT_OK, load_ref
+from catalog.cli._common import EXIT_OK, load_ref, write_output
 from catalog.context import load_context
-from catalog.errors import LockError
 from catalog.lock import dump_lock, make_lock
 
 
@@ -49,10 +47,7 @@ def run(args: argparse.Namespace) -> int:
     contexts = [(path, load_context(path)) for path in args.context]
     text = dump_lock(make_lock(cat, contexts, agents=args.agent or ["main"]))
     if args.output:
-        try:
-            Path(args.output).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise LockError(f"cannot write: {exc.strerror or exc}", file=args.output) from None
+        write_output(args.output, text)
         sys.stderr.write(f"locked {cat.name} {cat.version} in {args.output}\n")
     else:
         sys.stdout.write(text)
