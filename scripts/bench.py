@@ -7,7 +7,8 @@ Prints, for a synthetic catalog of about 40 parts:
 - the time to load one version, with 1 and with 200 versions installed (it
   must not grow with the number of versions);
 - the median of one warm ``assemble`` call, next to a plain Python function
-  doing the same selection and joins.
+  doing the same selection and joins; then with the fingerprint, with every
+  token figure read (memoised counts) and under a token budget.
 
 Run: ``python scripts/bench.py [--repeat N]``.
 """
@@ -146,6 +147,13 @@ def main() -> None:
         print(f"plain Python reference        {ref * 1e6:8.1f} µs")
         fingerprint = timed(lambda: cat.assemble(context).fingerprint, args.repeat // 4)
         print(f"assemble + fingerprint        {fingerprint * 1e6:8.1f} µs")
+        warm_prompt = cat.assemble(context)
+        assert warm_prompt.tokens > 0  # loads the encoding and fills the memo
+        tokens = timed(lambda: cat.assemble(context).tokens, args.repeat // 4)
+        print(f"assemble + tokens (memoised)  {tokens * 1e6:8.1f} µs   {warm_prompt.counter}")
+        budgeted = context.model_copy(update={"token_budget": 1000})
+        budget = timed(lambda: cat.assemble(budgeted), args.repeat // 4)
+        print(f"assemble under a budget       {budget * 1e6:8.1f} µs")
 
 
 if __name__ == "__main__":

@@ -59,6 +59,15 @@ def write_catalog(
     return folder
 
 
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """Run the ``catalog`` command in-process: (exit status, stdout, stderr)."""
+    from catalog.cli import main
+
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 def dedent(text: str) -> str:
     return textwrap.dedent(text).lstrip("\n")
 

@@ -203,6 +203,7 @@ def test_json_has_the_documented_keys(demo: Catalog) -> None:
         "fingerprint",
         "counter",
         "tokens",
+        "budget",
         "static_prefix_length",
         "text",
         "parts",

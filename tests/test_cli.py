@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from catalog.cli import main
+from tests.conftest import run_cli as run
 
 
 @pytest.fixture
@@ -35,12 +36,6 @@ def root(make_catalog: Callable[..., Path], catalogs_root: Path) -> Path:
     )
     make_catalog("demo", "1.1.0", [{"id": "intro", "body": "Newer."}])
     return catalogs_root
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_assemble_prints_the_prompt(root: Path, capsys: pytest.CaptureFixture[str]) -> None:

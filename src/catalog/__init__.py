@@ -29,6 +29,7 @@ from catalog.context import (
     Skill,
     load_context,
 )
+from catalog.diff import CatalogDiff, diff
 from catalog.errors import (
     BudgetError,
     CatalogError,
@@ -49,6 +50,7 @@ __all__ = [
     "AssembledPrompt",
     "BudgetError",
     "Catalog",
+    "CatalogDiff",
     "CatalogError",
     "Command",
     "CompiledPart",
@@ -72,6 +74,7 @@ __all__ = [
     "ToolDescription",
     "UsedPart",
     "__version__",
+    "diff",
     "load",
     "load_context",
     "load_dir",
@@ -80,11 +83,24 @@ __all__ = [
 __version__ = "0.1.0"
 
 
-def load(name: str, spec: str | None = None, *, paths: Iterable[str | Path] = ()) -> Catalog:
+def load(
+    name: str,
+    spec: str | None = None,
+    *,
+    paths: Iterable[str | Path] = (),
+    lock: str | Path | None = None,
+) -> Catalog:
     """Load the newest version of catalog ``name`` satisfying the PEP 440 ``spec``.
 
     ``spec`` is e.g. ``"==1.1.0"``, ``"~=1.1"``, ``">=1,<2"`` or a bare
     version; ``None`` means the newest. ``paths`` adds catalog folders to the
-    bundled catalogs, the entry-point catalogs and ``CATALOG_PATH``.
+    bundled catalogs, the entry-point catalogs and ``CATALOG_PATH``. With
+    ``lock`` (a file written by ``catalog lock``) the locked version is loaded
+    and any difference from the lock raises :class:`LockError`.
     """
-    return Store(paths).load(name, spec)
+    store = Store(paths)
+    if lock is not None:
+        from catalog.lock import load_locked
+
+        return load_locked(name, spec, lock, store)
+    return store.load(name, spec)

@@ -13,6 +13,19 @@ The three override modes of a context:
   by the context's text, placed where the first of them stood;
 * ``custom_prompt``: no assembly at all, the text is the custom prompt;
 * ``append``: text added after everything else (preset + append).
+
+Token budgets: the context's ``token_budget`` (else the catalog's) caps the
+prompt's tokens, separators included. Over budget, optional parts are dropped
+lowest ``priority`` first; among equal priorities the part placed latest in
+the prompt goes first, which keeps the cache-stable prefix and drops the most
+session-specific text. Each dropped part is excluded with reason ``budget``.
+Texts the context supplies (overrides, custom prompt, append) and parts
+marked ``required`` are never dropped; when they alone exceed the budget,
+:class:`~catalog.errors.BudgetError` names them and says by how much.
+
+Token figures are counted when first read, with the catalog's tokenizer
+unless ``counter=`` says otherwise (see :mod:`catalog.tokens`): an assembly
+without a budget counts nothing.
 """
 
 from __future__ import annotations
@@ -22,12 +35,19 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from catalog.cache import (
+    MAX_BREAKPOINTS,
+    CacheBlock,
+    anthropic_system,
+    cache_blocks,
+    openai_message,
+)
 from catalog.context import CONTROL_FIELDS, Context, coerce_context
-from catalog.errors import CatalogError, ContextError
+from catalog.errors import BudgetError, CatalogError, ContextError
 from catalog.manifest import MAIN_AGENT, fits_type
-from catalog.tokens import TokenCounter, get_counter
+from catalog.tokens import CharCounter, TokenCounter, get_counter
 
 if TYPE_CHECKING:
     from catalog.compiled import Catalog, CompiledPart
@@ -43,21 +63,48 @@ __all__ = [
     "reminders",
 ]
 
-ExclusionReason = Literal["agent", "condition", "empty", "overridden", "custom-prompt", "channel"]
+ExclusionReason = Literal[
+    "agent", "condition", "empty", "overridden", "custom-prompt", "channel", "budget"
+]
 
 # The context fields conditions and bodies read; the rest steer assembly.
 _CONTEXT_FIELDS = tuple(name for name in Context.model_fields if name not in CONTROL_FIELDS)
 
 
+class _Piece(NamedTuple):
+    """A text chosen for the prompt, before budgets and layout."""
+
+    id: str
+    kind: str
+    order: int
+    stability: str
+    text: str
+    why: str
+    required: bool = True
+    priority: int = 0
+
+
 @dataclass(frozen=True)
-class UsedPart:
+class _Counted:
+    """A text whose token count is computed on first read, so assembling counts nothing."""
+
+    _text: str = field(kw_only=True, repr=False, compare=False)
+    _counter: TokenCounter = field(kw_only=True, repr=False, compare=False)
+
+    @cached_property
+    def tokens(self) -> int:
+        """Tokens of the text, by the prompt's counter."""
+        return self._counter(self._text)
+
+
+@dataclass(frozen=True)
+class UsedPart(_Counted):
     """A part (or a context-supplied text) that made it into the prompt."""
 
     id: str
     kind: str
     order: int
     stability: str
-    tokens: int
     why: str
     start: int
     end: int
@@ -74,13 +121,12 @@ class ExcludedPart:
 
 
 @dataclass(frozen=True)
-class ToolDescription:
+class ToolDescription(_Counted):
     """A tool description for the tools array of a request."""
 
     name: str
     description: str
     part_id: str
-    tokens: int
 
 
 @dataclass(frozen=True)
@@ -94,18 +140,67 @@ class Reminder:
 
 @dataclass(frozen=True)
 class AssembledPrompt:
-    """The result of an assembly. Immutable; derived values are computed on first use."""
+    """The result of an assembly. Immutable; derived values are computed on first use.
+
+    Assembly records only the chosen texts and the reasons; :attr:`parts`,
+    :attr:`excluded`, :attr:`tools` and every token figure are built when
+    first read, which keeps a warm assembly in the tens of microseconds.
+    """
 
     catalog: str
     version: str
     agent: str
     text: str
-    tools: tuple[ToolDescription, ...]
-    parts: tuple[UsedPart, ...]
-    excluded: tuple[ExcludedPart, ...]
-    static_prefix_length: int
     counter: str
-    _meta: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    budget: int | None = None
+    _pieces: tuple[_Piece, ...] = field(default=(), kw_only=True, repr=False)
+    _left: tuple[tuple[str, str, ExclusionReason, str], ...] = field(
+        default=(), kw_only=True, repr=False
+    )
+    _tools: tuple[tuple[str, str, str], ...] = field(default=(), kw_only=True, repr=False)
+    _counter: TokenCounter = field(default=CharCounter(), kw_only=True, repr=False, compare=False)
+    _separator: str = field(default="\n\n", kw_only=True, repr=False, compare=False)
+
+    @cached_property
+    def parts(self) -> tuple[UsedPart, ...]:
+        """The parts (and context-supplied texts) in the prompt, in order, with spans."""
+        return self._layout[0]
+
+    @cached_property
+    def static_prefix_length(self) -> int:
+        """Length of the leading text made only of ``static`` parts."""
+        return self._layout[1]
+
+    @cached_property
+    def excluded(self) -> tuple[ExcludedPart, ...]:
+        """The parts left out, each with its reason."""
+        return tuple(ExcludedPart(*left) for left in self._left)
+
+    @cached_property
+    def tools(self) -> tuple[ToolDescription, ...]:
+        """Tool descriptions for the tools array (``tool`` parts whose condition holds)."""
+        count = self._counter
+        return tuple(
+            ToolDescription(name, text, part_id, _text=text, _counter=count)
+            for name, text, part_id in self._tools
+        )
+
+    @cached_property
+    def _layout(self) -> tuple[tuple[UsedPart, ...], int]:
+        used: list[UsedPart] = []
+        position = 0
+        static_prefix = 0
+        in_static_prefix = True
+        for piece in self._pieces:
+            end = position + len(piece.text)
+            used.append(UsedPart(piece.id, piece.kind, piece.order, piece.stability, piece.why,
+                                 position, end, _text=piece.text, _counter=self._counter))
+            if in_static_prefix and piece.stability == "static":
+                static_prefix = end
+            else:
+                in_static_prefix = False
+            position = end + len(self._separator)
+        return tuple(used), static_prefix
 
     @cached_property
     def fingerprint(self) -> str:
@@ -117,10 +212,34 @@ class AssembledPrompt:
         """The leading text made only of ``static`` parts: the cache-stable prefix."""
         return self.text[: self.static_prefix_length]
 
-    @property
+    @cached_property
+    def separator_tokens(self) -> int:
+        """Tokens of the separators between the parts."""
+        return max(len(self.parts) - 1, 0) * self._counter(self._separator) if self.parts else 0
+
+    @cached_property
     def tokens(self) -> int:
-        """Tokens of the used parts, as counted by :attr:`counter`."""
-        return sum(p.tokens for p in self.parts)
+        """Tokens of the text: the used parts plus separators, as counted by :attr:`counter`."""
+        return sum(p.tokens for p in self.parts) + self.separator_tokens
+
+    def cache_blocks(self, *, max_breakpoints: int = MAX_BREAKPOINTS) -> tuple[CacheBlock, ...]:
+        """The text cut where stability changes, with breakpoints (see :mod:`catalog.cache`)."""
+        return cache_blocks(self, max_breakpoints=max_breakpoints)
+
+    def anthropic_system(
+        self,
+        *,
+        ttl: Literal["5m", "1h"] | None = None,
+        max_breakpoints: int = MAX_BREAKPOINTS,
+    ) -> list[dict[str, Any]]:
+        """Anthropic Messages API ``system`` blocks with ``cache_control`` breakpoints."""
+        return anthropic_system(self, ttl=ttl, max_breakpoints=max_breakpoints)
+
+    def openai_message(
+        self, *, role: Literal["system", "developer"] = "system"
+    ) -> dict[str, str]:
+        """An OpenAI-style ``system`` (or ``developer``) chat message."""
+        return openai_message(self, role=role)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict with stable keys (see the README for their meaning)."""
@@ -131,6 +250,7 @@ class AssembledPrompt:
             "fingerprint": self.fingerprint,
             "counter": self.counter,
             "tokens": self.tokens,
+            "budget": self.budget,
             "static_prefix_length": self.static_prefix_length,
             "text": self.text,
             "parts": [_asdict(p) for p in self.parts],
@@ -144,10 +264,9 @@ class AssembledPrompt:
 
     def explain(self) -> str:
         """A table of every part: in or out, why, and what it costs."""
-        rows = [
-            f"{self.catalog} {self.version}, agent {self.agent}: {self.tokens} tokens "
-            f"({self.counter}), fingerprint {self.fingerprint[:12]}"
-        ]
+        budget = f" of a budget of {self.budget}" if self.budget is not None else ""
+        rows = [f"{self.catalog} {self.version}, agent {self.agent}: {self.tokens} tokens{budget} "
+                f"({self.counter}), fingerprint {self.fingerprint[:12]}"]
         for used in self.parts:
             rows.append(f"  + {used.id:<28} {used.tokens:>6}  {used.why}")
         for tool in self.tools:
@@ -158,7 +277,10 @@ class AssembledPrompt:
 
 
 def _asdict(item: Any) -> dict[str, Any]:
-    return {name: getattr(item, name) for name in item.__dataclass_fields__}
+    data = {name: getattr(item, name) for name in item.__dataclass_fields__ if name[0] != "_"}
+    if isinstance(item, _Counted):
+        data["tokens"] = item.tokens
+    return data
 
 
 def _scope(catalog: Catalog, context: Context, agent: str) -> dict[str, Any]:
@@ -221,49 +343,31 @@ def assemble(
 ) -> AssembledPrompt:
     """Assemble ``catalog`` for ``agent`` under ``context``; see the module docstring."""
     ctx = coerce_context(context)
-    count = get_counter(counter)
+    count = get_counter(counter, tokenizer=catalog.manifest.catalog.tokenizer)
     scope = _scope(catalog, ctx, agent)
     _check_overrides(catalog, ctx)
-    separator = catalog.separator
-    texts: list[str] = []
-    used: list[UsedPart] = []
-    excluded: list[ExcludedPart] = []
-    tools: list[ToolDescription] = []
-    position = 0
-    static_prefix = 0
-    in_static_prefix = True
+    pieces: list[_Piece] = []
+    excluded: list[tuple[str, str, ExclusionReason, str]] = []
+    tools: list[tuple[str, str, str]] = []
     done_slots: set[str] = set()
-
-    def add(part_id: str, kind: str, order: int, stability: str, text: str, why: str) -> None:
-        nonlocal position, static_prefix, in_static_prefix
-        if texts:
-            position += len(separator)
-        start = position
-        position += len(text)
-        texts.append(text)
-        used.append(UsedPart(part_id, kind, order, stability, count(text), why, start, position))
-        if in_static_prefix and stability == "static":
-            static_prefix = position
-        else:
-            in_static_prefix = False
 
     custom = ctx.custom_prompt is not None
     for part in catalog.parts:
         decl = part.decl
         if decl.kind == "reminder":
             excluded.append(
-                ExcludedPart(decl.id, decl.kind, "channel", "a reminder: see reminders()")
+                (decl.id, decl.kind, "channel", "a reminder: see reminders()")
             )
             continue
         if not decl.for_agent(agent):
             who = ", ".join(decl.agents)
             excluded.append(
-                ExcludedPart(decl.id, decl.kind, "agent", f"not given to agent {agent} ({who})")
+                (decl.id, decl.kind, "agent", f"not given to agent {agent} ({who})")
             )
             continue
         if custom and decl.kind != "tool":
             excluded.append(
-                ExcludedPart(decl.id, decl.kind, "custom-prompt", "replaced by the custom prompt")
+                (decl.id, decl.kind, "custom-prompt", "replaced by the custom prompt")
             )
             continue
         slot = decl.slot
@@ -272,49 +376,98 @@ def assemble(
                 done_slots.add(slot)
                 text = _trim(ctx.overrides[slot])
                 if text:
-                    add(
-                        f"override:{slot}",
-                        decl.kind,
-                        decl.order,
-                        "session",
-                        text,
-                        f"slot {slot!r} replaced by the context",
-                    )
+                    pieces.append(_Piece(f"override:{slot}", decl.kind, decl.order, "session",
+                                         text, f"slot {slot!r} replaced by the context"))
             excluded.append(
-                ExcludedPart(decl.id, decl.kind, "overridden", f"slot {slot!r} overridden")
+                (decl.id, decl.kind, "overridden", f"slot {slot!r} overridden")
             )
             continue
         if not _evaluate(part, scope):
             excluded.append(
-                ExcludedPart(decl.id, decl.kind, "condition", f"when {decl.when!r} is false")
+                (decl.id, decl.kind, "condition", f"when {decl.when!r} is false")
             )
             continue
         body = _render(part, scope)
         if not body:
-            excluded.append(ExcludedPart(decl.id, decl.kind, "empty", "rendered blank"))
+            excluded.append((decl.id, decl.kind, "empty", "rendered blank"))
             continue
         why = "always" if decl.when == "true" else f"when {decl.when!r} is true"
         if decl.kind == "tool":
-            tools.append(ToolDescription(decl.tool_name, body, decl.id, count(body)))
+            tools.append((decl.tool_name, body, decl.id))
         else:
-            add(decl.id, decl.kind, decl.order, decl.stability, body, why)
+            pieces.append(_Piece(decl.id, decl.kind, decl.order, decl.stability, body, why,
+                                 decl.required, decl.priority))
     if custom:
         text = _trim(ctx.custom_prompt or "")
         if text:
-            add("custom-prompt", "system", 0, "session", text, "custom prompt from the context")
+            pieces.append(_Piece("custom-prompt", "system", 0, "session", text,
+                                 "custom prompt from the context"))
     if ctx.append is not None and _trim(ctx.append):
-        add("append", "system", 1 << 31, "session", _trim(ctx.append), "appended by the context")
+        pieces.append(_Piece("append", "system", 1 << 31, "session", _trim(ctx.append),
+                             "appended by the context"))
+    budget = ctx.token_budget or catalog.manifest.catalog.token_budget
+    if budget is not None:
+        pieces = _fit(catalog, ctx, agent, pieces, budget, count, excluded)
     return AssembledPrompt(
         catalog=catalog.name,
         version=str(catalog.version),
         agent=agent,
-        text=separator.join(texts),
-        tools=tuple(tools),
-        parts=tuple(used),
-        excluded=tuple(excluded),
-        static_prefix_length=static_prefix,
+        text=catalog.separator.join(p.text for p in pieces),
         counter=count.name,
+        budget=budget,
+        _pieces=tuple(pieces),
+        _left=tuple(excluded),
+        _tools=tuple(tools),
+        _counter=count,
+        _separator=catalog.separator,
     )
+
+
+def _fit(
+    catalog: Catalog,
+    ctx: Context,
+    agent: str,
+    pieces: list[_Piece],
+    budget: int,
+    count: TokenCounter,
+    excluded: list[tuple[str, str, ExclusionReason, str]],
+) -> list[_Piece]:
+    """Drop optional pieces until the prompt fits ``budget``; see the module docstring."""
+    sizes = [count(p.text) for p in pieces]
+    gap = count(catalog.separator)
+
+    def total(kept: list[int]) -> int:
+        return sum(sizes[i] for i in kept) + gap * max(len(kept) - 1, 0)
+
+    kept = list(range(len(pieces)))
+    if total(kept) <= budget:
+        return pieces
+    required = [i for i in kept if pieces[i].required]
+    need = total(required)
+    if need > budget:
+        names = ", ".join(f"{pieces[i].id} ({sizes[i]})" for i in required)
+        from_context = ctx.token_budget is not None
+        raise BudgetError(
+            f"catalog {catalog.name} {catalog.version}, agent {agent}: the required parts alone "
+            f"need {need} {count.name} tokens, {need - budget} over the budget of {budget}; "
+            f"required: {names}",
+            file=None if from_context else f"{catalog.location}/catalog.toml",
+            key="token_budget" if from_context else "catalog.token_budget",
+            hint="raise the budget, shorten those parts, or let some go with `required = false`",
+        )
+    by_priority = sorted((i for i in kept if not pieces[i].required),
+                         key=lambda i: (pieces[i].priority, -i))
+    for index in by_priority:
+        if total(kept) <= budget:
+            break
+        kept.remove(index)
+        piece = pieces[index]
+        excluded.append((
+            piece.id, piece.kind, "budget",
+            f"dropped to fit the token budget of {budget} "
+            f"(priority {piece.priority}, {sizes[index]} tokens)",
+        ))
+    return [pieces[i] for i in kept]
 
 
 def reminders(

@@ -15,7 +15,7 @@ import json
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -96,7 +96,8 @@ class Context(_Model):
     ``variables`` holds values for the variables a catalog declares; they are
     visible to conditions by their bare names. ``overrides``, ``custom_prompt``
     and ``append`` are the three override modes: replace a slot's parts, replace
-    the whole prompt, or add text at the end.
+    the whole prompt, or add text at the end. ``token_budget`` caps the prompt's
+    tokens (replacing the catalog's own budget); optional parts are dropped to fit.
     """
 
     tools: tuple[str, ...] = ()
@@ -111,6 +112,7 @@ class Context(_Model):
     overrides: Mapping[str, str] = Field(default_factory=dict)
     custom_prompt: str | None = None
     append: str | None = None
+    token_budget: Annotated[int, Field(gt=0)] | None = None
 
     @field_validator("variables", "overrides", mode="after")
     @classmethod
@@ -122,7 +124,7 @@ class Context(_Model):
 # Names the engine provides itself, next to the context's fields.
 ENGINE_NAMES = ("agent",)
 # Fields that steer assembly rather than being read by conditions.
-CONTROL_FIELDS = ("variables", "overrides", "custom_prompt", "append")
+CONTROL_FIELDS = ("variables", "overrides", "custom_prompt", "append", "token_budget")
 
 
 def coerce_context(

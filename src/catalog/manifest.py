@@ -66,6 +66,7 @@ class CatalogInfo(_Model):
     summary: str = ""
     tokenizer: str = "cl100k_base"
     separator: str = "\n\n"
+    token_budget: Annotated[int, Field(gt=0)] | None = None
 
     @field_validator("version")
     @classmethod
@@ -112,7 +113,11 @@ class AgentDecl(_Model):
 
 
 class PartDecl(_Model):
-    """A ``[[part]]``: one prompt part, its body file and when it is used."""
+    """A ``[[part]]``: one prompt part, its body file and when it is used.
+
+    ``required`` and ``priority`` matter only under a token budget: optional
+    parts are dropped, lowest ``priority`` first, until the prompt fits.
+    """
 
     id: Annotated[str, Field(pattern=_SLUG)]
     file: str
@@ -125,6 +130,8 @@ class PartDecl(_Model):
     stability: Stability = "static"
     slot: Annotated[str, Field(pattern=_SLUG)] | None = None
     template: bool = True
+    required: bool = False
+    priority: int = 0
     tokens: Annotated[int, Field(ge=0)]
     sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
     meta: dict[str, Any] = Field(default_factory=dict)
@@ -242,7 +249,7 @@ def parse_manifest(text: str, file: str) -> Manifest:
 def dump_manifest(manifest: Manifest) -> str:
     """Write a manifest back to TOML, leaving out values equal to their defaults."""
     data = manifest.model_dump(mode="json", exclude_defaults=True)
-    data["catalog"] = manifest.catalog.model_dump(mode="json")
+    data["catalog"] = manifest.catalog.model_dump(mode="json", exclude_none=True)
     for part, raw in zip(manifest.part, data.get("part", ()), strict=True):
         raw.setdefault("order", part.order)
     return tomli_w.dumps(data, multiline_strings=True)

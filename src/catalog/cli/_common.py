@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from catalog.compiled import Catalog
 from catalog.context import Context, coerce_context, load_context
-from catalog.errors import ContextError
+from catalog.errors import CatalogError, ContextError
 from catalog.store import Store
 
 __all__ = [
@@ -17,12 +18,14 @@ __all__ = [
     "EXIT_PROBLEMS",
     "EXIT_USAGE",
     "add_context_options",
+    "add_counter",
     "add_format",
     "common_parser",
     "context_from_args",
     "emit_json",
     "load_ref",
     "make_store",
+    "write_output",
 ]
 
 EXIT_OK = 0
@@ -51,6 +54,16 @@ def add_format(parser: argparse.ArgumentParser, *choices: str) -> None:
     )
 
 
+def add_counter(parser: argparse.ArgumentParser) -> None:
+    """Add ``--counter``: how token figures are counted."""
+    parser.add_argument(
+        "--counter",
+        default=None,
+        help="token counter: 'chars' (length/4) or a tiktoken encoding available offline "
+        "(cl100k_base); default: the catalog's tokenizer",
+    )
+
+
 def make_store(args: argparse.Namespace) -> Store:
     """The store the command's ``--path`` options describe."""
     return Store(args.path)
@@ -64,6 +77,16 @@ def load_ref(args: argparse.Namespace, ref: str) -> Catalog:
 def emit_json(data: Any) -> None:
     """Print ``data`` as indented, key-sorted JSON."""
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+def write_output(path: str, text: str) -> None:
+    """Write a command's output to the file given with ``-o``."""
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise CatalogError(
+            f"cannot write: {exc.strerror or exc}", file=path, hint="check the -o path"
+        ) from None
 
 
 def add_context_options(parser: argparse.ArgumentParser) -> None:

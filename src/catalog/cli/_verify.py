@@ -1,0 +1,58 @@
+"""``catalog verify FILE``: does the installed catalog still match a lock file?"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, add_format, emit_json, make_store
+from catalog.lock import read_lock, verify
+
+
+def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
+    """Add the ``verify`` command."""
+    parser = subparsers.add_parser(
+        "verify",
+        parents=[parent],
+        help="check the installed catalog against a lock file",
+        description="Exit 0 when the installed catalog matches the lock byte for byte, 1 with "
+        "one line per difference (changed or missing part, different version installed, "
+        "changed prompt), 2 when the lock file is malformed.",
+    )
+    parser.add_argument("file", metavar="FILE")
+    add_format(parser, "json")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Verify and report."""
+    read = read_lock(args.file)
+    lock = read.lock
+    catalog, problems = verify(read, make_store(args))
+    if args.format == "json":
+        emit_json(
+            {
+                "file": read.file,
+                "catalog": lock.catalog.name,
+                "locked_version": lock.catalog.version,
+                "installed_version": None if catalog is None else str(catalog.version),
+                "ok": not problems,
+                "problems": [
+                    {"kind": p.kind, "subject": p.subject, "message": p.message, "line": p.line}
+                    for p in problems
+                ],
+            }
+        )
+    else:
+        out = sys.stdout.write
+        for problem in problems:
+            where = f"{read.file}:{problem.line}" if problem.line else read.file
+            out(f"{where}: {problem.message}\n")
+        label = f"{lock.catalog.name} {lock.catalog.version}"
+        if problems:
+            out(f"{read.file}: {label} does not match the lock: {len(problems)} difference(s)\n")
+        else:
+            out(f"{read.file}: {label} matches ({len(lock.parts)} parts, "
+                f"{len(lock.prompt)} prompt(s))\n")
+    return EXIT_PROBLEMS if problems else EXIT_OK

@@ -1,0 +1,764 @@
+"""Diffs between two catalog versions, and between the prompts they assemble.
+
+:func:`diff` compares two compiled catalogs part by part (matched by id) and
+returns an immutable :class:`CatalogDiff`: parts added, removed and changed
+(text with a unified diff, order, condition, agents, stability, slot and the
+other manifest keys), parts moved (their place among the parts both versions
+share changed; see :func:`_moved` for which of two swapped parts), token deltas
+per part and in total, and the changes to the catalog's settings, variables
+and sub-agents. Given a context, it also assembles both versions and diffs
+the two prompts.
+
+Token figures count each part body as written (templates unrendered) with the
+newer catalog's tokenizer unless ``counter=`` says otherwise; the prompt diff
+counts the assembled texts. The version number itself is reported but is not
+a difference: :attr:`CatalogDiff.identical` means same content.
+
+The renderers (:func:`render_text`, :func:`render_markdown`,
+:func:`render_json`, :func:`render_html`) only read the diff object.
+"""
+
+from __future__ import annotations
+
+import difflib
+import html
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from catalog.context import Context, coerce_context
+from catalog.manifest import MAIN_AGENT, AgentDecl, PartDecl, VariableDecl
+from catalog.tokens import TokenCounter, get_counter
+
+if TYPE_CHECKING:
+    from catalog.compiled import Catalog
+
+__all__ = [
+    "JSON_SCHEMA_VERSION",
+    "CatalogDiff",
+    "FieldChange",
+    "ItemDiff",
+    "PartDiff",
+    "PromptDiff",
+    "diff",
+    "human_name",
+    "render_html",
+    "render_json",
+    "render_markdown",
+    "render_text",
+]
+
+# Bumped when a key of the JSON form changes meaning or disappears.
+JSON_SCHEMA_VERSION = 1
+
+Status = Literal["added", "removed", "changed", "unchanged"]
+
+# Manifest keys compared for a part, in report order (body, sha256 and tokens
+# are covered by the text comparison).
+_PART_KEYS = (
+    "kind", "name", "order", "when", "agents", "stability", "slot", "template",
+    "required", "priority", "description", "file", "meta",
+)
+_CATALOG_KEYS = ("name", "summary", "tokenizer", "separator", "token_budget")
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    """One manifest key whose value differs."""
+
+    key: str
+    old: Any
+    new: Any
+
+
+@dataclass(frozen=True)
+class ItemDiff:
+    """A variable or sub-agent added, removed or changed."""
+
+    name: str
+    status: Status
+    fields: tuple[FieldChange, ...] = ()
+
+
+@dataclass(frozen=True)
+class PartDiff:
+    """How one part (matched by id) differs between the two versions."""
+
+    id: str
+    name: str
+    status: Status
+    kind: str
+    old_order: int | None
+    new_order: int | None
+    fields: tuple[FieldChange, ...]
+    moved: bool
+    text_changed: bool
+    unified: str
+    old_body: str | None
+    new_body: str | None
+    old_tokens: int
+    new_tokens: int
+
+    @property
+    def token_delta(self) -> int:
+        return self.new_tokens - self.old_tokens
+
+    def field(self, key: str) -> FieldChange | None:
+        """The change of manifest key ``key``, if it changed."""
+        return next((f for f in self.fields if f.key == key), None)
+
+
+@dataclass(frozen=True)
+class PromptDiff:
+    """The two prompts assembled under one context for one agent."""
+
+    agent: str
+    old_text: str
+    new_text: str
+    old_tokens: int
+    new_tokens: int
+    old_fingerprint: str
+    new_fingerprint: str
+    unified: str
+    parts_added: tuple[str, ...]
+    parts_removed: tuple[str, ...]
+    notes: tuple[str, ...]
+
+    @property
+    def identical(self) -> bool:
+        return self.old_fingerprint == self.new_fingerprint
+
+    @property
+    def token_delta(self) -> int:
+        return self.new_tokens - self.old_tokens
+
+
+@dataclass(frozen=True)
+class CatalogDiff:
+    """Everything that differs between catalog versions ``old`` and ``new``."""
+
+    old_name: str
+    old_version: str
+    new_name: str
+    new_version: str
+    counter: str
+    settings: tuple[FieldChange, ...]
+    variables: tuple[ItemDiff, ...]
+    agents: tuple[ItemDiff, ...]
+    parts: tuple[PartDiff, ...]
+    prompt: PromptDiff | None = None
+
+    @property
+    def old_label(self) -> str:
+        return f"{self.old_name}@{self.old_version}"
+
+    @property
+    def new_label(self) -> str:
+        return f"{self.new_name}@{self.new_version}"
+
+    @property
+    def changes(self) -> tuple[PartDiff, ...]:
+        """The parts that are not unchanged."""
+        return tuple(p for p in self.parts if p.status != "unchanged")
+
+    @property
+    def old_tokens(self) -> int:
+        return sum(p.old_tokens for p in self.parts)
+
+    @property
+    def new_tokens(self) -> int:
+        return sum(p.new_tokens for p in self.parts)
+
+    @property
+    def token_delta(self) -> int:
+        return self.new_tokens - self.old_tokens
+
+    @property
+    def identical(self) -> bool:
+        """No difference in content (the version numbers may differ)."""
+        same_prompt = self.prompt is None or self.prompt.identical
+        return not (self.settings or self.variables or self.agents or self.changes) and same_prompt
+
+    def count(self, status: Status) -> int:
+        """How many parts have ``status``."""
+        return sum(p.status == status for p in self.parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form; its keys are documented in the README and stay stable."""
+        return {
+            "schema": JSON_SCHEMA_VERSION,
+            "old": {"name": self.old_name, "version": self.old_version, "tokens": self.old_tokens},
+            "new": {"name": self.new_name, "version": self.new_version, "tokens": self.new_tokens},
+            "identical": self.identical,
+            "counter": self.counter,
+            "token_delta": self.token_delta,
+            "summary": {
+                status: self.count(status) for status in ("added", "removed", "changed")
+            }
+            | {"moved": sum(p.moved for p in self.parts)},
+            "settings": [_field_json(f) for f in self.settings],
+            "variables": [_item_json(i) for i in self.variables],
+            "agents": [_item_json(i) for i in self.agents],
+            "parts": [_part_json(p) for p in self.changes],
+            "prompt": None if self.prompt is None else _prompt_json(self.prompt),
+        }
+
+
+def human_name(decl: PartDecl) -> str:
+    """What people call a part: ``meta["name"]``, else its description, else its id."""
+    name = decl.meta.get("name")
+    if isinstance(name, str) and name.strip():
+        return name.strip()
+    return decl.description.strip() or decl.id
+
+
+def diff(
+    old: Catalog | str,
+    new: Catalog | str,
+    *,
+    context: Context | Mapping[str, Any] | None = None,
+    agent: str | None = None,
+    counter: str | TokenCounter | Callable[[str], int] | None = None,
+) -> CatalogDiff:
+    """Compare catalog ``old`` with ``new`` (catalogs, or ``NAME@VERSION``/folder refs).
+
+    With ``context`` or ``agent``, both versions are also assembled (for
+    ``agent``, default ``main``) and the prompts compared; variables and
+    slot overrides a version does not declare are left out for that version
+    and listed in :attr:`PromptDiff.notes`.
+    """
+    old_cat, new_cat = _resolve(old), _resolve(new)
+    count = get_counter(counter, tokenizer=new_cat.manifest.catalog.tokenizer)
+    prompt = None
+    if context is not None or agent is not None:
+        prompt = _prompt_diff(old_cat, new_cat, coerce_context(context), agent or MAIN_AGENT, count)
+    return CatalogDiff(
+        old_name=old_cat.name,
+        old_version=str(old_cat.version),
+        new_name=new_cat.name,
+        new_version=str(new_cat.version),
+        counter=count.name,
+        settings=_fields(old_cat.manifest.catalog, new_cat.manifest.catalog, _CATALOG_KEYS),
+        variables=_items(old_cat.manifest.variable, new_cat.manifest.variable),
+        agents=_items(old_cat.manifest.agent, new_cat.manifest.agent),
+        parts=_part_diffs(old_cat, new_cat, count),
+        prompt=prompt,
+    )
+
+
+def _resolve(ref: Catalog | str) -> Catalog:
+    if isinstance(ref, str):
+        from catalog.store import Store
+
+        return Store().load_ref(ref)
+    return ref
+
+
+def _label(catalog: Catalog) -> str:
+    return f"{catalog.name}@{catalog.version}"
+
+
+def _fields(old: Any, new: Any, keys: Iterable[str]) -> tuple[FieldChange, ...]:
+    return tuple(
+        FieldChange(key, getattr(old, key), getattr(new, key))
+        for key in keys
+        if getattr(old, key) != getattr(new, key)
+    )
+
+
+def _items(
+    old: Sequence[VariableDecl | AgentDecl], new: Sequence[VariableDecl | AgentDecl]
+) -> tuple[ItemDiff, ...]:
+    before = {item.name: item for item in old}
+    after = {item.name: item for item in new}
+    found: list[ItemDiff] = []
+    for name in sorted(before.keys() | after.keys()):
+        if name not in after:
+            found.append(ItemDiff(name, "removed"))
+        elif name not in before:
+            found.append(ItemDiff(name, "added"))
+        else:
+            keys = [k for k in type(after[name]).model_fields if k != "name"]
+            fields = _fields(before[name], after[name], keys)
+            if fields:
+                found.append(ItemDiff(name, "changed", fields))
+    return tuple(found)
+
+
+def _moved(old: Catalog, new: Catalog) -> set[str]:
+    """Ids of the shared parts to take out so that the rest keep their relative order.
+
+    A common subsequence of the two orders is chosen to keep as many parts as
+    possible, a part whose ``order`` value is unchanged counting 3 and a
+    renumbered one 2: the parts an author renumbered are the ones called
+    moved, not the neighbours they jumped over.
+    """
+    before_orders = {p.id: p.decl.order for p in old.parts}
+    after_orders = {p.id: p.decl.order for p in new.parts}
+    before = [i for i in before_orders if i in after_orders]
+    after = [i for i in after_orders if i in before_orders]
+    weight = {i: 2 + (before_orders[i] == after_orders[i]) for i in before}
+    rows, cols = len(before), len(after)
+    best = [[0] * (cols + 1) for _ in range(rows + 1)]
+    for r in range(rows - 1, -1, -1):
+        for c in range(cols - 1, -1, -1):
+            if before[r] == after[c]:
+                best[r][c] = best[r + 1][c + 1] + weight[before[r]]
+            else:
+                best[r][c] = max(best[r + 1][c], best[r][c + 1])
+    kept: set[str] = set()
+    r = c = 0
+    while r < rows and c < cols:
+        if before[r] == after[c]:
+            kept.add(before[r])
+            r, c = r + 1, c + 1
+        elif best[r + 1][c] >= best[r][c + 1]:
+            r += 1
+        else:
+            c += 1
+    return set(before) - kept
+
+
+def _unified(old: str, new: str, old_label: str, new_label: str) -> str:
+    if old == new:
+        return ""
+    lines = difflib.unified_diff(
+        old.splitlines(), new.splitlines(), fromfile=old_label, tofile=new_label, lineterm=""
+    )
+    return "\n".join(lines)
+
+
+def _part_diffs(old: Catalog, new: Catalog, count: TokenCounter) -> tuple[PartDiff, ...]:
+    before = {p.id: p for p in old.parts}
+    after = {p.id: p for p in new.parts}
+    moved = _moved(old, new)
+    ids = sorted(
+        before.keys() | after.keys(),
+        key=lambda i: ((after.get(i) or before[i]).decl.order, i),
+    )
+    found = []
+    for part_id in ids:
+        a, b = before.get(part_id), after.get(part_id)
+        decl = b.decl if b is not None else before[part_id].decl
+        old_body = a.body if a else None
+        new_body = b.body if b else None
+        fields: tuple[FieldChange, ...] = ()
+        status: Status = "added" if a is None else "removed" if b is None else "unchanged"
+        text_changed = False
+        if a is not None and b is not None:
+            fields = _fields(a.decl, b.decl, _PART_KEYS)
+            text_changed = a.body != b.body
+            if fields or text_changed or part_id in moved:
+                status = "changed"
+        found.append(
+            PartDiff(
+                id=part_id,
+                name=human_name(decl),
+                status=status,
+                kind=decl.kind,
+                old_order=a.decl.order if a else None,
+                new_order=b.decl.order if b else None,
+                fields=fields,
+                moved=part_id in moved,
+                text_changed=text_changed,
+                unified=_unified(
+                    old_body or "",
+                    new_body or "",
+                    f"{_label(old)}/{part_id}",
+                    f"{_label(new)}/{part_id}",
+                ),
+                old_body=old_body,
+                new_body=new_body,
+                old_tokens=count(old_body) if old_body is not None else 0,
+                new_tokens=count(new_body) if new_body is not None else 0,
+            )
+        )
+    return tuple(found)
+
+
+def _fit_context(catalog: Catalog, context: Context) -> tuple[Context, list[str]]:
+    """The context without the variables and overrides ``catalog`` does not declare."""
+    notes: list[str] = []
+    variables = {k: v for k, v in context.variables.items() if k in catalog.variable_types}
+    overrides = {k: v for k, v in context.overrides.items() if k in catalog.slots}
+    label = _label(catalog)
+    notes.extend(
+        f"variable {k!r} is not declared by {label}: left out"
+        for k in context.variables
+        if k not in variables
+    )
+    notes.extend(
+        f"slot {k!r} does not exist in {label}: override left out"
+        for k in context.overrides
+        if k not in overrides
+    )
+    if notes:
+        context = context.model_copy(update={"variables": variables, "overrides": overrides})
+    return context, notes
+
+
+def _prompt_diff(
+    old: Catalog, new: Catalog, context: Context, agent: str, count: TokenCounter
+) -> PromptDiff:
+    old_ctx, old_notes = _fit_context(old, context)
+    new_ctx, new_notes = _fit_context(new, context)
+    a = old.assemble(old_ctx, agent=agent, counter=count)
+    b = new.assemble(new_ctx, agent=agent, counter=count)
+    old_ids = [p.id for p in a.parts]
+    new_ids = [p.id for p in b.parts]
+    return PromptDiff(
+        agent=agent,
+        old_text=a.text,
+        new_text=b.text,
+        old_tokens=a.tokens,
+        new_tokens=b.tokens,
+        old_fingerprint=a.fingerprint,
+        new_fingerprint=b.fingerprint,
+        unified=_unified(a.text, b.text, f"{_label(old)} ({agent})", f"{_label(new)} ({agent})"),
+        parts_added=tuple(i for i in new_ids if i not in old_ids),
+        parts_removed=tuple(i for i in old_ids if i not in new_ids),
+        notes=tuple(old_notes + new_notes),
+    )
+
+
+# ------------------------------------------------------------------ JSON
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    return value
+
+
+def _field_json(change: FieldChange) -> dict[str, Any]:
+    return {"key": change.key, "old": _jsonable(change.old), "new": _jsonable(change.new)}
+
+
+def _item_json(item: ItemDiff) -> dict[str, Any]:
+    fields = [_field_json(f) for f in item.fields]
+    return {"name": item.name, "status": item.status, "fields": fields}
+
+
+def _part_json(part: PartDiff) -> dict[str, Any]:
+    return {
+        "id": part.id,
+        "name": part.name,
+        "status": part.status,
+        "kind": part.kind,
+        "old_order": part.old_order,
+        "new_order": part.new_order,
+        "moved": part.moved,
+        "text_changed": part.text_changed,
+        "fields": [_field_json(f) for f in part.fields],
+        "old_tokens": part.old_tokens,
+        "new_tokens": part.new_tokens,
+        "token_delta": part.token_delta,
+        "unified": part.unified,
+    }
+
+
+def _prompt_json(prompt: PromptDiff) -> dict[str, Any]:
+    return {
+        "agent": prompt.agent,
+        "identical": prompt.identical,
+        "old_tokens": prompt.old_tokens,
+        "new_tokens": prompt.new_tokens,
+        "token_delta": prompt.token_delta,
+        "old_fingerprint": prompt.old_fingerprint,
+        "new_fingerprint": prompt.new_fingerprint,
+        "parts_added": list(prompt.parts_added),
+        "parts_removed": list(prompt.parts_removed),
+        "notes": list(prompt.notes),
+        "unified": prompt.unified,
+    }
+
+
+def render_json(result: CatalogDiff) -> str:
+    """The diff as indented JSON with sorted keys (see :meth:`CatalogDiff.to_dict`)."""
+    return json.dumps(result.to_dict(), indent=2, ensure_ascii=False, sort_keys=True)
+
+
+# ------------------------------------------------------------------ text
+
+
+_COLOURS = {"+": "32", "-": "31", "~": "33", "@": "36", "!": "1"}
+_MARK = {"added": "+", "removed": "-", "changed": "~", "unchanged": " "}
+
+
+def _signed(value: int) -> str:
+    return f"{value:+d}"
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_show(v) for v in value) + "]"
+    if value is None:
+        return "none"
+    return json.dumps(_jsonable(value), ensure_ascii=False, sort_keys=True)
+
+
+def _item_detail(item: ItemDiff, arrow: str) -> str:
+    return "; ".join(f"{c.key} {_show(c.old)} {arrow} {_show(c.new)}" for c in item.fields)
+
+
+def _describe_fields(part: PartDiff) -> list[str]:
+    """One phrase per change of a changed part, for the text and Markdown forms."""
+    phrases = []
+    if part.text_changed:
+        phrases.append("text changed")
+    if part.moved:
+        phrases.append("moved")
+    for change in part.fields:
+        label = "condition" if change.key == "when" else change.key
+        phrases.append(f"{label} {_show(change.old)} -> {_show(change.new)}")
+    return phrases
+
+
+def _headline(result: CatalogDiff) -> str:
+    moved = sum(p.moved for p in result.parts)
+    return (
+        f"{result.old_label} -> {result.new_label}: {result.count('added')} added, "
+        f"{result.count('removed')} removed, {result.count('changed')} changed, {moved} moved; "
+        f"tokens {result.old_tokens} -> {result.new_tokens} ({_signed(result.token_delta)}, "
+        f"{result.counter}, part bodies as written)"
+    )
+
+
+def render_text(result: CatalogDiff, *, color: bool = False) -> str:
+    """A plain-text report; ``color`` adds ANSI colours (for a terminal)."""
+
+    def paint(code: str, text: str) -> str:
+        return f"\x1b[{_COLOURS[code]}m{text}\x1b[0m" if color else text
+
+    def diff_lines(unified: str, indent: str) -> list[str]:
+        out = []
+        for line in unified.splitlines():
+            code = line[:1] if line[:1] in "+-@" and not line.startswith(("+++", "---")) else ""
+            out.append(indent + (paint(code, line) if code else line))
+        return out
+
+    if result.identical:
+        return f"{result.old_label} and {result.new_label} are identical\n"
+    rows = [paint("!", _headline(result))]
+    if result.settings:
+        rows.append("\ncatalog:")
+        rows.extend(f"  ~ {c.key}: {_show(c.old)} -> {_show(c.new)}" for c in result.settings)
+    for title, items in (("variables", result.variables), ("agents", result.agents)):
+        if items:
+            rows.append(f"\n{title}:")
+            for item in items:
+                mark = _MARK[item.status]
+                detail = _item_detail(item, "->")
+                tail = f"  {detail}" if detail else ""
+                rows.append(paint(mark, f"  {mark} {item.name}") + tail)
+    if result.changes:
+        rows.append("\nparts:")
+    for part in result.changes:
+        mark = _MARK[part.status]
+        order = part.new_order if part.new_order is not None else part.old_order
+        tokens = _signed(part.token_delta)
+        head = f"  {mark} {part.id}  ({part.kind}, order {order})  {tokens} tokens"
+        rows.append(paint(mark, head))
+        if part.status == "changed":
+            rows.extend(f"      {phrase}" for phrase in _describe_fields(part))
+            rows.extend(diff_lines(part.unified, "        "))
+    if result.prompt is not None:
+        prompt = result.prompt
+        rows.append(
+            f"\nprompt (agent {prompt.agent}): tokens {prompt.old_tokens} -> {prompt.new_tokens} "
+            f"({_signed(prompt.token_delta)})" + ("; identical" if prompt.identical else "")
+        )
+        rows.extend(f"  note: {note}" for note in prompt.notes)
+        if prompt.parts_added:
+            rows.append(paint("+", f"  + parts now used: {', '.join(prompt.parts_added)}"))
+        if prompt.parts_removed:
+            rows.append(paint("-", f"  - parts no longer used: {', '.join(prompt.parts_removed)}"))
+        rows.extend(diff_lines(prompt.unified, "    "))
+    return "\n".join(rows) + "\n"
+
+
+# ------------------------------------------------------------------ Markdown
+
+
+def _md_code(value: Any) -> str:
+    text = value if isinstance(value, str) else _show(value)
+    text = text.replace("\n", "\\n")
+    fence = "``" if "`" in text else "`"
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _md_phrase(change: FieldChange) -> str:
+    label = {"when": "condition", "agents": "agents", "stability": "stability"}.get(
+        change.key, change.key
+    )
+    return f"{label} {_md_code(change.old)} → {_md_code(change.new)}"
+
+
+def render_markdown(result: CatalogDiff) -> str:
+    """Changelog-ready Markdown: the total token delta first, then one bullet per part."""
+    rows = [
+        f"### {result.old_label} → {result.new_label}",
+        "",
+        f"**Tokens: {result.old_tokens} → {result.new_tokens} ({_signed(result.token_delta)})** "
+        f"({result.counter}, all part bodies)",
+        "",
+    ]
+    if result.identical:
+        rows.append("No changes.")
+    for part in result.changes:
+        label = part.name if part.name == part.id else f"{part.name} ({_md_code(part.id)})"
+        tokens = f"({_signed(part.token_delta)} tokens)"
+        if part.status == "added":
+            order = f"order {part.new_order}"
+            rows.append(f"- **NEW** {label}: {part.kind}, {order} {tokens}")
+        elif part.status == "removed":
+            rows.append(f"- **REMOVED** {label} {tokens}")
+        else:
+            phrases = ["text changed"] if part.text_changed else []
+            if part.moved:
+                phrases.append("moved")
+            phrases.extend(_md_phrase(c) for c in part.fields)
+            rows.append(f"- {label}: {'; '.join(phrases)} {tokens}")
+    for title, items in (("variable", result.variables), ("sub-agent", result.agents)):
+        for item in items:
+            mark = {"added": "**NEW** ", "removed": "**REMOVED** ", "changed": ""}[item.status]
+            detail = "; ".join(_md_phrase(c) for c in item.fields)
+            rows.append(f"- {mark}{title} {_md_code(item.name)}{': ' + detail if detail else ''}")
+    rows.extend(f"- catalog setting {_md_phrase(change)}" for change in result.settings)
+    if result.prompt is not None:
+        prompt = result.prompt
+        rows += [
+            "",
+            f"Assembled prompt (agent {_md_code(prompt.agent)}): {prompt.old_tokens} → "
+            f"{prompt.new_tokens} tokens ({_signed(prompt.token_delta)})"
+            + (", identical." if prompt.identical else "."),
+        ]
+        if prompt.unified:
+            fence = "`" * max([3, *(len(run) + 1 for run in re.findall("`+", prompt.unified))])
+            rows += ["", f"{fence}diff", prompt.unified, fence]
+    return "\n".join(rows) + "\n"
+
+
+# ------------------------------------------------------------------ HTML
+
+
+_CSS = """
+body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
+h1{font-size:1.4em}h2{font-size:1.15em;margin-top:2em}
+code,td.l,td.r{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
+.added>summary{color:#1a7f37}.removed>summary{color:#cf222e}.changed>summary{color:#9a6700}
+details{border:1px solid #d0d7de;border-radius:6px;margin:.6em 0;padding:.4em .8em}
+summary{cursor:pointer;font-weight:600}
+table.side{border-collapse:collapse;width:100%;table-layout:fixed;margin-top:.5em}
+table.side td{vertical-align:top;white-space:pre-wrap;word-break:break-word;padding:0 .4em}
+table.side td.n{width:3em;color:#888;text-align:right;user-select:none}
+td.del{background:#ffebe9}td.ins{background:#dafbe1}td.chg{background:#fff8c5}
+tr.skip td{color:#888;text-align:center;background:#f6f8fa}
+ul.fields{margin:.3em 0}
+"""
+
+
+def _side_by_side(old: str, new: str, context: int = 3) -> str:
+    """A two-column table of ``old`` against ``new``, equal runs folded to ``context`` lines."""
+    a, b = old.splitlines(), new.splitlines()
+    rows: list[str] = []
+
+    def row(i: int | None, left: str | None, j: int | None, right: str | None, cls: str) -> None:
+        lcls = cls if left is not None else ""
+        rcls = cls if right is not None else ""
+        rows.append(
+            f"<tr><td class=n>{'' if i is None else i + 1}</td>"
+            f"<td class='l {lcls}'>{html.escape(left or '')}</td>"
+            f"<td class=n>{'' if j is None else j + 1}</td>"
+            f"<td class='r {rcls}'>{html.escape(right or '')}</td></tr>"
+        )
+
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            span = i2 - i1
+            if span > 2 * context + 1:
+                shown = [*range(context), *range(span - context, span)]
+                for k in shown[:context]:
+                    row(i1 + k, a[i1 + k], j1 + k, b[j1 + k], "")
+                folded = span - 2 * context
+                rows.append(f"<tr class=skip><td colspan=4>{folded} equal lines</td></tr>")
+                for k in shown[context:]:
+                    row(i1 + k, a[i1 + k], j1 + k, b[j1 + k], "")
+            else:
+                for k in range(span):
+                    row(i1 + k, a[i1 + k], j1 + k, b[j1 + k], "")
+        else:
+            cls = {"replace": "chg", "delete": "del", "insert": "ins"}[tag]
+            for k in range(max(i2 - i1, j2 - j1)):
+                i = i1 + k if i1 + k < i2 else None
+                j = j1 + k if j1 + k < j2 else None
+                row(i, a[i] if i is not None else None, j, b[j] if j is not None else None, cls)
+    return "<table class=side>" + "".join(rows) + "</table>"
+
+
+def render_html(result: CatalogDiff) -> str:
+    """One self-contained HTML page (inline CSS, no scripts) with side-by-side body diffs."""
+    esc = html.escape
+    title = f"{result.old_label} → {result.new_label}"
+    body = [
+        f"<h1>{esc(title)}</h1>",
+        f"<p><strong>Tokens: {result.old_tokens} → {result.new_tokens} "
+        f"({_signed(result.token_delta)})</strong> ({esc(result.counter)}, all part bodies). "
+        f"{result.count('added')} added, {result.count('removed')} removed, "
+        f"{result.count('changed')} changed, {sum(p.moved for p in result.parts)} moved.</p>",
+    ]
+    if result.identical:
+        body.append("<p>No changes.</p>")
+    if result.settings or result.variables or result.agents:
+        body.append("<h2>Catalog</h2><ul class=fields>")
+        body.extend(
+            f"<li>setting <code>{esc(c.key)}</code>: <code>{esc(_show(c.old))}</code> → "
+            f"<code>{esc(_show(c.new))}</code></li>"
+            for c in result.settings
+        )
+        for title_word, items in (("variable", result.variables), ("sub-agent", result.agents)):
+            for item in items:
+                detail = _item_detail(item, "→")
+                body.append(
+                    f"<li>{item.status} {title_word} <code>{esc(item.name)}</code>"
+                    + (f": {esc(detail)}" if detail else "")
+                    + "</li>"
+                )
+        body.append("</ul>")
+    if result.changes:
+        body.append("<h2>Parts</h2>")
+    for part in result.changes:
+        name = part.name if part.name == part.id else f"{part.name} ({part.id})"
+        head = f"{part.status.upper()}: {name} ({_signed(part.token_delta)} tokens)"
+        open_attr = " open" if part.text_changed else ""
+        body.append(f"<details class={part.status}{open_attr}><summary>{esc(head)}</summary>")
+        phrases = [p for p in _describe_fields(part) if p != "text changed"]
+        if phrases:
+            listed = "".join(f"<li>{esc(p)}</li>" for p in phrases)
+            body.append(f"<ul class=fields>{listed}</ul>")
+        body.append(_side_by_side(part.old_body or "", part.new_body or ""))
+        body.append("</details>")
+    if result.prompt is not None:
+        prompt = result.prompt
+        body.append(
+            f"<h2>Assembled prompt (agent {esc(prompt.agent)})</h2><p>Tokens: {prompt.old_tokens}"
+            f" → {prompt.new_tokens} ({_signed(prompt.token_delta)})"
+            + ("; identical" if prompt.identical else "")
+            + "</p>"
+        )
+        body.extend(f"<p>Note: {esc(note)}</p>" for note in prompt.notes)
+        body.append(_side_by_side(prompt.old_text, prompt.new_text))
+    return (
+        "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
+        f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )

@@ -1,0 +1,318 @@
+"""Lock files: pin a catalog version to the exact bytes of its parts and prompts.
+
+``catalog lock`` writes a TOML file naming the catalog and its exact version,
+the sha256 of every part body (as the manifest records it: UTF-8, LF line
+endings), the sha256 of the manifest's content and, for each context given,
+the fingerprint of the prompt assembled from it, with the context itself
+embedded so verification needs nothing but the lock file and the catalog.
+
+The manifest hash covers its validated content (every key and value, as
+canonical JSON), not its layout: a comment or a re-ordered key changes no
+prompt, and a bundled catalog read from a wheel has no file path to re-read.
+
+:func:`verify` compares an installed catalog with a lock and reports each
+difference with the lock-file line it concerns; ``catalog.load(...,
+lock=...)`` uses it to refuse a catalog that does not match.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import tomli_w
+from packaging.version import Version
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from catalog.compiled import Catalog
+from catalog.context import Context, coerce_context
+from catalog.errors import LockError, NotFoundError
+from catalog.manifest import MAIN_AGENT, Manifest, _toml_error_line, locate_key
+from catalog.store import Store, parse_spec
+
+__all__ = [
+    "LOCK_FORMAT",
+    "Lock",
+    "LockedCatalog",
+    "LockedPrompt",
+    "Mismatch",
+    "ReadLock",
+    "dump_lock",
+    "load_locked",
+    "make_lock",
+    "manifest_sha256",
+    "read_lock",
+    "verify",
+]
+
+LOCK_FORMAT: Literal[1] = 1
+_SHA = r"^[0-9a-f]{64}$"
+_HEADER = "# Written by `catalog lock`; check with `catalog verify`. Do not edit by hand.\n"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class LockedCatalog(_Model):
+    """The ``[catalog]`` table of a lock: which version, and its manifest's hash."""
+
+    name: str
+    version: str
+    manifest_sha256: Annotated[str, Field(pattern=_SHA)]
+
+
+class LockedPrompt(_Model):
+    """A ``[[prompt]]``: the fingerprint of the prompt assembled from one context."""
+
+    context: str
+    agent: str = MAIN_AGENT
+    fingerprint: Annotated[str, Field(pattern=_SHA)]
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class Lock(_Model):
+    """A whole lock file."""
+
+    lock: Literal[1] = LOCK_FORMAT
+    catalog: LockedCatalog
+    parts: dict[str, Annotated[str, Field(pattern=_SHA)]]
+    prompt: tuple[LockedPrompt, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReadLock:
+    """A lock read from a file, with its text for pointing at lines."""
+
+    lock: Lock
+    file: str
+    text: str
+
+    def line(self, *key: str | int) -> int | None:
+        """The line of a key path such as ``("parts", "intro")`` in the file."""
+        return locate_key(self.text, key)
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One way the installed catalog differs from the lock."""
+
+    kind: Literal["missing-catalog", "version", "manifest", "changed", "missing", "added", "prompt"]
+    subject: str
+    message: str
+    line: int | None = None
+
+
+def manifest_sha256(manifest: Manifest) -> str:
+    """sha256 of the manifest's validated content as canonical JSON (layout excluded)."""
+    data = manifest.model_dump(mode="json")
+    canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _without_none(value: Any) -> Any:
+    """TOML has no null: drop None values (an absent key means the default here)."""
+    if isinstance(value, Mapping):
+        return {k: _without_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list | tuple):
+        return [_without_none(v) for v in value]
+    return value
+
+
+def make_lock(
+    catalog: Catalog,
+    contexts: Iterable[tuple[str, Context | Mapping[str, Any]]] = (),
+    agents: Sequence[str] = (MAIN_AGENT,),
+) -> Lock:
+    """The lock of ``catalog``; ``contexts`` are (label, context) pairs, assembled per agent."""
+    prompts = []
+    for label, raw in contexts:
+        context = coerce_context(raw, source=label)
+        data = _without_none(context.model_dump(mode="json", exclude_defaults=True))
+        for agent in agents:
+            fingerprint = catalog.assemble(context, agent=agent).fingerprint
+            prompts.append(
+                LockedPrompt(context=label, agent=agent, fingerprint=fingerprint, data=data)
+            )
+    return Lock(
+        catalog=LockedCatalog(
+            name=catalog.name,
+            version=catalog.manifest.catalog.version,
+            manifest_sha256=manifest_sha256(catalog.manifest),
+        ),
+        parts={part.id: part.decl.sha256 for part in catalog.parts},
+        prompt=tuple(prompts),
+    )
+
+
+def dump_lock(lock: Lock) -> str:
+    """The lock as TOML, with a header comment."""
+    return _HEADER + tomli_w.dumps(lock.model_dump(mode="json"))
+
+
+def read_lock(path: str | Path) -> ReadLock:
+    """Read and validate a lock file; every problem is a :class:`LockError` with the line."""
+    file = str(path)
+    try:
+        text = Path(path).read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise LockError(
+            f"cannot read the lock file: {exc.strerror or exc}",
+            file=file,
+            hint="write one with `catalog lock NAME@VERSION -o FILE`",
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise LockError(f"not UTF-8 text (byte {exc.start})", file=file) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise LockError(
+            f"invalid TOML: {exc}",
+            file=file,
+            line=_toml_error_line(exc),
+            hint="fix the syntax or write the lock again with `catalog lock`",
+        ) from None
+    if data.get("lock", LOCK_FORMAT) != LOCK_FORMAT:
+        lines = text.splitlines()
+        raise LockError(
+            f"lock format {data['lock']!r} is not supported (this version reads {LOCK_FORMAT})",
+            file=file,
+            line=next((n for n, t in enumerate(lines, 1) if t.startswith("lock")), None),
+            hint="upgrade prompt-catalog, or write the lock again with `catalog lock`",
+        )
+    try:
+        lock = Lock.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = tuple(first["loc"])
+        raise LockError(
+            first["msg"],
+            file=file,
+            line=locate_key(text, loc),
+            key=".".join(str(p) for p in loc) or None,
+            hint="write the lock again with `catalog lock`",
+        ) from None
+    return ReadLock(lock, file, text)
+
+
+def _compare(catalog: Catalog, read: ReadLock) -> list[Mismatch]:
+    lock = read.lock
+    found: list[Mismatch] = []
+    if catalog.manifest.catalog.version != lock.catalog.version:
+        found.append(
+            Mismatch(
+                "version",
+                catalog.name,
+                f"locked version {lock.catalog.version} is not installed; "
+                f"compared with {catalog.version} instead",
+                read.line("catalog", "version"),
+            )
+        )
+    current = {part.id: part.decl.sha256 for part in catalog.parts}
+    for part_id, digest in lock.parts.items():
+        line = read.line("parts", part_id)
+        if part_id not in current:
+            found.append(Mismatch("missing", part_id, f"part {part_id!r} is missing", line))
+        elif current[part_id] != digest:
+            found.append(
+                Mismatch(
+                    "changed",
+                    part_id,
+                    f"part {part_id!r} changed: sha256 {digest[:12]}... is now "
+                    f"{current[part_id][:12]}...",
+                    line,
+                )
+            )
+    for part_id in current.keys() - lock.parts.keys():
+        found.append(
+            Mismatch("added", part_id, f"part {part_id!r} is not in the lock", read.line("parts"))
+        )
+    if not found and manifest_sha256(catalog.manifest) != lock.catalog.manifest_sha256:
+        found.append(
+            Mismatch(
+                "manifest",
+                catalog.name,
+                "the manifest changed (order, conditions, agents or other settings)",
+                read.line("catalog", "manifest_sha256"),
+            )
+        )
+    for index, prompt in enumerate(lock.prompt):
+        context = coerce_context(prompt.data, source=f"{read.file}: prompt[{index}].data")
+        try:
+            fingerprint = catalog.assemble(context, agent=prompt.agent).fingerprint
+        except NotFoundError as exc:
+            fingerprint = f"none ({exc.message})"
+        if fingerprint != prompt.fingerprint:
+            found.append(
+                Mismatch(
+                    "prompt",
+                    f"{prompt.context} ({prompt.agent})",
+                    f"the prompt for {prompt.context} (agent {prompt.agent}) changed: "
+                    f"fingerprint {prompt.fingerprint[:12]}... is now {fingerprint[:12]}...",
+                    read.line("prompt", index, "fingerprint"),
+                )
+            )
+    return sorted(found, key=lambda m: (m.line or 0, m.subject))
+
+
+def verify(read: ReadLock, store: Store | None = None) -> tuple[Catalog | None, list[Mismatch]]:
+    """Compare the installed catalog with a lock: (the catalog compared, the differences).
+
+    When the locked version is not installed, the newest installed version of
+    the catalog is compared instead, so the report also shows what differs.
+    """
+    store = store or Store()
+    lock = read.lock
+    refs = store.versions(lock.catalog.name)
+    if not refs:
+        return None, [
+            Mismatch(
+                "missing-catalog",
+                lock.catalog.name,
+                f"no catalog named {lock.catalog.name!r} is installed",
+                read.line("catalog", "name"),
+            )
+        ]
+    locked = Version(lock.catalog.version)
+    ref = next((r for r in refs if r.version == locked), refs[-1])
+    catalog = ref.load()
+    return catalog, _compare(catalog, read)
+
+
+def load_locked(
+    name: str, spec: str | None, lock_path: str | Path, store: Store | None = None
+) -> Catalog:
+    """Load the version ``lock_path`` pins, refusing any difference (:class:`LockError`)."""
+    read = read_lock(lock_path)
+    lock = read.lock
+    if lock.catalog.name != name:
+        raise LockError(
+            f"the lock is for catalog {lock.catalog.name!r}, not {name!r}",
+            file=read.file,
+            line=read.line("catalog", "name"),
+            hint="pass the lock file written for this catalog",
+        )
+    if spec is not None and Version(lock.catalog.version) not in parse_spec(spec):
+        raise LockError(
+            f"the locked version {lock.catalog.version} does not satisfy {spec!r}",
+            file=read.file,
+            line=read.line("catalog", "version"),
+            hint="widen the specifier or lock a version that satisfies it",
+        )
+    catalog, problems = verify(read, store)
+    if catalog is None or problems:
+        first = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise LockError(
+            f"catalog {name} does not match the lock: {first.message}{more}",
+            file=read.file,
+            line=first.line,
+            hint="review the change with `catalog diff`, then write the lock again with "
+            "`catalog lock`; `catalog verify` lists every difference",
+        )
+    return catalog

@@ -1,0 +1,169 @@
+"""Lock files: writing, verifying, refusing a catalog that does not match."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import catalog
+from catalog import LockError
+from catalog.cli import main
+from catalog.lock import read_lock, verify
+from catalog.store import Store
+from tests.conftest import run_cli as run
+from tests.conftest import sha, write_catalog
+
+PARTS = [
+    {"id": "intro", "order": 10, "body": "Hello {{ env.os }}."},
+    {"id": "rules", "order": 20, "body": "Be careful."},
+    {"id": "grep", "kind": "tool", "name": "Grep", "order": 30, "body": "Search."},
+]
+
+
+@pytest.fixture
+def root(catalogs_root: Path) -> Path:
+    write_catalog(catalogs_root, "demo", "1.0.0", PARTS)
+    return catalogs_root
+
+
+@pytest.fixture
+def locked(root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    context = tmp_path / "ctx.toml"
+    context.write_text('tools = ["Grep"]\n[env]\nos = "Linux"\n')
+    target = tmp_path / "prompts.lock"
+    code = main(["lock", "demo@1.0.0", "--path", str(root), "-o", str(target),
+                 "--context", str(context)])
+    capsys.readouterr()
+    assert code == 0
+    return target
+
+
+def _line(path: Path, startswith: str) -> int:
+    lines = path.read_text().splitlines()
+    return next(i for i, line in enumerate(lines, 1) if line.startswith(startswith))
+
+
+def test_lock_records_version_hashes_and_fingerprints(locked: Path) -> None:
+    data = tomllib.loads(locked.read_text())
+    assert data["lock"] == 1
+    assert data["catalog"]["name"] == "demo"
+    assert data["catalog"]["version"] == "1.0.0"
+    assert len(data["catalog"]["manifest_sha256"]) == 64
+    assert data["parts"] == {p["id"]: sha(p["body"]) for p in PARTS}
+    (prompt,) = data["prompt"]
+    assert prompt["agent"] == "main"
+    assert prompt["context"].endswith("ctx.toml")
+    assert prompt["data"] == {"tools": ["Grep"], "env": {"os": "Linux"}}
+    expected = "Hello Linux.\n\nBe careful."
+    assert prompt["fingerprint"] == hashlib.sha256(expected.encode()).hexdigest()
+
+
+def test_verify_matches(root: Path, locked: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "verify", str(locked), "--path", str(root))
+    assert code == 0
+    assert out.endswith("demo 1.0.0 matches (3 parts, 1 prompt(s))\n")
+
+
+def test_changed_part_is_reported_with_its_lock_line(
+    root: Path, locked: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    changed = [dict(PARTS[0]), {**PARTS[1], "body": "Be very careful."}, dict(PARTS[2])]
+    write_catalog(root, "demo", "1.0.0", changed)
+    code, out, _ = run(capsys, "verify", str(locked), "--path", str(root))
+    assert code == 1
+    line = _line(locked, "rules = ")
+    assert f"{locked}:{line}: part 'rules' changed: sha256 {sha('Be careful.')[:12]}..." in out
+    assert "the prompt for" in out and "(agent main) changed" in out
+    assert out.splitlines()[-1].endswith("does not match the lock: 2 difference(s)")
+
+
+def test_missing_and_added_parts(root: Path, locked: Path) -> None:
+    write_catalog(root, "demo", "1.0.0", [PARTS[0], PARTS[2], {"id": "new", "body": "New."}])
+    _, problems = verify(read_lock(locked), Store([root], use_env=False))
+    found = {(p.kind, p.subject) for p in problems}
+    assert ("missing", "rules") in found
+    assert ("added", "new") in found
+
+
+def test_manifest_only_change(root: Path, locked: Path) -> None:
+    write_catalog(root, "demo", "1.0.0", [{**PARTS[0], "when": '"Grep" in tools'}, *PARTS[1:]])
+    _, problems = verify(read_lock(locked), Store([root], use_env=False))
+    assert [p.kind for p in problems] == ["manifest"]
+    assert problems[0].line == _line(locked, "manifest_sha256")
+
+
+def test_locked_version_not_installed(root: Path, locked: Path) -> None:
+    write_catalog(root, "demo", "1.1.0", PARTS)
+    shutil.rmtree(root / "demo" / "1.0.0")
+    compared, problems = verify(read_lock(locked), Store([root], use_env=False))
+    assert compared is not None and str(compared.version) == "1.1.0"
+    assert [p.kind for p in problems] == ["version"]
+    assert "locked version 1.0.0 is not installed" in problems[0].message
+
+
+def test_catalog_not_installed(
+    tmp_path: Path, locked: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, out, _ = run(capsys, "verify", str(locked), "--path", str(empty), "--format", "json")
+    assert code == 1
+    assert '"kind": "missing-catalog"' in out
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda t: t + "garbage = [\n", "invalid TOML"),
+        (lambda t: t.replace('rules = "', 'rules = "xyz'), "parts.rules"),
+        (lambda t: t.replace("[parts]", 'colour = "red"\n\n[parts]'), "catalog.colour"),
+        (lambda t: t.replace("lock = 1", "lock = 7"), "lock format 7 is not supported"),
+    ],
+)
+def test_malformed_lock_exits_2_with_file_and_line(
+    root: Path, locked: Path, capsys: pytest.CaptureFixture[str],
+    edit: Callable[[str], str], message: str,
+) -> None:
+    locked.write_text(edit(locked.read_text()))
+    code, _, err = run(capsys, "verify", str(locked), "--path", str(root))
+    assert code == 2
+    assert f"{locked}:" in err and message in err
+    assert "Traceback" not in err
+
+
+def test_load_with_lock_returns_the_locked_version(root: Path, locked: Path) -> None:
+    write_catalog(root, "demo", "1.1.0", [{"id": "other", "body": "Newer."}])
+    cat = catalog.load("demo", paths=[root], lock=locked)
+    assert str(cat.version) == "1.0.0"
+
+
+def test_load_with_lock_refuses_a_mismatch(root: Path, locked: Path) -> None:
+    write_catalog(root, "demo", "1.0.0", [{**PARTS[0], "body": "Hi."}, *PARTS[1:]])
+    with pytest.raises(LockError) as info:
+        catalog.load("demo", paths=[root], lock=locked)
+    error = info.value
+    assert error.file == str(locked)
+    assert error.line == _line(locked, "intro = ")
+    assert "part 'intro' changed" in str(error)
+
+
+def test_load_with_lock_for_another_catalog_or_version(root: Path, locked: Path) -> None:
+    write_catalog(root, "other", "1.0.0", PARTS)
+    with pytest.raises(LockError, match="the lock is for catalog 'demo', not 'other'"):
+        catalog.load("other", paths=[root], lock=locked)
+    with pytest.raises(LockError, match="does not satisfy '>=2'"):
+        catalog.load("demo", ">=2", paths=[root], lock=locked)
+
+
+def test_lock_to_stdout_reads_back(root: Path, tmp_path: Path,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "lock", str(root / "demo" / "1.0.0"))
+    assert code == 0
+    target = tmp_path / "out.lock"
+    target.write_text(out)
+    assert read_lock(target).lock.parts == {p["id"]: sha(p["body"]) for p in PARTS}
