@@ -7,7 +7,9 @@ import datetime
 import enum
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal, Optional, TypedDict
+from typing import Annotated, Any, Literal, Optional
+
+from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
 import pytest
 from pydantic import BaseModel, computed_field

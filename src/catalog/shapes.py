@@ -36,6 +36,7 @@ from pathlib import PurePath
 from typing import Annotated, Any, ClassVar, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
+from typing_extensions import is_typeddict
 
 from catalog.errors import ExpressionError
 
@@ -310,7 +311,7 @@ def _shape_of_class(cls: type, expanding: frozenset[type]) -> Shape:
         for name, computed in cls.model_computed_fields.items():
             fields[name] = _shape_of(computed.return_type, inner)
         return RecordShape(fields, cls.__name__)
-    if dataclasses.is_dataclass(cls) or typing.is_typeddict(cls):
+    if dataclasses.is_dataclass(cls) or is_typeddict(cls):
         hints = _type_hints(cls)
         names = (
             [f.name for f in dataclasses.fields(cls)]
