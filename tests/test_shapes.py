@@ -9,10 +9,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal, Optional
 
-from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
-
 import pytest
 from pydantic import BaseModel, computed_field
+from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
 from catalog.errors import ExpressionError, TemplateError
 from catalog.expr import compile_expression

@@ -23,10 +23,14 @@ from catalog.context import (
     Command,
     Context,
     Environment,
+    Identity,
     McpServer,
     OutputStyle,
     ProjectFile,
+    SessionInfo,
     Skill,
+    ToolInfo,
+    UserProfile,
     load_context,
 )
 from catalog.errors import (
@@ -42,6 +46,7 @@ from catalog.errors import (
     TemplateError,
 )
 from catalog.loader import load_dir
+from catalog.sources import SourceWarning, gather
 from catalog.store import Store
 
 __all__ = [
@@ -58,6 +63,7 @@ __all__ = [
     "EvaluationError",
     "ExcludedPart",
     "ExpressionError",
+    "Identity",
     "LockError",
     "ManifestError",
     "McpServer",
@@ -65,13 +71,18 @@ __all__ = [
     "OutputStyle",
     "ProjectFile",
     "Reminder",
+    "SessionInfo",
     "Skill",
     "SourceError",
+    "SourceWarning",
     "Store",
     "TemplateError",
     "ToolDescription",
+    "ToolInfo",
     "UsedPart",
+    "UserProfile",
     "__version__",
+    "gather",
     "load",
     "load_context",
     "load_dir",
