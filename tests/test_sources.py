@@ -7,26 +7,15 @@ import shutil
 import subprocess
 import warnings
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from catalog import Catalog, ManifestError, SourceError, SourceWarning, gather, load_dir
+from catalog import Catalog, ManifestError, SourceError, SourceWarning, load_dir
 from catalog.cli import main
-
-CLOCK = lambda: datetime(2025, 1, 31, 14, 5, 9, tzinfo=timezone(timedelta(hours=1), "CET"))  # noqa: E731
-ENVIRON = {"USER": "ada", "SHELL": "/usr/bin/zsh", "PATH": os.environ.get("PATH", "")}
-
-
-def write(path: Path, text: str | bytes) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
+from tests.gathering import ENVIRON, skill, write
+from tests.gathering import gather_in as run_gather
 
 
 @pytest.fixture
@@ -39,14 +28,6 @@ def build(make_catalog: Callable[..., Path]) -> Callable[..., Catalog]:
         return load_dir(make_catalog(parts=parts, extra=extra, **kwargs))
 
     return make
-
-
-def run_gather(cat: Catalog, cwd: Path, **kwargs: Any) -> Any:
-    kwargs.setdefault("home", cwd.anchor)
-    kwargs.setdefault("clock", CLOCK)
-    kwargs.setdefault("environ", ENVIRON)
-    kwargs.setdefault("git", False)
-    return gather(cat, cwd, **kwargs)
 
 
 # -- instruction files
@@ -189,10 +170,6 @@ def test_an_unknown_sources_key_is_refused(make_catalog: Callable[..., Path]) ->
 
 
 # -- skills
-
-
-def skill(folder: Path, front: str, body: str = "Do it.") -> Path:
-    return write(folder / "SKILL.md", f"---\n{front}\n---\n{body}\n")
 
 
 def test_skills_are_read_from_front_matter_and_disabled_ones_left_out(

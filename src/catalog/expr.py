@@ -70,6 +70,7 @@ import bisect
 import dataclasses
 import enum
 import functools
+import html
 import json as _json
 import operator
 import re
@@ -462,6 +463,10 @@ def _fn_pick(mapping: object, names: object) -> list[Any]:
     return [mapping[name] for name in iterate(names) if name in mapping]
 
 
+def _fn_escape(value: object) -> str:
+    return html.escape(render_value(value), quote=True)
+
+
 def _fn_brackets(template: object, bindings: object) -> str:
     if bindings is not None and not isinstance(bindings, Mapping):
         raise TypeError(f"expected a mapping of bindings, got {_type_name(bindings)}")
@@ -571,6 +576,8 @@ FUNCTIONS: Final[Mapping[str, Function]] = types.MappingProxyType({f.name: f for
     Function("compact", 1, 1, 'compact(seq): without none, "" and empty lists', _fn_compact),
     Function("pick", 2, 2, "pick(m, keys): the values of m for the keys it has, in keys order",
              _fn_pick),
+    Function("escape", 1, 1, "escape(x): x as text with & < > \" ' escaped for XML/HTML",
+             _fn_escape),
     Function("brackets", 2, 2, "brackets(text, bindings): a user's [type:name] template rendered",
              _fn_brackets),
 )})
@@ -1058,6 +1065,9 @@ class _Compiler:
                     return a - b
                 if isinstance(a, str | list | tuple) and isinstance(b, str | list | tuple):
                     _check_length(len(a) + len(b), "the result of '+'")
+                    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+                        # A context's tuples and a literal's lists join as one list.
+                        return [*a, *b]
                 return a + b
             except _OPERATION_ERRORS:
                 raise EvaluationError(
