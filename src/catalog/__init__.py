@@ -42,10 +42,12 @@ from catalog.errors import (
     LockError,
     ManifestError,
     NotFoundError,
+    SessionError,
     SourceError,
     TemplateError,
 )
 from catalog.loader import load_dir
+from catalog.session import PromptStore, Sessions, SQLiteStore, StoredPrompt
 from catalog.sources import SourceWarning, gather
 from catalog.store import Store
 
@@ -70,12 +72,17 @@ __all__ = [
     "NotFoundError",
     "OutputStyle",
     "ProjectFile",
+    "PromptStore",
     "Reminder",
+    "SQLiteStore",
+    "SessionError",
     "SessionInfo",
+    "Sessions",
     "Skill",
     "SourceError",
     "SourceWarning",
     "Store",
+    "StoredPrompt",
     "TemplateError",
     "ToolDescription",
     "ToolInfo",
