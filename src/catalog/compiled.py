@@ -249,6 +249,13 @@ def compile_catalog(
     _check_sources(manifest, manifest_text, manifest_file)
     bindings = _compile_bindings(manifest, names, manifest_text, manifest_file)
     if bindings:
+        if "bindings" in defaults:
+            raise ManifestError(
+                "variable 'bindings' shadows the name [[binding]]s are read by",
+                file=manifest_file,
+                key="variable",
+                hint="rename the variable",
+            )
         names["bindings"] = MappingShape(ANY)
 
     compiled: list[CompiledPart] = []
