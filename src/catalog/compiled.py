@@ -209,7 +209,8 @@ class Catalog:
         return reminders(self, context, agent)
 
     def __repr__(self) -> str:
-        return f"<Catalog {self.name} {self.version} ({len(self.parts)} parts) from {self.location}>"
+        parts = len(self.parts)
+        return f"<Catalog {self.name} {self.version} ({parts} parts) from {self.location}>"
 
 
 def body_sha256(text: str) -> str:
@@ -261,14 +262,9 @@ def compile_catalog(
     compiled: list[CompiledPart] = []
     for index, decl in enumerate(manifest.part):
         key = f"part[{index}]"
-        try:
-            condition = compile_expression(decl.when, names)
-        except CatalogError as exc:
-            raise exc.located(
-                file=manifest_file,
-                line=locate_key(manifest_text, ("part", index, "when")),
-                key=f"{key}.when",
-            ) from None
+        condition = _compile_at(
+            decl.when, names, manifest_text, manifest_file, ("part", index, "when")
+        )
         if not condition.names and condition({}) is False:
             raise ManifestError(
                 f"condition {decl.when!r} is always false, so the part can never be selected",
@@ -317,16 +313,22 @@ def _compile_bindings(
     for index, decl in enumerate(manifest.binding):
         expression = None
         if decl.value is not None:
-            try:
-                expression = compile_expression(decl.value, names)
-            except CatalogError as exc:
-                raise exc.located(
-                    file=file,
-                    line=locate_key(text, ("binding", index, "value")),
-                    key=f"binding[{index}].value",
-                ) from None
+            expression = _compile_at(decl.value, names, text, file, ("binding", index, "value"))
         compiled.append((decl, expression))
     return tuple(compiled)
+
+
+def _compile_at(
+    source: str, names: Mapping[str, Shape], text: str, file: str, loc: tuple[str, int, str]
+) -> Expression:
+    """Compile a manifest expression; an error names the file, line and key path."""
+    try:
+        return compile_expression(source, names)
+    except CatalogError as exc:
+        table, index, field_name = loc
+        raise exc.located(
+            file=file, line=locate_key(text, loc), key=f"{table}[{index}].{field_name}"
+        ) from None
 
 
 def _check_sources(manifest: Manifest, text: str, file: str) -> None:

@@ -57,11 +57,15 @@ def _stat(path: Path) -> os.stat_result | None:
     except NotADirectoryError:
         return None
     except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            warn(f"{path}: skipped, a symbolic link loop")
-        else:
-            warn(f"{path}: skipped, {exc.strerror or exc}")
+        _skipped(path, exc)
         return None
+
+
+def _skipped(path: Path, exc: OSError) -> None:
+    if exc.errno == errno.ELOOP:
+        warn(f"{path}: skipped, a symbolic link loop")
+    else:
+        warn(f"{path}: skipped, {exc.strerror or exc}")
 
 
 def is_file(path: Path) -> bool:
@@ -121,10 +125,7 @@ def read_text(path: Path, limit: int) -> str | None:
             size = os.fstat(handle.fileno()).st_size
             raw = handle.read(limit + 1)
     except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            warn(f"{path}: skipped, a symbolic link loop")
-        else:
-            warn(f"{path}: skipped, {exc.strerror or exc}")
+        _skipped(path, exc)
         return None
     cut = len(raw) > limit
     text = raw[:limit].decode("utf-8", errors="replace").replace("\r\n", "\n")
