@@ -152,3 +152,11 @@ def test_a_map_variable_is_set_from_the_command_line(
     assert capsys.readouterr().out == "Reads/\n"
     assert main(["assemble", str(folder), "--set", 'names={"write": "W"}']) == 0
     assert capsys.readouterr().out == "/W\n"
+
+
+def test_a_variable_may_not_shadow_bindings(make_catalog: Callable[..., Path]) -> None:
+    folder = make_catalog(parts=[{"id": "p"}],
+                          variables=[{"name": "bindings", "type": "str"}],
+                          extra={"binding": [{"name": "a:b", "value": "1"}]})
+    with pytest.raises(ManifestError, match="variable 'bindings' shadows"):
+        load_dir(folder)

@@ -189,7 +189,9 @@ ENGINE_NAMES = ("agent",)
 CONTROL_FIELDS = ("variables", "overrides", "custom_prompt", "append")
 
 
-def coerce_context(value: Context | Mapping[str, Any] | None, *, source: str = "context") -> Context:
+def coerce_context(
+    value: Context | Mapping[str, Any] | None, *, source: str = "context"
+) -> Context:
     """Turn ``None``, a mapping or a :class:`Context` into a validated :class:`Context`."""
     if value is None:
         return Context()
@@ -224,7 +226,10 @@ def load_context(path: str | Path) -> Context:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ContextError(
-                f"invalid JSON: {exc.msg}", file=str(file), line=exc.lineno, hint="fix the JSON syntax"
+                f"invalid JSON: {exc.msg}",
+                file=str(file),
+                line=exc.lineno,
+                hint="fix the JSON syntax",
             ) from None
     else:
         try:

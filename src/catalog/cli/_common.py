@@ -71,7 +71,9 @@ def emit_json(data: Any) -> None:
 def add_context_options(parser: argparse.ArgumentParser) -> None:
     """``--context``, ``--set`` and ``--tools``: how a command builds its context."""
     parser.add_argument(
-        "--context", metavar="FILE", help="a context file (.toml or .json); see `catalog schema context`"
+        "--context",
+        metavar="FILE",
+        help="a context file (.toml or .json); see `catalog schema context`",
     )
     parser.add_argument(
         "--set",
@@ -125,7 +127,9 @@ def context_from_args(args: argparse.Namespace, catalog: Catalog) -> Context:
         key, sep, raw = item.partition("=")
         key = key.strip()
         if not sep or not key:
-            raise ContextError(f"--set {item!r} is not KEY=VALUE", hint="write e.g. --set plan_mode=true")
+            raise ContextError(
+                f"--set {item!r} is not KEY=VALUE", hint="write e.g. --set plan_mode=true"
+            )
         declared = catalog.variable_types.get(key)
         if declared is not None:
             data.setdefault("variables", {})[key] = _typed(raw, declared, key)
@@ -153,7 +157,9 @@ def _typed(raw: str, type_name: str, key: str) -> Any:
         return text.lower() in _TRUE
     if type_name == "list":
         value = _guess(text)
-        return value if isinstance(value, list) else [v.strip() for v in text.split(",") if v.strip()]
+        if isinstance(value, list):
+            return value
+        return [v.strip() for v in text.split(",") if v.strip()]
     value = _guess(text)
     if type_name == "int" and isinstance(value, int) and not isinstance(value, bool):
         return value
