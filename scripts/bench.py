@@ -88,13 +88,17 @@ def import_time() -> tuple[float, list[str]]:
     runs = []
     heavy: list[str] = []
     for _ in range(5):
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        )
         first, *heavy = out.stdout.split()
         runs.append(float(first))
     return statistics.median(runs), heavy
 
 
-def reference(context: dict[str, Any], bodies: list[tuple[str, Callable[[dict[str, Any]], bool]]]) -> str:
+def reference(
+    context: dict[str, Any], bodies: list[tuple[str, Callable[[dict[str, Any]], bool]]]
+) -> str:
     """A hand-written builder doing the same selection and joins."""
     texts = []
     for body, when in bodies:
@@ -111,7 +115,9 @@ def main() -> None:
     import catalog
 
     seconds, heavy = import_time()
-    print(f"import catalog                {seconds * 1e3:8.2f} ms   heavy modules: {heavy or 'none'}")
+    print(
+        f"import catalog                {seconds * 1e3:8.2f} ms   heavy modules: {heavy or 'none'}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         write_catalog(root / "one", "bench", 1)

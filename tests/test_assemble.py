@@ -25,7 +25,9 @@ def demo(make_catalog: Callable[..., Path]) -> Catalog:
                 "order": 40,
                 "stability": "session",
                 "when": "len(project_files) > 0",
-                "body": "{% for f in project_files %}## {{ f.path }}\n{{ f.content }}\n{% endfor %}",
+                "body": (
+                    "{% for f in project_files %}## {{ f.path }}\n{{ f.content }}\n{% endfor %}"
+                ),
             },
             {"id": "maybe-empty", "order": 50, "body": "{% if plan_mode %}Plan first.{% endif %}"},
             {
@@ -35,12 +37,30 @@ def demo(make_catalog: Callable[..., Path]) -> Catalog:
                 "agents": ["main", "explore"],
                 "body": "cwd: {{ env.cwd }}",
             },
-            {"id": "explore-self", "kind": "agent", "order": 5, "agents": ["explore"],
-             "body": "You are {{ agent.name }}, a read-only searcher."},
-            {"id": "bash-tool", "kind": "tool", "name": "Bash", "order": 100, "agents": ["*"],
-             "when": '"Bash" in tools', "body": "Runs a shell command."},
-            {"id": "todo-empty", "kind": "reminder", "order": 200, "stability": "turn",
-             "when": "todo_empty", "body": "<system-reminder>The todo list is empty.</system-reminder>"},
+            {
+                "id": "explore-self",
+                "kind": "agent",
+                "order": 5,
+                "agents": ["explore"],
+                "body": "You are {{ agent.name }}, a read-only searcher.",
+            },
+            {
+                "id": "bash-tool",
+                "kind": "tool",
+                "name": "Bash",
+                "order": 100,
+                "agents": ["*"],
+                "when": '"Bash" in tools',
+                "body": "Runs a shell command.",
+            },
+            {
+                "id": "todo-empty",
+                "kind": "reminder",
+                "order": 200,
+                "stability": "turn",
+                "when": "todo_empty",
+                "body": "<system-reminder>The todo list is empty.</system-reminder>",
+            },
         ],
         variables=[
             {"name": "plan_mode", "type": "bool", "default": False},
@@ -70,7 +90,7 @@ def test_every_part_is_used_or_excluded_with_a_reason(demo: Catalog) -> None:
     }
     assert {p.id for p in prompt.parts} | set(reasons) == {p.id for p in demo.parts}
     why = {p.id: p.why for p in prompt.excluded}
-    assert "\"Grep\" in tools" in why["grep-docs"]
+    assert '"Grep" in tools' in why["grep-docs"]
 
 
 def test_blank_part_leaves_no_doubled_separator(demo: Catalog) -> None:
@@ -123,7 +143,9 @@ def test_custom_prompt_replaces_everything_but_tools(demo: Catalog) -> None:
     prompt = demo.assemble({"custom_prompt": "Only this.", "tools": ["Bash"]})
     assert prompt.text == "Only this."
     assert [t.name for t in prompt.tools] == ["Bash"]
-    assert all(p.reason in ("custom-prompt", "agent", "channel", "condition") for p in prompt.excluded)
+    assert all(
+        p.reason in ("custom-prompt", "agent", "channel", "condition") for p in prompt.excluded
+    )
 
 
 def test_preset_plus_append(demo: Catalog) -> None:
@@ -175,10 +197,28 @@ def test_result_is_immutable(demo: Catalog) -> None:
 def test_json_has_the_documented_keys(demo: Catalog) -> None:
     data = demo.assemble({"tools": ["Bash"]}).to_dict()
     assert set(data) == {
-        "catalog", "version", "agent", "fingerprint", "counter", "tokens",
-        "static_prefix_length", "text", "parts", "excluded", "tools",
+        "catalog",
+        "version",
+        "agent",
+        "fingerprint",
+        "counter",
+        "tokens",
+        "static_prefix_length",
+        "text",
+        "parts",
+        "excluded",
+        "tools",
     }
-    assert set(data["parts"][0]) == {"id", "kind", "order", "stability", "tokens", "why", "start", "end"}
+    assert set(data["parts"][0]) == {
+        "id",
+        "kind",
+        "order",
+        "stability",
+        "tokens",
+        "why",
+        "start",
+        "end",
+    }
 
 
 def test_tie_break_is_by_id(make_catalog: Callable[..., Path]) -> None:
@@ -214,7 +254,10 @@ def test_deterministic_across_processes_and_hash_seeds(demo: Catalog) -> None:
         env = {**os.environ, "PYTHONHASHSEED": seed}
         result = subprocess.run(
             [sys.executable, "-c", _SCRIPT, demo.location],
-            capture_output=True, text=True, env=env, check=True,
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
         )
         outputs.add(result.stdout)
     assert len(outputs) == 1

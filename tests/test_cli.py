@@ -22,8 +22,14 @@ def root(make_catalog: Callable[..., Path], catalogs_root: Path) -> Path:
             {"id": "intro", "body": "Hello {{ env.os }}."},
             {"id": "grep", "when": '"Grep" in tools', "body": "Grep docs."},
             {"id": "plan", "when": "plan_mode", "body": "Plan first."},
-            {"id": "bash", "kind": "tool", "name": "Bash", "agents": ["*"],
-             "when": '"Bash" in tools', "body": "Runs commands."},
+            {
+                "id": "bash",
+                "kind": "tool",
+                "name": "Bash",
+                "agents": ["*"],
+                "when": '"Bash" in tools',
+                "body": "Runs commands.",
+            },
         ],
         variables=[{"name": "plan_mode", "type": "bool"}],
     )
@@ -39,8 +45,17 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 
 def test_assemble_prints_the_prompt(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(
-        capsys, "assemble", "demo@1.0.0", "--path", str(root), "--tools", "Grep,Bash",
-        "--set", "env.os=Linux", "--set", "plan_mode=true",
+        capsys,
+        "assemble",
+        "demo@1.0.0",
+        "--path",
+        str(root),
+        "--tools",
+        "Grep,Bash",
+        "--set",
+        "env.os=Linux",
+        "--set",
+        "plan_mode=true",
     )
     assert code == 0
     assert out == "Hello Linux.\n\nGrep docs.\n\nPlan first.\n"
@@ -51,25 +66,41 @@ def test_assemble_newest_by_default(root: Path, capsys: pytest.CaptureFixture[st
 
 
 def test_assemble_json(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "assemble", "demo@~=1.0.0", "--path", str(root),
-                       "--tools", "Bash", "--format", "json")
+    code, out, _ = run(
+        capsys,
+        "assemble",
+        "demo@~=1.0.0",
+        "--path",
+        str(root),
+        "--tools",
+        "Bash",
+        "--format",
+        "json",
+    )
     data = json.loads(out)
     assert code == 0
     assert data["text"] == "Hello ."
     assert data["tools"][0]["name"] == "Bash"
-    assert {e["id"]: e["reason"] for e in data["excluded"]} == {"grep": "condition", "plan": "condition"}
+    assert {e["id"]: e["reason"] for e in data["excluded"]} == {
+        "grep": "condition",
+        "plan": "condition",
+    }
 
 
 def test_assemble_explain_goes_to_stderr(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "assemble", "demo@1.0.0", "--path", str(root), "--explain")
+    assert code == 0
     assert out == "Hello .\n"
     assert "grep" in err and "is false" in err
 
 
-def test_assemble_with_context_file(root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_assemble_with_context_file(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     ctx = tmp_path / "ctx.toml"
     ctx.write_text('tools = ["Grep"]\n[env]\nos = "Darwin"\n[variables]\nplan_mode = true\n')
     code, out, _ = run(capsys, "assemble", "demo@1.0.0", "--path", str(root), "--context", str(ctx))
+    assert code == 0
     assert out == "Hello Darwin.\n\nGrep docs.\n\nPlan first.\n"
 
 
@@ -89,7 +120,7 @@ def test_assemble_with_context_file(root: Path, tmp_path: Path, capsys: pytest.C
 def test_bad_input_exits_2_with_a_message(
     root: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
 ) -> None:
-    code, out, err = run(capsys, *args, "--path", str(root))
+    code, _, err = run(capsys, *args, "--path", str(root))
     assert code == 2
     assert message in err
     assert "Traceback" not in err
@@ -112,6 +143,7 @@ def test_usage_error_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_list(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "list", "--path", str(root), "--format", "json")
+    assert code == 0
     rows = {r["name"]: r for r in json.loads(out)}
     assert rows["demo"]["versions"] == ["1.0.0", "1.1.0"]
     assert "coding-agent" in rows
@@ -166,7 +198,9 @@ def test_schema(capsys: pytest.CaptureFixture[str]) -> None:
 def test_python_dash_m(root: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "catalog", "assemble", "demo@1.0.0", "--path", str(root)],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0
     assert result.stdout == "Hello .\n"
@@ -176,7 +210,9 @@ def test_bad_input_via_subprocess_has_no_traceback(root: Path) -> None:
     (root / "demo" / "1.0.0" / "catalog.toml").write_text("[catalog\n")
     result = subprocess.run(
         [sys.executable, "-m", "catalog", "assemble", "demo@1.0.0", "--path", str(root)],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 2
     assert "Traceback" not in result.stderr

@@ -8,7 +8,6 @@ import pytest
 
 from catalog import ExpressionError, ManifestError, TemplateError, load_dir
 from catalog.manifest import dump_manifest, locate_key, parse_manifest
-
 from tests.conftest import sha
 
 GOOD = """\
@@ -59,15 +58,25 @@ def test_a_good_manifest_loads(tmp_path: Path) -> None:
     ("change", "key", "line", "words"),
     [
         # unknown key in a part
-        ({'order = 20': 'order = 20\ncolour = "red"'}, "part[1].colour", 16, "unknown key"),
+        ({"order = 20": 'order = 20\ncolour = "red"'}, "part[1].colour", 16, "unknown key"),
         # unknown key in [catalog]
-        ({'version = "1.0.0"': 'version = "1.0.0"\nauthor = "x"'}, "catalog.author", 4, "unknown key"),
+        (
+            {'version = "1.0.0"': 'version = "1.0.0"\nauthor = "x"'},
+            "catalog.author",
+            4,
+            "unknown key",
+        ),
         # wrong type
         ({"order = 20": 'order = "twenty"'}, "part[1].order", 15, "integer"),
         # bad kind
         ({'id = "tools"': 'id = "tools"\nkind = "widget"'}, "part[1].kind", 14, "system"),
         # bad stability
-        ({'id = "intro"': 'id = "intro"\nstability = "sometimes"'}, "part[0].stability", 7, "static"),
+        (
+            {'id = "intro"': 'id = "intro"\nstability = "sometimes"'},
+            "part[0].stability",
+            7,
+            "static",
+        ),
         # not PEP 440
         ({'version = "1.0.0"': 'version = "one"'}, "catalog.version", 3, "PEP 440"),
         # duplicate ids
@@ -79,7 +88,12 @@ def test_a_good_manifest_loads(tmp_path: Path) -> None:
         # absolute file
         ({'file = "intro.md"': 'file = "/etc/passwd"'}, "part[0].file", 7, "relative"),
         # unknown agent
-        ({'id = "tools"': 'id = "tools"\nagents = ["explorer"]'}, "part[1].agents", 14, "unknown agent"),
+        (
+            {'id = "tools"': 'id = "tools"\nagents = ["explorer"]'},
+            "part[1].agents",
+            14,
+            "unknown agent",
+        ),
         # tool without a name
         ({'id = "tools"': 'id = "tools"\nkind = "tool"'}, "part[1]", 12, "needs `name`"),
     ],
@@ -117,7 +131,9 @@ def test_missing_body_file(tmp_path: Path) -> None:
 
 
 def test_tampered_body_is_refused(tmp_path: Path) -> None:
-    folder = write(tmp_path / "demo" / "1.0.0", good(), {"intro.md": "Hello.", "tools.md": "Hullo."})
+    folder = write(
+        tmp_path / "demo" / "1.0.0", good(), {"intro.md": "Hello.", "tools.md": "Hullo."}
+    )
     with pytest.raises(ManifestError) as info:
         load_dir(folder)
     assert info.value.key == "part[1].sha256"
@@ -143,13 +159,17 @@ def test_body_that_is_not_utf8(tmp_path: Path) -> None:
 
 
 def test_file_outside_the_catalog_folder_is_refused(tmp_path: Path) -> None:
-    folder = write(tmp_path / "demo" / "1.0.0", good(**{'file = "intro.md"': 'file = "../../x.md"'}))
+    folder = write(
+        tmp_path / "demo" / "1.0.0", good(**{'file = "intro.md"': 'file = "../../x.md"'})
+    )
     with pytest.raises(ManifestError, match="outside the catalog folder"):
         load_dir(folder)
 
 
 def test_shared_bodies_inside_the_catalog_folder_are_allowed(tmp_path: Path) -> None:
-    folder = write(tmp_path / "demo" / "1.0.0", good(**{'file = "intro.md"': 'file = "../_blobs/a.md"'}))
+    folder = write(
+        tmp_path / "demo" / "1.0.0", good(**{'file = "intro.md"': 'file = "../_blobs/a.md"'})
+    )
     (tmp_path / "demo" / "_blobs").mkdir()
     (tmp_path / "demo" / "_blobs" / "a.md").write_text("Hello.")
     assert load_dir(folder).part("intro").body == "Hello."

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal, Optional
 
 import pytest
 from pydantic import BaseModel, computed_field
-from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
+from typing_extensions import TypedDict
 
 from catalog.errors import ExpressionError, TemplateError
 from catalog.expr import compile_expression

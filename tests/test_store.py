@@ -75,7 +75,9 @@ def test_loading_reads_only_the_chosen_version(three_versions: Path) -> None:
     assert str(catalog.load("multi", paths=[three_versions]).version) == "2.0.0"
 
 
-def test_folder_and_version_must_agree(make_catalog: Callable[..., Path], catalogs_root: Path) -> None:
+def test_folder_and_version_must_agree(
+    make_catalog: Callable[..., Path], catalogs_root: Path
+) -> None:
     folder = make_catalog("odd", "1.0.0", [{"id": "a"}])
     folder.rename(folder.parent / "1.5.0")
     with pytest.raises(catalog.ManifestError, match="does not match its folder"):
@@ -115,12 +117,9 @@ def test_parse_spec_bare_version_means_exact() -> None:
     assert str(parse_spec("1.2")) == "==1.2"
 
 
-def test_entry_point_catalogs_are_found(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from tests.conftest import write_catalog
-
+def test_entry_point_catalogs_are_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from catalog import store
+    from tests.conftest import write_catalog
 
     site = tmp_path / "site"
     package = site / "vendor_prompts"

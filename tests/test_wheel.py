@@ -19,8 +19,18 @@ pytestmark = pytest.mark.slow
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-         "-q", "-w", str(out), str(ROOT)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(out),
+            str(ROOT),
+        ],
         check=True,
         capture_output=True,
     )
@@ -32,9 +42,14 @@ def test_wheel_contains_catalog_data_and_typing_marker(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "catalog/py.typed" in names
     assert "catalog/parts/coding-agent/1.0.0/catalog.toml" in names
-    assert any(n.startswith("catalog/parts/coding-agent/1.0.0/") and n.endswith(".md") for n in names)
+    assert any(
+        n.startswith("catalog/parts/coding-agent/1.0.0/") and n.endswith(".md") for n in names
+    )
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "catalog = catalog.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    declared = zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "catalog = catalog.cli:main" in declared
+    assert "[pytest11]\nprompt_catalog = catalog.testing" in declared
+    assert {"catalog/testing.py", "catalog/snapshots.py"} <= set(names)
 
 
 def test_bundled_catalog_loads_from_the_zipped_wheel(wheel: Path, tmp_path: Path) -> None:
@@ -47,7 +62,11 @@ def test_bundled_catalog_loads_from_the_zipped_wheel(wheel: Path, tmp_path: Path
     env = {**os.environ, "PYTHONPATH": str(wheel)}
     result = subprocess.run(
         [sys.executable, "-c", script, str(wheel)],
-        capture_output=True, text=True, env=env, check=False, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr
     source, parts, fingerprint = result.stdout.split()

@@ -144,8 +144,10 @@ class AssembledPrompt:
 
     def explain(self) -> str:
         """A table of every part: in or out, why, and what it costs."""
-        rows = [f"{self.catalog} {self.version}, agent {self.agent}: {self.tokens} tokens "
-                f"({self.counter}), fingerprint {self.fingerprint[:12]}"]
+        rows = [
+            f"{self.catalog} {self.version}, agent {self.agent}: {self.tokens} tokens "
+            f"({self.counter}), fingerprint {self.fingerprint[:12]}"
+        ]
         for used in self.parts:
             rows.append(f"  + {used.id:<28} {used.tokens:>6}  {used.why}")
         for tool in self.tools:
@@ -251,7 +253,9 @@ def assemble(
     for part in catalog.parts:
         decl = part.decl
         if decl.kind == "reminder":
-            excluded.append(ExcludedPart(decl.id, decl.kind, "channel", "a reminder: see reminders()"))
+            excluded.append(
+                ExcludedPart(decl.id, decl.kind, "channel", "a reminder: see reminders()")
+            )
             continue
         if not decl.for_agent(agent):
             who = ", ".join(decl.agents)
@@ -270,8 +274,14 @@ def assemble(
                 done_slots.add(slot)
                 text = _trim(ctx.overrides[slot])
                 if text:
-                    add(f"override:{slot}", decl.kind, decl.order, "session", text,
-                        f"slot {slot!r} replaced by the context")
+                    add(
+                        f"override:{slot}",
+                        decl.kind,
+                        decl.order,
+                        "session",
+                        text,
+                        f"slot {slot!r} replaced by the context",
+                    )
             excluded.append(
                 ExcludedPart(decl.id, decl.kind, "overridden", f"slot {slot!r} overridden")
             )

@@ -209,8 +209,9 @@ class Catalog:
         return reminders(self, context, agent)
 
     def __repr__(self) -> str:
-        parts = len(self.parts)
-        return f"<Catalog {self.name} {self.version} ({parts} parts) from {self.location}>"
+        return (
+            f"<Catalog {self.name} {self.version} ({len(self.parts)} parts) from {self.location}>"
+        )
 
 
 def body_sha256(text: str) -> str:
@@ -279,9 +280,7 @@ def compile_catalog(
             try:
                 template = compile_template(text, names)
             except CatalogError as exc:
-                raise exc.located(
-                    file=body_files[decl.id], key=f"part {decl.id!r}"
-                ) from None
+                raise exc.located(file=body_files[decl.id], key=f"part {decl.id!r}") from None
         compiled.append(
             CompiledPart(
                 decl=decl,

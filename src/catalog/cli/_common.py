@@ -157,9 +157,9 @@ def _typed(raw: str, type_name: str, key: str) -> Any:
         return text.lower() in _TRUE
     if type_name == "list":
         value = _guess(text)
-        if isinstance(value, list):
-            return value
-        return [v.strip() for v in text.split(",") if v.strip()]
+        return (
+            value if isinstance(value, list) else [v.strip() for v in text.split(",") if v.strip()]
+        )
     value = _guess(text)
     if type_name == "int" and isinstance(value, int) and not isinstance(value, bool):
         return value
