@@ -89,13 +89,21 @@ def test_brackets_refuses_a_non_mapping() -> None:
 def bound(make_catalog: Callable[..., Path]) -> Path:
     return make_catalog(
         parts=[{"id": "p", "body": "{{ brackets(template, bindings) }}"}],
-        variables=[{"name": "template", "type": "str", "default": "[prompt:cwd] [file:A.md]",
-                    "description": "the user's template"},
-                   {"name": "names", "type": "map", "default": {"read": "Reads"}}],
-        extra={"binding": [
-            {"name": "prompt:cwd", "value": "env.cwd", "description": "working directory"},
-            {"name": "file:", "source": "file", "description": "a file's text"},
-        ]},
+        variables=[
+            {
+                "name": "template",
+                "type": "str",
+                "default": "[prompt:cwd] [file:A.md]",
+                "description": "the user's template",
+            },
+            {"name": "names", "type": "map", "default": {"read": "Reads"}},
+        ],
+        extra={
+            "binding": [
+                {"name": "prompt:cwd", "value": "env.cwd", "description": "working directory"},
+                {"name": "file:", "source": "file", "description": "a file's text"},
+            ]
+        },
     )
 
 
@@ -107,8 +115,9 @@ def test_bindings_resolve_from_the_context(bound: Path) -> None:
 
 
 def test_a_binding_expression_is_checked_when_loading(make_catalog: Callable[..., Path]) -> None:
-    folder = make_catalog(parts=[{"id": "p"}],
-                          extra={"binding": [{"name": "prompt:cwd", "value": "env.cwdd"}]})
+    folder = make_catalog(
+        parts=[{"id": "p"}], extra={"binding": [{"name": "prompt:cwd", "value": "env.cwdd"}]}
+    )
     with pytest.raises(ExpressionError, match="has no attribute 'cwdd'") as caught:
         load_dir(folder)
     assert caught.value.key == "binding[0].value"
@@ -116,9 +125,11 @@ def test_a_binding_expression_is_checked_when_loading(make_catalog: Callable[...
 
 @pytest.mark.parametrize(
     ("binding", "message"),
-    [({"name": "file:"}, "exactly one of"),
-     ({"name": "file:x", "source": "file"}, "ends in ':'"),
-     ({"name": "Bad:x", "value": "1"}, "should match pattern")],
+    [
+        ({"name": "file:"}, "exactly one of"),
+        ({"name": "file:x", "source": "file"}, "ends in ':'"),
+        ({"name": "Bad:x", "value": "1"}, "should match pattern"),
+    ],
 )
 def test_malformed_bindings(
     make_catalog: Callable[..., Path], binding: dict[str, str], message: str
@@ -137,8 +148,12 @@ def test_variables_command(bound: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert main(["variables", str(bound), "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [v["name"] for v in data["variables"]] == ["template", "names"]
-    assert data["variables"][1] == {"name": "names", "type": "map",
-                                    "default": {"read": "Reads"}, "description": ""}
+    assert data["variables"][1] == {
+        "name": "names",
+        "type": "map",
+        "default": {"read": "Reads"},
+        "description": "",
+    }
     assert data["bindings"][1]["dynamic"] is True
 
 
@@ -146,8 +161,10 @@ def test_a_map_variable_is_set_from_the_command_line(
     bound: Path, capsys: pytest.CaptureFixture[str], make_catalog: Callable[..., Path]
 ) -> None:
     folder = make_catalog(
-        "maps", parts=[{"id": "p", "body": "{{ names.read }}/{{ names.write }}"}],
-        variables=[{"name": "names", "type": "map", "default": {"read": "Reads"}}])
+        "maps",
+        parts=[{"id": "p", "body": "{{ names.read }}/{{ names.write }}"}],
+        variables=[{"name": "names", "type": "map", "default": {"read": "Reads"}}],
+    )
     assert main(["assemble", str(folder)]) == 0
     assert capsys.readouterr().out == "Reads/\n"
     assert main(["assemble", str(folder), "--set", 'names={"write": "W"}']) == 0
@@ -155,8 +172,10 @@ def test_a_map_variable_is_set_from_the_command_line(
 
 
 def test_a_variable_may_not_shadow_bindings(make_catalog: Callable[..., Path]) -> None:
-    folder = make_catalog(parts=[{"id": "p"}],
-                          variables=[{"name": "bindings", "type": "str"}],
-                          extra={"binding": [{"name": "a:b", "value": "1"}]})
+    folder = make_catalog(
+        parts=[{"id": "p"}],
+        variables=[{"name": "bindings", "type": "str"}],
+        extra={"binding": [{"name": "a:b", "value": "1"}]},
+    )
     with pytest.raises(ManifestError, match="variable 'bindings' shadows"):
         load_dir(folder)

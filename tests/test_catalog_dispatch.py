@@ -38,29 +38,56 @@ def test_default_template_without_agents_md(dispatch: Catalog, tmp_path: Path) -
 def test_default_template_with_agents_md(dispatch: Catalog, tmp_path: Path) -> None:
     write(tmp_path / "AGENTS.md", "Run make test.\n")
     text = render(dispatch, tmp_path)
-    assert text.endswith("what is left.\n\nInstructions for this project (AGENTS.md):\n\n"
-                         f"Run make test.\n\n\nWorking directory: {tmp_path.resolve()}")
+    assert text.endswith(
+        "what is left.\n\nInstructions for this project (AGENTS.md):\n\n"
+        f"Run make test.\n\n\nWorking directory: {tmp_path.resolve()}"
+    )
 
 
 def git(cwd: Path, *args: str) -> None:
-    env = {"PATH": os.environ["PATH"], "HOME": str(cwd), "GIT_CONFIG_NOSYSTEM": "1",
-           "GIT_CONFIG_GLOBAL": os.devnull}
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com",
-                    "-c", "init.defaultBranch=main", *args],
-                   cwd=cwd, env=env, check=True, capture_output=True)
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(cwd),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+    }
+    subprocess.run(
+        [
+            "git",
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "init.defaultBranch=main",
+            *args,
+        ],
+        cwd=cwd,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
 
 
 def test_every_fixed_variable_and_the_file_type(dispatch: Catalog, tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     write(repo / "notes" / "todo.md", "ship it")
     git(repo, "init", "-q")
-    write(repo / ".dispatch" / "SYSTEM.md",
-          "[system:date] [system:time] [system:os] [system:hostname]\n"
-          "[prompt:cwd] [prompt:model] [prompt:conversation_id]\n"
-          "[git:branch]\n[git:status]\n[file:notes/todo.md]")
-    ctx = gather_in(dispatch, repo, root=repo, git=True, model="m-1",
-                    environ={"PATH": os.environ["PATH"], "GIT_CONFIG_GLOBAL": os.devnull},
-                    base={"env": {"hostname": "box", "os": "Linux"}, "session": {"id": "c-9"}})
+    write(
+        repo / ".dispatch" / "SYSTEM.md",
+        "[system:date] [system:time] [system:os] [system:hostname]\n"
+        "[prompt:cwd] [prompt:model] [prompt:conversation_id]\n"
+        "[git:branch]\n[git:status]\n[file:notes/todo.md]",
+    )
+    ctx = gather_in(
+        dispatch,
+        repo,
+        root=repo,
+        git=True,
+        model="m-1",
+        environ={"PATH": os.environ["PATH"], "GIT_CONFIG_GLOBAL": os.devnull},
+        base={"env": {"hostname": "box", "os": "Linux"}, "session": {"id": "c-9"}},
+    )
     assert dispatch.assemble(ctx).text == (
         f"2025-01-31 14:05 Linux box\n{repo.resolve()} m-1 c-9\nmain\n"
         "?? .dispatch/\n?? notes/\nship it"
@@ -72,10 +99,14 @@ def test_every_fixed_variable_and_the_file_type(dispatch: Catalog, tmp_path: Pat
     [
         ("[if git:branch]on [git:branch][else]no repo[endif]", "no repo"),
         ("[if !git:branch]outside git[endif]", "outside git"),
-        ("[if file:a.md][if !file:b.md]a without b[else]both[endif][else]no a[endif]",
-         "a without b"),
-        ("keep [endif] and [else] and [if file:a.md]",
-         "keep [endif] and [else] and [if file:a.md]"),
+        (
+            "[if file:a.md][if !file:b.md]a without b[else]both[endif][else]no a[endif]",
+            "a without b",
+        ),
+        (
+            "keep [endif] and [else] and [if file:a.md]",
+            "keep [endif] and [else] and [if file:a.md]",
+        ),
         ("x[weather:today]y[system:nonsense]z[file:missing.md]", "xyz"),
         ("[file:a.md]", "A [system:date] [if x:y]"),
     ],
@@ -108,8 +139,16 @@ def test_the_variables_catalog(capsys: pytest.CaptureFixture[str]) -> None:
     assert catalog.cli.main(["variables", "dispatch", "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [b["name"] for b in data["bindings"]] == [
-        "system:time", "system:date", "system:os", "system:hostname", "prompt:cwd",
-        "prompt:model", "prompt:conversation_id", "git:branch", "git:status", "file:",
+        "system:time",
+        "system:date",
+        "system:os",
+        "system:hostname",
+        "prompt:cwd",
+        "prompt:model",
+        "prompt:conversation_id",
+        "git:branch",
+        "git:status",
+        "file:",
     ]
     assert [b["name"] for b in data["bindings"] if b["dynamic"]] == ["file:"]
     assert data["variables"][0]["name"] == "template"
@@ -126,8 +165,9 @@ def test_resolved_once_per_conversation_and_rebuilt_on_compaction(
     assert sessions.construct("c1", gather_in(dispatch, tmp_path)).text == "v1 for c1"
     assert sessions.get("c1") == first
     assert sessions.construct("c2", gather_in(dispatch, tmp_path)).text == "v2 for c2"
-    sent = sessions.rebuild("c1", gather_in(dispatch, tmp_path),
-                            append="Summarise the conversation so far.")
+    sent = sessions.rebuild(
+        "c1", gather_in(dispatch, tmp_path), append="Summarise the conversation so far."
+    )
     assert sent == "v2 for c1\n\nSummarise the conversation so far."
     stored = sessions.get("c1")
     assert stored is not None and stored.text == "v2 for c1" and stored.revision == 1

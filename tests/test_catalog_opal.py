@@ -13,17 +13,25 @@ from catalog import Catalog
 from tests.gathering import gather_in, skill, write
 
 FOUR = ["read_file", "edit_file", "write_file", "shell"]
-READ_1 = ("- Use the `read_file` tool to read files. Do NOT use `cat`, `head`, `tail`, or `less` "
-          "via shell.")
+READ_1 = (
+    "- Use the `read_file` tool to read files. Do NOT use `cat`, `head`, `tail`, or `less` "
+    "via shell."
+)
 READ_2 = "- Use `read_file` with `offset` and `limit` to read specific line ranges."
-EDIT = ("- Use the `edit_file` tool for all file modifications. Do NOT use `sed`, `awk`, "
-        "`perl -i`, or shell redirects (`>`, `>>`).")
+EDIT = (
+    "- Use the `edit_file` tool for all file modifications. Do NOT use `sed`, `awk`, "
+    "`perl -i`, or shell redirects (`>`, `>>`)."
+)
 WRITE = "- Use the `write_file` tool to create new files. Do NOT use shell redirects or `tee`."
-DISPLAY = ("- When summarizing your actions, output plain text directly in your response. Do NOT "
-           "use `cat`, `echo`, or shell to display files you just wrote.")
+DISPLAY = (
+    "- When summarizing your actions, output plain text directly in your response. Do NOT "
+    "use `cat`, `echo`, or shell to display files you just wrote."
+)
 SEARCH = "- Use shell commands such as `cat`, `grep`, `find` and `ls` to explore files."
-STATUS = ("- Before starting each major step in a multi-step task, emit a short status tag: "
-          "`<status>Analyzing test failures</status>`. Keep it under 6 words.")
+STATUS = (
+    "- Before starting each major step in a multi-step task, emit a short status tag: "
+    "`<status>Analyzing test failures</status>`. Keep it under 6 words."
+)
 
 
 @pytest.fixture(scope="module")
@@ -57,11 +65,25 @@ def test_every_section_is_wrapped_in_its_tag_in_order(
     opal: Catalog, project: dict[str, Path]
 ) -> None:
     text = assemble(opal, project, session={"id": "s1"})
-    assert sections(text) == ["identity", "project-context", "project-context",
-                              "project-context", "project-context", "skills", "environment",
-                              "tool-guidelines", "planning"]
-    for tag in ("identity", "project-context", "skills", "environment", "tool-guidelines",
-                "planning"):
+    assert sections(text) == [
+        "identity",
+        "project-context",
+        "project-context",
+        "project-context",
+        "project-context",
+        "skills",
+        "environment",
+        "tool-guidelines",
+        "planning",
+    ]
+    for tag in (
+        "identity",
+        "project-context",
+        "skills",
+        "environment",
+        "tool-guidelines",
+        "planning",
+    ):
         assert text.count(f"<{tag}") == text.count(f"</{tag}>")
     assert text.startswith("<identity>\nYou are Opal") and text.endswith("</planning>")
 
@@ -116,13 +138,20 @@ def test_planning_only_with_a_session_and_never_for_sub_agents(
     opal: Catalog, project: dict[str, Path]
 ) -> None:
     with_session = assemble(opal, project, session={"id": "s1"})
-    assert "<planning>\nFor a complex task of several steps, write a plan document at:\n" \
-           "~/.opal/sessions/s1/plan.md\n" in with_session
+    assert (
+        "<planning>\nFor a complex task of several steps, write a plan document at:\n"
+        "~/.opal/sessions/s1/plan.md\n" in with_session
+    )
     own_dir = assemble(opal, project, session={"id": "s1", "dir": "/data/s1"})
     assert "/data/s1/plan.md" in own_dir
     assert "<planning>" not in assemble(opal, project)
-    sub = assemble(opal, project, agent="sub-agent", session={"id": "s1"},
-                   overrides={"identity": "Find the bug in parser.ex."})
+    sub = assemble(
+        opal,
+        project,
+        agent="sub-agent",
+        session={"id": "s1"},
+        overrides={"identity": "Find the bug in parser.ex."},
+    )
     assert "<planning>" not in sub
     assert sections(sub)[-2:] == ["environment", "tool-guidelines"]
 

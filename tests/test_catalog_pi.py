@@ -30,8 +30,10 @@ def project(tmp_path: Path) -> dict[str, Path]:
     write(work / "CLAUDE.md", "work claude (AGENTS.md wins here)")
     write(work / "app" / "CLAUDE.md", "app claude")
     skill(home / ".pi" / "agent" / "skills" / "deploy", "name: deploy\ndescription: Ship <it>")
-    skill(work / "app" / ".pi" / "skills" / "secret", "name: secret\ndescription: x\n"
-          "disable-model-invocation: true")
+    skill(
+        work / "app" / ".pi" / "skills" / "secret",
+        "name: secret\ndescription: x\ndisable-model-invocation: true",
+    )
     return {"home": home, "work": work, "cwd": work / "app", "root": tmp_path}
 
 
@@ -49,10 +51,17 @@ def guidelines(text: str) -> list[str]:
 def test_five_sections_in_order(pi: Catalog, project: dict[str, Path]) -> None:
     write(project["cwd"] / ".pi" / "APPEND_SYSTEM.md", "APPENDED TEXT")
     text = assemble(pi, project)
-    markers = ["You are an expert coding assistant", "Available tools:", "Guidelines:",
-               "pi's own documentation", "APPENDED TEXT", "# Project Context",
-               "<available_skills>", "Current date and time: Friday 2025-01-31 14:05 CET",
-               f"Current working directory: {project['cwd'].resolve()}"]
+    markers = [
+        "You are an expert coding assistant",
+        "Available tools:",
+        "Guidelines:",
+        "pi's own documentation",
+        "APPENDED TEXT",
+        "# Project Context",
+        "<available_skills>",
+        "Current date and time: Friday 2025-01-31 14:05 CET",
+        f"Current working directory: {project['cwd'].resolve()}",
+    ]
     positions = [text.index(marker) for marker in markers]
     assert positions == sorted(positions)
     assert text.endswith(f"Current working directory: {project['cwd'].resolve()}")
@@ -73,15 +82,19 @@ def test_project_context_walks_down_from_the_root_with_agents_md_winning(
     assert "work claude" not in text
 
 
-def test_tools_list_snippet_then_builtin_description_then_name(
-    pi: Catalog, tmp_path: Path
-) -> None:
-    ctx = gather_in(pi, tmp_path, base={
-        "tools": ["read", "bash", "deploy", "lint"],
-        "tool_info": {"read": {"snippet": "Read a file,\n   with line\nnumbers"},
-                      "deploy": {"snippet": "Ship the\nbuild"},
-                      "lint": {"description": "only a description"}},
-    })
+def test_tools_list_snippet_then_builtin_description_then_name(pi: Catalog, tmp_path: Path) -> None:
+    ctx = gather_in(
+        pi,
+        tmp_path,
+        base={
+            "tools": ["read", "bash", "deploy", "lint"],
+            "tool_info": {
+                "read": {"snippet": "Read a file,\n   with line\nnumbers"},
+                "deploy": {"snippet": "Ship the\nbuild"},
+                "lint": {"description": "only a description"},
+            },
+        },
+    )
     tools = pi.assemble(ctx).text.split("Available tools:\n", 1)[1].split("\n\n", 1)[0]
     assert tools.splitlines() == [
         "- read: Read a file, with line numbers",
@@ -98,8 +111,10 @@ def test_no_tools_says_none(pi: Catalog, tmp_path: Path) -> None:
 
 
 BASH_ALONE = "- Use bash for file operations such as ls, rg and find."
-PREFER = ("- Prefer the grep, find and ls tools to bash for exploring files: they are faster "
-          "and respect .gitignore.")
+PREFER = (
+    "- Prefer the grep, find and ls tools to bash for exploring files: they are faster "
+    "and respect .gitignore."
+)
 READ_EDIT = "- Read a file with read before you edit it; never use cat or sed for that."
 EDIT = "- Use edit for precise changes: the old text must match exactly."
 WRITE = "- Use write only for new files or complete rewrites."
@@ -130,17 +145,30 @@ def test_guideline_table(
 
 
 def test_extension_guidelines_are_appended_without_repeats(pi: Catalog, tmp_path: Path) -> None:
-    ctx = gather_in(pi, tmp_path, base={
-        "tools": ["bash", "deploy", "lint"],
-        "guidelines": ["Ask before deploying.", "Keep your answers short.",
-                       "Ask before deploying."],
-        "tool_info": {"deploy": {"guidelines": ["Deploy from main only.", "Ask before deploying."]},
-                      "lint": {"guidelines": ["Run lint before you commit."]},
-                      "inactive": {"guidelines": ["Never shown."]}},
-    })
-    assert guidelines(pi.assemble(ctx).text) == [BASH_ALONE, *ALWAYS, "- Ask before deploying.",
-                                                 "- Deploy from main only.",
-                                                 "- Run lint before you commit."]
+    ctx = gather_in(
+        pi,
+        tmp_path,
+        base={
+            "tools": ["bash", "deploy", "lint"],
+            "guidelines": [
+                "Ask before deploying.",
+                "Keep your answers short.",
+                "Ask before deploying.",
+            ],
+            "tool_info": {
+                "deploy": {"guidelines": ["Deploy from main only.", "Ask before deploying."]},
+                "lint": {"guidelines": ["Run lint before you commit."]},
+                "inactive": {"guidelines": ["Never shown."]},
+            },
+        },
+    )
+    assert guidelines(pi.assemble(ctx).text) == [
+        BASH_ALONE,
+        *ALWAYS,
+        "- Ask before deploying.",
+        "- Deploy from main only.",
+        "- Run lint before you commit.",
+    ]
 
 
 def test_system_md_replaces_only_the_base(pi: Catalog, project: dict[str, Path]) -> None:
@@ -172,9 +200,21 @@ def test_skills_only_with_read_and_without_disabled_ones(
 def test_gathering_from_the_command_line(
     project: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = catalog.cli.main(["assemble", "pi", "--from-dir", str(project["cwd"]),
-                             "--home", str(project["home"]), "--root", str(project["root"]),
-                             "--no-git", "--tools", "read"])
+    code = catalog.cli.main(
+        [
+            "assemble",
+            "pi",
+            "--from-dir",
+            str(project["cwd"]),
+            "--home",
+            str(project["home"]),
+            "--root",
+            str(project["root"]),
+            "--no-git",
+            "--tools",
+            "read",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert "## " in out and "app claude" in out and "<name>deploy</name>" in out

@@ -24,8 +24,10 @@ from catalog import (
 @pytest.fixture
 def folder(make_catalog: Callable[..., Path]) -> Path:
     return make_catalog(
-        parts=[{"id": "who", "body": "Conversation {{ session.id }} in {{ env.cwd }}."},
-               {"id": "extra", "when": "note", "body": "{{ note }}"}],
+        parts=[
+            {"id": "who", "body": "Conversation {{ session.id }} in {{ env.cwd }}."},
+            {"id": "extra", "when": "note", "body": "{{ note }}"},
+        ],
         variables=[{"name": "note", "type": "str"}],
         agents=[{"name": "helper"}],
     )
@@ -42,8 +44,10 @@ def test_construct_persists_and_get_returns_it(cat: Catalog) -> None:
     made = sessions.construct("c1", {"env": {"cwd": "/a"}})
     assert made.text == "Conversation c1 in /a."
     assert (made.catalog, made.version, made.agent, made.revision) == ("demo", "1.0.0", "main", 0)
-    assert made.fingerprint == cat.assemble({"env": {"cwd": "/a"}, "session": {"id": "c1"}}
-                                            ).fingerprint
+    assert (
+        made.fingerprint
+        == cat.assemble({"env": {"cwd": "/a"}, "session": {"id": "c1"}}).fingerprint
+    )
     assert sessions.get("c1") == made
 
 
@@ -52,8 +56,10 @@ def test_an_existing_conversation_keeps_its_prompt(cat: Catalog) -> None:
     first = sessions.construct("c1", {"env": {"cwd": "/a"}})
     again = sessions.construct("c1", {"env": {"cwd": "/changed"}})
     assert again == first
-    assert sessions.construct("c2", {"env": {"cwd": "/changed"}}).text == \
-        "Conversation c2 in /changed."
+    assert (
+        sessions.construct("c2", {"env": {"cwd": "/changed"}}).text
+        == "Conversation c2 in /changed."
+    )
 
 
 def test_a_context_with_its_own_session_keeps_it(cat: Catalog) -> None:
@@ -162,8 +168,10 @@ def test_concurrent_processes_lose_nothing(folder: Path, tmp_path: Path) -> None
     SQLiteStore(db).close()
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
-    processes = [context.Process(target=_worker, args=(str(folder), db, worker, queue))
-                 for worker in range(WORKERS)]
+    processes = [
+        context.Process(target=_worker, args=(str(folder), db, worker, queue))
+        for worker in range(WORKERS)
+    ]
     for process in processes:
         process.start()
     results = [queue.get(timeout=120) for _ in processes]

@@ -63,7 +63,10 @@ def test_every_name_is_kept_without_first_wins_and_innermost_first_on_request(
     cat = build({"files": [{"names": ["CLAUDE.md", "AGENTS.md"], "outermost_first": False}]})
     ctx = run_gather(cat, tree / "proj" / "sub", root=tree)
     assert [f.content for f in ctx.project_files] == [
-        "sub claude", "proj claude", "proj agents", "top agents",
+        "sub claude",
+        "proj claude",
+        "proj agents",
+        "top agents",
     ]
 
 
@@ -74,8 +77,9 @@ def test_root_stops_the_walk_and_cwd_only_looks_in_cwd(
     found = run_gather(cat, tree / "proj", root=tree / "proj").project_files
     assert [f.content for f in found] == ["proj agents", "proj claude"]
     only = build({"files": [{"names": ["CLAUDE.md"], "walk": "cwd"}]}, version="2.0.0")
-    assert [f.content for f in run_gather(only, tree / "proj" / "sub", root=tree).project_files] \
-        == ["sub claude"]
+    assert [
+        f.content for f in run_gather(only, tree / "proj" / "sub", root=tree).project_files
+    ] == ["sub claude"]
 
 
 def test_globs_nested_names_global_files_and_scopes(
@@ -87,23 +91,33 @@ def test_globs_nested_names_global_files_and_scopes(
     write(proj / ".claude" / "rules" / "a.md", "rule a")
     write(proj / ".claude" / "rules" / "notes.txt", "not a rule")
     write(proj / ".agents" / "AGENTS.md", "nested agents")
-    cat = build({"files": [
-        {"scope": "global", "dir": "~/.agent", "names": ["AGENTS.md"]},
-        {"names": [".claude/rules/*.md", ".agents/AGENTS.md"]},
-    ]})
+    cat = build(
+        {
+            "files": [
+                {"scope": "global", "dir": "~/.agent", "names": ["AGENTS.md"]},
+                {"names": [".claude/rules/*.md", ".agents/AGENTS.md"]},
+            ]
+        }
+    )
     ctx = run_gather(cat, proj, root=proj, home=home)
     assert [(f.scope, f.content) for f in ctx.project_files] == [
-        ("global", "global"), ("project", "rule a"), ("project", "rule b"),
+        ("global", "global"),
+        ("project", "rule a"),
+        ("project", "rule b"),
         ("project", "nested agents"),
     ]
 
 
 def test_a_file_found_twice_is_listed_once(build: Callable[..., Catalog], tmp_path: Path) -> None:
     write(tmp_path / "AGENTS.md", "once")
-    cat = build({"files": [
-        {"scope": "global", "dir": str(tmp_path), "names": ["AGENTS.md"]},
-        {"names": ["AGENTS.md"]},
-    ]})
+    cat = build(
+        {
+            "files": [
+                {"scope": "global", "dir": str(tmp_path), "names": ["AGENTS.md"]},
+                {"names": ["AGENTS.md"]},
+            ]
+        }
+    )
     assert [f.scope for f in run_gather(cat, tmp_path, root=tmp_path).project_files] == ["global"]
 
 
@@ -128,12 +142,14 @@ def test_text_sources_fill_a_slot_a_variable_and_append_first_found_wins(
     write(tmp_path / ".agent" / "SYSTEM.md", "project system")
     write(home / ".agent" / "APPEND.md", "appended")
     cat = build(
-        {"text": [
-            {"names": [".agent/SYSTEM.md", "~/.agent/SYSTEM.md"], "target": "slot:base"},
-            {"names": [".agent/APPEND.md", "~/.agent/APPEND.md"], "target": "variable:extra"},
-            {"names": ["~/.agent/APPEND.md"], "target": "append"},
-            {"names": ["MISSING.md"], "target": "custom_prompt"},
-        ]},
+        {
+            "text": [
+                {"names": [".agent/SYSTEM.md", "~/.agent/SYSTEM.md"], "target": "slot:base"},
+                {"names": [".agent/APPEND.md", "~/.agent/APPEND.md"], "target": "variable:extra"},
+                {"names": ["~/.agent/APPEND.md"], "target": "append"},
+                {"names": ["MISSING.md"], "target": "custom_prompt"},
+            ]
+        },
         parts=[{"id": "intro", "slot": "base", "body": "Base."}],
         variables=[{"name": "extra", "type": "str"}],
     )
@@ -178,15 +194,19 @@ def test_skills_are_read_from_front_matter_and_disabled_ones_left_out(
     home = tmp_path / "home"
     skill(tmp_path / ".skills" / "commit", "name: commit\ndescription: >\n  Write a\n  commit")
     skill(tmp_path / ".skills" / "group" / "deep", "description: Nested skill")
-    skill(tmp_path / ".skills" / "hidden", "name: hidden\ndescription: x\n"
-          "disable-model-invocation: true")
+    skill(
+        tmp_path / ".skills" / "hidden",
+        "name: hidden\ndescription: x\ndisable-model-invocation: true",
+    )
     skill(home / "skills" / "review", "name: review\ndescription: Review a diff")
     cat = build({"skills": [".skills", "~/skills", "missing"]})
     with warnings.catch_warnings():
         warnings.simplefilter("error", SourceWarning)
         ctx = run_gather(cat, tmp_path, home=home)
     assert [(s.name, s.description) for s in ctx.skills] == [
-        ("commit", "Write a commit"), ("deep", "Nested skill"), ("review", "Review a diff"),
+        ("commit", "Write a commit"),
+        ("deep", "Nested skill"),
+        ("review", "Review a diff"),
     ]
     assert ctx.skills[0].path == str(tmp_path / ".skills" / "commit" / "SKILL.md")
     assert ctx.skills[0].content == "Do it.\n"
@@ -255,7 +275,10 @@ def test_identity_user_and_soul_files(build: Callable[..., Catalog], tmp_path: P
     ctx = run_gather(cat, tmp_path, home=home)
     assert ctx.identity is not None and ctx.user is not None
     assert (ctx.identity.name, ctx.identity.emoji, ctx.identity.creature, ctx.identity.vibe) == (
-        "Molt", "\U0001f980", "crab", "",
+        "Molt",
+        "\U0001f980",
+        "crab",
+        "",
     )
     assert ctx.identity.content == "Notes."
     assert (ctx.user.name, ctx.user.timezone) == ("Ada", "Europe/Paris")
@@ -288,11 +311,28 @@ def test_runtime_facts_come_from_the_clock_and_the_environment(
 
 
 def git(cwd: Path, *args: str) -> None:
-    env = {"PATH": os.environ["PATH"], "HOME": str(cwd), "GIT_CONFIG_NOSYSTEM": "1",
-           "GIT_CONFIG_GLOBAL": os.devnull}
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com",
-                    "-c", "init.defaultBranch=trunk", *args], cwd=cwd, env=env, check=True,
-                   capture_output=True)
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(cwd),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+    }
+    subprocess.run(
+        [
+            "git",
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "init.defaultBranch=trunk",
+            *args,
+        ],
+        cwd=cwd,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
 
 
 def test_git_branch_and_short_status(build: Callable[..., Catalog], tmp_path: Path) -> None:
@@ -317,8 +357,9 @@ def test_a_new_repository_names_its_unborn_branch(
     repo = tmp_path / "repo"
     repo.mkdir()
     git(repo, "init", "-q")
-    ctx = run_gather(build({}), repo, git=True,
-                     environ={**ENVIRON, "GIT_CONFIG_GLOBAL": os.devnull})
+    ctx = run_gather(
+        build({}), repo, git=True, environ={**ENVIRON, "GIT_CONFIG_GLOBAL": os.devnull}
+    )
     assert (ctx.env.is_git_repo, ctx.env.git_branch, ctx.env.git_status) == (True, "trunk", "")
 
 
@@ -327,8 +368,9 @@ def test_no_repository_or_no_git_means_no_git_facts(
 ) -> None:
     plain = tmp_path / "plain"
     plain.mkdir()
-    ctx = run_gather(build({}), plain, git=True,
-                     environ={**ENVIRON, "GIT_CEILING_DIRECTORIES": str(tmp_path)})
+    ctx = run_gather(
+        build({}), plain, git=True, environ={**ENVIRON, "GIT_CEILING_DIRECTORIES": str(tmp_path)}
+    )
     assert (ctx.env.is_git_repo, ctx.env.git_branch) == (False, "")
     ctx = run_gather(build({}), plain, git=True, environ={"PATH": str(tmp_path / "nowhere")})
     assert not ctx.env.is_git_repo
@@ -341,8 +383,9 @@ def test_a_hanging_git_is_cut_off_with_a_warning(
     fake = write(bin_dir / "git", f"#!/bin/sh\nexec {shutil.which('sleep')} 5\n")
     fake.chmod(0o755)
     with pytest.warns(SourceWarning, match="git status took longer than 0.2s"):
-        ctx = run_gather(build({}), tmp_path, git=True, git_timeout=0.2,
-                         environ={"PATH": str(bin_dir)})
+        ctx = run_gather(
+            build({}), tmp_path, git=True, git_timeout=0.2, environ={"PATH": str(bin_dir)}
+        )
     assert not ctx.env.is_git_repo
 
 
@@ -383,10 +426,16 @@ def test_file_references_are_read_and_confined_to_the_project_root(
     write(tmp_path / "secret.txt", "secret")
     (proj / "link.txt").symlink_to(tmp_path / "secret.txt")
     cat = build(
-        {}, extra=FILE_BINDING,
-        variables=[{"name": "template", "type": "str",
-                    "default": "[file:docs/notes.md][file:../secret.txt][if file:link.txt]x[endif]"
-                               f"[file:{tmp_path / 'secret.txt'}][file:missing.md]"}],
+        {},
+        extra=FILE_BINDING,
+        variables=[
+            {
+                "name": "template",
+                "type": "str",
+                "default": "[file:docs/notes.md][file:../secret.txt][if file:link.txt]x[endif]"
+                f"[file:{tmp_path / 'secret.txt'}][file:missing.md]",
+            }
+        ],
     )
     with pytest.warns(SourceWarning) as caught:
         ctx = run_gather(cat, proj)
@@ -443,16 +492,33 @@ def test_assemble_from_dir(
     make_catalog: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = make_catalog(
-        parts=[{"id": "p", "body": "{% for f in project_files %}{{ f.content }}{% endfor %}"
-                                   " in {{ basename(env.cwd) }} on {{ env.date }}"}],
-        extra={"sources": {"files": [{"names": ["AGENTS.md"]}],
-                           "skills": ["~/skills"]}},
+        parts=[
+            {
+                "id": "p",
+                "body": "{% for f in project_files %}{{ f.content }}{% endfor %}"
+                " in {{ basename(env.cwd) }} on {{ env.date }}",
+            }
+        ],
+        extra={"sources": {"files": [{"names": ["AGENTS.md"]}], "skills": ["~/skills"]}},
     )
     proj = tmp_path / "work"
     write(proj / "AGENTS.md", "Be brief.")
     skill(tmp_path / "home" / "skills" / "bad", "name: [")
-    code = main(["assemble", str(folder), "--from-dir", str(proj), "--root", str(proj),
-                 "--home", str(tmp_path / "home"), "--no-git", "--set", "env.date=today"])
+    code = main(
+        [
+            "assemble",
+            str(folder),
+            "--from-dir",
+            str(proj),
+            "--root",
+            str(proj),
+            "--home",
+            str(tmp_path / "home"),
+            "--no-git",
+            "--set",
+            "env.date=today",
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 0
     assert out == "Be brief. in work on today\n"

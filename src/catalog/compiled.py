@@ -342,7 +342,7 @@ def _check_sources(manifest: Manifest, text: str, file: str) -> None:
         elif kind == "variable" and types.get(name) != "str":
             problem = (
                 f"{name!r} is not a declared variable of type str",
-                "declare it with [[variable]] and type = \"str\"",
+                'declare it with [[variable]] and type = "str"',
             )
         if problem is not None:
             raise ManifestError(

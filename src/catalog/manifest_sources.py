@@ -82,9 +82,7 @@ class TextSource(_Model):
     @classmethod
     def _known_target(cls, value: str) -> str:
         if not _TARGET.match(value):
-            raise ValueError(
-                "must be 'slot:NAME', 'variable:NAME', 'custom_prompt' or 'append'"
-            )
+            raise ValueError("must be 'slot:NAME', 'variable:NAME', 'custom_prompt' or 'append'")
         return value
 
 

@@ -112,7 +112,8 @@ class SQLiteStore:
             self._db.execute(_SCHEMA)
         except sqlite3.Error as exc:
             raise SessionError(
-                f"cannot open the prompt store: {exc}", file=self.path,
+                f"cannot open the prompt store: {exc}",
+                file=self.path,
                 hint="give a writable file path, or ':memory:'",
             ) from None
 
@@ -139,9 +140,7 @@ class SQLiteStore:
         )
         stored = self.get(prompt.conversation_id)
         if stored is None:  # only if another process deleted it in between
-            raise SessionError(
-                f"conversation {prompt.conversation_id!r} vanished", file=self.path
-            )
+            raise SessionError(f"conversation {prompt.conversation_id!r} vanished", file=self.path)
         return stored
 
     def put(self, prompt: StoredPrompt) -> None:
@@ -164,8 +163,16 @@ class SQLiteStore:
 
 
 def _row(prompt: StoredPrompt) -> tuple[Any, ...]:
-    return (prompt.conversation_id, prompt.text, prompt.catalog, prompt.version, prompt.agent,
-            prompt.fingerprint, prompt.revision, prompt.created)
+    return (
+        prompt.conversation_id,
+        prompt.text,
+        prompt.catalog,
+        prompt.version,
+        prompt.agent,
+        prompt.fingerprint,
+        prompt.revision,
+        prompt.created,
+    )
 
 
 class Sessions:
@@ -183,9 +190,7 @@ class Sessions:
         self.agent = agent
         if store is None:
             store = SQLiteStore()
-        self.store: PromptStore = (
-            SQLiteStore(store) if isinstance(store, str | Path) else store
-        )
+        self.store: PromptStore = SQLiteStore(store) if isinstance(store, str | Path) else store
 
     def _resolve(
         self, conversation_id: str, context: Context | Mapping[str, Any] | None, revision: int

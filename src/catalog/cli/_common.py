@@ -94,8 +94,10 @@ def add_context_options(parser: argparse.ArgumentParser) -> None:
         "--home", metavar="DIR", help="use DIR as the home folder for '~' paths (default: yours)"
     )
     gathering.add_argument(
-        "--root", metavar="DIR", help="the project root: the upward walk stops there and "
-        "file: reads stay under it (default: walk to '/', reads under --from-dir)"
+        "--root",
+        metavar="DIR",
+        help="the project root: the upward walk stops there and "
+        "file: reads stay under it (default: walk to '/', reads under --from-dir)",
     )
     gathering.add_argument("--model", default="", help="the model name, for env.model")
     gathering.add_argument("--provider", default="", help="the provider name, for env.provider")
@@ -115,8 +117,14 @@ def context_from_args(args: argparse.Namespace, catalog: Catalog) -> Context:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", SourceWarning)
             gathered = gather(
-                catalog, args.from_dir, base=data, home=args.home, root=args.root,
-                model=args.model, provider=args.provider, git=not args.no_git,
+                catalog,
+                args.from_dir,
+                base=data,
+                home=args.home,
+                root=args.root,
+                model=args.model,
+                provider=args.provider,
+                git=not args.no_git,
             )
         for warning in caught:
             sys.stderr.write(f"catalog: warning: {warning.message}\n")

@@ -53,8 +53,14 @@ def run(args: argparse.Namespace) -> int:
         for decl in cat.bindings
     ]
     if args.format == "json":
-        emit_json({"catalog": cat.name, "version": str(cat.version),
-                   "variables": variables, "bindings": bindings})
+        emit_json(
+            {
+                "catalog": cat.name,
+                "version": str(cat.version),
+                "variables": variables,
+                "bindings": bindings,
+            }
+        )
         return EXIT_OK
     out = [f"{cat.name} {cat.version}", "", "variables:" if variables else "variables: none"]
     for var in variables:

@@ -288,7 +288,8 @@ def _folder(value: str | Path, what: str) -> Path:
         path = path.resolve(strict=True)
     except (OSError, RuntimeError):
         raise SourceError(
-            f"the {what} does not exist or cannot be read", file=str(value),
+            f"the {what} does not exist or cannot be read",
+            file=str(value),
             hint=f"give an existing folder as the {what}",
         ) from None
     if not path.is_dir():
