@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -40,3 +42,16 @@ def gather_in(cat: Catalog, cwd: Path, **kwargs: Any) -> Context:
     kwargs.setdefault("environ", ENVIRON)
     kwargs.setdefault("git", False)
     return gather(cat, cwd, **kwargs)
+
+
+def git(cwd: Path, *args: str) -> None:
+    """Run git in ``cwd`` with no user or system configuration; new repos start on ``trunk``."""
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(cwd),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+    }
+    config = ["-c", "user.name=t", "-c", "user.email=t@example.com"]
+    config += ["-c", "init.defaultBranch=trunk"]
+    subprocess.run(["git", *config, *args], cwd=cwd, env=env, check=True, capture_output=True)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,7 @@ import pytest
 import catalog
 import catalog.cli
 from catalog import Catalog, Sessions, SourceWarning
-from tests.gathering import gather_in, write
+from tests.gathering import gather_in, git, write
 
 PERSONA = "You are Dispatch, a careful software engineering assistant."
 
@@ -44,31 +43,6 @@ def test_default_template_with_agents_md(dispatch: Catalog, tmp_path: Path) -> N
     )
 
 
-def git(cwd: Path, *args: str) -> None:
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(cwd),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-    }
-    subprocess.run(
-        [
-            "git",
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "-c",
-            "init.defaultBranch=main",
-            *args,
-        ],
-        cwd=cwd,
-        env=env,
-        check=True,
-        capture_output=True,
-    )
-
-
 def test_every_fixed_variable_and_the_file_type(dispatch: Catalog, tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     write(repo / "notes" / "todo.md", "ship it")
@@ -89,7 +63,7 @@ def test_every_fixed_variable_and_the_file_type(dispatch: Catalog, tmp_path: Pat
         base={"env": {"hostname": "box", "os": "Linux"}, "session": {"id": "c-9"}},
     )
     assert dispatch.assemble(ctx).text == (
-        f"2025-01-31 14:05 Linux box\n{repo.resolve()} m-1 c-9\nmain\n"
+        f"2025-01-31 14:05 Linux box\n{repo.resolve()} m-1 c-9\ntrunk\n"
         "?? .dispatch/\n?? notes/\nship it"
     )
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -14,7 +13,7 @@ import pytest
 
 from catalog import Catalog, ManifestError, SourceError, SourceWarning, load_dir
 from catalog.cli import main
-from tests.gathering import ENVIRON, skill, write
+from tests.gathering import ENVIRON, git, skill, write
 from tests.gathering import gather_in as run_gather
 
 
@@ -308,31 +307,6 @@ def test_runtime_facts_come_from_the_clock_and_the_environment(
     assert env.cwd == str(tmp_path.resolve())
     assert env.os and env.arch and env.hostname  # the machine's own, whatever they are
     assert not env.is_git_repo
-
-
-def git(cwd: Path, *args: str) -> None:
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(cwd),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-    }
-    subprocess.run(
-        [
-            "git",
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "-c",
-            "init.defaultBranch=trunk",
-            *args,
-        ],
-        cwd=cwd,
-        env=env,
-        check=True,
-        capture_output=True,
-    )
 
 
 def test_git_branch_and_short_status(build: Callable[..., Catalog], tmp_path: Path) -> None:
