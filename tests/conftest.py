@@ -29,11 +29,13 @@ def write_catalog(
     variables: Sequence[Mapping[str, Any]] = (),
     agents: Sequence[Mapping[str, Any]] = (),
     catalog: Mapping[str, Any] | None = None,
+    extra: Mapping[str, Any] | None = None,
 ) -> Path:
     """Write ``root/name/version/`` with a manifest and bodies; returns the version folder.
 
     Each part mapping may hold ``body`` (the text); ``file``, ``sha256`` and
-    ``tokens`` are filled in unless given.
+    ``tokens`` are filled in unless given. ``extra`` adds top-level tables
+    (``sources``, ``binding``...).
     """
     folder = root / name / version
     folder.mkdir(parents=True, exist_ok=True)
@@ -54,6 +56,7 @@ def write_catalog(
         data["variable"] = [dict(v) for v in variables]
     if agents:
         data["agent"] = [dict(a) for a in agents]
+    data.update(extra or {})
     data["part"] = table
     (folder / "catalog.toml").write_text(tomli_w.dumps(data), encoding="utf-8")
     return folder

@@ -391,7 +391,8 @@ EXPECTED_FUNCTIONS = [
     "len", "str", "int", "bool", "lower", "upper", "strip", "collapse", "join", "split",
     "lines", "replace", "startswith", "endswith", "contains", "truncate", "default", "unique",
     "sorted", "first", "last", "any", "all", "min", "max", "pluck", "json", "indent",
-    "basename", "dirname", "keys", "values",
+    "basename", "dirname", "keys", "values", "flatten", "intersect", "compact", "pick",
+    "escape", "brackets",
 ]  # fmt: skip
 
 

@@ -14,8 +14,6 @@ from pydantic import BaseModel, computed_field
 from typing_extensions import TypedDict
 
 # pydantic needs typing_extensions' TypedDict on Python < 3.12.
-from typing_extensions import TypedDict
-
 from catalog.errors import ExpressionError, TemplateError
 from catalog.expr import compile_expression
 from catalog.shapes import (

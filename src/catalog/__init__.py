@@ -23,10 +23,14 @@ from catalog.context import (
     Command,
     Context,
     Environment,
+    Identity,
     McpServer,
     OutputStyle,
     ProjectFile,
+    SessionInfo,
     Skill,
+    ToolInfo,
+    UserProfile,
     load_context,
 )
 from catalog.diff import CatalogDiff, diff
@@ -39,10 +43,13 @@ from catalog.errors import (
     LockError,
     ManifestError,
     NotFoundError,
+    SessionError,
     SourceError,
     TemplateError,
 )
 from catalog.loader import load_dir
+from catalog.session import PromptStore, Sessions, SQLiteStore, StoredPrompt
+from catalog.sources import SourceWarning, gather
 from catalog.store import Store
 
 __all__ = [
@@ -60,21 +67,32 @@ __all__ = [
     "EvaluationError",
     "ExcludedPart",
     "ExpressionError",
+    "Identity",
     "LockError",
     "ManifestError",
     "McpServer",
     "NotFoundError",
     "OutputStyle",
     "ProjectFile",
+    "PromptStore",
     "Reminder",
+    "SQLiteStore",
+    "SessionError",
+    "SessionInfo",
+    "Sessions",
     "Skill",
     "SourceError",
+    "SourceWarning",
     "Store",
+    "StoredPrompt",
     "TemplateError",
     "ToolDescription",
+    "ToolInfo",
     "UsedPart",
+    "UserProfile",
     "__version__",
     "diff",
+    "gather",
     "load",
     "load_context",
     "load_dir",

@@ -302,6 +302,8 @@ def _scope(catalog: Catalog, context: Context, agent: str) -> dict[str, Any]:
                 key=f"variables.{name}",
             )
         scope[name] = tuple(value) if declared == "list" else value
+    if catalog.bindings:
+        scope["bindings"] = catalog.resolve_bindings(scope)
     return scope
 
 

@@ -20,8 +20,15 @@ from pydantic import BaseModel, ConfigDict
 from catalog.context import CONTROL_FIELDS, Context
 from catalog.errors import CatalogError, ManifestError, NotFoundError
 from catalog.expr import Expression, compile_expression
-from catalog.manifest import MAIN_AGENT, AgentDecl, Manifest, PartDecl, locate_key
-from catalog.shapes import ANY, SCALAR, SequenceShape, Shape, shape_of
+from catalog.manifest import (
+    MAIN_AGENT,
+    AgentDecl,
+    BindingDecl,
+    Manifest,
+    PartDecl,
+    locate_key,
+)
+from catalog.shapes import ANY, SCALAR, MappingShape, SequenceShape, Shape, shape_of
 from catalog.template import Template, compile_template
 
 if TYPE_CHECKING:
@@ -82,6 +89,8 @@ class CompiledPart:
 
 
 def _variable_shape(type_name: str) -> Shape:
+    if type_name == "map":
+        return MappingShape(ANY)
     return SequenceShape(ANY) if type_name == "list" else SCALAR
 
 
@@ -109,6 +118,7 @@ class Catalog:
     _agents: Mapping[str, AgentInfo] = field(default_factory=dict, repr=False)
     _defaults: Mapping[str, Any] = field(default_factory=dict, repr=False)
     _types: Mapping[str, str] = field(default_factory=dict, repr=False)
+    _bindings: tuple[tuple[BindingDecl, Expression | None], ...] = field(default=(), repr=False)
 
     @property
     def name(self) -> str:
@@ -145,6 +155,18 @@ class Catalog:
     def variable_types(self) -> Mapping[str, str]:
         """Declared variable names and their types (``bool``, ``int``, ``list``...)."""
         return self._types
+
+    @property
+    def bindings(self) -> tuple[BindingDecl, ...]:
+        """The ``type:name`` bindings a user's bracket template may use (``[[binding]]``)."""
+        return tuple(decl for decl, _ in self._bindings)
+
+    def resolve_bindings(self, scope: Mapping[str, Any]) -> dict[str, Any]:
+        """The value of every binding under ``scope``: what ``bindings`` holds in bodies."""
+        resolved: dict[str, Any] = {}
+        for decl, expression in self._bindings:
+            resolved[decl.name] = scope.get("files") if expression is None else expression(scope)
+        return resolved
 
     def part(self, part_id: str) -> CompiledPart:
         """The part with this id."""
@@ -226,17 +248,24 @@ def compile_catalog(
         names[var.name] = _variable_shape(var.type)
         defaults[var.name] = var.effective_default()
 
+    _check_sources(manifest, manifest_text, manifest_file)
+    bindings = _compile_bindings(manifest, names, manifest_text, manifest_file)
+    if bindings:
+        if "bindings" in defaults:
+            raise ManifestError(
+                "variable 'bindings' shadows the name [[binding]]s are read by",
+                file=manifest_file,
+                key="variable",
+                hint="rename the variable",
+            )
+        names["bindings"] = MappingShape(ANY)
+
     compiled: list[CompiledPart] = []
     for index, decl in enumerate(manifest.part):
         key = f"part[{index}]"
-        try:
-            condition = compile_expression(decl.when, names)
-        except CatalogError as exc:
-            raise exc.located(
-                file=manifest_file,
-                line=locate_key(manifest_text, ("part", index, "when")),
-                key=f"{key}.when",
-            ) from None
+        condition = _compile_at(
+            decl.when, names, manifest_text, manifest_file, ("part", index, "when")
+        )
         if not condition.names and condition({}) is False:
             raise ManifestError(
                 f"condition {decl.when!r} is always false, so the part can never be selected",
@@ -272,4 +301,54 @@ def compile_catalog(
         _agents=agents,
         _defaults=defaults,
         _types={var.name: var.type for var in manifest.variable},
+        _bindings=bindings,
     )
+
+
+def _compile_bindings(
+    manifest: Manifest, names: Mapping[str, Shape], text: str, file: str
+) -> tuple[tuple[BindingDecl, Expression | None], ...]:
+    compiled: list[tuple[BindingDecl, Expression | None]] = []
+    for index, decl in enumerate(manifest.binding):
+        expression = None
+        if decl.value is not None:
+            expression = _compile_at(decl.value, names, text, file, ("binding", index, "value"))
+        compiled.append((decl, expression))
+    return tuple(compiled)
+
+
+def _compile_at(
+    source: str, names: Mapping[str, Shape], text: str, file: str, loc: tuple[str, int, str]
+) -> Expression:
+    """Compile a manifest expression; an error names the file, line and key path."""
+    try:
+        return compile_expression(source, names)
+    except CatalogError as exc:
+        table, index, field_name = loc
+        raise exc.located(
+            file=file, line=locate_key(text, loc), key=f"{table}[{index}].{field_name}"
+        ) from None
+
+
+def _check_sources(manifest: Manifest, text: str, file: str) -> None:
+    """Every ``[[sources.text]]`` target must name a slot or a ``str`` variable of the catalog."""
+    slots = {p.slot for p in manifest.part if p.slot}
+    types = {v.name: v.type for v in manifest.variable}
+    for index, source in enumerate(manifest.sources.text):
+        kind, _, name = source.target.partition(":")
+        problem = None
+        if kind == "slot" and name not in slots:
+            problem = f"no part has slot {name!r}", f"slots: {', '.join(sorted(slots)) or 'none'}"
+        elif kind == "variable" and types.get(name) != "str":
+            problem = (
+                f"{name!r} is not a declared variable of type str",
+                'declare it with [[variable]] and type = "str"',
+            )
+        if problem is not None:
+            raise ManifestError(
+                f"target {source.target!r}: {problem[0]}",
+                file=file,
+                line=locate_key(text, ("sources.text", index, "target")),
+                key=f"sources.text[{index}].target",
+                hint=problem[1],
+            )

@@ -25,10 +25,14 @@ __all__ = [
     "Command",
     "Context",
     "Environment",
+    "Identity",
     "McpServer",
     "OutputStyle",
     "ProjectFile",
+    "SessionInfo",
     "Skill",
+    "ToolInfo",
+    "UserProfile",
     "load_context",
 ]
 
@@ -38,18 +42,31 @@ class _Model(BaseModel):
 
 
 class Environment(_Model):
-    """Facts about the machine and session the agent runs in."""
+    """Facts about the machine and session the agent runs in.
+
+    :func:`catalog.gather` fills them from the runtime: ``date`` (``2025-01-31``),
+    ``time`` (``14:05``), ``datetime`` (ISO 8601 with offset) and ``weekday``
+    from one clock reading; ``git_status`` is ``git status --short``.
+    """
 
     cwd: str = ""
     os: str = ""
     os_version: str = ""
+    arch: str = ""
+    hostname: str = ""
+    user: str = ""
     shell: str = ""
     platform: str = ""
     date: str = ""
+    time: str = ""
+    datetime: str = ""
+    weekday: str = ""
     timezone: str = ""
     is_git_repo: bool = False
     git_branch: str = ""
+    git_status: str = ""
     model: str = ""
+    provider: str = ""
 
 
 class ProjectFile(_Model):
@@ -67,6 +84,46 @@ class Skill(_Model):
     description: str = ""
     path: str = ""
     content: str = ""
+
+
+class ToolInfo(_Model):
+    """What an agent knows about one tool beyond its name.
+
+    ``snippet`` is a one-line summary for a tools list, ``parameters`` its JSON
+    Schema (for providers without native tool calling), ``guidelines`` lines
+    the tool (or the extension that adds it) wants in the prompt.
+    """
+
+    description: str = ""
+    snippet: str = ""
+    parameters: Mapping[str, Any] = Field(default_factory=dict)
+    guidelines: tuple[str, ...] = ()
+
+
+class Identity(_Model):
+    """Who the agent is, as an identity file's front matter says (IDENTITY.md)."""
+
+    name: str = ""
+    emoji: str = ""
+    creature: str = ""
+    vibe: str = ""
+    content: str = ""
+
+
+class UserProfile(_Model):
+    """Who the user is, as a profile file's front matter says (USER.md)."""
+
+    name: str = ""
+    timezone: str = ""
+    location: str = ""
+    content: str = ""
+
+
+class SessionInfo(_Model):
+    """The session (conversation) an agent is attached to; sub-agents often have none."""
+
+    id: str = ""
+    dir: str = ""
 
 
 class McpServer(_Model):
@@ -101,20 +158,27 @@ class Context(_Model):
     """
 
     tools: tuple[str, ...] = ()
+    tool_info: Mapping[str, ToolInfo] = Field(default_factory=dict)
+    guidelines: tuple[str, ...] = ()
     features: tuple[str, ...] = ()
     env: Environment = Field(default_factory=Environment)
     project_files: tuple[ProjectFile, ...] = ()
+    files: Mapping[str, str] = Field(default_factory=dict)
     skills: tuple[Skill, ...] = ()
     mcp_servers: tuple[McpServer, ...] = ()
     commands: tuple[Command, ...] = ()
     output_style: OutputStyle | None = None
+    identity: Identity | None = None
+    user: UserProfile | None = None
+    soul: str = ""
+    session: SessionInfo | None = None
     variables: Mapping[str, Any] = Field(default_factory=dict)
     overrides: Mapping[str, str] = Field(default_factory=dict)
     custom_prompt: str | None = None
     append: str | None = None
     token_budget: Annotated[int, Field(gt=0)] | None = None
 
-    @field_validator("variables", "overrides", mode="after")
+    @field_validator("variables", "overrides", "tool_info", "files", mode="after")
     @classmethod
     def _sorted_mapping(cls, value: Mapping[str, Any]) -> Mapping[str, Any]:
         # A sorted plain dict keeps dumps deterministic whatever order the caller used.

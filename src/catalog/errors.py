@@ -21,6 +21,7 @@ __all__ = [
     "LockError",
     "ManifestError",
     "NotFoundError",
+    "SessionError",
     "SourceError",
     "TemplateError",
 ]
@@ -119,3 +120,7 @@ class LockError(CatalogError, ValueError):
 
 class SourceError(CatalogError, OSError):
     """Gathering context from the filesystem or the runtime failed."""
+
+
+class SessionError(CatalogError, OSError):
+    """A per-conversation prompt store cannot be opened, read or written."""

@@ -82,6 +82,7 @@ import bisect
 import dataclasses
 import enum
 import functools
+import html
 import json as _json
 import operator
 import re
@@ -93,6 +94,7 @@ from typing import Any, Final, NoReturn, TypeAlias
 
 from pydantic import BaseModel
 
+from catalog.brackets import render_brackets
 from catalog.errors import CatalogError, EvaluationError, ExpressionError
 from catalog.shapes import (
     ANY,
@@ -453,6 +455,50 @@ def _fn_values(mapping: object) -> list[Any]:
     raise TypeError(f"expected a mapping, got {_type_name(mapping)}")
 
 
+def _fn_flatten(items: object) -> list[Any]:
+    flat: list[Any] = []
+    for item in iterate(items):
+        if isinstance(item, list | tuple):
+            flat.extend(item)
+        else:
+            flat.append(item)
+    _check_length(len(flat), "flatten()")
+    return flat
+
+
+def _fn_intersect(items: object, other: object) -> list[Any]:
+    pool = iterate(other)
+    return [item for item in iterate(items) if item in pool]
+
+
+def _fn_compact(items: object) -> list[Any]:
+    return [item for item in iterate(items) if not _empty(item)]
+
+
+def _empty(value: object) -> bool:
+    return value is None or (isinstance(value, str | list | tuple) and not value)
+
+
+def _fn_pick(mapping: object, names: object) -> list[Any]:
+    if mapping is None:
+        return []
+    if not isinstance(mapping, Mapping):
+        raise TypeError(f"expected a mapping, got {_type_name(mapping)}")
+    return [mapping[name] for name in iterate(names) if name in mapping]
+
+
+def _fn_escape(value: object) -> str:
+    return html.escape(render_value(value), quote=True)
+
+
+def _fn_brackets(template: object, bindings: object) -> str:
+    if bindings is not None and not isinstance(bindings, Mapping):
+        raise TypeError(f"expected a mapping of bindings, got {_type_name(bindings)}")
+    text = render_brackets(_text(template, "a template text"), bindings or {}, render_value)
+    _check_length(len(text), "brackets()")
+    return text
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Function:
     """One callable of the expression language."""
@@ -548,6 +594,16 @@ FUNCTIONS: Final[Mapping[str, Function]] = types.MappingProxyType({f.name: f for
     Function("dirname", 1, 1, "dirname(path): all before the last component", _fn_dirname),
     Function("keys", 1, 1, "keys(m): the keys of a mapping, sorted", _fn_keys),
     Function("values", 1, 1, "values(m): the values of a mapping, by sorted key", _fn_values),
+    Function("flatten", 1, 1, "flatten(seq): items of nested lists one level up", _fn_flatten),
+    Function("intersect", 2, 2, "intersect(a, b): the items of a that are in b, order of a",
+             _fn_intersect),
+    Function("compact", 1, 1, 'compact(seq): without none, "" and empty lists', _fn_compact),
+    Function("pick", 2, 2, "pick(m, keys): the values of m for the keys it has, in keys order",
+             _fn_pick),
+    Function("escape", 1, 1, "escape(x): x as text with & < > \" ' escaped for XML/HTML",
+             _fn_escape),
+    Function("brackets", 2, 2, "brackets(text, bindings): a user's [type:name] template rendered",
+             _fn_brackets),
 )})
 # fmt: on
 """Every function an expression may call, by name; nothing else is callable."""
@@ -607,6 +663,11 @@ def _shape_pluck(args: Sequence[_Arg]) -> Shape:
     return SequenceShape(ANY)
 
 
+def _shape_flatten(args: Sequence[_Arg]) -> Shape:
+    item = args[0].shape.element(where=args[0].where)
+    return SequenceShape(item.item_shape if isinstance(item, SequenceShape) else ANY)
+
+
 _RESULT_SHAPES: Final[Mapping[str, Callable[[Sequence[_Arg]], Shape]]] = {
     "split": _shape_texts,
     "lines": _shape_texts,
@@ -623,6 +684,10 @@ _RESULT_SHAPES: Final[Mapping[str, Callable[[Sequence[_Arg]], Shape]]] = {
     "join": _shape_iterable,
     "default": _shape_default,
     "pluck": _shape_pluck,
+    "flatten": _shape_flatten,
+    "intersect": _shape_same_list,
+    "compact": _shape_same_list,
+    "pick": _shape_values,
 }
 
 
@@ -1028,6 +1093,9 @@ class _Compiler:
                     return a - b
                 if isinstance(a, str | list | tuple) and isinstance(b, str | list | tuple):
                     _check_length(len(a) + len(b), "the result of '+'")
+                    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+                        # A context's tuples and a literal's lists join as one list.
+                        return [*a, *b]
                 return a + b
             except _OPERATION_ERRORS:
                 raise EvaluationError(

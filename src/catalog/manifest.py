@@ -21,10 +21,12 @@ from packaging.version import InvalidVersion, Version
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from catalog.errors import ManifestError
+from catalog.manifest_sources import Sources
 
 __all__ = [
     "MAIN_AGENT",
     "AgentDecl",
+    "BindingDecl",
     "CatalogInfo",
     "Manifest",
     "PartDecl",
@@ -41,7 +43,7 @@ ALL_AGENTS = "*"
 
 PartKind = Literal["system", "tool", "agent", "reminder"]
 Stability = Literal["static", "session", "turn"]
-VariableType = Literal["bool", "int", "float", "str", "list"]
+VariableType = Literal["bool", "int", "float", "str", "list", "map"]
 
 _SLUG = r"^[a-z0-9][a-z0-9._-]*$"
 _IDENT = r"^[A-Za-z][A-Za-z0-9_]*$"
@@ -51,6 +53,7 @@ _PYTHON_TYPES: dict[str, tuple[type, ...]] = {
     "float": (int, float),
     "str": (str,),
     "list": (list, tuple),
+    "map": (dict,),
 }
 
 
@@ -98,7 +101,31 @@ class VariableDecl(_Model):
         """The default, or the type's empty value when none is given."""
         if self.default is not None:
             return tuple(self.default) if self.type == "list" else self.default
-        return {"bool": False, "int": 0, "float": 0.0, "str": "", "list": ()}[self.type]
+        empty: dict[str, Any] = {"bool": False, "int": 0, "float": 0.0, "str": "", "list": ()}
+        return empty.get(self.type, {})
+
+
+class BindingDecl(_Model):
+    """A ``[[binding]]``: a ``type:name`` a user's bracket template may use.
+
+    ``value`` is an expression over the context (``env.cwd``). A name ending in
+    a colon (``file:``) is a dynamic type: its value maps names to values. With
+    ``source = "file"`` it needs no ``value``: the names are paths, read from
+    the project by :func:`catalog.gather` into the context's ``files``.
+    """
+
+    name: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*:([^\]\s]*)$")]
+    value: str | None = None
+    source: Literal["file"] | None = None
+    description: str = ""
+
+    @model_validator(mode="after")
+    def _one_value(self) -> BindingDecl:
+        if (self.value is None) == (self.source is None):
+            raise ValueError("give exactly one of `value` (an expression) and `source`")
+        if self.source is not None and not self.name.endswith(":"):
+            raise ValueError("`source` is for dynamic types, whose name ends in ':' (file:)")
+        return self
 
 
 class AgentDecl(_Model):
@@ -174,11 +201,14 @@ class Manifest(_Model):
     catalog: CatalogInfo
     variable: tuple[VariableDecl, ...] = ()
     agent: tuple[AgentDecl, ...] = ()
+    binding: tuple[BindingDecl, ...] = ()
+    sources: Sources = Field(default_factory=Sources)
     part: tuple[PartDecl, ...] = ()
 
     @model_validator(mode="after")
     def _cross_checks(self) -> Manifest:
         _no_duplicates("variable", [v.name for v in self.variable])
+        _no_duplicates("binding", [b.name for b in self.binding])
         _no_duplicates("agent", [a.name for a in self.agent])
         _no_duplicates("part", [p.id for p in self.part])
         known = {MAIN_AGENT, ALL_AGENTS} | {a.name for a in self.agent}

@@ -25,6 +25,7 @@ from catalog.cli import (
     _stamp,
     _tokens,
     _validate,
+    _variables,
     _verify,
 )
 from catalog.cli._common import EXIT_OK, EXIT_USAGE, common_parser
@@ -33,7 +34,17 @@ from catalog.errors import CatalogError
 __all__ = ["build_parser", "main"]
 
 _COMMANDS = (
-    _list, _show, _assemble, _tokens, _diff, _lock, _verify, _validate, _schema, _stamp
+    _list,
+    _show,
+    _assemble,
+    _tokens,
+    _variables,
+    _diff,
+    _lock,
+    _verify,
+    _validate,
+    _schema,
+    _stamp,
 )
 
 _EPILOG = """\

@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
 from catalog.compiled import Catalog
 from catalog.context import Context, coerce_context, load_context
 from catalog.errors import CatalogError, ContextError
+from catalog.sources import SourceWarning, gather
 from catalog.store import Store
 
 __all__ = [
@@ -105,13 +107,51 @@ def add_context_options(parser: argparse.ArgumentParser) -> None:
         "values are read as JSON when they parse, else as text; repeatable",
     )
     parser.add_argument("--tools", metavar="A,B,...", help="the enabled tools, comma-separated")
+    gathering = parser.add_argument_group(
+        "gathering", "fill the context from a real folder, as the catalog's [sources] table says"
+    )
+    gathering.add_argument(
+        "--from-dir", metavar="DIR", help="the agent's working directory to gather from"
+    )
+    gathering.add_argument(
+        "--home", metavar="DIR", help="use DIR as the home folder for '~' paths (default: yours)"
+    )
+    gathering.add_argument(
+        "--root",
+        metavar="DIR",
+        help="the project root: the upward walk stops there and "
+        "file: reads stay under it (default: walk to '/', reads under --from-dir)",
+    )
+    gathering.add_argument("--model", default="", help="the model name, for env.model")
+    gathering.add_argument("--provider", default="", help="the provider name, for env.provider")
+    gathering.add_argument("--no-git", action="store_true", help="do not run git")
 
 
 def context_from_args(args: argparse.Namespace, catalog: Catalog) -> Context:
-    """Build the context from ``--context``, ``--tools`` and ``--set``, in that order."""
+    """Build the context: gathered (``--from-dir``), then ``--context``, ``--tools``, ``--set``.
+
+    Each later source wins over the earlier ones. Gathering warnings (a file
+    skipped or cut) go to stderr.
+    """
     data: dict[str, Any] = {}
     if args.context:
         data = load_context(args.context).model_dump(exclude_defaults=True)
+    if args.from_dir:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", SourceWarning)
+            gathered = gather(
+                catalog,
+                args.from_dir,
+                base=data,
+                home=args.home,
+                root=args.root,
+                model=args.model,
+                provider=args.provider,
+                git=not args.no_git,
+            )
+        for warning in caught:
+            sys.stderr.write(f"catalog: warning: {warning.message}\n")
+        data = gathered.model_dump(exclude_defaults=True)
     if args.tools is not None:
         data["tools"] = [t.strip() for t in args.tools.split(",") if t.strip()]
     for item in args.set:
@@ -155,6 +195,8 @@ def _typed(raw: str, type_name: str, key: str) -> Any:
     if type_name == "int" and isinstance(value, int) and not isinstance(value, bool):
         return value
     if type_name == "float" and isinstance(value, int | float) and not isinstance(value, bool):
+        return value
+    if type_name == "map" and isinstance(value, dict):
         return value
     raise ContextError(f"--set {key}={raw!r}: not a valid {type_name}", key=f"variables.{key}")
 

@@ -1,0 +1,98 @@
+"""The ``[sources]`` table of a manifest: how a catalog's context is gathered.
+
+Agents differ in where they look for instruction files, skills and persona
+files. A catalog says it as data, and :func:`catalog.gather` (the
+:mod:`catalog.sources` package) does it for any catalog::
+
+    [sources]
+    skills = [".pi/skills", "~/.pi/agent/skills"]
+    identity = "~/.moltis/IDENTITY.md"
+
+    [[sources.files]]                 # instruction files -> project_files
+    scope = "project"
+    names = ["AGENTS.md", "CLAUDE.md"]
+    first_wins = true                 # per folder, the first name found only
+
+    [[sources.text]]                  # one file's text -> a slot, a variable...
+    names = [".pi/SYSTEM.md", "~/.pi/agent/SYSTEM.md"]
+    target = "slot:base"
+
+Paths starting with ``~`` are under the user's home (which callers and tests
+can replace); other relative paths are relative to the working directory.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+__all__ = ["FileGroup", "Sources", "TextSource"]
+
+_TARGET = re.compile(
+    r"^(slot:[a-z0-9][a-z0-9._-]*|variable:[A-Za-z][A-Za-z0-9_]*|custom_prompt|append)$"
+)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def _some(value: tuple[str, ...]) -> tuple[str, ...]:
+    if not value or any(not name.strip() for name in value):
+        raise ValueError("needs at least one non-empty name")
+    return value
+
+
+class FileGroup(_Model):
+    """A ``[[sources.files]]`` entry: instruction files that become ``project_files``.
+
+    Without ``dir`` the files are looked for in every folder from the working
+    directory up to the top (``walk = "up"``, the default) or in the working
+    directory only (``walk = "cwd"``); with ``dir`` in that one folder. A name
+    may be a glob (``.claude/rules/*.md``, matches sorted by name).
+    """
+
+    scope: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$")] = "project"
+    names: tuple[str, ...]
+    dir: str | None = None
+    walk: Literal["up", "cwd"] = "up"
+    first_wins: bool = False
+    outermost_first: bool = True
+    strip_html_comments: bool = False
+
+    _names = field_validator("names")(_some)
+
+
+class TextSource(_Model):
+    """A ``[[sources.text]]`` entry: the first of ``names`` that exists fills ``target``.
+
+    Targets: ``slot:NAME`` (the text replaces that slot's parts), ``variable:NAME``
+    (a declared ``str`` variable), ``custom_prompt`` or ``append``.
+    """
+
+    names: tuple[str, ...]
+    target: str
+    strip_html_comments: bool = False
+
+    _names = field_validator("names")(_some)
+
+    @field_validator("target")
+    @classmethod
+    def _known_target(cls, value: str) -> str:
+        if not _TARGET.match(value):
+            raise ValueError("must be 'slot:NAME', 'variable:NAME', 'custom_prompt' or 'append'")
+        return value
+
+
+class Sources(_Model):
+    """The ``[sources]`` table: every way a catalog's context is gathered from disk."""
+
+    files: tuple[FileGroup, ...] = ()
+    text: tuple[TextSource, ...] = ()
+    skills: tuple[str, ...] = ()
+    identity: str | None = None
+    user: str | None = None
+    soul: str | None = None
+    max_file_bytes: Annotated[int, Field(gt=0)] = 256 * 1024

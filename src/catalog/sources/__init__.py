@@ -1,0 +1,355 @@
+"""Filling a :class:`~catalog.context.Context` from the filesystem and the runtime.
+
+A catalog's manifest says where its agent looks (the ``[sources]`` table and
+the ``file``-source ``[[binding]]``s); :func:`gather` does the looking and
+returns a context ready for :meth:`~catalog.compiled.Catalog.assemble`. It
+is the only place of the library, with loading, that reads files: assembly
+itself does no I/O.
+
+What is read, in this order:
+
+* instruction files (``[[sources.files]]``) into ``project_files``, each with
+  its path and scope, outermost folder first unless told otherwise;
+* single files (``[[sources.text]]``) into a slot override, a variable, the
+  custom prompt or the appended text;
+* skills: folders holding a ``SKILL.md`` with ``name``/``description`` front
+  matter, under the ``skills`` folders (searched recursively); a skill with
+  ``disable-model-invocation: true`` is left out, one that does not parse is
+  left out with a warning, a name seen before is left out with a warning;
+* persona files: ``identity`` (IDENTITY.md front matter: name, emoji,
+  creature, vibe), ``user`` (USER.md: name, timezone, location) and ``soul``
+  (the whole text);
+* runtime facts into ``env``: host, OS, architecture, user, shell, date and
+  time (from ``clock``), model and provider, git branch and short status;
+* the files that the catalog's string variables reference through a
+  ``file``-source binding (``[file:AGENTS.md]``) into ``files``.
+
+Safety: a file over ``max_file_bytes`` is cut with a marker (and never read
+whole); undecodable bytes are replaced; symlink loops and unreadable files or
+folders are skipped with a :class:`SourceWarning`; ``file:`` paths that leave
+the project root (``root``, else ``cwd``), also through a symbolic link, are
+refused with a warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from catalog.brackets import find_references
+from catalog.compiled import Catalog
+from catalog.context import Context, coerce_context
+from catalog.errors import SourceError
+from catalog.manifest_sources import FileGroup, Sources
+from catalog.sources._files import (
+    SourceWarning,
+    confined,
+    expand,
+    glob,
+    is_dir,
+    is_file,
+    list_dir,
+    read_text,
+    strip_leading_html_comments,
+    warn,
+)
+from catalog.sources._frontmatter import FrontMatterError, split_front_matter
+from catalog.sources._runtime import (
+    Clock,
+    default_environ,
+    git_facts,
+    machine_facts,
+    time_facts,
+)
+
+__all__ = ["Clock", "SourceWarning", "gather"]
+
+_SKILL_FILE = "SKILL.md"
+_MAX_SKILL_DEPTH = 8
+
+
+class _Gatherer:
+    """One gathering: the catalog's sources, the folders and the size limit."""
+
+    def __init__(self, sources: Sources, cwd: Path, home: Path, root: Path | None) -> None:
+        self.sources = sources
+        self.cwd = cwd
+        self.home = home
+        self.root = root
+        self.limit = sources.max_file_bytes
+        self.seen: set[Path] = set()
+
+    def path(self, name: str, base: Path | None = None) -> Path:
+        return expand(name, base=base or self.cwd, home=self.home)
+
+    def read(self, path: Path, *, strip_comments: bool = False) -> str | None:
+        text = read_text(path, self.limit)
+        if text is not None and strip_comments:
+            text = strip_leading_html_comments(text)
+        return text
+
+    # -- instruction files
+
+    def walk(self) -> list[Path]:
+        """The folders from the working directory up to the root (or ``/``), innermost first."""
+        folders = [self.cwd]
+        for parent in self.cwd.parents:
+            if self.root is not None and not parent.is_relative_to(self.root):
+                break
+            folders.append(parent)
+        return folders
+
+    def project_files(self) -> list[dict[str, str]]:
+        found: list[dict[str, str]] = []
+        walk = self.walk()
+        for group in self.sources.files:
+            if group.dir is not None:
+                folders = [self.path(group.dir)]
+            else:
+                folders = walk if group.walk == "up" else [self.cwd]
+                if group.outermost_first:
+                    folders = folders[::-1]
+            for folder in folders:
+                found.extend(self._in_folder(group, folder))
+        return found
+
+    def _in_folder(self, group: FileGroup, folder: Path) -> list[dict[str, str]]:
+        entries: list[dict[str, str]] = []
+        for name in group.names:
+            matches = list(glob(folder, name))
+            for path in matches:
+                real = path.resolve()
+                if real in self.seen:
+                    continue
+                text = self.read(path, strip_comments=group.strip_html_comments)
+                if text is None:
+                    continue
+                self.seen.add(real)
+                entries.append({"path": str(path), "content": text, "scope": group.scope})
+            if matches and group.first_wins:
+                break
+        return entries
+
+    # -- single texts
+
+    def texts(self, data: dict[str, Any]) -> None:
+        for source in self.sources.text:
+            for name in source.names:
+                path = self.path(name)
+                if not is_file(path):
+                    continue
+                text = self.read(path, strip_comments=source.strip_html_comments)
+                if text is None:
+                    continue
+                kind, _, key = source.target.partition(":")
+                if kind == "slot":
+                    data.setdefault("overrides", {})[key] = text
+                elif kind == "variable":
+                    data.setdefault("variables", {})[key] = text
+                else:
+                    data[source.target] = text
+                break
+
+    # -- skills
+
+    def skills(self) -> list[dict[str, str]]:
+        found: list[dict[str, str]] = []
+        names: dict[str, str] = {}
+        visited: set[Path] = set()
+        for entry in self.sources.skills:
+            folder = self.path(entry)
+            if is_dir(folder):
+                self._skills_in(folder, 0, visited, names, found)
+        return found
+
+    def _skills_in(
+        self,
+        folder: Path,
+        depth: int,
+        visited: set[Path],
+        names: dict[str, str],
+        found: list[dict[str, str]],
+    ) -> None:
+        real = folder.resolve()
+        if real in visited:
+            if depth:
+                warn(f"{folder}: skipped, a symbolic link loop (already visited as {real})")
+            return
+        visited.add(real)
+        skill_file = folder / _SKILL_FILE
+        if depth and is_file(skill_file):
+            skill = self._skill(skill_file)
+            if skill is not None:
+                first = names.setdefault(skill["name"], str(skill_file))
+                if first == str(skill_file):
+                    found.append(skill)
+                else:
+                    warn(f"{skill_file}: skill {skill['name']!r} skipped, {first} has that name")
+            return
+        if depth >= _MAX_SKILL_DEPTH:
+            return
+        for child in list_dir(folder):
+            if not child.name.startswith(".") and is_dir(child):
+                self._skills_in(child, depth + 1, visited, names, found)
+
+    def _skill(self, path: Path) -> dict[str, str] | None:
+        text = self.read(path)
+        if text is None:
+            return None
+        try:
+            fields, body = split_front_matter(text)
+        except FrontMatterError as exc:
+            warn(f"{path}: skill skipped, {exc}")
+            return None
+        if fields.get("disable-model-invocation") is True:
+            return None
+        description = fields.get("description")
+        if not isinstance(description, str) or not description.strip():
+            warn(f"{path}: skill skipped, its front matter has no `description`")
+            return None
+        name = fields.get("name", path.parent.name)
+        return {
+            "name": str(name),
+            "description": " ".join(description.split()),
+            "path": str(path),
+            "content": body,
+        }
+
+    # -- persona
+
+    def persona(self, data: dict[str, Any]) -> None:
+        for key, fields in (
+            ("identity", ("name", "emoji", "creature", "vibe")),
+            ("user", ("name", "timezone", "location")),
+        ):
+            name = getattr(self.sources, key)
+            if name is None:
+                continue
+            path = self.path(name)
+            text = self.read(path) if is_file(path) else None
+            if text is None:
+                continue
+            try:
+                header, body = split_front_matter(text)
+            except FrontMatterError as exc:
+                warn(f"{path}: left out, {exc}")
+                continue
+            record = {f: str(header[f]) for f in fields if header.get(f) is not None}
+            data[key] = {**record, "content": body.strip()}
+        if self.sources.soul is not None:
+            path = self.path(self.sources.soul)
+            text = self.read(path) if is_file(path) else None
+            if text is not None:
+                data["soul"] = text.strip()
+
+    # -- file references
+
+    def referenced_files(self, catalog: Catalog, variables: Mapping[str, Any]) -> dict[str, str]:
+        types = [b.name[:-1] for b in catalog.bindings if b.source == "file"]
+        if not types:
+            return {}
+        values = {**catalog.variables, **variables}
+        texts = [value for value in values.values() if isinstance(value, str)]
+        root = (self.root or self.cwd).resolve()
+        files: dict[str, str] = {}
+        for type_ in types:
+            for text in texts:
+                for name in find_references(text, type_):
+                    if name in files:
+                        continue
+                    path = self.path(name)
+                    inside = confined(path, root)
+                    if inside is None:
+                        warn(f"[{type_}:{name}]: refused, the path leaves the project root {root}")
+                        continue
+                    if is_file(inside):
+                        content = self.read(inside)
+                        if content is not None:
+                            files[name] = content
+        return files
+
+
+def _merge(into: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """``into`` with ``over`` laid on top; nested tables are merged key by key."""
+    merged = dict(into)
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = _merge(dict(merged[key]), value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _folder(value: str | Path, what: str) -> Path:
+    path = Path(value).expanduser()
+    try:
+        path = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        raise SourceError(
+            f"the {what} does not exist or cannot be read",
+            file=str(value),
+            hint=f"give an existing folder as the {what}",
+        ) from None
+    if not path.is_dir():
+        raise SourceError(f"the {what} is not a folder", file=str(value))
+    return path
+
+
+def gather(
+    catalog: Catalog,
+    cwd: str | Path,
+    *,
+    base: Context | Mapping[str, Any] | None = None,
+    home: str | Path | None = None,
+    root: str | Path | None = None,
+    clock: Clock | None = None,
+    model: str = "",
+    provider: str = "",
+    environ: Mapping[str, str] | None = None,
+    git: bool = True,
+    git_timeout: float = 2.0,
+) -> Context:
+    """Gather the context ``catalog`` declares, for an agent working in folder ``cwd``.
+
+    ``base`` holds what the caller knows already (tools, features, variables...):
+    every value it sets wins over a gathered one, tables merged key by key.
+    ``home`` replaces the user's home folder for ``~`` paths; ``root`` is the top
+    of the project (the walk for instruction files stops there, ``file:`` reads
+    stay under it; by default the walk goes to the filesystem root and reads
+    stay under ``cwd``). ``clock`` gives the time (default: now); ``environ``
+    replaces ``os.environ`` (for the user, the shell and git). Skipped and cut
+    files are reported as :class:`SourceWarning` warnings.
+    """
+    folder = _folder(cwd, "working directory")
+    top = _folder(root, "project root") if root is not None else None
+    if top is not None and not folder.is_relative_to(top):
+        raise SourceError(
+            f"the working directory {folder} is not inside the project root {top}",
+            hint="give a root that contains the working directory",
+        )
+    env_vars = default_environ() if environ is None else environ
+    home_dir = Path(home).expanduser().resolve() if home is not None else Path.home()
+    gatherer = _Gatherer(catalog.manifest.sources, folder, home_dir, top)
+
+    env: dict[str, Any] = {"cwd": str(folder), "model": model, "provider": provider}
+    env.update(machine_facts(env_vars))
+    env.update(time_facts(clock or (lambda: datetime.now().astimezone())))
+    if git:
+        env.update(git_facts(folder, env_vars, git_timeout))
+    data: dict[str, Any] = {
+        "env": env,
+        "project_files": gatherer.project_files(),
+        "skills": gatherer.skills(),
+    }
+    gatherer.texts(data)
+    gatherer.persona(data)
+    if base is not None:
+        given = base.model_dump(exclude_unset=True) if isinstance(base, Context) else base
+        data = _merge(data, given)
+    data["files"] = {
+        **gatherer.referenced_files(catalog, data.get("variables", {})),
+        **data.get("files", {}),
+    }
+    return coerce_context(data, source=f"the context gathered from {folder}")

@@ -1,0 +1,57 @@
+"""Helpers for tests that gather contexts from temporary folders (no real home, clock or git)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from catalog import Catalog, Context, gather
+
+NOW = datetime(2025, 1, 31, 14, 5, 9, tzinfo=timezone(timedelta(hours=1), "CET"))
+ENVIRON = {"USER": "ada", "SHELL": "/usr/bin/zsh", "PATH": "/usr/bin:/bin"}
+
+
+def clock() -> datetime:
+    """A fixed time: Friday 2025-01-31 14:05:09 CET."""
+    return NOW
+
+
+def write(path: Path, text: str | bytes) -> Path:
+    """Write ``text`` to ``path``, creating its folders."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def skill(folder: Path, front: str, body: str = "Do it.") -> Path:
+    """A ``SKILL.md`` in ``folder`` with the front matter ``front``."""
+    return write(folder / "SKILL.md", f"---\n{front}\n---\n{body}\n")
+
+
+def gather_in(cat: Catalog, cwd: Path, **kwargs: Any) -> Context:
+    """:func:`catalog.gather` with a fixed clock and environment, no git, home at ``/``
+    unless given, so nothing of this machine's user leaks into a test."""
+    kwargs.setdefault("home", cwd.anchor)
+    kwargs.setdefault("clock", clock)
+    kwargs.setdefault("environ", ENVIRON)
+    kwargs.setdefault("git", False)
+    return gather(cat, cwd, **kwargs)
+
+
+def git(cwd: Path, *args: str) -> None:
+    """Run git in ``cwd`` with no user or system configuration; new repos start on ``trunk``."""
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(cwd),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+    }
+    config = ["-c", "user.name=t", "-c", "user.email=t@example.com"]
+    config += ["-c", "init.defaultBranch=trunk"]
+    subprocess.run(["git", *config, *args], cwd=cwd, env=env, check=True, capture_output=True)
