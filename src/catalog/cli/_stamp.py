@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS
+from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, make_store
 from catalog.stamp import stamp_folder
 
 
@@ -31,8 +31,9 @@ def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Stamp each folder and report what changed."""
     changed = 0
+    store = make_store(args)
     for folder in args.folders:
-        for stamp in stamp_folder(folder, write=not args.check):
+        for stamp in stamp_folder(folder, write=not args.check, store=store):
             changed += 1
             sys.stdout.write(f"{folder}: {stamp.part}.{stamp.key}: {stamp.old} -> {stamp.new}\n")
     verb = "would change" if args.check else "changed"
