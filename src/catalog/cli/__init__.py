@@ -15,13 +15,13 @@ import sys
 from collections.abc import Sequence
 
 from catalog import __version__
-from catalog.cli import _assemble, _list, _schema, _show, _stamp, _validate
+from catalog.cli import _assemble, _import, _list, _schema, _show, _stamp, _validate
 from catalog.cli._common import EXIT_OK, EXIT_USAGE, common_parser
 from catalog.errors import CatalogError
 
 __all__ = ["build_parser", "main"]
 
-_COMMANDS = (_list, _show, _assemble, _validate, _schema, _stamp)
+_COMMANDS = (_list, _show, _assemble, _validate, _schema, _stamp, _import)
 
 _EPILOG = """\
 exit status:
