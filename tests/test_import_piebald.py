@@ -400,3 +400,49 @@ def test_overlay_assembles_an_imported_release(tmp_path: Path) -> None:
     assert [r.id for r in cat.reminders({"variables": {"plan_mode": True}})] == ["plan-mode"]
     assert cat.assemble({}, agent="explore").text.startswith("You are a file search specialist.")
     assert cat.part("identity").decl.meta["name"] == "System Prompt: Main system prompt"
+
+
+# --- the real data, when this machine has it ---------------------------------------------
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "overlays"
+
+
+def test_real_releases_and_the_example_overlay(shared_fixtures: Path, tmp_path: Path) -> None:
+    upstream = shared_fixtures / "claude-code-system-prompts"
+    if not upstream.is_dir():
+        pytest.skip("no claude-code-system-prompts fixture on this machine")
+    root = tmp_path / "catalogs"
+    versions = ("2.1.36", "2.1.37", "2.1.38")
+    texts = {
+        v: {
+            p.stem: p.read_text(encoding="utf-8")
+            for p in (upstream / v / "system-prompts").glob("*.md")
+        }
+        for v in versions
+    }
+    for version in versions:
+        import_releases([read_checkout(upstream / version)], name="claude-code", out=root)
+        cat = catalog.load("claude-code", version, paths=[root])
+        assert {p.id: p.body for p in cat.parts} == {
+            k: body_of(t) for k, t in texts[version].items()
+        }
+        assert check_catalog(cat) == []
+    distinct = {body_of(t) for files in texts.values() for t in files.values()}
+    assert len(list((root / "claude-code" / "_blobs").glob("*/*.md"))) == len(distinct)
+
+    newest = catalog.load("claude-code", "2.1.38", paths=[root])
+    assert newest.part("agent-prompt-explore").decl.meta["upstream_tokens"] == 516
+    assert newest.part("tool-description-task").decl.meta["upstream_tokens"] == 1214
+
+    overlay = catalog.load("claude-code-main", paths=[root, EXAMPLES])
+    assert check_catalog(overlay) == []
+    prompt = overlay.assemble({"tools": ["Bash", "Read"], "env": {"is_git_repo": True}})
+    assert prompt.text.startswith(
+        body_of(texts["2.1.38"]["system-prompt-main-system-prompt"]).strip()
+    )
+    assert [t.name for t in prompt.tools] == ["Bash", "Read"]
+    assert "git-safety" in [p.id for p in prompt.parts]
+    assert "task-management" not in [p.id for p in prompt.parts]
+    explore = overlay.assemble({"tools": ["Grep"]}, agent="explore")
+    assert [p.id for p in explore.parts] == ["agent-explore", "agent-task-notes"]
+    assert [t.name for t in explore.tools] == ["Grep"]

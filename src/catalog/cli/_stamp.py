@@ -17,7 +17,8 @@ def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
         parents=[parent],
         help="rewrite the sha256 and tokens of every part in version folders",
         description="After editing part bodies, record their new sha256 and token counts. "
-        "Comments and layout of catalog.toml are kept.",
+        "Comments and layout of catalog.toml are kept. Parts with `from` take their body from "
+        "the catalog's base, found like any catalog (--path, CATALOG_PATH...).",
     )
     parser.add_argument("folders", nargs="+", metavar="DIR", help="catalog version folders")
     parser.add_argument(
