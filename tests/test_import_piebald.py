@@ -309,6 +309,16 @@ def test_history_without_release_commits(tmp_path: Path) -> None:
     assert "v2.1.37 (+0 tokens)" in (info.value.hint or "")
 
 
+def test_release_commit_without_prompts_folder(history: Path) -> None:
+    data.git(history, "rm", "-r", "-q", "system-prompts")
+    data.git(history, "commit", "-q", "-m", "v2.1.39 (+0 tokens)")
+    with pytest.raises(ImporterError) as info:
+        list(read_history(history))
+    assert "release 2.1.39 (commit " in info.value.message
+    assert "--versions '!=2.1.39'" in (info.value.hint or "")
+    assert [r.version for r in read_history(history, "!=2.1.39")][-1] == "2.1.38"
+
+
 def test_cli_imports_history_and_prints_the_store_size(
     history: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -190,13 +190,10 @@ def _load_base(
     ref = manifest.catalog.base
     if ref is None:
         return None
-    if resolve_base is None:
-        from catalog.store import Store
+    from catalog.store import Store, parse_ref  # the store loads versions: import it late
 
-        resolve_base = Store().load
-    name, _, spec = ref.partition("@")
     try:
-        return resolve_base(name, spec or None)
+        return (resolve_base or Store().load)(*parse_ref(ref))
     except CatalogError as exc:
         raise exc.located(
             file=manifest_file,

@@ -18,7 +18,7 @@ from catalog.compiled import Catalog, body_sha256
 from catalog.errors import CatalogError, ManifestError
 from catalog.loader import MANIFEST_NAME
 from catalog.manifest import parse_manifest
-from catalog.store import Store
+from catalog.store import Store, parse_ref
 from catalog.tokens import TiktokenCounter
 
 __all__ = ["Stamp", "stamp_folder"]
@@ -105,9 +105,8 @@ def _load_base(data: dict[str, Any], manifest: Path, store: Store | None) -> Cat
             file=str(manifest),
             hint='add base = "NAME@SPEC" to [catalog]',
         )
-    name, _, spec = ref.partition("@")
     try:
-        return (store or Store()).load(name, spec or None)
+        return (store or Store()).load(*parse_ref(ref))
     except CatalogError as exc:
         raise exc.located(file=str(manifest), key="catalog.base") from None
 

@@ -400,6 +400,7 @@ def _read_release(
         raise ImporterError(
             f"release {version} (commit {commit[:12]}) has no {PROMPTS_DIR}/ folder",
             file=str(git.path),
+            hint=f"leave it out with --versions, e.g. --versions '!={version}'",
         )
     parts = []
     for entry in entries:
