@@ -32,7 +32,8 @@ def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Stamp each folder and report what changed."""
     changed = 0
-    store = make_store(args)
+    # Only overlays need a store (for their base): build one lazily unless --path is given.
+    store = make_store(args) if args.path else None
     for folder in args.folders:
         for stamp in stamp_folder(folder, write=not args.check, store=store):
             changed += 1
