@@ -14,6 +14,7 @@ from catalog import ImporterError, ManifestError
 from catalog.cli import main
 from catalog.importers.piebald import (
     ChangelogItem,
+    ChangelogRelease,
     import_releases,
     parse_changelog,
     parse_prompt_file,
@@ -439,6 +440,19 @@ def test_real_releases_and_the_example_overlay(shared_fixtures: Path, tmp_path: 
         assert check_catalog(cat) == []
     distinct = {body_of(t) for files in texts.values() for t in files.values()}
     assert len(list((root / "claude-code" / "_blobs").glob("*/*.md"))) == len(distinct)
+
+    # Upstream says 2.1.37 changed nothing; the imported versions agree.
+    changes = {
+        c.version: c for c in parse_changelog((upstream / "2.1.38" / "CHANGELOG.md").read_text())
+    }
+    assert changes["2.1.37"] == ChangelogRelease("2.1.37")
+    assert changes["2.1.33"].token_delta == -1086
+    assert "Tool Description: TeamDelete" in [i.name for i in changes["2.1.33"].new]
+    hashes = [
+        {p.id: p.decl.sha256 for p in catalog.load("claude-code", v, paths=[root]).parts}
+        for v in ("2.1.36", "2.1.37")
+    ]
+    assert hashes[0] == hashes[1]
 
     newest = catalog.load("claude-code", "2.1.38", paths=[root])
     assert newest.part("agent-prompt-explore").decl.meta["upstream_tokens"] == 516
