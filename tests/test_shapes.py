@@ -7,10 +7,11 @@ import datetime
 import enum
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal, Optional, TypedDict
+from typing import Annotated, Any, Literal, Optional
 
 import pytest
 from pydantic import BaseModel, computed_field
+from typing_extensions import TypedDict
 
 from catalog.errors import ExpressionError, TemplateError
 from catalog.expr import compile_expression

@@ -46,7 +46,10 @@ def test_wheel_contains_catalog_data_and_typing_marker(wheel: Path) -> None:
         n.startswith("catalog/parts/coding-agent/1.0.0/") and n.endswith(".md") for n in names
     )
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "catalog = catalog.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    declared = zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "catalog = catalog.cli:main" in declared
+    assert "[pytest11]\nprompt_catalog = catalog.testing" in declared
+    assert {"catalog/testing.py", "catalog/snapshots.py"} <= set(names)
 
 
 def test_bundled_catalog_loads_from_the_zipped_wheel(wheel: Path, tmp_path: Path) -> None:

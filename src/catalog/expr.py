@@ -40,9 +40,21 @@ Limits
 * :data:`MAX_TEXT_LENGTH` (10 million) characters or items for a text or list
   built by ``+``, ``join``, ``replace`` or ``indent`` at evaluation time.
 
-Since nothing loops (there are no comprehensions and no recursion) and every
-growing operation is bounded, evaluating an expression takes time and memory
-proportional to the size of the source and of the data it reads.
+The language has no loops, no recursion and no way to define anything, and
+every operation that can grow a value is bounded, so the time and memory an
+evaluation takes are bounded by the size of the source and of the data read.
+
+Functions
+---------
+:data:`FUNCTIONS` is the whole list, each with its argument counts and a
+one-line description: ``len str int bool lower upper strip collapse join
+split lines replace startswith endswith contains truncate default unique
+sorted first last any all min max pluck json indent basename dirname keys
+values``. They are lenient with none, which safe navigation produces: text
+functions read none as ``""``, list functions as an empty list, and
+``first``/``last``/``min``/``max`` of nothing give none. ``str(x)`` is
+:func:`render_value`, so ``str(true)`` is ``"true"``. Results that come
+from sets or mappings are sorted (``keys``, ``values``, ``sorted``, ``json``).
 
 Evaluation
 ----------
@@ -119,7 +131,7 @@ MAX_TEXT_LENGTH: Final = 10_000_000
 Scope: TypeAlias = Mapping[str, Any]
 """What an expression is evaluated against: root name -> value."""
 _Run: TypeAlias = Callable[[Scope], Any]
-_OPERATION_ERRORS: Final = (TypeError, ValueError, OverflowError, ArithmeticError)
+_OPERATION_ERRORS: Final = (TypeError, ValueError, ArithmeticError)
 _LITERAL_NAMES: Final[Mapping[str, bool | None]] = types.MappingProxyType(
     {"true": True, "false": False, "none": None}
 )
@@ -157,14 +169,16 @@ def _attribute(value: object, name: str) -> Any:
     """``value.name`` by the safe rule: mapping keys and declared fields only."""
     if value is None or name.startswith("_"):
         return None
-    if isinstance(value, Mapping):
-        return value.get(name)
+    cls = type(value)
+    if cls is dict:  # the common case first: isinstance against an ABC is slow
+        return value.get(name)  # type: ignore[attr-defined]
     if isinstance(value, BaseModel):
-        cls = type(value)
-        if name in cls.model_fields or name in cls.model_computed_fields:
+        if name in _model_fields(type(value)):
             return getattr(value, name)
         extra = value.model_extra
         return extra.get(name) if extra else None
+    if isinstance(value, Mapping):
+        return value.get(name)
     if (
         dataclasses.is_dataclass(value)
         and not isinstance(value, type)
@@ -172,6 +186,11 @@ def _attribute(value: object, name: str) -> Any:
     ):
         return getattr(value, name)
     return None
+
+
+@functools.cache
+def _model_fields(cls: type[BaseModel]) -> frozenset[str]:
+    return frozenset(cls.model_fields) | frozenset(cls.model_computed_fields)
 
 
 def _index(container: object, key: object) -> Any:
@@ -196,12 +215,17 @@ def _index(container: object, key: object) -> Any:
     raise TypeError(f"{_type_name(container)} cannot be indexed")
 
 
+_BUILTIN_CONTAINERS = frozenset({tuple, list, str, dict, frozenset, set})
+
+
 def _contains(item: object, container: object) -> bool:
     """``item in container``; false for a none container."""
     if container is None:
         return False
-    if isinstance(container, str | Mapping | Sequence | AbstractSet):
-        return item in container
+    if type(container) in _BUILTIN_CONTAINERS or isinstance(
+        container, str | Mapping | Sequence | AbstractSet
+    ):
+        return item in container  # type: ignore[operator]
     raise TypeError(f"cannot look for an item in {_type_name(container)}")
 
 
@@ -689,7 +713,7 @@ def compile_expression(source: str, names: Mapping[str, Shape]) -> Expression:
     text = source.strip()
     base = len(source) - len(source.lstrip())
     if not text:
-        raise ExpressionError("empty expression", column=1, hint="write a condition such as: true")
+        raise ExpressionError("empty expression", column=1)
     if len(text) > MAX_SOURCE_LENGTH:
         raise ExpressionError(
             f"expression is {len(text)} characters long, "
@@ -711,7 +735,11 @@ def compile_expression(source: str, names: Mapping[str, Shape]) -> Expression:
 
 
 def _parse(text: str, base: int) -> ast.Expression:
-    """``ast.parse`` in eval mode, every failure turned into :class:`ExpressionError`."""
+    """``ast.parse`` in eval mode, every failure turned into :class:`ExpressionError`.
+
+    Warnings raised while parsing (an invalid escape such as ``"\\d"``) are
+    errors too: a condition should not be accepted with a complaint on stderr.
+    """
     try:
         with warnings.catch_warnings():
             # Invalid escapes and the like become syntax errors, not stderr noise.
@@ -732,10 +760,11 @@ def _syntax_column(text: str, exc: SyntaxError) -> int:
     """The 1-based character column of a :class:`SyntaxError`, counted from the source start."""
     if not exc.lineno:
         return 1
+    if not exc.offset:  # the source ended too early
+        return len(text) + 1
     starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
     line = min(exc.lineno, len(starts)) - 1
-    offset = starts[line] + max((exc.offset or 1) - 1, 0)
-    return min(offset, len(text)) + 1
+    return min(starts[line] + exc.offset - 1, len(text)) + 1
 
 
 class _Compiler:
@@ -783,12 +812,15 @@ class _Compiler:
         Parentheses leave no node in the tree, so ``((((1))))`` is measured
         on the text, skipping string literals and comments.
         """
-        strings = sorted(
+        strings: list[tuple[int, int]] = []
+        for span in sorted(
             (self._offset(node.lineno, node.col_offset), self._end(node))
             for node in ast.walk(tree)
             if isinstance(node, ast.JoinedStr)
             or (isinstance(node, ast.Constant) and isinstance(node.value, str | bytes))
-        )
+        ):
+            if not strings or span[0] >= strings[-1][1]:  # drop spans inside an f-string
+                strings.append(span)
         starts = [start for start, _ in strings]
         depth, skip_to = 0, 0
         for found in _BRACKET.finditer(self._text):
@@ -897,10 +929,6 @@ class _Compiler:
         inner = self.compile(node.value, depth + 1)
         key = self.compile(key_node, depth + 1)
         literal = key.literal
-        if isinstance(key_node, ast.UnaryOp) and isinstance(key_node.operand, ast.Constant):
-            operand = key_node.operand.value
-            if isinstance(operand, int) and not isinstance(operand, bool):
-                literal = -operand
         if isinstance(literal, str) and literal.startswith("_"):
             self.fail(f"keys starting with '_' are not allowed: {literal!r}", self.column(key_node))
         shape_key = (

@@ -310,7 +310,7 @@ def _shape_of_class(cls: type, expanding: frozenset[type]) -> Shape:
         for name, computed in cls.model_computed_fields.items():
             fields[name] = _shape_of(computed.return_type, inner)
         return RecordShape(fields, cls.__name__)
-    if dataclasses.is_dataclass(cls) or typing.is_typeddict(cls):
+    if dataclasses.is_dataclass(cls) or _is_typeddict(cls):
         hints = _type_hints(cls)
         names = (
             [f.name for f in dataclasses.fields(cls)]
@@ -325,6 +325,11 @@ def _shape_of_class(cls: type, expanding: frozenset[type]) -> Shape:
     if issubclass(cls, dict):
         return MappingShape(ANY)
     return ANY
+
+
+def _is_typeddict(cls: type) -> bool:
+    """A TypedDict from ``typing`` or ``typing_extensions`` (pydantic needs the latter < 3.12)."""
+    return issubclass(cls, dict) and hasattr(cls, "__required_keys__")
 
 
 def _type_hints(cls: type) -> dict[str, object]:
