@@ -18,6 +18,7 @@ __all__ = [
     "ContextError",
     "EvaluationError",
     "ExpressionError",
+    "ImporterError",
     "LockError",
     "ManifestError",
     "NotFoundError",
@@ -112,6 +113,11 @@ class ContextError(CatalogError, ValueError):
 
 class BudgetError(CatalogError, ValueError):
     """The required parts alone exceed the token budget."""
+
+
+class ImporterError(CatalogError, ValueError):
+    """Importing failed: the source is not in the expected format, git failed, or the
+    output folder already holds a different version of the same name."""
 
 
 class LockError(CatalogError, ValueError):

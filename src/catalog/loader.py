@@ -2,21 +2,34 @@
 
 Works on anything ``importlib.resources`` hands out (a directory, a wheel, a
 zip) as well as on plain paths. Every body named by the manifest is read,
-checked against its sha256 and compiled; nothing else is read.
+checked against its sha256 and compiled; nothing else is read. A version
+with a ``base`` (an overlay) loads its base catalog first and takes the
+bodies of its ``from`` parts from there.
 """
 
 from __future__ import annotations
 
+import difflib
 import posixpath
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from catalog.compiled import Catalog, body_sha256, compile_catalog
-from catalog.errors import ManifestError
-from catalog.manifest import Manifest, locate_key, parse_manifest
+from pydantic import ValidationError
 
-__all__ = ["MANIFEST_NAME", "VersionDir", "load_dir", "load_version", "read_manifest"]
+from catalog.compiled import Catalog, CompiledPart, body_sha256, compile_catalog
+from catalog.errors import CatalogError, ManifestError
+from catalog.manifest import Manifest, PartDecl, locate_key, parse_manifest
+
+__all__ = [
+    "MANIFEST_NAME",
+    "BaseResolver",
+    "VersionDir",
+    "load_dir",
+    "load_version",
+    "read_manifest",
+]
 
 MANIFEST_NAME = "catalog.toml"
 
@@ -79,8 +92,23 @@ def read_manifest(where: VersionDir) -> tuple[Manifest, str]:
     return manifest, text
 
 
-def load_version(where: VersionDir, *, check_folder_name: bool = True) -> Catalog:
-    """Read, verify and compile one catalog version."""
+BaseResolver = Callable[[str, str | None], Catalog]
+"""Loads the base catalog ``(name, spec)`` of an overlay; see :meth:`catalog.store.Store.load`."""
+
+
+def load_version(
+    where: VersionDir,
+    *,
+    check_folder_name: bool = True,
+    resolve_base: BaseResolver | None = None,
+) -> Catalog:
+    """Read, verify and compile one catalog version.
+
+    A version with ``[catalog] base`` gets its base through ``resolve_base``
+    (by default a :class:`~catalog.store.Store` with the bundled catalogs,
+    entry points and ``CATALOG_PATH``); each ``from`` part then takes its body
+    from the base part it names.
+    """
     manifest, text = read_manifest(where)
     manifest_file = str(where.manifest_path)
     if check_folder_name and manifest.catalog.version != where.name:
@@ -91,33 +119,23 @@ def load_version(where: VersionDir, *, check_folder_name: bool = True) -> Catalo
             key="catalog.version",
             hint="rename the folder or fix the version",
         )
+    base = _load_base(manifest, text, manifest_file, resolve_base)
     bodies: dict[str, str] = {}
     files: dict[str, str] = {}
+    parts: list[PartDecl] = []
     for index, part in enumerate(manifest.part):
-        line = locate_key(text, ("part", index, "file"))
-        resource = where.resolve(part.file)
-        if resource is None:
-            raise ManifestError(
-                f"file {part.file!r} points outside the catalog folder",
-                file=manifest_file,
-                line=line,
-                key=f"part[{index}].file",
-                hint="keep part files inside the catalog's own folder",
-            )
-        files[part.id] = str(resource)
-        if not resource.is_file():
-            raise ManifestError(
-                f"part {part.id!r}: file {part.file!r} does not exist",
-                file=manifest_file,
-                line=line,
-                key=f"part[{index}].file",
-                hint=f"create {resource} or fix the path",
-            )
-        body = _read_text(resource, f"the body of part {part.id!r}", "check the file")
+        if part.from_ is not None and base is not None:
+            source = _base_part(base, part, index, text, manifest_file)
+            part = _inherit(part, source.decl, index, text, manifest_file)
+            body, files[part.id] = source.body, source.path
+            what = f"base part {part.from_!r} of {base.name} {base.version}"
+        else:
+            body, files[part.id] = _read_body(where, part, index, text, manifest_file)
+            what = str(part.file)
         digest = body_sha256(body)
         if digest != part.sha256:
             raise ManifestError(
-                f"part {part.id!r}: {part.file} has sha256 {digest[:12]}..., "
+                f"part {part.id!r}: {what} has sha256 {digest[:12]}..., "
                 f"the manifest says {part.sha256[:12]}...",
                 file=manifest_file,
                 line=locate_key(text, ("part", index, "sha256")),
@@ -126,6 +144,9 @@ def load_version(where: VersionDir, *, check_folder_name: bool = True) -> Catalo
                 "`catalog stamp` on the folder to record the new hash",
             )
         bodies[part.id] = body
+        parts.append(part)
+    if base is not None:
+        manifest = manifest.model_copy(update={"part": tuple(parts)})
     return compile_catalog(
         manifest,
         bodies,
@@ -137,7 +158,95 @@ def load_version(where: VersionDir, *, check_folder_name: bool = True) -> Catalo
     )
 
 
-def load_dir(path: str | Path) -> Catalog:
+def _read_body(
+    where: VersionDir, part: PartDecl, index: int, text: str, manifest_file: str
+) -> tuple[str, str]:
+    """The text of a part's ``file`` and the path it was read from."""
+    file = str(part.file)
+    resource = where.resolve(file)
+    if resource is None:
+        problem = ManifestError(
+            f"file {file!r} points outside the catalog folder",
+            hint="keep part files inside the catalog's own folder",
+        )
+    elif not resource.is_file():
+        problem = ManifestError(
+            f"part {part.id!r}: file {file!r} does not exist",
+            hint=f"create {resource} or fix the path",
+        )
+    else:
+        body = _read_text(resource, f"the body of part {part.id!r}", "check the file")
+        return body, str(resource)
+    raise problem.located(
+        file=manifest_file,
+        line=locate_key(text, ("part", index, "file")),
+        key=f"part[{index}].file",
+    )
+
+
+def _load_base(
+    manifest: Manifest, text: str, manifest_file: str, resolve_base: BaseResolver | None
+) -> Catalog | None:
+    ref = manifest.catalog.base
+    if ref is None:
+        return None
+    from catalog.store import Store, parse_ref  # the store loads versions: import it late
+
+    try:
+        return (resolve_base or Store().load)(*parse_ref(ref))
+    except CatalogError as exc:
+        raise exc.located(
+            file=manifest_file,
+            line=locate_key(text, ("catalog", "base")),
+            key="catalog.base",
+        ) from None
+
+
+def _base_part(
+    base: Catalog, part: PartDecl, index: int, text: str, manifest_file: str
+) -> CompiledPart:
+    wanted = str(part.from_)
+    for candidate in base.parts:
+        if candidate.id == wanted:
+            return candidate
+    close = difflib.get_close_matches(wanted, [p.id for p in base.parts], n=3)
+    hint = f"did you mean {', '.join(close)}?" if close else "`catalog show` lists the base's parts"
+    raise ManifestError(
+        f"part {part.id!r}: the base catalog {base.name} {base.version} has no part {wanted!r}",
+        file=manifest_file,
+        line=locate_key(text, ("part", index, "from")),
+        key=f"part[{index}].from",
+        hint=hint,
+    )
+
+
+# What a ``from`` part takes from its base part when it does not set it itself.
+_INHERITED = ("kind", "name", "description", "template", "meta")
+
+
+def _inherit(
+    part: PartDecl, source: PartDecl, index: int, text: str, manifest_file: str
+) -> PartDecl:
+    data = part.model_dump(by_alias=True, exclude_unset=True)
+    for key in _INHERITED:
+        if key not in part.model_fields_set:
+            data[key] = getattr(source, key)
+    if data["kind"] != "tool" and "name" not in part.model_fields_set:
+        data.pop("name")
+    try:
+        return PartDecl.model_validate(data)
+    except ValidationError as exc:
+        message = exc.errors()[0]["msg"].removeprefix("Value error, ")
+        raise ManifestError(
+            f"part {part.id!r} with what it takes from base part {source.id!r}: {message}",
+            file=manifest_file,
+            line=locate_key(text, ("part", index)),
+            key=f"part[{index}]",
+            hint="set the key on the part itself",
+        ) from None
+
+
+def load_dir(path: str | Path, *, resolve_base: BaseResolver | None = None) -> Catalog:
     """Load the catalog version in folder ``path`` (the folder holding ``catalog.toml``)."""
     folder = Path(path).expanduser().resolve()
     if not folder.joinpath(MANIFEST_NAME).is_file():
@@ -146,4 +255,8 @@ def load_dir(path: str | Path) -> Catalog:
             file=str(folder),
             hint="give the folder of one catalog version, e.g. parts/coding-agent/1.0.0",
         )
-    return load_version(VersionDir(folder.parent, folder.name), check_folder_name=False)
+    return load_version(
+        VersionDir(folder.parent, folder.name),
+        check_folder_name=False,
+        resolve_base=resolve_base,
+    )

@@ -62,7 +62,13 @@ class _Model(BaseModel):
 
 
 class CatalogInfo(_Model):
-    """The ``[catalog]`` table: identity and assembly settings of one version."""
+    """The ``[catalog]`` table: identity and assembly settings of one version.
+
+    ``base`` (``"NAME@SPEC"``) names another catalog whose parts this one may
+    reuse with ``from``: an overlay that adds order, conditions and agents to
+    text kept elsewhere (an imported upstream release, say). It is resolved
+    through the store when the catalog loads.
+    """
 
     name: Annotated[str, Field(pattern=_SLUG)]
     version: str
@@ -70,6 +76,7 @@ class CatalogInfo(_Model):
     tokenizer: str = "cl100k_base"
     separator: str = "\n\n"
     token_budget: Annotated[int, Field(gt=0)] | None = None
+    base: str | None = None
 
     @field_validator("version")
     @classmethod
@@ -140,14 +147,21 @@ class AgentDecl(_Model):
 
 
 class PartDecl(_Model):
-    """A ``[[part]]``: one prompt part, its body file and when it is used.
+    """A ``[[part]]``: one prompt part, its body and when it is used.
+
+    The body is either ``file`` (a path relative to the version folder) or
+    ``from``, the id of a part of the catalog's ``base``: that part's body,
+    and its ``kind``, ``name``, ``description``, ``template`` and ``meta``
+    where this part leaves them out. ``sha256`` and ``tokens`` are recorded
+    either way, so an overlay pins the exact base text it was reviewed with.
 
     ``required`` and ``priority`` matter only under a token budget: optional
     parts are dropped, lowest ``priority`` first, until the prompt fits.
     """
 
     id: Annotated[str, Field(pattern=_SLUG)]
-    file: str
+    file: str | None = None
+    from_: Annotated[str, Field(pattern=_SLUG)] | None = Field(default=None, alias="from")
     kind: PartKind = "system"
     name: str | None = None
     description: str = ""
@@ -165,7 +179,9 @@ class PartDecl(_Model):
 
     @field_validator("file")
     @classmethod
-    def _relative(cls, value: str) -> str:
+    def _relative(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
         if not value or value.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", value):
             raise ValueError("must be a path relative to the version directory")
         return value
@@ -178,7 +194,17 @@ class PartDecl(_Model):
         return value
 
     @model_validator(mode="after")
+    def _one_body(self) -> PartDecl:
+        if (self.file is None) == (self.from_ is None):
+            raise ValueError(
+                "give exactly one of `file` (a body file) and `from` (a part of the base catalog)"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _tool_name(self) -> PartDecl:
+        if self.from_ is not None and not {"kind", "name"} <= self.model_fields_set:
+            return self  # kind and name may come from the base part: checked once resolved
         if self.kind == "tool" and not self.name:
             raise ValueError("a part of kind 'tool' needs `name`, the tool's name")
         if self.kind != "tool" and self.name is not None:
@@ -212,6 +238,14 @@ class Manifest(_Model):
         _no_duplicates("agent", [a.name for a in self.agent])
         _no_duplicates("part", [p.id for p in self.part])
         known = {MAIN_AGENT, ALL_AGENTS} | {a.name for a in self.agent}
+        if self.catalog.base is None:
+            for index, part in enumerate(self.part):
+                if part.from_ is not None:
+                    raise _KeyedValueError(
+                        f"part[{index}].from",
+                        "`from` names a part of the base catalog, but [catalog] has no `base`; "
+                        'add base = "NAME@SPEC" or give the part a `file`',
+                    )
         for index, decl in enumerate(self.agent):
             if decl.name == MAIN_AGENT:
                 raise _KeyedValueError(
@@ -278,7 +312,7 @@ def parse_manifest(text: str, file: str) -> Manifest:
 
 def dump_manifest(manifest: Manifest) -> str:
     """Write a manifest back to TOML, leaving out values equal to their defaults."""
-    data = manifest.model_dump(mode="json", exclude_defaults=True)
+    data = manifest.model_dump(mode="json", exclude_defaults=True, by_alias=True)
     data["catalog"] = manifest.catalog.model_dump(mode="json", exclude_none=True)
     for part, raw in zip(manifest.part, data.get("part", ()), strict=True):
         raw.setdefault("order", part.order)

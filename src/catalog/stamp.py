@@ -12,11 +12,13 @@ import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from catalog.compiled import body_sha256
-from catalog.errors import ManifestError
+from catalog.compiled import Catalog, body_sha256
+from catalog.errors import CatalogError, ManifestError
 from catalog.loader import MANIFEST_NAME
 from catalog.manifest import parse_manifest
+from catalog.store import Store, parse_ref
 from catalog.tokens import TiktokenCounter
 
 __all__ = ["Stamp", "stamp_folder"]
@@ -35,11 +37,15 @@ class Stamp:
     new: str
 
 
-def stamp_folder(folder: str | Path, *, write: bool = True) -> list[Stamp]:
+def stamp_folder(
+    folder: str | Path, *, write: bool = True, store: Store | None = None
+) -> list[Stamp]:
     """Rewrite ``sha256`` and ``tokens`` of every part in ``folder/catalog.toml``.
 
     Returns what changed (or would change, with ``write=False``). The result
     is validated before it is written, so a broken manifest is never saved.
+    The bodies of ``from`` parts come from the catalog's base, found in
+    ``store`` (by default the bundled catalogs, entry points and ``CATALOG_PATH``).
     """
     path = Path(folder) / MANIFEST_NAME
     try:
@@ -56,15 +62,17 @@ def stamp_folder(folder: str | Path, *, write: bool = True) -> list[Stamp]:
     starts = [i for i, line in enumerate(lines) if _PART_HEADER.match(line)]
     changes: list[Stamp] = []
     # Work from the last part up so earlier line numbers stay valid after inserts.
+    base: Catalog | None = None
     for index in reversed(range(len(starts))):
         part = data["part"][index]
-        body_path = (path.parent / str(part.get("file", ""))).resolve()
-        try:
-            body = body_path.read_bytes().decode("utf-8").replace("\r\n", "\n")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ManifestError(
-                f"part {part.get('id')!r}: cannot read {body_path}: {exc}", file=str(path)
-            ) from None
+        if "from" in part:
+            base = base or _load_base(data, path, store)
+            try:
+                body = base.part(str(part["from"])).body
+            except CatalogError as exc:
+                raise exc.located(file=str(path), key=f"part[{index}].from") from None
+        else:
+            body = _read_body(path, part)
         values = {"sha256": f'"{body_sha256(body)}"', "tokens": str(counter(body))}
         end = next(
             (i for i in range(starts[index] + 1, len(lines)) if _HEADER.match(lines[i])),
@@ -77,6 +85,30 @@ def stamp_folder(folder: str | Path, *, write: bool = True) -> list[Stamp]:
         parse_manifest(new_text, str(path))
         path.write_text(new_text, encoding="utf-8")
     return list(reversed(changes))
+
+
+def _read_body(manifest: Path, part: dict[str, Any]) -> str:
+    body_path = (manifest.parent / str(part.get("file", ""))).resolve()
+    try:
+        return body_path.read_bytes().decode("utf-8").replace("\r\n", "\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ManifestError(
+            f"part {part.get('id')!r}: cannot read {body_path}: {exc}", file=str(manifest)
+        ) from None
+
+
+def _load_base(data: dict[str, Any], manifest: Path, store: Store | None) -> Catalog:
+    ref = data.get("catalog", {}).get("base")
+    if not isinstance(ref, str):
+        raise ManifestError(
+            "parts use `from` but [catalog] has no `base`",
+            file=str(manifest),
+            hint='add base = "NAME@SPEC" to [catalog]',
+        )
+    try:
+        return (store or Store()).load(*parse_ref(ref))
+    except CatalogError as exc:
+        raise exc.located(file=str(manifest), key="catalog.base") from None
 
 
 def _set_value(

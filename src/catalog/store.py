@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata, resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -29,8 +29,8 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from catalog.compiled import Catalog
-from catalog.errors import CatalogError, NotFoundError
-from catalog.loader import MANIFEST_NAME, VersionDir, load_version, read_manifest
+from catalog.errors import CatalogError, ManifestError, NotFoundError
+from catalog.loader import MANIFEST_NAME, BaseResolver, VersionDir, load_version, read_manifest
 from catalog.manifest import Manifest
 
 __all__ = [
@@ -63,14 +63,21 @@ class VersionRef:
     version: Version
     where: VersionDir
     source: str
+    store: Store | None = field(default=None, repr=False, compare=False)
 
     def manifest(self) -> Manifest:
         """Read this version's manifest only."""
         return read_manifest(self.where)[0]
 
     def load(self) -> Catalog:
-        """Read, verify and compile this version."""
-        return load_version(self.where)
+        """Read, verify and compile this version (an overlay's base comes from the same store)."""
+        store = self.store or Store()
+        return load_version(self.where, resolve_base=store.base_resolver((self.label,)))
+
+    @property
+    def label(self) -> str:
+        """``NAME@VERSION``."""
+        return f"{self.name}@{self.version}"
 
 
 def parse_spec(spec: str | SpecifierSet | None) -> SpecifierSet:
@@ -171,7 +178,7 @@ class Store:
                     continue
                 if version not in refs and child.joinpath(MANIFEST_NAME).is_file():
                     where = VersionDir(folder, child.name, source.label)
-                    refs[version] = VersionRef(name, version, where, source.label)
+                    refs[version] = VersionRef(name, version, where, source.label, self)
         return [refs[v] for v in sorted(refs)]
 
     def find(self, name: str, spec: str | SpecifierSet | None = None) -> VersionRef:
@@ -203,9 +210,24 @@ class Store:
         from catalog.loader import load_dir
 
         if os.sep in ref or ref.startswith(".") or Path(ref, MANIFEST_NAME).is_file():
-            return load_dir(ref)
+            return load_dir(ref, resolve_base=self.base_resolver(()))
         name, spec = parse_ref(ref)
         return self.load(name, spec)
+
+    def base_resolver(self, chain: tuple[str, ...]) -> BaseResolver:
+        """What loads an overlay's base from this store; ``chain`` lists the versions
+        being loaded (``NAME@VERSION``) so a base that leads back to one of them is an error."""
+
+        def resolve(name: str, spec: str | None) -> Catalog:
+            ref = self.find(name, spec)
+            if ref.label in chain:
+                raise ManifestError(
+                    f"base {ref.label} leads back to itself: {' -> '.join((*chain, ref.label))}",
+                    hint="a catalog's base must not depend on the catalog",
+                )
+            return load_version(ref.where, resolve_base=self.base_resolver((*chain, ref.label)))
+
+        return resolve
 
 
 def _children(folder: Traversable) -> Iterator[Traversable]:

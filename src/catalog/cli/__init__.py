@@ -18,6 +18,7 @@ from catalog import __version__
 from catalog.cli import (
     _assemble,
     _diff,
+    _import,
     _list,
     _lock,
     _schema,
@@ -45,6 +46,7 @@ _COMMANDS = (
     _validate,
     _schema,
     _stamp,
+    _import,
 )
 
 _EPILOG = """\

@@ -22,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
     cat = load_ref(args, args.ref)
     manifest = cat.manifest
     if args.format == "json":
-        data = manifest.model_dump(mode="json")
+        data = manifest.model_dump(mode="json", by_alias=True)
         data["location"] = cat.location
         data["source"] = cat.source
         emit_json(data)

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS
+from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, make_store
 from catalog.stamp import stamp_folder
 
 
@@ -17,7 +17,8 @@ def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
         parents=[parent],
         help="rewrite the sha256 and tokens of every part in version folders",
         description="After editing part bodies, record their new sha256 and token counts. "
-        "Comments and layout of catalog.toml are kept.",
+        "Comments and layout of catalog.toml are kept. Parts with `from` take their body from "
+        "the catalog's base, found like any catalog (--path, CATALOG_PATH...).",
     )
     parser.add_argument("folders", nargs="+", metavar="DIR", help="catalog version folders")
     parser.add_argument(
@@ -31,8 +32,10 @@ def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Stamp each folder and report what changed."""
     changed = 0
+    # Only overlays need a store (for their base): build one lazily unless --path is given.
+    store = make_store(args) if args.path else None
     for folder in args.folders:
-        for stamp in stamp_folder(folder, write=not args.check):
+        for stamp in stamp_folder(folder, write=not args.check, store=store):
             changed += 1
             sys.stdout.write(f"{folder}: {stamp.part}.{stamp.key}: {stamp.old} -> {stamp.new}\n")
     verb = "would change" if args.check else "changed"

