@@ -154,6 +154,15 @@ def main() -> None:
         budgeted = context.model_copy(update={"token_budget": 1000})
         budget = timed(lambda: cat.assemble(budgeted), args.repeat // 4)
         print(f"assemble under a budget       {budget * 1e6:8.1f} µs")
+    flagship = catalog.load("coding-agent")
+    everyday = {"tools": ["Bash", "Read", "Grep", "Glob", "Edit"], "env": {"cwd": "/w"}}
+    flagship_context = catalog.Context.model_validate(everyday)
+    flagship.assemble(flagship_context)
+    bundled = timed(lambda: flagship.assemble(flagship_context), args.repeat)
+    print(
+        f"assemble {flagship.name} {flagship.version}  {bundled * 1e6:8.1f} µs   "
+        f"{len(flagship.parts)} parts, bundled"
+    )
 
 
 if __name__ == "__main__":

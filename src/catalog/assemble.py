@@ -318,9 +318,84 @@ def _check_overrides(catalog: Catalog, context: Context) -> None:
             )
 
 
+_Left = tuple[str, str, ExclusionReason, str]
+
+
+class _Step(NamedTuple):
+    """What assembling one part for one agent needs, worked out once per catalog and agent.
+
+    ``left`` is set when the part can never be used by this agent (another
+    agent's part, a reminder). ``piece`` is set when the part is always used
+    as written (condition ``true``, static body), so assembling only copies it.
+    """
+
+    part: CompiledPart
+    kind: str
+    order: int
+    slot: str | None
+    tool_name: str
+    left: _Left | None
+    always: bool
+    body: str | None
+    piece: _Piece | None
+    why: str
+    if_false: _Left
+    if_empty: _Left
+    if_custom: _Left
+    if_overridden: _Left
+
+    def with_text(self, text: str) -> _Piece:
+        decl = self.part.decl
+        return _Piece(decl.id, decl.kind, decl.order, decl.stability, text, self.why,
+                      decl.required, decl.priority)
+
+
+def _plan(catalog: Catalog, agent: str) -> tuple[_Step, ...]:
+    """The steps for ``agent``, cached on the catalog (which is immutable)."""
+    plan = catalog._plans.get(agent)
+    if plan is None:
+        plan = tuple(_step(part, agent) for part in catalog.parts)
+        catalog._plans[agent] = plan
+    return plan
+
+
+def _step(part: CompiledPart, agent: str) -> _Step:
+    decl = part.decl
+    ident = (decl.id, decl.kind)
+    left: _Left | None = None
+    if decl.kind == "reminder":
+        left = (*ident, "channel", "a reminder: see reminders()")
+    elif not decl.for_agent(agent):
+        left = (*ident, "agent", f"not given to agent {agent} ({', '.join(decl.agents)})")
+    always = not part.condition.names and bool(part.condition({}))
+    body = None
+    if part.template is None or part.template.is_static:
+        body = _trim(part.body)
+    why = "always" if decl.when == "true" else f"when {decl.when!r} is true"
+    step = _Step(
+        part=part,
+        kind=decl.kind,
+        order=decl.order,
+        slot=decl.slot if decl.kind != "tool" else None,
+        tool_name=decl.tool_name,
+        left=left,
+        always=always,
+        body=body,
+        piece=None,
+        why=why,
+        if_false=(*ident, "condition", f"when {decl.when!r} is false"),
+        if_empty=(*ident, "empty", "rendered blank"),
+        if_custom=(*ident, "custom-prompt", "replaced by the custom prompt"),
+        if_overridden=(*ident, "overridden", f"slot {decl.slot!r} overridden"),
+    )
+    if always and body and decl.kind != "tool":
+        step = step._replace(piece=step.with_text(body))
+    return step
+
+
 def _evaluate(part: CompiledPart, scope: Mapping[str, Any]) -> bool:
     try:
-        return bool(part.condition(scope))
+        return bool(part.condition.evaluate(scope))
     except CatalogError as exc:
         raise exc.located(file=part.path, key=f"part {part.id!r} when") from None
 
@@ -349,56 +424,42 @@ def assemble(
     scope = _scope(catalog, ctx, agent)
     _check_overrides(catalog, ctx)
     pieces: list[_Piece] = []
-    excluded: list[tuple[str, str, ExclusionReason, str]] = []
+    excluded: list[_Left] = []
     tools: list[tuple[str, str, str]] = []
     done_slots: set[str] = set()
-
+    overrides = ctx.overrides
     custom = ctx.custom_prompt is not None
-    for part in catalog.parts:
-        decl = part.decl
-        if decl.kind == "reminder":
-            excluded.append(
-                (decl.id, decl.kind, "channel", "a reminder: see reminders()")
-            )
+    for step in _plan(catalog, agent):
+        if step.left is not None:
+            excluded.append(step.left)
             continue
-        if not decl.for_agent(agent):
-            who = ", ".join(decl.agents)
-            excluded.append(
-                (decl.id, decl.kind, "agent", f"not given to agent {agent} ({who})")
-            )
+        if custom and step.kind != "tool":
+            excluded.append(step.if_custom)
             continue
-        if custom and decl.kind != "tool":
-            excluded.append(
-                (decl.id, decl.kind, "custom-prompt", "replaced by the custom prompt")
-            )
-            continue
-        slot = decl.slot
-        if slot is not None and slot in ctx.overrides and decl.kind != "tool":
+        slot = step.slot
+        if slot is not None and slot in overrides:
             if slot not in done_slots:
                 done_slots.add(slot)
-                text = _trim(ctx.overrides[slot])
+                text = _trim(overrides[slot])
                 if text:
-                    pieces.append(_Piece(f"override:{slot}", decl.kind, decl.order, "session",
+                    pieces.append(_Piece(f"override:{slot}", step.kind, step.order, "session",
                                          text, f"slot {slot!r} replaced by the context"))
-            excluded.append(
-                (decl.id, decl.kind, "overridden", f"slot {slot!r} overridden")
-            )
+            excluded.append(step.if_overridden)
             continue
-        if not _evaluate(part, scope):
-            excluded.append(
-                (decl.id, decl.kind, "condition", f"when {decl.when!r} is false")
-            )
+        if step.piece is not None:
+            pieces.append(step.piece)
             continue
-        body = _render(part, scope)
+        part = step.part
+        if not step.always and not _evaluate(part, scope):
+            excluded.append(step.if_false)
+            continue
+        body = step.body if step.body is not None else _render(part, scope)
         if not body:
-            excluded.append((decl.id, decl.kind, "empty", "rendered blank"))
-            continue
-        why = "always" if decl.when == "true" else f"when {decl.when!r} is true"
-        if decl.kind == "tool":
-            tools.append((decl.tool_name, body, decl.id))
+            excluded.append(step.if_empty)
+        elif step.kind == "tool":
+            tools.append((step.tool_name, body, part.id))
         else:
-            pieces.append(_Piece(decl.id, decl.kind, decl.order, decl.stability, body, why,
-                                 decl.required, decl.priority))
+            pieces.append(step.with_text(body))
     if custom:
         text = _trim(ctx.custom_prompt or "")
         if text:

@@ -118,6 +118,9 @@ class Catalog:
     _agents: Mapping[str, AgentInfo] = field(default_factory=dict, repr=False)
     _defaults: Mapping[str, Any] = field(default_factory=dict, repr=False)
     _types: Mapping[str, str] = field(default_factory=dict, repr=False)
+    # Per-agent assembly plans, filled on first use by catalog.assemble (a cache:
+    # everything it holds derives from the immutable fields above).
+    _plans: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     _bindings: tuple[tuple[BindingDecl, Expression | None], ...] = field(default=(), repr=False)
 
     @property

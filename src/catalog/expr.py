@@ -258,6 +258,8 @@ def render_value(value: object) -> str:
     dataclasses -> :func:`to_json`, enums -> their value, anything else via
     :class:`str`.
     """
+    if type(value) is str:  # the common case, before any isinstance check
+        return value
     if value is None:
         return ""
     if isinstance(value, enum.Enum):
@@ -700,17 +702,18 @@ class Expression:
     """A compiled expression: call it with a scope to evaluate it.
 
     ``names`` holds the root names the expression reads, ``shape`` the shape
-    of its result (``ANY`` when unknown).
+    of its result (``ANY`` when unknown). ``evaluate`` is the compiled closure
+    itself: hot loops call it directly to skip one call level.
     """
 
     source: str
     names: frozenset[str]
     shape: Shape
-    _run: _Run = dataclasses.field(repr=False, compare=False)
+    evaluate: _Run = dataclasses.field(repr=False, compare=False)
 
     def __call__(self, scope: Scope) -> Any:
         """Evaluate against ``scope``; raises :class:`EvaluationError` on bad values."""
-        return self._run(scope)
+        return self.evaluate(scope)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -720,6 +723,40 @@ class _Node:
     run: _Run
     shape: Shape
     literal: object = _NOT_LITERAL
+
+
+def _single_comparison(
+    left: _Node, step: tuple[str, Callable[[Any, Any], Any], _Run, int]
+) -> _Run:
+    """The closure for ``a OP b`` (no chain): the common case, with a literal left side inlined."""
+    symbol, function, operand, column = step
+
+    def fail(a: object, b: object) -> EvaluationError:
+        return EvaluationError(
+            f"cannot apply '{symbol}' to {_type_name(a)} and {_type_name(b)}", column=column
+        )
+
+    if left.literal is not _NOT_LITERAL:
+        constant = left.literal
+
+        def run_literal(scope: Scope) -> Any:
+            right = operand(scope)
+            try:
+                return function(constant, right)
+            except _OPERATION_ERRORS:
+                raise fail(constant, right) from None
+
+        return run_literal
+    first = left.run
+
+    def run(scope: Scope) -> Any:
+        a, b = first(scope), operand(scope)
+        try:
+            return function(a, b)
+        except _OPERATION_ERRORS:
+            raise fail(a, b) from None
+
+    return run
 
 
 _REFUSED: Final[Mapping[type[ast.AST], str]] = {
@@ -1105,7 +1142,8 @@ class _Compiler:
         return _Node(run, shape)
 
     def _compare(self, node: ast.Compare, depth: int) -> _Node:
-        first = self.compile(node.left, depth + 1).run
+        left_node = self.compile(node.left, depth + 1)
+        first = left_node.run
         steps: list[tuple[str, Callable[[Any, Any], Any], _Run, int]] = []
         previous = node.left
         for op, comparator in zip(node.ops, node.comparators, strict=True):
@@ -1120,6 +1158,8 @@ class _Compiler:
             steps.append((symbol, function, self.compile(comparator, depth + 1).run, column))
             previous = comparator
         chain = tuple(steps)
+        if len(chain) == 1:
+            return _Node(_single_comparison(left_node, chain[0]), SCALAR)
 
         def run(scope: Scope) -> Any:
             left = first(scope)

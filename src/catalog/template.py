@@ -495,9 +495,11 @@ class _Compiler:
     def _output(self, expression: Expression, offset: int) -> _Render:
         lines = self._lines
 
+        evaluate = expression.evaluate
+
         def run(scope: Scope, out: _Output) -> None:
             try:
-                text = render_value(expression(scope))
+                text = render_value(evaluate(scope))
             except EvaluationError as exc:
                 raise lines.relocated(exc, offset) from None
             except (TypeError, ValueError, OverflowError, RecursionError) as exc:
@@ -516,7 +518,9 @@ class _Compiler:
         branches: tuple[tuple[Expression, int, str | _Render], ...],
         orelse: str | _Render | None,
     ) -> _Render:
-        compiled = tuple((test, offset, _as_render(body)) for test, offset, body in branches)
+        compiled = tuple(
+            (test.evaluate, offset, _as_render(body)) for test, offset, body in branches
+        )
         fallback = _as_render(orelse) if orelse is not None else None
         lines = self._lines
 
@@ -538,11 +542,12 @@ class _Compiler:
         self, variable: str, iterable: Expression, offset: int, body: str | _Render
     ) -> _Render:
         run_body = _as_render(body)
+        evaluate = iterable.evaluate
         lines = self._lines
 
         def run(scope: Scope, out: _Output) -> None:
             try:
-                items = iterate(iterable(scope))
+                items = iterate(evaluate(scope))
             except EvaluationError as exc:
                 raise lines.relocated(exc, offset) from None
             except TypeError as exc:
@@ -580,11 +585,14 @@ def _sequence(pieces: list[str | _Render]) -> str | _Render:
         return text
     if text:
         merged.append(text)
-    renders = tuple(_as_render(piece) for piece in merged)
+    items = tuple(merged)
 
     def run(scope: Scope, out: _Output) -> None:
-        for render in renders:
-            render(scope, out)
+        for item in items:
+            if type(item) is str:  # fixed text: written directly, no closure call
+                out.write(item)
+            else:
+                item(scope, out)  # type: ignore[operator]
 
     return run
 
