@@ -138,3 +138,11 @@ def test_entry_point_catalogs_are_found(tmp_path: Path, monkeypatch: pytest.Monk
         assert cat.source.startswith("entry point vendor")
     finally:
         store._entry_point_sources.cache_clear()
+
+
+def test_a_version_folder_without_manifest_is_passed_over(three_versions: Path) -> None:
+    (three_versions / "multi" / "3.0.0").mkdir()
+    (three_versions / "multi" / "notes").mkdir()
+    assert str(catalog.load("multi", paths=[three_versions]).version) == "2.0.0"
+    versions = [str(r.version) for r in Store([three_versions]).versions("multi")]
+    assert versions == ["1.0.0", "1.1.0", "1.2.0rc1", "2.0.0"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import metadata, resources
 from importlib.resources.abc import Traversable
@@ -161,45 +161,55 @@ class Store:
         """Every catalog name, sorted."""
         found: set[str] = set()
         for source in self.sources:
-            found.update(child.name for child in _children(source.root))
+            found.update(_child_names(source.root))
         return sorted(found)
 
     def versions(self, name: str) -> list[VersionRef]:
-        """Every version of ``name``, oldest first; reads folder names only."""
+        """Every version of ``name`` that has a manifest, oldest first; reads no manifest."""
+        return [ref for ref in self._candidates(name) if _has_manifest(ref)]
+
+    def _candidates(self, name: str) -> list[VersionRef]:
+        """Folders of ``name`` named like a version, oldest first; looks at names only."""
         refs: dict[Version, VersionRef] = {}
         for source in self.sources:
             folder = source.root.joinpath(name)
             if not folder.is_dir():
                 continue
-            for child in _children(folder):
+            for child in _child_names(folder):
                 try:
-                    version = Version(child.name)
+                    version = Version(child)
                 except InvalidVersion:
                     continue
-                if version not in refs and child.joinpath(MANIFEST_NAME).is_file():
-                    where = VersionDir(folder, child.name, source.label)
+                if version not in refs:
+                    where = VersionDir(folder, child, source.label)
                     refs[version] = VersionRef(name, version, where, source.label, self)
         return [refs[v] for v in sorted(refs)]
 
     def find(self, name: str, spec: str | SpecifierSet | None = None) -> VersionRef:
-        """The newest version of ``name`` that satisfies ``spec``."""
+        """The newest version of ``name`` that satisfies ``spec``.
+
+        Only the chosen folder is checked for a manifest, so finding a version
+        costs the same however many versions are installed (a folder without
+        a manifest is passed over for the next newest).
+        """
         specifier = parse_spec(spec)
-        refs = self.versions(name)
-        if not refs:
+        refs = self._candidates(name)
+        by_version = {ref.version: ref for ref in refs}
+        chosen = sorted(specifier.filter(by_version, prereleases=None), reverse=True)
+        for version in chosen:
+            if _has_manifest(by_version[version]):
+                return by_version[version]
+        available = self.versions(name)
+        if not available:
             known = ", ".join(self.names()) or "none"
             raise NotFoundError(
                 f"no catalog named {name!r}",
                 hint=f"available catalogs: {known}; add folders with --path or {ENV_VAR}",
             )
-        chosen = list(specifier.filter((r.version for r in refs), prereleases=None))
-        if not chosen:
-            available = ", ".join(str(r.version) for r in refs)
-            raise NotFoundError(
-                f"no version of {name!r} satisfies {str(specifier)!r}",
-                hint=f"available versions: {available}",
-            )
-        newest = max(chosen)
-        return next(r for r in refs if r.version == newest)
+        raise NotFoundError(
+            f"no version of {name!r} satisfies {str(specifier)!r}",
+            hint=f"available versions: {', '.join(str(r.version) for r in available)}",
+        )
 
     def load(self, name: str, spec: str | SpecifierSet | None = None) -> Catalog:
         """Load the newest version of ``name`` satisfying ``spec``."""
@@ -230,11 +240,23 @@ class Store:
         return resolve
 
 
-def _children(folder: Traversable) -> Iterator[Traversable]:
+def _has_manifest(ref: VersionRef) -> bool:
+    return ref.where.manifest_path.is_file()
+
+
+def _child_names(folder: Traversable) -> list[str]:
+    """Names of the sub-folders of ``folder`` that may hold catalogs or versions, sorted.
+
+    Plain folders are scanned with :func:`os.scandir`, which knows each
+    entry's type without a ``stat`` per entry; other resources (a zip) go
+    through the ``Traversable`` API.
+    """
     try:
-        entries: Sequence[Traversable] = sorted(folder.iterdir(), key=lambda c: c.name)
+        if isinstance(folder, Path):
+            with os.scandir(folder) as entries:
+                names = [e.name for e in entries if e.is_dir()]
+        else:
+            names = [c.name for c in folder.iterdir() if c.is_dir()]
     except (FileNotFoundError, NotADirectoryError):
-        return
-    for child in entries:
-        if child.is_dir() and not child.name.startswith(("_", ".")):
-            yield child
+        return []
+    return sorted(n for n in names if not n.startswith(("_", ".")))
