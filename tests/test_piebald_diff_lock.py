@@ -265,3 +265,26 @@ def test_another_release_imported_under_the_locked_version_fails_verify(
     ]
     with pytest.raises(LockError, match=r"does not match the lock: .* \(and 2 more\)"):
         catalog.load("claude-code", "2.1.37", paths=[root], lock=lock)
+
+
+def test_an_overlay_lock_fails_when_its_imported_base_body_is_edited(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = data.import_pair(tmp_path, ("2.1.38",))
+    tone = body_of(data.TONE)
+    overlay = root / "cc-main" / "1.0.0"
+    overlay.mkdir(parents=True)
+    (overlay / "catalog.toml").write_text(
+        '[catalog]\nname = "cc-main"\nversion = "1.0.0"\nbase = "claude-code@2.1.38"\n\n'
+        f'[[part]]\nid = "tone"\nfrom = "system-prompt-tone-and-style"\norder = 10\n'
+        f'sha256 = "{sha(tone)}"\ntokens = {tiktoken_count(tone)}\n',
+        encoding="utf-8",
+    )
+    code, _, err = run(capsys, "lock", "cc-main@1.0.0", "--path", str(root), "-o",
+                       str(tmp_path / "main.lock"))  # fmt: skip
+    assert (code, err) == (0, f"locked cc-main 1.0.0 in {tmp_path / 'main.lock'}\n")
+    shout = "Shout.\n"
+    (root / "claude-code" / "_blobs" / sha(tone)[:2] / f"{sha(tone)}.md").write_text(shout)
+    code, out, _ = run(capsys, "verify", str(tmp_path / "main.lock"), "--path", str(root))
+    assert code == 1
+    assert f"part 'tone' changed: sha256 {sha(tone)[:12]}... is now {sha(shout)[:12]}" in out
