@@ -197,9 +197,10 @@ CHANGELOG_2_1_38 = """\
 
 _+105 tokens_
 
-- **NEW:** System Prompt: Context compaction summary - Prompt used for context compaction summary
-- **REMOVED:** Agent Prompt: Old helper - Removed the helper prompt
-- Tool Description: Bash - Added a conditional note about the sandbox; grew from 120 to 160 tokens
+- **NEW:** System Prompt: Context compaction summary - Added a prompt used for context \
+compaction summary (278 tks).
+- **REMOVED:** Agent Prompt: Old helper - Removed the helper prompt (213 tks).
+- Tool Description: Bash - Added a conditional note about the sandbox (120 → 160 tks).
 """
 
 _CHANGELOG_TAIL = """\

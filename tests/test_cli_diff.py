@@ -74,7 +74,7 @@ def test_markdown_and_html_to_a_file(
     assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     code, out, _ = run(capsys, "diff", "demo@1.0.0", "demo@1.1.0", "--path", str(root),
                        "--format", "markdown")
-    assert "- **NEW** new" in out and "- **REMOVED** old" in out
+    assert "- **NEW:** new" in out and "- **REMOVED:** old" in out
 
 
 class _Terminal(io.StringIO):

@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,6 +20,7 @@ from catalog.diff import (
     render_markdown,
     render_text,
 )
+from tests.conftest import sha
 
 PARTS = Path(catalog.__file__).parent / "parts" / "coding-agent"
 
@@ -228,6 +230,109 @@ def test_human_names_prefer_meta_name_then_description_then_id(
     assert "- c: text changed" in markdown
 
 
+@pytest.fixture
+def upstream_pair(make_catalog: Callable[..., Path]) -> CatalogDiff:
+    """Parts carrying the source's own token counts (``meta.upstream_tokens``), or not."""
+    def up(name: str, tokens: int | None, **more: Any) -> dict[str, Any]:
+        meta: dict[str, Any] = {"name": name}
+        if tokens is not None:
+            meta["upstream_tokens"] = tokens
+        return {"meta": meta | more.pop("meta", {}), **more}
+
+    old = make_catalog("up", "1.0.0", parts=[
+        {"id": "zeta", "body": "Zeta.", **up("Zeta part", 40)},
+        {"id": "gone", "body": "Gone.", **up("Gone part", 213)},
+        {"id": "old-only", "body": "Old.", **up("Half counted", 7)},
+        {"id": "plain", "body": "Plain.", **up("No figure", None)},
+        {"id": "alpha", "body": "Alpha.", **up("Alpha part", 10, meta={"ccVersion": "1"})},
+    ])
+    new = make_catalog("up", "1.1.0", parts=[
+        {"id": "zeta", "body": "Zeta!", **up("Zeta part", 45)},
+        {"id": "fresh", "body": "Fresh text.", **up("Fresh part", 278)},
+        {"id": "old-only", "body": "Old!", **up("Half counted", None)},
+        {"id": "plain", "body": "Plain.", **up("No figure", None)},
+        {"id": "alpha", "body": "Alpha!", **up("Alpha part", 12, meta={"ccVersion": "2"})},
+        {"id": "beta", "body": "Beta.", **up("Beta part", 3)},
+    ])
+    return catalog.diff(load_dir(old), load_dir(new), counter=len)
+
+
+def test_upstream_token_figures_per_part_and_in_total(upstream_pair: CatalogDiff) -> None:
+    deltas = {p.id: p.upstream_delta for p in upstream_pair.changes}
+    assert deltas == {
+        "zeta": 5, "gone": -213, "fresh": 278, "old-only": None, "alpha": 2, "beta": 3,
+    }
+    zeta = _part(upstream_pair, "zeta")
+    assert (zeta.old_upstream_tokens, zeta.new_upstream_tokens) == (40, 45)
+    assert zeta.token_delta == 0  # our own count (len here) is reported apart
+    assert upstream_pair.has_upstream
+    assert upstream_pair.old_upstream_tokens == 40 + 213 + 7 + 10
+    assert upstream_pair.new_upstream_tokens == 45 + 278 + 12 + 3
+    assert upstream_pair.upstream_token_delta == 68
+    # plain twice, old-only on its new side
+    assert upstream_pair.upstream_uncounted == 2
+    data = json.loads(render_json(upstream_pair))
+    assert data["upstream"] == {"old": 270, "new": 338, "delta": 68, "uncounted": 2}
+    by_id = {p["id"]: p for p in data["parts"]}
+    assert (by_id["gone"]["old_upstream_tokens"], by_id["gone"]["upstream_token_delta"]) == (
+        213, -213,
+    )
+    assert by_id["old-only"]["upstream_token_delta"] is None
+
+
+def test_markdown_lists_new_removed_then_changed_by_name_with_upstream_deltas(
+    upstream_pair: CatalogDiff,
+) -> None:
+    lines = render_markdown(upstream_pair).splitlines()
+    assert lines[2] == "**Tokens: 26 → 37 (+11)** (len, all part bodies)"
+    assert lines[4] == (
+        "**Upstream tokens: 270 → 338 (+68)** (`meta.upstream_tokens`, as the source counted "
+        "them; 2 part(s) without a figure not counted)"
+    )
+    assert [line for line in lines if line.startswith("- ")] == [
+        "- **NEW:** Beta part (`beta`): system, order 60 (+5 tokens; upstream +3)",
+        "- **NEW:** Fresh part (`fresh`): system, order 20 (+11 tokens; upstream +278)",
+        "- **REMOVED:** Gone part (`gone`) (-5 tokens; upstream -213)",
+        "- Alpha part (`alpha`): text changed; meta.ccVersion `1` → `2` "
+        "(+0 tokens; upstream 10 → 12, +2)",
+        "- Half counted (`old-only`): text changed (+0 tokens)",
+        "- Zeta part (`zeta`): text changed (+0 tokens; upstream 40 → 45, +5)",
+    ]
+
+
+def test_text_and_html_show_upstream_figures(upstream_pair: CatalogDiff) -> None:
+    text = render_text(upstream_pair)
+    assert text.splitlines()[0].endswith(
+        "; upstream tokens 270 -> 338 (+68); 2 part(s) without a figure not counted"
+    )
+    assert "  - gone  (system, order 20)  -5 tokens; upstream -213" in text
+    assert "  ~ zeta  (system, order 10)  +0 tokens; upstream 40 -> 45, +5" in text
+    assert '      meta.ccVersion "1" -> "2"' in text
+    page = render_html(upstream_pair)
+    assert "<strong>Upstream tokens: 270 → 338 (+68)</strong>" in page
+    assert "REMOVED: Gone part (gone) (-5 tokens; upstream -213)" in page
+
+
+def test_no_upstream_figures_no_upstream_lines(flagship: CatalogDiff) -> None:
+    assert not flagship.has_upstream
+    assert "pstream" not in render_markdown(flagship) + render_text(flagship)
+
+
+def test_a_content_addressed_file_name_is_not_reported(
+    make_catalog: Callable[..., Path],
+) -> None:
+    def stored(body: str, **more: Any) -> dict[str, Any]:
+        return {"id": "a", "body": body, "file": f"{sha(body)}.md", **more}
+
+    old = load_dir(make_catalog("ca", "1.0.0", parts=[stored("One.")]))
+    new = load_dir(make_catalog("ca", "1.1.0", parts=[stored("Two.")]))
+    renamed = load_dir(make_catalog("ca", "1.2.0", parts=[{"id": "a", "body": "Two."}]))
+    part = _part(catalog.diff(old, new), "a")
+    assert part.field("file") is not None  # the data keeps it
+    assert "file" not in render_markdown(catalog.diff(old, new))
+    assert f"file `{sha('Two.')}.md` → `a.md`" in render_markdown(catalog.diff(new, renamed))
+
+
 def test_prompt_diff_leaves_out_undeclared_overrides(pair: tuple[Catalog, Catalog]) -> None:
     result = catalog.diff(*pair, context={"overrides": {"style": "Loud."}}, counter=len)
     prompt = result.prompt
@@ -272,8 +377,8 @@ def test_markdown_is_changelog_ready(flagship: CatalogDiff) -> None:
     bullets = [line for line in lines if line.startswith("- ")]
     # one per changed part, plus the new variable and the new sub-agent
     assert len(bullets) == len(flagship.changes) + 2
-    assert any(b.startswith("- **NEW** ") and "(`git-safety`)" in b for b in bullets)
-    assert any(b.startswith("- **REMOVED** ") and "(`file-read-limits`)" in b for b in bullets)
+    assert any(b.startswith("- **NEW:** ") and "(`git-safety`)" in b for b in bullets)
+    assert any(b.startswith("- **REMOVED:** ") and "(`file-read-limits`)" in b for b in bullets)
     large = next(b for b in bullets if "(`large-file-handling`)" in b)
     assert "moved" in large and 'condition `true` → `"Read" in tools`' in large
 
@@ -281,14 +386,16 @@ def test_markdown_is_changelog_ready(flagship: CatalogDiff) -> None:
 def test_json_has_stable_documented_keys(pair: tuple[Catalog, Catalog]) -> None:
     data = json.loads(render_json(catalog.diff(*pair, context={})))
     assert set(data) == {
-        "schema", "old", "new", "identical", "counter", "token_delta", "summary",
+        "schema", "old", "new", "identical", "counter", "token_delta", "upstream", "summary",
         "settings", "variables", "agents", "parts", "prompt",
     }
     assert data["schema"] == 1
+    assert data["upstream"] is None
     assert data["summary"] == {"added": 0, "removed": 0, "changed": 6, "moved": 1}
     assert set(data["parts"][0]) == {
         "id", "name", "status", "kind", "old_order", "new_order", "moved", "text_changed",
-        "fields", "old_tokens", "new_tokens", "token_delta", "unified",
+        "fields", "old_tokens", "new_tokens", "token_delta", "old_upstream_tokens",
+        "new_upstream_tokens", "upstream_token_delta", "unified",
     }
     rules = next(p for p in data["parts"] if p["id"] == "rules")
     assert rules["fields"] == [{"key": "agents", "old": ["main"], "new": ["main", "helper"]}]

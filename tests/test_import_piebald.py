@@ -74,9 +74,56 @@ def test_unclosed_header_and_bad_header_name_file_and_line() -> None:
     assert (info.value.file, info.value.line) == ("system-prompts/a.md", 1)
     with pytest.raises(ImporterError) as info:
         parse_prompt_file("<!--\nname: x\ndescription: 'open\n-->\nbody\n", "a.md")
-    assert (info.value.file, info.value.line) == ("a.md", 3)
+    # The header ends (line 4) inside the quote opened on line 3.
+    assert (info.value.file, info.value.line) == ("a.md", 4)
+    assert "(while scanning a quoted scalar from line 3)" in info.value.message
     with pytest.raises(ImporterError, match="'variables' must be a list"):
         parse_prompt_file("<!--\nvariables: A\n-->\nbody\n", "a.md")
+
+
+def header_of(fields: str) -> dict[str, Any]:
+    return dict(parse_prompt_file(f"<!--\n{fields}-->\nBody.\n", "a.md").header)
+
+
+def test_header_values_stay_text() -> None:
+    # Typed YAML would read FALSE (a variable of tool-description-task.md) as false
+    # and 2.1 as a float; header fields are names and versions.
+    assert header_of(
+        "ccVersion: 2.1\nvariables:\n  - FALSE\n  - 'null'\n  - 42\nempty:\n"
+        'agentMetadata:\n  tools: [Read, "Grep"]\n  whenToUse: >-\n    one\n    two\n'
+        'note: "it\\u2019s \\"quoted\\""\n'
+    ) == {
+        "ccVersion": "2.1",
+        "variables": ["FALSE", "null", "42"],
+        "empty": "",
+        "agentMetadata": {"tools": ["Read", "Grep"], "whenToUse": "one two"},
+        "note": 'it\u2019s "quoted"',
+    }
+
+
+@pytest.mark.parametrize(
+    ("fields", "line", "message"),
+    [
+        ("a: 1\na: 2\n", 3, "duplicate key 'a'"),
+        ("a: &x [1]\nb: *x\n", 2, "anchors and aliases"),
+        ("a: &x [*x]\n", 2, "anchors and aliases"),
+        ("? [a]\n: 1\n", 2, "a key must be plain text"),
+        ("a: 1\n  b: 2\n", 3, "mapping values are not allowed"),
+        ("a:\n\tb: 1\n", 3, "cannot start any token"),
+        ("a: 1\n---\nb: 2\n", 3, "expected a single document"),
+    ],
+)
+def test_bad_headers_name_file_and_line(fields: str, line: int, message: str) -> None:
+    with pytest.raises(ImporterError) as info:
+        parse_prompt_file(f"<!--\n{fields}-->\nBody.\n", "system-prompts/x.md")
+    assert (info.value.file, info.value.line) == ("system-prompts/x.md", line)
+    assert message in info.value.message
+
+
+def test_a_header_that_is_not_a_mapping() -> None:
+    with pytest.raises(ImporterError, match="expected `key: value` lines"):
+        parse_prompt_file("<!--\n- a\n- b\n-->\nBody.\n", "a.md")
+    assert header_of("") == {}
 
 
 def test_readme_names_the_release_and_token_counts() -> None:
@@ -100,7 +147,7 @@ def test_changelog_sections() -> None:
     assert newest.new == (
         ChangelogItem(
             "System Prompt: Context compaction summary",
-            "Prompt used for context compaction summary",
+            "Added a prompt used for context compaction summary (278 tks).",
         ),
     )
     assert [i.name for i in newest.removed] == ["Agent Prompt: Old helper"]

@@ -26,8 +26,10 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal
 
+from catalog.compiled import body_sha256
 from catalog.context import Context, coerce_context
 from catalog.manifest import MAIN_AGENT, AgentDecl, PartDecl, VariableDecl
 from catalog.tokens import TokenCounter, get_counter
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "JSON_SCHEMA_VERSION",
+    "UPSTREAM_TOKENS",
     "CatalogDiff",
     "FieldChange",
     "ItemDiff",
@@ -52,6 +55,9 @@ __all__ = [
 
 # Bumped when a key of the JSON form changes meaning or disappears.
 JSON_SCHEMA_VERSION = 1
+
+# The ``meta`` key holding a part's token count as its source counted it.
+UPSTREAM_TOKENS = "upstream_tokens"
 
 Status = Literal["added", "removed", "changed", "unchanged"]
 
@@ -100,10 +106,19 @@ class PartDiff:
     new_body: str | None
     old_tokens: int
     new_tokens: int
+    old_upstream_tokens: int | None = None
+    new_upstream_tokens: int | None = None
 
     @property
     def token_delta(self) -> int:
         return self.new_tokens - self.old_tokens
+
+    @property
+    def upstream_delta(self) -> int | None:
+        """The delta in ``meta["upstream_tokens"]``; None when a side present has no figure."""
+        old = 0 if self.status == "added" else self.old_upstream_tokens
+        new = 0 if self.status == "removed" else self.new_upstream_tokens
+        return None if old is None or new is None else new - old
 
     def field(self, key: str) -> FieldChange | None:
         """The change of manifest key ``key``, if it changed."""
@@ -176,6 +191,36 @@ class CatalogDiff:
         return self.new_tokens - self.old_tokens
 
     @property
+    def has_upstream(self) -> bool:
+        """Whether any part, on either side, carries ``meta["upstream_tokens"]``."""
+        return any(
+            p.old_upstream_tokens is not None or p.new_upstream_tokens is not None
+            for p in self.parts
+        )
+
+    @property
+    def old_upstream_tokens(self) -> int:
+        """The sum of the old parts' upstream figures (parts without one not counted)."""
+        return sum(p.old_upstream_tokens or 0 for p in self.parts)
+
+    @property
+    def new_upstream_tokens(self) -> int:
+        return sum(p.new_upstream_tokens or 0 for p in self.parts)
+
+    @property
+    def upstream_token_delta(self) -> int:
+        return self.new_upstream_tokens - self.old_upstream_tokens
+
+    @property
+    def upstream_uncounted(self) -> int:
+        """How many parts lack an upstream figure on a side where they exist."""
+        return sum(
+            (p.status != "added" and p.old_upstream_tokens is None)
+            or (p.status != "removed" and p.new_upstream_tokens is None)
+            for p in self.parts
+        )
+
+    @property
     def identical(self) -> bool:
         """No difference in content (the version numbers may differ)."""
         same_prompt = self.prompt is None or self.prompt.identical
@@ -194,6 +239,7 @@ class CatalogDiff:
             "identical": self.identical,
             "counter": self.counter,
             "token_delta": self.token_delta,
+            "upstream": _upstream_json(self),
             "summary": {
                 status: self.count(status) for status in ("added", "removed", "changed")
             }
@@ -373,9 +419,16 @@ def _part_diffs(old: Catalog, new: Catalog, count: TokenCounter) -> tuple[PartDi
                 new_body=new_body,
                 old_tokens=count(old_body) if old_body is not None else 0,
                 new_tokens=count(new_body) if new_body is not None else 0,
+                old_upstream_tokens=_upstream_tokens(a.decl) if a else None,
+                new_upstream_tokens=_upstream_tokens(b.decl) if b else None,
             )
         )
     return tuple(found)
+
+
+def _upstream_tokens(decl: PartDecl) -> int | None:
+    value = decl.meta.get(UPSTREAM_TOKENS)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _fit_context(catalog: Catalog, context: Context) -> tuple[Context, list[str]]:
@@ -443,6 +496,17 @@ def _item_json(item: ItemDiff) -> dict[str, Any]:
     return {"name": item.name, "status": item.status, "fields": fields}
 
 
+def _upstream_json(result: CatalogDiff) -> dict[str, int] | None:
+    if not result.has_upstream:
+        return None
+    return {
+        "old": result.old_upstream_tokens,
+        "new": result.new_upstream_tokens,
+        "delta": result.upstream_token_delta,
+        "uncounted": result.upstream_uncounted,
+    }
+
+
 def _part_json(part: PartDiff) -> dict[str, Any]:
     return {
         "id": part.id,
@@ -457,6 +521,9 @@ def _part_json(part: PartDiff) -> dict[str, Any]:
         "old_tokens": part.old_tokens,
         "new_tokens": part.new_tokens,
         "token_delta": part.token_delta,
+        "old_upstream_tokens": part.old_upstream_tokens,
+        "new_upstream_tokens": part.new_upstream_tokens,
+        "upstream_token_delta": part.upstream_delta,
         "unified": part.unified,
     }
 
@@ -507,26 +574,82 @@ def _item_detail(item: ItemDiff, arrow: str) -> str:
     return "; ".join(f"{c.key} {_show(c.old)} {arrow} {_show(c.new)}" for c in item.fields)
 
 
+def _shown_fields(part: PartDiff) -> list[FieldChange]:
+    """The key changes a report spells out.
+
+    ``meta`` is split key by key (``meta.ccVersion``), leaving out
+    ``upstream_tokens``, which the token figures show. A ``file`` change is left
+    out when both names are their bodies' sha256 (content-addressed storage):
+    such a name changes whenever the text does and says nothing more.
+    """
+    shown: list[FieldChange] = []
+    for change in part.fields:
+        if change.key == "meta":
+            old, new = change.old, change.new
+            shown.extend(
+                FieldChange(f"meta.{key}", old.get(key), new.get(key))
+                for key in dict.fromkeys([*old, *new])
+                if key != UPSTREAM_TOKENS and old.get(key) != new.get(key)
+            )
+        elif not (
+            change.key == "file"
+            and _content_addressed(change.old, part.old_body)
+            and _content_addressed(change.new, part.new_body)
+        ):
+            shown.append(change)
+    return shown
+
+
+def _content_addressed(file: Any, body: str | None) -> bool:
+    return body is not None and PurePosixPath(str(file)).stem == body_sha256(body)
+
+
 def _describe_fields(part: PartDiff) -> list[str]:
-    """One phrase per change of a changed part, for the text and Markdown forms."""
+    """One phrase per change of a changed part, for the text and HTML forms."""
     phrases = []
     if part.text_changed:
         phrases.append("text changed")
     if part.moved:
         phrases.append("moved")
-    for change in part.fields:
+    for change in _shown_fields(part):
         label = "condition" if change.key == "when" else change.key
         phrases.append(f"{label} {_show(change.old)} -> {_show(change.new)}")
     return phrases
 
 
+def _part_tokens(part: PartDiff, arrow: str) -> str:
+    """``+253 tokens``, with ``; upstream +283`` (or ``180 → 154, -26``) where known."""
+    text = f"{_signed(part.token_delta)} tokens"
+    delta = part.upstream_delta
+    if delta is None:
+        return text
+    if part.status in ("added", "removed"):
+        return f"{text}; upstream {_signed(delta)}"
+    old, new = part.old_upstream_tokens, part.new_upstream_tokens
+    return f"{text}; upstream {old} {arrow} {new}, {_signed(delta)}"
+
+
+def _upstream_total(result: CatalogDiff, arrow: str) -> tuple[str, str]:
+    """``("51575 → 51680 (+105)", "; 4 part(s) without a figure not counted")``."""
+    total = (
+        f"{result.old_upstream_tokens} {arrow} {result.new_upstream_tokens} "
+        f"({_signed(result.upstream_token_delta)})"
+    )
+    missing = result.upstream_uncounted
+    return total, f"; {missing} part(s) without a figure not counted" if missing else ""
+
+
 def _headline(result: CatalogDiff) -> str:
     moved = sum(p.moved for p in result.parts)
+    upstream = ""
+    if result.has_upstream:
+        total, missing = _upstream_total(result, "->")
+        upstream = f"; upstream tokens {total}{missing}"
     return (
         f"{result.old_label} -> {result.new_label}: {result.count('added')} added, "
         f"{result.count('removed')} removed, {result.count('changed')} changed, {moved} moved; "
         f"tokens {result.old_tokens} -> {result.new_tokens} ({_signed(result.token_delta)}, "
-        f"{result.counter}, part bodies as written)"
+        f"{result.counter}, part bodies as written){upstream}"
     )
 
 
@@ -562,8 +685,8 @@ def render_text(result: CatalogDiff, *, color: bool = False) -> str:
     for part in result.changes:
         mark = _MARK[part.status]
         order = part.new_order if part.new_order is not None else part.old_order
-        tokens = _signed(part.token_delta)
-        head = f"  {mark} {part.id}  ({part.kind}, order {order})  {tokens} tokens"
+        tokens = _part_tokens(part, "->")
+        head = f"  {mark} {part.id}  ({part.kind}, order {order})  {tokens}"
         rows.append(paint(mark, head))
         if part.status == "changed":
             rows.extend(f"      {phrase}" for phrase in _describe_fields(part))
@@ -602,33 +725,45 @@ def _md_phrase(change: FieldChange) -> str:
 
 
 def render_markdown(result: CatalogDiff) -> str:
-    """Changelog-ready Markdown: the total token delta first, then one bullet per part."""
+    """Changelog-ready Markdown: the token totals first, then one bullet per part.
+
+    Parts come as a changelog lists them: **NEW:**, then **REMOVED:**, then
+    changed, each group sorted by name, so the bullets can be read against a
+    release's changelog line by line.
+    """
     rows = [
         f"### {result.old_label} → {result.new_label}",
         "",
         f"**Tokens: {result.old_tokens} → {result.new_tokens} ({_signed(result.token_delta)})** "
         f"({result.counter}, all part bodies)",
-        "",
     ]
+    if result.has_upstream:
+        total, missing = _upstream_total(result, "→")
+        rows += [
+            "",
+            f"**Upstream tokens: {total}** (`meta.{UPSTREAM_TOKENS}`, as the source counted "
+            f"them{missing})",
+        ]
+    rows.append("")
     if result.identical:
         rows.append("No changes.")
-    for part in result.changes:
+    rank = {"added": 0, "removed": 1, "changed": 2}
+    for part in sorted(result.changes, key=lambda p: (rank[p.status], p.name.casefold(), p.id)):
         label = part.name if part.name == part.id else f"{part.name} ({_md_code(part.id)})"
-        tokens = f"({_signed(part.token_delta)} tokens)"
+        tokens = f"({_part_tokens(part, '→')})"
         if part.status == "added":
-            order = f"order {part.new_order}"
-            rows.append(f"- **NEW** {label}: {part.kind}, {order} {tokens}")
+            rows.append(f"- **NEW:** {label}: {part.kind}, order {part.new_order} {tokens}")
         elif part.status == "removed":
-            rows.append(f"- **REMOVED** {label} {tokens}")
+            rows.append(f"- **REMOVED:** {label} {tokens}")
         else:
             phrases = ["text changed"] if part.text_changed else []
             if part.moved:
                 phrases.append("moved")
-            phrases.extend(_md_phrase(c) for c in part.fields)
+            phrases.extend(_md_phrase(c) for c in _shown_fields(part))
             rows.append(f"- {label}: {'; '.join(phrases)} {tokens}")
     for title, items in (("variable", result.variables), ("sub-agent", result.agents)):
         for item in items:
-            mark = {"added": "**NEW** ", "removed": "**REMOVED** ", "changed": ""}[item.status]
+            mark = {"added": "**NEW:** ", "removed": "**REMOVED:** ", "changed": ""}[item.status]
             detail = "; ".join(_md_phrase(c) for c in item.fields)
             rows.append(f"- {mark}{title} {_md_code(item.name)}{': ' + detail if detail else ''}")
     rows.extend(f"- catalog setting {_md_phrase(change)}" for change in result.settings)
@@ -715,6 +850,12 @@ def render_html(result: CatalogDiff) -> str:
         f"{result.count('added')} added, {result.count('removed')} removed, "
         f"{result.count('changed')} changed, {sum(p.moved for p in result.parts)} moved.</p>",
     ]
+    if result.has_upstream:
+        total, missing = _upstream_total(result, "→")
+        body.append(
+            f"<p><strong>Upstream tokens: {esc(total)}</strong> (<code>meta.{UPSTREAM_TOKENS}"
+            f"</code>, as the source counted them{esc(missing)}).</p>"
+        )
     if result.identical:
         body.append("<p>No changes.</p>")
     if result.settings or result.variables or result.agents:
@@ -737,7 +878,7 @@ def render_html(result: CatalogDiff) -> str:
         body.append("<h2>Parts</h2>")
     for part in result.changes:
         name = part.name if part.name == part.id else f"{part.name} ({part.id})"
-        head = f"{part.status.upper()}: {name} ({_signed(part.token_delta)} tokens)"
+        head = f"{part.status.upper()}: {name} ({_part_tokens(part, '→')})"
         open_attr = " open" if part.text_changed else ""
         body.append(f"<details class={part.status}{open_attr}><summary>{esc(head)}</summary>")
         phrases = [p for p in _describe_fields(part) if p != "text changed"]

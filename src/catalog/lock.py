@@ -29,7 +29,7 @@ import tomli_w
 from packaging.version import Version
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from catalog.compiled import Catalog
+from catalog.compiled import Catalog, body_sha256
 from catalog.context import Context, coerce_context
 from catalog.errors import LockError, NotFoundError
 from catalog.manifest import MAIN_AGENT, Manifest, _toml_error_line, locate_key
@@ -213,18 +213,22 @@ def _compare(catalog: Catalog, read: ReadLock) -> list[Mismatch]:
                 read.line("catalog", "version"),
             )
         )
-    current = {part.id: part.decl.sha256 for part in catalog.parts}
+    # The bodies as read, not the manifest's record of them: an edited file counts.
+    current = {part.id: body_sha256(part.body) for part in catalog.parts}
+    recorded = {part.id: part.decl.sha256 for part in catalog.parts}
     for part_id, digest in lock.parts.items():
         line = read.line("parts", part_id)
         if part_id not in current:
             found.append(Mismatch("missing", part_id, f"part {part_id!r} is missing", line))
         elif current[part_id] != digest:
+            edited = current[part_id] != recorded[part_id]
+            note = " (edited in place: its manifest still records the old hash)" if edited else ""
             found.append(
                 Mismatch(
                     "changed",
                     part_id,
                     f"part {part_id!r} changed: sha256 {digest[:12]}... is now "
-                    f"{current[part_id][:12]}...",
+                    f"{current[part_id][:12]}...{note}",
                     line,
                 )
             )
@@ -265,6 +269,8 @@ def verify(read: ReadLock, store: Store | None = None) -> tuple[Catalog | None, 
 
     When the locked version is not installed, the newest installed version of
     the catalog is compared instead, so the report also shows what differs.
+    Bodies are compared as they are on disk: one edited in place (which would
+    stop the catalog from loading) is reported as a changed part.
     """
     store = store or Store()
     lock = read.lock
@@ -280,7 +286,7 @@ def verify(read: ReadLock, store: Store | None = None) -> tuple[Catalog | None, 
         ]
     locked = Version(lock.catalog.version)
     ref = next((r for r in refs if r.version == locked), refs[-1])
-    catalog = ref.load()
+    catalog = ref.load(check_hashes=False)
     return catalog, _compare(catalog, read)
 
 

@@ -69,10 +69,17 @@ class VersionRef:
         """Read this version's manifest only."""
         return read_manifest(self.where)[0]
 
-    def load(self) -> Catalog:
-        """Read, verify and compile this version (an overlay's base comes from the same store)."""
+    def load(self, *, check_hashes: bool = True) -> Catalog:
+        """Read, verify and compile this version (an overlay's base comes from the same store).
+
+        ``check_hashes=False``: see :func:`~catalog.loader.load_version`.
+        """
         store = self.store or Store()
-        return load_version(self.where, resolve_base=store.base_resolver((self.label,)))
+        return load_version(
+            self.where,
+            resolve_base=store.base_resolver((self.label,), check_hashes=check_hashes),
+            check_hashes=check_hashes,
+        )
 
     @property
     def label(self) -> str:
@@ -224,7 +231,7 @@ class Store:
         name, spec = parse_ref(ref)
         return self.load(name, spec)
 
-    def base_resolver(self, chain: tuple[str, ...]) -> BaseResolver:
+    def base_resolver(self, chain: tuple[str, ...], *, check_hashes: bool = True) -> BaseResolver:
         """What loads an overlay's base from this store; ``chain`` lists the versions
         being loaded (``NAME@VERSION``) so a base that leads back to one of them is an error."""
 
@@ -235,7 +242,11 @@ class Store:
                     f"base {ref.label} leads back to itself: {' -> '.join((*chain, ref.label))}",
                     hint="a catalog's base must not depend on the catalog",
                 )
-            return load_version(ref.where, resolve_base=self.base_resolver((*chain, ref.label)))
+            return load_version(
+                ref.where,
+                resolve_base=self.base_resolver((*chain, ref.label), check_hashes=check_hashes),
+                check_hashes=check_hashes,
+            )
 
         return resolve
 

@@ -4,7 +4,8 @@ That repository (MIT) publishes, for every Claude Code release, one Markdown
 file per prompt part under ``system-prompts/``, one git commit per release
 (subject ``v2.1.37 (+0 tokens)``):
 
-* each file starts with an HTML comment holding YAML fields: ``name``
+* each file starts with an HTML comment holding YAML fields (read with
+  PyYAML, every value kept as text: :func:`_parse_header`): ``name``
   (``Agent Prompt: Explore``), ``description``, ``ccVersion`` (the release
   where the text last changed), optional ``variables`` and ``agentMetadata``;
   the body follows the comment, with the runtime's JavaScript placeholders
@@ -40,9 +41,9 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 from pydantic import ValidationError
 
+from catalog.diff import UPSTREAM_TOKENS
 from catalog.errors import ImporterError
 from catalog.importers.gitrepo import GitRepo
-from catalog.importers.simple_yaml import parse_simple_yaml
 from catalog.importers.writer import CatalogWriter, StoreSize, VersionStatus
 from catalog.manifest import CatalogInfo, PartDecl, PartKind
 from catalog.store import parse_spec
@@ -160,7 +161,7 @@ def parse_prompt_file(text: str, file: str, *, source: str = "") -> UpstreamPart
                 line=1,
                 hint="the header runs from `<!--` to a line holding only `-->`",
             )
-    header = parse_simple_yaml(text[5 : end + 1], file=file, first_line=2)
+    header = _parse_header(text[5 : end + 1], file, first_line=2)
     for key, wanted in (("name", str), ("description", str), ("variables", list)):
         if key in header and not isinstance(header[key], wanted):
             raise ImporterError(
@@ -168,9 +169,63 @@ def parse_prompt_file(text: str, file: str, *, source: str = "") -> UpstreamPart
                 file=file,
                 hint="check the header comment",
             )
-    if "ccVersion" in header:
-        header["ccVersion"] = str(header["ccVersion"])
     return UpstreamPart(name, header, text[end + 5 :], source)
+
+
+def _parse_header(text: str, file: str, *, first_line: int) -> dict[str, Any]:
+    """The header comment's YAML as mappings, lists and text, every scalar kept as text.
+
+    PyYAML composes the node tree and this function builds the values, so no
+    scalar is typed: the fields are names, versions and descriptions, and a
+    typed reading changes them. ``yaml.safe_load`` reads the variable
+    ``FALSE`` that ``tool-description-task.md`` lists (2.1.36 to 2.1.38) as the
+    boolean false, and would read ``ccVersion: 2.1`` as a float. Aliases and
+    duplicate keys are refused; every error names the file and line.
+    """
+    import yaml  # imported on first use, so that importing catalog stays cheap
+
+    def fail(problem: str, mark: Any) -> ImporterError:
+        return ImporterError(
+            f"header: {problem}",
+            file=file,
+            line=None if mark is None else first_line + mark.line,
+            hint="the header is YAML: block mappings and lists of text",
+        )
+
+    seen: set[int] = set()
+
+    def build(node: yaml.Node) -> Any:
+        if id(node) in seen:  # the composer hands an alias its anchor's node
+            raise fail("anchors and aliases (&name, *name) are not supported", node.start_mark)
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            return node.value
+        if isinstance(node, yaml.SequenceNode):
+            return [build(item) for item in node.value]
+        result: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise fail("a key must be plain text", key_node.start_mark)
+            if key_node.value in result:
+                raise fail(f"duplicate key {key_node.value!r}", key_node.start_mark)
+            result[key_node.value] = build(value_node)
+        return result
+
+    try:
+        root = yaml.compose(text, Loader=getattr(yaml, "CBaseLoader", yaml.BaseLoader))
+    except yaml.MarkedYAMLError as exc:
+        context = ""
+        if exc.context and exc.context_mark is not None:
+            context = f" ({exc.context} from line {first_line + exc.context_mark.line})"
+        raise fail(f"{exc.problem}{context}", exc.problem_mark) from None
+    except yaml.YAMLError as exc:
+        raise fail(str(exc), None) from None
+    if root is None:
+        return {}
+    if not isinstance(root, yaml.MappingNode):
+        raise fail("expected `key: value` lines", root.start_mark)
+    header: dict[str, Any] = build(root)
+    return header
 
 
 @dataclass(frozen=True)
@@ -537,7 +592,7 @@ def _part_table(
     meta.setdefault("name", entry.name if entry else part.id)
     meta["category"] = category.label
     if entry is not None:
-        meta["upstream_tokens"] = entry.tokens
+        meta[UPSTREAM_TOKENS] = entry.tokens
     table: dict[str, Any] = {"id": part.id, "file": body.file, "kind": category.kind}
     if category.kind == "tool":
         label = str(meta["name"])
