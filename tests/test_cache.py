@@ -96,11 +96,19 @@ def _send(system: list[dict[str, Any]]) -> dict[str, Any]:
     def handler(request: Any) -> Any:
         sent["url"] = str(request.url)
         sent["body"] = json.loads(request.content)
-        return httpx.Response(200, json={
-            "id": "msg_test", "type": "message", "role": "assistant", "model": "test-model",
-            "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn",
-            "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1},
-        })
+        return httpx.Response(
+            200,
+            json={
+                "id": "msg_test",
+                "type": "message",
+                "role": "assistant",
+                "model": "test-model",
+                "content": [{"type": "text", "text": "ok"}],
+                "stop_reason": "end_turn",
+                "stop_sequence": None,
+                "usage": {"input_tokens": 1, "output_tokens": 1},
+            },
+        )
 
     client = anthropic.Anthropic(
         api_key="test-key",

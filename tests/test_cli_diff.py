@@ -15,12 +15,19 @@ from tests.conftest import run_cli as run
 
 @pytest.fixture
 def root(make_catalog: Callable[..., Path], catalogs_root: Path) -> Path:
-    make_catalog("demo", "1.0.0", [{"id": "intro", "body": "Hello."},
-                                   {"id": "old", "body": "Old part."}])
-    make_catalog("demo", "1.1.0", [{"id": "intro", "body": "Hello {{ env.os }}."},
-                                   {"id": "new", "body": "New part."}])
-    make_catalog("demo", "1.1.1", [{"id": "intro", "body": "Hello {{ env.os }}."},
-                                   {"id": "new", "body": "New part."}])
+    make_catalog(
+        "demo", "1.0.0", [{"id": "intro", "body": "Hello."}, {"id": "old", "body": "Old part."}]
+    )
+    make_catalog(
+        "demo",
+        "1.1.0",
+        [{"id": "intro", "body": "Hello {{ env.os }}."}, {"id": "new", "body": "New part."}],
+    )
+    make_catalog(
+        "demo",
+        "1.1.1",
+        [{"id": "intro", "body": "Hello {{ env.os }}."}, {"id": "new", "body": "New part."}],
+    )
     return catalogs_root
 
 
@@ -39,8 +46,14 @@ def test_identical_content_exits_0(root: Path, capsys: pytest.CaptureFixture[str
 
 
 def test_version_folders(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "diff", str(root / "demo" / "1.0.0"), str(root / "demo" / "1.1.0"),
-                       "--format", "json")
+    code, out, _ = run(
+        capsys,
+        "diff",
+        str(root / "demo" / "1.0.0"),
+        str(root / "demo" / "1.1.0"),
+        "--format",
+        "json",
+    )
     assert code == 1
     data = json.loads(out)
     assert (data["old"]["version"], data["new"]["version"]) == ("1.0.0", "1.1.0")
@@ -57,8 +70,18 @@ def test_context_adds_the_prompt_diff(
 ) -> None:
     ctx = tmp_path / "ctx.toml"
     ctx.write_text('[env]\nos = "Linux"\n')
-    code, out, _ = run(capsys, "diff", "demo@1.0.0", "demo@1.1.0", "--path", str(root),
-                       "--context", str(ctx), "--format", "markdown")
+    code, out, _ = run(
+        capsys,
+        "diff",
+        "demo@1.0.0",
+        "demo@1.1.0",
+        "--path",
+        str(root),
+        "--context",
+        str(ctx),
+        "--format",
+        "markdown",
+    )
     assert code == 1
     assert "Assembled prompt (agent `main`)" in out
     assert "+Hello Linux." in out and "-Hello." in out
@@ -68,12 +91,23 @@ def test_markdown_and_html_to_a_file(
     root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     target = tmp_path / "diff.html"
-    code, out, _ = run(capsys, "diff", "demo@1.0.0", "demo@1.1.0", "--path", str(root),
-                       "--format", "html", "-o", str(target))
+    code, out, _ = run(
+        capsys,
+        "diff",
+        "demo@1.0.0",
+        "demo@1.1.0",
+        "--path",
+        str(root),
+        "--format",
+        "html",
+        "-o",
+        str(target),
+    )
     assert code == 1 and out == ""
     assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
-    code, out, _ = run(capsys, "diff", "demo@1.0.0", "demo@1.1.0", "--path", str(root),
-                       "--format", "markdown")
+    code, out, _ = run(
+        capsys, "diff", "demo@1.0.0", "demo@1.1.0", "--path", str(root), "--format", "markdown"
+    )
     assert "- **NEW:** new" in out and "- **REMOVED:** old" in out
 
 

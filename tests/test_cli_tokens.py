@@ -22,21 +22,40 @@ def root(make_catalog: Callable[..., Path], catalogs_root: Path) -> Path:
             {"id": "intro", "order": 10, "required": True, "body": "hello world"},
             {"id": "long", "order": 20, "body": "hello world " * 10},
             {"id": "grep", "order": 30, "when": '"Grep" in tools', "body": "Use Grep."},
-            {"id": "bash", "kind": "tool", "name": "Bash", "order": 40,
-             "when": '"Bash" in tools', "body": "Runs commands."},
+            {
+                "id": "bash",
+                "kind": "tool",
+                "name": "Bash",
+                "order": 40,
+                "when": '"Bash" in tools',
+                "body": "Runs commands.",
+            },
         ],
     )
     return catalogs_root
 
 
 def test_json_rows_in_order_with_shares(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "tokens", "demo", "--path", str(root), "--tools", "Grep,Bash",
-                       "--counter", "chars", "--format", "json")
+    code, out, _ = run(
+        capsys,
+        "tokens",
+        "demo",
+        "--path",
+        str(root),
+        "--tools",
+        "Grep,Bash",
+        "--counter",
+        "chars",
+        "--format",
+        "json",
+    )
     assert code == 0
     data = json.loads(out)
     # chars/4: 11 -> 3, 120 -> 30 (ceil), 9 -> 3; two "\n\n" separators -> 1 each
     assert [(p["id"], p["order"], p["tokens"]) for p in data["parts"]] == [
-        ("intro", 10, 3), ("long", 20, 30), ("grep", 30, 3)
+        ("intro", 10, 3),
+        ("long", 20, 30),
+        ("grep", 30, 3),
     ]
     assert data["separator_tokens"] == 2
     assert data["tokens"] == 38
@@ -71,16 +90,34 @@ def test_ascii_bars_when_the_terminal_is_not_unicode(root: Path) -> None:
 
 
 def test_budget_shows_dropped_parts(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "tokens", "demo", "--path", str(root), "--counter", "chars",
-                       "--set", "token_budget=10")
+    code, out, _ = run(
+        capsys,
+        "tokens",
+        "demo",
+        "--path",
+        str(root),
+        "--counter",
+        "chars",
+        "--set",
+        "token_budget=10",
+    )
     assert code == 0
     assert "budget 10" in out.splitlines()[0]
     assert "dropped to fit the budget:\n  - long:" in out
 
 
 def test_budget_error_exits_2(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(capsys, "tokens", "demo", "--path", str(root), "--counter", "chars",
-                       "--set", "token_budget=2")
+    code, _, err = run(
+        capsys,
+        "tokens",
+        "demo",
+        "--path",
+        str(root),
+        "--counter",
+        "chars",
+        "--set",
+        "token_budget=2",
+    )
     assert code == 2
     assert "1 over the budget of 2" in err
     assert "Traceback" not in err

@@ -139,7 +139,8 @@ def test_subagent_prompt_diff() -> None:
 def pair(make_catalog: Callable[..., Path]) -> tuple[Catalog, Catalog]:
     """Two versions covering the change types the flagship does not have."""
     old = make_catalog(
-        "demo", "1.0.0",
+        "demo",
+        "1.0.0",
         parts=[
             {"id": "intro", "order": 10, "body": "Hi.", "meta": {"name": "Greeting"}},
             {"id": "rules", "order": 20, "agents": ["main"], "body": "Rules."},
@@ -155,7 +156,8 @@ def pair(make_catalog: Callable[..., Path]) -> tuple[Catalog, Catalog]:
         catalog={"summary": "old"},
     )
     new = make_catalog(
-        "demo", "2.0.0",
+        "demo",
+        "2.0.0",
         parts=[
             {"id": "intro", "order": 10, "body": "Hi.", "meta": {"name": "Greeting"}},
             {"id": "rules", "order": 20, "agents": ["main", "helper"], "body": "Rules."},
@@ -205,24 +207,34 @@ def test_settings_variables_and_agents_changed(pair: tuple[Catalog, Catalog]) ->
     assert (variable.name, variable.status) == ("mode", "changed")
     assert [(f.key, f.old, f.new) for f in variable.fields] == [("default", "fast", "slow")]
     (agent,) = result.agents
-    assert [(f.key, f.old, f.new) for f in agent.fields] == [
-        ("description", "helps", "helps more")
-    ]
+    assert [(f.key, f.old, f.new) for f in agent.fields] == [("description", "helps", "helps more")]
 
 
 def test_human_names_prefer_meta_name_then_description_then_id(
     make_catalog: Callable[..., Path],
 ) -> None:
-    old = load_dir(make_catalog("n", "1.0.0", parts=[
-        {"id": "a", "body": "1", "meta": {"name": "Upstream A"}, "description": "desc a"},
-        {"id": "b", "body": "1", "description": "desc b"},
-        {"id": "c", "body": "1"},
-    ]))
-    new = load_dir(make_catalog("n", "1.1.0", parts=[
-        {"id": "a", "body": "2", "meta": {"name": "Upstream A"}, "description": "desc a"},
-        {"id": "b", "body": "2", "description": "desc b"},
-        {"id": "c", "body": "2"},
-    ]))
+    old = load_dir(
+        make_catalog(
+            "n",
+            "1.0.0",
+            parts=[
+                {"id": "a", "body": "1", "meta": {"name": "Upstream A"}, "description": "desc a"},
+                {"id": "b", "body": "1", "description": "desc b"},
+                {"id": "c", "body": "1"},
+            ],
+        )
+    )
+    new = load_dir(
+        make_catalog(
+            "n",
+            "1.1.0",
+            parts=[
+                {"id": "a", "body": "2", "meta": {"name": "Upstream A"}, "description": "desc a"},
+                {"id": "b", "body": "2", "description": "desc b"},
+                {"id": "c", "body": "2"},
+            ],
+        )
+    )
     result = catalog.diff(old, new)
     assert [p.name for p in result.changes] == ["Upstream A", "desc b", "c"]
     markdown = render_markdown(result)
@@ -233,34 +245,48 @@ def test_human_names_prefer_meta_name_then_description_then_id(
 @pytest.fixture
 def upstream_pair(make_catalog: Callable[..., Path]) -> CatalogDiff:
     """Parts carrying the source's own token counts (``meta.upstream_tokens``), or not."""
+
     def up(name: str, tokens: int | None, **more: Any) -> dict[str, Any]:
         meta: dict[str, Any] = {"name": name}
         if tokens is not None:
             meta["upstream_tokens"] = tokens
         return {"meta": meta | more.pop("meta", {}), **more}
 
-    old = make_catalog("up", "1.0.0", parts=[
-        {"id": "zeta", "body": "Zeta.", **up("Zeta part", 40)},
-        {"id": "gone", "body": "Gone.", **up("Gone part", 213)},
-        {"id": "old-only", "body": "Old.", **up("Half counted", 7)},
-        {"id": "plain", "body": "Plain.", **up("No figure", None)},
-        {"id": "alpha", "body": "Alpha.", **up("Alpha part", 10, meta={"ccVersion": "1"})},
-    ])
-    new = make_catalog("up", "1.1.0", parts=[
-        {"id": "zeta", "body": "Zeta!", **up("Zeta part", 45)},
-        {"id": "fresh", "body": "Fresh text.", **up("Fresh part", 278)},
-        {"id": "old-only", "body": "Old!", **up("Half counted", None)},
-        {"id": "plain", "body": "Plain.", **up("No figure", None)},
-        {"id": "alpha", "body": "Alpha!", **up("Alpha part", 12, meta={"ccVersion": "2"})},
-        {"id": "beta", "body": "Beta.", **up("Beta part", 3)},
-    ])
+    old = make_catalog(
+        "up",
+        "1.0.0",
+        parts=[
+            {"id": "zeta", "body": "Zeta.", **up("Zeta part", 40)},
+            {"id": "gone", "body": "Gone.", **up("Gone part", 213)},
+            {"id": "old-only", "body": "Old.", **up("Half counted", 7)},
+            {"id": "plain", "body": "Plain.", **up("No figure", None)},
+            {"id": "alpha", "body": "Alpha.", **up("Alpha part", 10, meta={"ccVersion": "1"})},
+        ],
+    )
+    new = make_catalog(
+        "up",
+        "1.1.0",
+        parts=[
+            {"id": "zeta", "body": "Zeta!", **up("Zeta part", 45)},
+            {"id": "fresh", "body": "Fresh text.", **up("Fresh part", 278)},
+            {"id": "old-only", "body": "Old!", **up("Half counted", None)},
+            {"id": "plain", "body": "Plain.", **up("No figure", None)},
+            {"id": "alpha", "body": "Alpha!", **up("Alpha part", 12, meta={"ccVersion": "2"})},
+            {"id": "beta", "body": "Beta.", **up("Beta part", 3)},
+        ],
+    )
     return catalog.diff(load_dir(old), load_dir(new), counter=len)
 
 
 def test_upstream_token_figures_per_part_and_in_total(upstream_pair: CatalogDiff) -> None:
     deltas = {p.id: p.upstream_delta for p in upstream_pair.changes}
     assert deltas == {
-        "zeta": 5, "gone": -213, "fresh": 278, "old-only": None, "alpha": 2, "beta": 3,
+        "zeta": 5,
+        "gone": -213,
+        "fresh": 278,
+        "old-only": None,
+        "alpha": 2,
+        "beta": 3,
     }
     zeta = _part(upstream_pair, "zeta")
     assert (zeta.old_upstream_tokens, zeta.new_upstream_tokens) == (40, 45)
@@ -275,7 +301,8 @@ def test_upstream_token_figures_per_part_and_in_total(upstream_pair: CatalogDiff
     assert data["upstream"] == {"old": 270, "new": 338, "delta": 68, "uncounted": 2}
     by_id = {p["id"]: p for p in data["parts"]}
     assert (by_id["gone"]["old_upstream_tokens"], by_id["gone"]["upstream_token_delta"]) == (
-        213, -213,
+        213,
+        -213,
     )
     assert by_id["old-only"]["upstream_token_delta"] is None
 
@@ -386,22 +413,55 @@ def test_markdown_is_changelog_ready(flagship: CatalogDiff) -> None:
 def test_json_has_stable_documented_keys(pair: tuple[Catalog, Catalog]) -> None:
     data = json.loads(render_json(catalog.diff(*pair, context={})))
     assert set(data) == {
-        "schema", "old", "new", "identical", "counter", "token_delta", "upstream", "summary",
-        "settings", "variables", "agents", "parts", "prompt",
+        "schema",
+        "old",
+        "new",
+        "identical",
+        "counter",
+        "token_delta",
+        "upstream",
+        "summary",
+        "settings",
+        "variables",
+        "agents",
+        "parts",
+        "prompt",
     }
     assert data["schema"] == 1
     assert data["upstream"] is None
     assert data["summary"] == {"added": 0, "removed": 0, "changed": 6, "moved": 1}
     assert set(data["parts"][0]) == {
-        "id", "name", "status", "kind", "old_order", "new_order", "moved", "text_changed",
-        "fields", "old_tokens", "new_tokens", "token_delta", "old_upstream_tokens",
-        "new_upstream_tokens", "upstream_token_delta", "unified",
+        "id",
+        "name",
+        "status",
+        "kind",
+        "old_order",
+        "new_order",
+        "moved",
+        "text_changed",
+        "fields",
+        "old_tokens",
+        "new_tokens",
+        "token_delta",
+        "old_upstream_tokens",
+        "new_upstream_tokens",
+        "upstream_token_delta",
+        "unified",
     }
     rules = next(p for p in data["parts"] if p["id"] == "rules")
     assert rules["fields"] == [{"key": "agents", "old": ["main"], "new": ["main", "helper"]}]
     assert set(data["prompt"]) == {
-        "agent", "identical", "old_tokens", "new_tokens", "token_delta", "old_fingerprint",
-        "new_fingerprint", "parts_added", "parts_removed", "notes", "unified",
+        "agent",
+        "identical",
+        "old_tokens",
+        "new_tokens",
+        "token_delta",
+        "old_fingerprint",
+        "new_fingerprint",
+        "parts_added",
+        "parts_removed",
+        "notes",
+        "unified",
     }
 
 

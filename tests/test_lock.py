@@ -36,8 +36,9 @@ def locked(root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Pa
     context = tmp_path / "ctx.toml"
     context.write_text('tools = ["Grep"]\n[env]\nos = "Linux"\n')
     target = tmp_path / "prompts.lock"
-    code = main(["lock", "demo@1.0.0", "--path", str(root), "-o", str(target),
-                 "--context", str(context)])
+    code = main(
+        ["lock", "demo@1.0.0", "--path", str(root), "-o", str(target), "--context", str(context)]
+    )
     capsys.readouterr()
     assert code == 0
     return target
@@ -126,8 +127,11 @@ def test_catalog_not_installed(
     ],
 )
 def test_malformed_lock_exits_2_with_file_and_line(
-    root: Path, locked: Path, capsys: pytest.CaptureFixture[str],
-    edit: Callable[[str], str], message: str,
+    root: Path,
+    locked: Path,
+    capsys: pytest.CaptureFixture[str],
+    edit: Callable[[str], str],
+    message: str,
 ) -> None:
     locked.write_text(edit(locked.read_text()))
     code, _, err = run(capsys, "verify", str(locked), "--path", str(root))
@@ -160,8 +164,9 @@ def test_load_with_lock_for_another_catalog_or_version(root: Path, locked: Path)
         catalog.load("demo", ">=2", paths=[root], lock=locked)
 
 
-def test_lock_to_stdout_reads_back(root: Path, tmp_path: Path,
-                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_lock_to_stdout_reads_back(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, _ = run(capsys, "lock", str(root / "demo" / "1.0.0"))
     assert code == 0
     target = tmp_path / "out.lock"

@@ -66,8 +66,9 @@ def test_default_counter_is_the_catalogs_tokenizer(small: Catalog) -> None:
 def test_a_tokenizer_not_available_offline_falls_back_to_chars(
     make_catalog: Callable[..., Path],
 ) -> None:
-    cat = load_dir(make_catalog(catalog={"tokenizer": "o200k_base"},
-                                parts=[{"id": "a", "body": "12345678"}]))
+    cat = load_dir(
+        make_catalog(catalog={"tokenizer": "o200k_base"}, parts=[{"id": "a", "body": "12345678"}])
+    )
     prompt = cat.assemble()
     assert prompt.counter == "chars/4"
     assert prompt.parts[0].tokens == 2
@@ -114,8 +115,13 @@ def budgeted(make_catalog: Callable[..., Path]) -> Callable[..., Catalog]:
                     {"id": "identity", "order": 10, "required": True, "body": "I" * 10},
                     {"id": "a", "order": 20, "priority": 5, "body": "A" * 10},
                     {"id": "b", "order": 30, "priority": 1, "body": "B" * 10},
-                    {"id": "c", "order": 40, "priority": 1, "stability": "session",
-                     "body": "C" * 10},
+                    {
+                        "id": "c",
+                        "order": 40,
+                        "priority": 1,
+                        "stability": "session",
+                        "body": "C" * 10,
+                    },
                     {"id": "d", "order": 50, "priority": 5, "body": "D" * 10},
                 ],
             )

@@ -193,8 +193,19 @@ class AssembledPrompt:
         in_static_prefix = True
         for piece in self._pieces:
             end = position + len(piece.text)
-            used.append(UsedPart(piece.id, piece.kind, piece.order, piece.stability, piece.why,
-                                 position, end, _text=piece.text, _counter=self._counter))
+            used.append(
+                UsedPart(
+                    piece.id,
+                    piece.kind,
+                    piece.order,
+                    piece.stability,
+                    piece.why,
+                    position,
+                    end,
+                    _text=piece.text,
+                    _counter=self._counter,
+                )
+            )
             if in_static_prefix and piece.stability == "static":
                 static_prefix = end
             else:
@@ -235,9 +246,7 @@ class AssembledPrompt:
         """Anthropic Messages API ``system`` blocks with ``cache_control`` breakpoints."""
         return anthropic_system(self, ttl=ttl, max_breakpoints=max_breakpoints)
 
-    def openai_message(
-        self, *, role: Literal["system", "developer"] = "system"
-    ) -> dict[str, str]:
+    def openai_message(self, *, role: Literal["system", "developer"] = "system") -> dict[str, str]:
         """An OpenAI-style ``system`` (or ``developer``) chat message."""
         return openai_message(self, role=role)
 
@@ -265,8 +274,10 @@ class AssembledPrompt:
     def explain(self) -> str:
         """A table of every part: in or out, why, and what it costs."""
         budget = f" of a budget of {self.budget}" if self.budget is not None else ""
-        rows = [f"{self.catalog} {self.version}, agent {self.agent}: {self.tokens} tokens{budget} "
-                f"({self.counter}), fingerprint {self.fingerprint[:12]}"]
+        rows = [
+            f"{self.catalog} {self.version}, agent {self.agent}: {self.tokens} tokens{budget} "
+            f"({self.counter}), fingerprint {self.fingerprint[:12]}"
+        ]
         for used in self.parts:
             rows.append(f"  + {used.id:<28} {used.tokens:>6}  {used.why}")
         for tool in self.tools:
@@ -346,8 +357,16 @@ class _Step(NamedTuple):
 
     def with_text(self, text: str) -> _Piece:
         decl = self.part.decl
-        return _Piece(decl.id, decl.kind, decl.order, decl.stability, text, self.why,
-                      decl.required, decl.priority)
+        return _Piece(
+            decl.id,
+            decl.kind,
+            decl.order,
+            decl.stability,
+            text,
+            self.why,
+            decl.required,
+            decl.priority,
+        )
 
 
 def _plan(catalog: Catalog, agent: str) -> tuple[_Step, ...]:
@@ -442,8 +461,16 @@ def assemble(
                 done_slots.add(slot)
                 text = _trim(overrides[slot])
                 if text:
-                    pieces.append(_Piece(f"override:{slot}", step.kind, step.order, "session",
-                                         text, f"slot {slot!r} replaced by the context"))
+                    pieces.append(
+                        _Piece(
+                            f"override:{slot}",
+                            step.kind,
+                            step.order,
+                            "session",
+                            text,
+                            f"slot {slot!r} replaced by the context",
+                        )
+                    )
             excluded.append(step.if_overridden)
             continue
         if step.piece is not None:
@@ -463,11 +490,17 @@ def assemble(
     if custom:
         text = _trim(ctx.custom_prompt or "")
         if text:
-            pieces.append(_Piece("custom-prompt", "system", 0, "session", text,
-                                 "custom prompt from the context"))
+            pieces.append(
+                _Piece(
+                    "custom-prompt", "system", 0, "session", text, "custom prompt from the context"
+                )
+            )
     if ctx.append is not None and _trim(ctx.append):
-        pieces.append(_Piece("append", "system", 1 << 31, "session", _trim(ctx.append),
-                             "appended by the context"))
+        pieces.append(
+            _Piece(
+                "append", "system", 1 << 31, "session", _trim(ctx.append), "appended by the context"
+            )
+        )
     budget = ctx.token_budget or catalog.manifest.catalog.token_budget
     if budget is not None:
         pieces = _fit(catalog, ctx, agent, pieces, budget, count, excluded)
@@ -518,18 +551,23 @@ def _fit(
             key="token_budget" if from_context else "catalog.token_budget",
             hint="raise the budget, shorten those parts, or let some go with `required = false`",
         )
-    by_priority = sorted((i for i in kept if not pieces[i].required),
-                         key=lambda i: (pieces[i].priority, -i))
+    by_priority = sorted(
+        (i for i in kept if not pieces[i].required), key=lambda i: (pieces[i].priority, -i)
+    )
     for index in by_priority:
         if total(kept) <= budget:
             break
         kept.remove(index)
         piece = pieces[index]
-        excluded.append((
-            piece.id, piece.kind, "budget",
-            f"dropped to fit the token budget of {budget} "
-            f"(priority {piece.priority}, {sizes[index]} tokens)",
-        ))
+        excluded.append(
+            (
+                piece.id,
+                piece.kind,
+                "budget",
+                f"dropped to fit the token budget of {budget} "
+                f"(priority {piece.priority}, {sizes[index]} tokens)",
+            )
+        )
     return [pieces[i] for i in kept]
 
 

@@ -64,8 +64,19 @@ Status = Literal["added", "removed", "changed", "unchanged"]
 # Manifest keys compared for a part, in report order (body, sha256 and tokens
 # are covered by the text comparison).
 _PART_KEYS = (
-    "kind", "name", "order", "when", "agents", "stability", "slot", "template",
-    "required", "priority", "description", "file", "meta",
+    "kind",
+    "name",
+    "order",
+    "when",
+    "agents",
+    "stability",
+    "slot",
+    "template",
+    "required",
+    "priority",
+    "description",
+    "file",
+    "meta",
 )
 _CATALOG_KEYS = ("name", "summary", "tokenizer", "separator", "token_budget")
 
@@ -240,9 +251,7 @@ class CatalogDiff:
             "counter": self.counter,
             "token_delta": self.token_delta,
             "upstream": _upstream_json(self),
-            "summary": {
-                status: self.count(status) for status in ("added", "removed", "changed")
-            }
+            "summary": {status: self.count(status) for status in ("added", "removed", "changed")}
             | {"moved": sum(p.moved for p in self.parts)},
             "settings": [_field_json(f) for f in self.settings],
             "variables": [_item_json(i) for i in self.variables],

@@ -725,9 +725,7 @@ class _Node:
     literal: object = _NOT_LITERAL
 
 
-def _single_comparison(
-    left: _Node, step: tuple[str, Callable[[Any, Any], Any], _Run, int]
-) -> _Run:
+def _single_comparison(left: _Node, step: tuple[str, Callable[[Any, Any], Any], _Run, int]) -> _Run:
     """The closure for ``a OP b`` (no chain): the common case, with a literal left side inlined."""
     symbol, function, operand, column = step
 

@@ -53,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
         if problems:
             out(f"{read.file}: {label} does not match the lock: {len(problems)} difference(s)\n")
         else:
-            out(f"{read.file}: {label} matches ({len(lock.parts)} parts, "
-                f"{len(lock.prompt)} prompt(s))\n")
+            out(
+                f"{read.file}: {label} matches ({len(lock.parts)} parts, "
+                f"{len(lock.prompt)} prompt(s))\n"
+            )
     return EXIT_PROBLEMS if problems else EXIT_OK
