@@ -46,6 +46,7 @@ from catalog.cache import (
 )
 from catalog.context import CONTROL_FIELDS, Context, coerce_context
 from catalog.errors import BudgetError, CatalogError, ContextError
+from catalog.expr import Scope
 from catalog.manifest import MAIN_AGENT, fits_type
 from catalog.tokens import CharCounter, TokenCounter, get_counter
 
@@ -336,8 +337,10 @@ class _Step(NamedTuple):
     """What assembling one part for one agent needs, worked out once per catalog and agent.
 
     ``left`` is set when the part can never be used by this agent (another
-    agent's part, a reminder). ``piece`` is set when the part is always used
-    as written (condition ``true``, static body), so assembling only copies it.
+    agent's part, a reminder). A part whose body has no tags has it in
+    ``body`` and, unless it is blank or a tool description, ready to use in
+    ``piece``, so assembling only copies it once its condition holds; other
+    bodies are rendered by ``render``, their template's closure.
     """
 
     part: CompiledPart
@@ -348,6 +351,7 @@ class _Step(NamedTuple):
     left: _Left | None
     always: bool
     body: str | None
+    render: Callable[[Scope], str]
     piece: _Piece | None
     why: str
     if_false: _Left
@@ -369,12 +373,19 @@ class _Step(NamedTuple):
         )
 
 
-def _plan(catalog: Catalog, agent: str) -> tuple[_Step, ...]:
-    """The steps for ``agent``, cached on the catalog (which is immutable)."""
+class _Plan(NamedTuple):
+    """Everything an assembly for one agent can work out in advance."""
+
+    version: str
+    steps: tuple[_Step, ...]
+
+
+def _plan(catalog: Catalog, agent: str) -> _Plan:
+    """The plan for ``agent``, cached on the catalog (which is immutable)."""
     plan = catalog._plans.get(agent)
     if plan is None:
-        plan = tuple(_step(part, agent) for part in catalog.parts)
-        catalog._plans[agent] = plan
+        steps = tuple(_step(part, agent) for part in catalog.parts)
+        plan = catalog._plans[agent] = _Plan(str(catalog.version), steps)
     return plan
 
 
@@ -400,6 +411,7 @@ def _step(part: CompiledPart, agent: str) -> _Step:
         left=left,
         always=always,
         body=body,
+        render=part.render if part.template is None else part.template.render,
         piece=None,
         why=why,
         if_false=(*ident, "condition", f"when {decl.when!r} is false"),
@@ -407,21 +419,21 @@ def _step(part: CompiledPart, agent: str) -> _Step:
         if_custom=(*ident, "custom-prompt", "replaced by the custom prompt"),
         if_overridden=(*ident, "overridden", f"slot {decl.slot!r} overridden"),
     )
-    if always and body and decl.kind != "tool":
+    if body and decl.kind != "tool":
         step = step._replace(piece=step.with_text(body))
     return step
 
 
-def _evaluate(part: CompiledPart, scope: Mapping[str, Any]) -> bool:
+def _evaluate(part: CompiledPart, scope: Scope) -> bool:
     try:
         return bool(part.condition.evaluate(scope))
     except CatalogError as exc:
         raise exc.located(file=part.path, key=f"part {part.id!r} when") from None
 
 
-def _render(part: CompiledPart, scope: Mapping[str, Any]) -> str:
+def _render(part: CompiledPart, render: Callable[[Scope], str], scope: Scope) -> str:
     try:
-        return _trim(part.render(scope))
+        return _trim(render(scope))
     except CatalogError as exc:
         raise exc.located(file=part.path, key=f"part {part.id!r}") from None
 
@@ -448,7 +460,8 @@ def assemble(
     done_slots: set[str] = set()
     overrides = ctx.overrides
     custom = ctx.custom_prompt is not None
-    for step in _plan(catalog, agent):
+    plan = _plan(catalog, agent)
+    for step in plan.steps:
         if step.left is not None:
             excluded.append(step.left)
             continue
@@ -473,14 +486,14 @@ def assemble(
                     )
             excluded.append(step.if_overridden)
             continue
-        if step.piece is not None:
-            pieces.append(step.piece)
-            continue
         part = step.part
         if not step.always and not _evaluate(part, scope):
             excluded.append(step.if_false)
             continue
-        body = step.body if step.body is not None else _render(part, scope)
+        if step.piece is not None:
+            pieces.append(step.piece)
+            continue
+        body = step.body if step.body is not None else _render(part, step.render, scope)
         if not body:
             excluded.append(step.if_empty)
         elif step.kind == "tool":
@@ -506,7 +519,7 @@ def assemble(
         pieces = _fit(catalog, ctx, agent, pieces, budget, count, excluded)
     return AssembledPrompt(
         catalog=catalog.name,
-        version=str(catalog.version),
+        version=plan.version,
         agent=agent,
         text=catalog.separator.join(p.text for p in pieces),
         counter=count.name,
@@ -584,7 +597,7 @@ def reminders(
         decl = part.decl
         if decl.kind != "reminder" or not decl.for_agent(agent) or not _evaluate(part, scope):
             continue
-        text = _render(part, scope)
+        text = _render(part, part.render, scope)
         if text:
             found.append(Reminder(decl.id, text, decl.order))
     return tuple(found)

@@ -217,7 +217,8 @@ def _index(container: object, key: object) -> Any:
     raise TypeError(f"{_type_name(container)} cannot be indexed")
 
 
-_BUILTIN_CONTAINERS = frozenset({tuple, list, str, dict, frozenset, set})
+_BUILTIN_SEQUENCES = frozenset({tuple, list, str})
+_BUILTIN_CONTAINERS = _BUILTIN_SEQUENCES | {dict, frozenset, set}
 
 
 def _contains(item: object, container: object) -> bool:
@@ -240,8 +241,8 @@ def iterate(value: object) -> Sequence[Any]:
     """
     if value is None:
         return ()
-    if isinstance(value, Sequence):
-        return value
+    if type(value) in _BUILTIN_SEQUENCES or isinstance(value, Sequence):  # exact types: no ABC
+        return value  # type: ignore[return-value]
     if isinstance(value, Mapping):
         return list(value)
     if isinstance(value, AbstractSet):

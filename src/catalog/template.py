@@ -95,27 +95,42 @@ _Kind: TypeAlias = Literal["text", "output", "block", "comment"]
 
 
 class _Output:
-    """The pieces of one render, with its iteration and size budget."""
+    """The pieces of one render, with its iteration and size budget.
 
-    __slots__ = ("iterations", "parts", "size")
+    Renders append to :attr:`parts` directly. The size is checked at every
+    loop iteration and once at the end: only loops multiply text, so between
+    two checks the output grows by at most one pass over the body.
+    """
+
+    __slots__ = ("_counted", "_size", "iterations", "parts")
 
     def __init__(self) -> None:
         self.parts: list[str] = []
-        self.size = 0
         self.iterations = 0
-
-    def write(self, text: str) -> None:
-        self.size += len(text)
-        if self.size > MAX_OUTPUT_LENGTH:
-            raise EvaluationError(
-                f"the rendered body would be longer than {MAX_OUTPUT_LENGTH} characters"
-            )
-        self.parts.append(text)
+        self._size = 0
+        self._counted = 0
 
     def tick(self) -> None:
+        """Count one loop iteration against both limits."""
         self.iterations += 1
         if self.iterations > MAX_LOOP_ITERATIONS:
             raise EvaluationError(f"more than {MAX_LOOP_ITERATIONS} loop iterations in one render")
+        self._size += sum(map(len, self.parts[self._counted :]))
+        self._counted = len(self.parts)
+        _check_length(self._size)
+
+    def text(self) -> str:
+        """Everything written, joined."""
+        text = "".join(self.parts)
+        _check_length(len(text))
+        return text
+
+
+def _check_length(length: int) -> None:
+    if length > MAX_OUTPUT_LENGTH:
+        raise EvaluationError(
+            f"the rendered body would be longer than {MAX_OUTPUT_LENGTH} characters"
+        )
 
 
 _Render: TypeAlias = Callable[[Scope, _Output], None]
@@ -123,25 +138,21 @@ _Render: TypeAlias = Callable[[Scope, _Output], None]
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Template:
-    """A compiled part body; :meth:`render` fills it from a scope.
+    """A compiled part body; ``render(scope)`` fills it from a scope.
 
     ``names`` holds the root names the body reads (loop variables excluded);
     ``is_static`` is true when the body has no tag at all, in which case
-    :meth:`render` returns ``source`` itself.
+    ``render`` returns ``source`` itself. ``render`` is the compiled closure
+    itself (as :attr:`Expression.evaluate <catalog.expr.Expression.evaluate>`
+    is), so calling it costs no extra call level. It raises
+    :class:`EvaluationError` (with the body line and column) when a value does
+    not fit the operation applied to it.
     """
 
     source: str
     names: frozenset[str]
     is_static: bool
-    _render: Callable[[Scope], str] = dataclasses.field(repr=False, compare=False)
-
-    def render(self, scope: Scope) -> str:
-        """The body with placeholders and blocks resolved against ``scope``.
-
-        Raises :class:`EvaluationError` (with the body line and column) when a
-        value does not fit the operation applied to it.
-        """
-        return self._render(scope)
+    render: Callable[[Scope], str] = dataclasses.field(repr=False, compare=False)
 
 
 def compile_template(source: str, names: Mapping[str, Shape]) -> Template:
@@ -159,7 +170,7 @@ def compile_template(source: str, names: Mapping[str, Shape]) -> Template:
     def render(scope: Scope) -> str:
         out = _Output()
         run(scope, out)
-        return "".join(out.parts)
+        return out.text()
 
     return Template(source, frozenset(compiler.used), False, render)
 
@@ -509,7 +520,7 @@ class _Compiler:
                     ),
                     offset,
                 ) from None
-            out.write(text)
+            out.parts.append(text)
 
         return run
 
@@ -588,9 +599,10 @@ def _sequence(pieces: list[str | _Render]) -> str | _Render:
     items = tuple(merged)
 
     def run(scope: Scope, out: _Output) -> None:
+        append = out.parts.append
         for item in items:
             if type(item) is str:  # fixed text: written directly, no closure call
-                out.write(item)
+                append(item)
             else:
                 item(scope, out)  # type: ignore[operator]
 
@@ -603,6 +615,6 @@ def _as_render(piece: str | _Render) -> _Render:
     text = piece
 
     def write(scope: Scope, out: _Output) -> None:
-        out.write(text)
+        out.parts.append(text)
 
     return write
