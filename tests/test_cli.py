@@ -181,6 +181,36 @@ def test_stamp_fixes_hashes_and_tokens(root: Path, capsys: pytest.CaptureFixture
     assert code == 0, out
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "key", "line", "words"),
+    [
+        ('name = "demo"', 'name = "demo"\ntokenizer = "nope"', "catalog.tokenizer", 3, "'nope'"),
+        ('file = "intro.md"', 'file = "gone.md"', "part[0].file", 7, "'gone.md' does not exist"),
+        ('file = "intro.md"', 'file = "../../x.md"', "part[0].file", 7, "outside the catalog"),
+        ('file = "intro.md"\n', "", "part[0]", 5, "neither `file` nor `from`"),
+    ],
+)
+def test_stamp_errors_name_the_key_and_line(
+    root: Path,
+    capsys: pytest.CaptureFixture[str],
+    old: str,
+    new: str,
+    key: str,
+    line: int,
+    words: str,
+) -> None:
+    manifest = root / "demo" / "1.1.0" / "catalog.toml"
+    (root / "x.md").write_text("outside")
+    text = manifest.read_text()
+    assert old in text
+    manifest.write_text(text.replace(old, new, 1))
+    code, _, err = run(capsys, "stamp", str(manifest.parent))
+    assert code == 2
+    assert err.startswith(f"catalog: error: {manifest}:{line}: {key}: ")
+    assert words in err
+    assert manifest.read_text() == text.replace(old, new, 1)
+
+
 def test_schema(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "schema", "manifest")
     schema = json.loads(out)

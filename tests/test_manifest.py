@@ -235,3 +235,19 @@ def test_dump_round_trips() -> None:
 )
 def test_locate_key(loc: tuple[str | int, ...], line: int | None) -> None:
     assert locate_key(good(), loc) == line
+
+
+def test_a_table_where_a_list_belongs_is_named_in_plain_words(tmp_path: Path) -> None:
+    one_part = good().split('\n\n[[part]]\nid = "tools"')[0]
+    folder = write(tmp_path / "demo" / "1.0.0", one_part.replace("[[part]]", "[part]"))
+    with pytest.raises(ManifestError) as info:
+        load_dir(folder)
+    assert info.value.key == "part"
+    assert info.value.line == 5
+    assert "must be a list (an array), not a table" in info.value.message
+
+
+def test_a_manifest_with_a_byte_order_mark_loads(tmp_path: Path) -> None:
+    folder = write(tmp_path / "demo" / "1.0.0", good())
+    (folder / "catalog.toml").write_bytes(b"\xef\xbb\xbf" + good().encode())
+    assert [p.id for p in load_dir(folder).parts] == ["intro", "tools"]

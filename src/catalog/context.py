@@ -20,6 +20,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from catalog.errors import ContextError
+from catalog.manifest import format_key, toml_error_line, validation_message
 
 __all__ = [
     "Command",
@@ -206,7 +207,7 @@ def coerce_context(
 
 
 def load_context(path: str | Path) -> Context:
-    """Read a context from a ``.toml`` or ``.json`` file."""
+    """Read a context from a ``.json`` file, or a TOML file (any other name)."""
     file = Path(path)
     try:
         raw = file.read_bytes()
@@ -217,7 +218,7 @@ def load_context(path: str | Path) -> Context:
             hint="check the path given with --context",
         ) from None
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")  # a byte order mark, as some editors write, is dropped
     except UnicodeDecodeError as exc:
         raise ContextError(
             f"not UTF-8 text (byte {exc.start})", file=str(file), hint="save the file as UTF-8"
@@ -237,8 +238,11 @@ def load_context(path: str | Path) -> Context:
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
+            hint = "fix the TOML syntax"
+            if file.suffix.lower() != ".toml":
+                hint += "; a context file is read as TOML unless its name ends in .json"
             raise ContextError(
-                f"invalid TOML: {exc}", file=str(file), hint="fix the TOML syntax"
+                f"invalid TOML: {exc}", file=str(file), line=toml_error_line(exc), hint=hint
             ) from None
     if not isinstance(data, dict):
         raise ContextError("the context must be a table/object at the top level", file=str(file))
@@ -247,8 +251,10 @@ def load_context(path: str | Path) -> Context:
 
 def _context_error(exc: ValidationError, source: str) -> ContextError:
     first = exc.errors()[0]
-    key = ".".join(str(p) for p in first["loc"])
+    key = format_key(first["loc"])
     count = len(exc.errors())
     more = f" (and {count - 1} more problem{'s' if count > 2 else ''})" if count > 1 else ""
     hint = "see `catalog schema context` for the fields a context may have"
-    return ContextError(f"{first['msg']}{more}", file=source, key=key or None, hint=hint)
+    return ContextError(
+        f"{validation_message(first)}{more}", file=source, key=key or None, hint=hint
+    )

@@ -28,6 +28,7 @@ __all__ = [
     "VersionDir",
     "load_dir",
     "load_version",
+    "read_body",
     "read_manifest",
 ]
 
@@ -88,6 +89,7 @@ def read_manifest(where: VersionDir) -> tuple[Manifest, str]:
     """Read and validate only the manifest of a version (no part bodies)."""
     file = where.manifest_path
     text = _read_text(file, "the manifest", f"a catalog version folder holds {MANIFEST_NAME}")
+    text = text.removeprefix("\ufeff")  # a byte order mark, as some editors write
     manifest = parse_manifest(text, str(file))
     return manifest, text
 
@@ -133,7 +135,9 @@ def load_version(
             body, files[part.id] = source.body, source.path
             what = f"base part {part.from_!r} of {base.name} {base.version}"
         else:
-            body, files[part.id] = _read_body(where, part, index, text, manifest_file)
+            body, files[part.id] = read_body(
+                where, part.id, str(part.file), index, text, manifest_file
+            )
             what = str(part.file)
         digest = body_sha256(body)
         if check_hashes and digest != part.sha256:
@@ -161,11 +165,14 @@ def load_version(
     )
 
 
-def _read_body(
-    where: VersionDir, part: PartDecl, index: int, text: str, manifest_file: str
+def read_body(
+    where: VersionDir, part_id: str, file: str, index: int, text: str, manifest_file: str
 ) -> tuple[str, str]:
-    """The text of a part's ``file`` and the path it was read from."""
-    file = str(part.file)
+    """The text of ``part[index]``'s body ``file`` and the path it was read from.
+
+    ``text`` is the manifest's text: a file that is missing or outside the
+    catalog folder is an error at the part's ``file`` key in ``manifest_file``.
+    """
     resource = where.resolve(file)
     if resource is None:
         problem = ManifestError(
@@ -174,11 +181,11 @@ def _read_body(
         )
     elif not resource.is_file():
         problem = ManifestError(
-            f"part {part.id!r}: file {file!r} does not exist",
+            f"part {part_id!r}: file {file!r} does not exist",
             hint=f"create {resource} or fix the path",
         )
     else:
-        body = _read_text(resource, f"the body of part {part.id!r}", "check the file")
+        body = _read_text(resource, f"the body of part {part_id!r}", "check the file")
         return body, str(resource)
     raise problem.located(
         file=manifest_file,

@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from catalog.compiled import Catalog, body_sha256
 from catalog.context import Context, coerce_context
 from catalog.errors import LockError, NotFoundError
-from catalog.manifest import MAIN_AGENT, Manifest, _toml_error_line, locate_key
+from catalog.manifest import MAIN_AGENT, Manifest, locate_key, toml_error_line
 from catalog.store import Store, parse_spec
 
 __all__ = [
@@ -174,7 +174,7 @@ def read_lock(path: str | Path) -> ReadLock:
         raise LockError(
             f"invalid TOML: {exc}",
             file=file,
-            line=_toml_error_line(exc),
+            line=toml_error_line(exc),
             hint="fix the syntax or write the lock again with `catalog lock`",
         ) from None
     if data.get("lock", LOCK_FORMAT) != LOCK_FORMAT:

@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal
 import tomli_w
 from packaging.version import InvalidVersion, Version
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import ErrorDetails
 
 from catalog.errors import ManifestError
 from catalog.manifest_sources import Sources
@@ -34,8 +35,11 @@ __all__ = [
     "Stability",
     "VariableDecl",
     "dump_manifest",
+    "format_key",
     "locate_key",
     "parse_manifest",
+    "toml_error_line",
+    "validation_message",
 ]
 
 MAIN_AGENT = "main"
@@ -300,7 +304,7 @@ def parse_manifest(text: str, file: str) -> Manifest:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        line = _toml_error_line(exc)
+        line = toml_error_line(exc)
         raise ManifestError(
             f"invalid TOML: {exc}", file=file, line=line, hint="fix the TOML syntax"
         ) from None
@@ -319,20 +323,57 @@ def dump_manifest(manifest: Manifest) -> str:
     return tomli_w.dumps(data, multiline_strings=True)
 
 
+def validation_message(error: ErrorDetails) -> str:
+    """One pydantic error in the words of someone writing a TOML or JSON file.
+
+    Pydantic speaks of tuples, dictionaries and model instances; a file has
+    lists and tables, unknown keys and missing ones.
+    """
+    loc = error["loc"]
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        return f"unknown key {loc[-1]!r}; remove it or check its spelling"
+    if kind == "missing":
+        return f"missing required key {loc[-1]!r}"
+    if kind in ("tuple_type", "list_type"):
+        return f"must be a list (an array), not {_kind_of(error['input'])}"
+    if kind in ("model_type", "dict_type", "model_attributes_type"):
+        return f"must be a table (an object), not {_kind_of(error['input'])}"
+    return error["msg"].removeprefix("Value error, ")
+
+
+def _kind_of(value: object) -> str:
+    if isinstance(value, bool):
+        return f"true/false ({str(value).lower()})"
+    if isinstance(value, int | float):
+        return f"a number ({value})"
+    if isinstance(value, str):
+        return f"text ({value!r})" if len(value) <= 40 else "text"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, dict):
+        return "a table"
+    return type(value).__name__
+
+
+def format_key(loc: Sequence[str | int]) -> str:
+    """A key path as written in messages: ``part[3].when``."""
+    key = ""
+    for item in loc:
+        key += f"[{item}]" if isinstance(item, int) else (f".{item}" if key else str(item))
+    return key
+
+
 def _manifest_error(exc: ValidationError, text: str, file: str) -> ManifestError:
     first = exc.errors()[0]
     loc: tuple[str | int, ...] = tuple(first["loc"])
-    message = first["msg"].removeprefix("Value error, ")
+    message = validation_message(first)
     ctx = first.get("ctx") or {}
     error = ctx.get("error")
     if isinstance(error, _KeyedValueError):
         loc = _parse_key(error.key)
         message = str(error)
-    elif first["type"] == "extra_forbidden":
-        message = f"unknown key {loc[-1]!r}; remove it or check its spelling"
-    elif first["type"] == "missing":
-        message = f"missing required key {loc[-1]!r}"
-    key = _format_key(loc)
+    key = format_key(loc)
     count = len(exc.errors())
     if count > 1:
         message += f" (and {count - 1} more problem{'s' if count > 2 else ''})"
@@ -345,13 +386,6 @@ def _manifest_error(exc: ValidationError, text: str, file: str) -> ManifestError
     )
 
 
-def _format_key(loc: Sequence[str | int]) -> str:
-    key = ""
-    for item in loc:
-        key += f"[{item}]" if isinstance(item, int) else (f".{item}" if key else str(item))
-    return key
-
-
 def _parse_key(key: str) -> tuple[str | int, ...]:
     parts: list[str | int] = []
     for name, index in re.findall(r"([A-Za-z_][\w-]*)|\[(\d+)\]", key):
@@ -359,7 +393,8 @@ def _parse_key(key: str) -> tuple[str | int, ...]:
     return tuple(parts)
 
 
-def _toml_error_line(exc: tomllib.TOMLDecodeError) -> int | None:
+def toml_error_line(exc: tomllib.TOMLDecodeError) -> int | None:
+    """The 1-based line a TOML syntax error is on, when ``tomllib`` says."""
     lineno = getattr(exc, "lineno", None)
     if isinstance(lineno, int):
         return lineno

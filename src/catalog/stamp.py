@@ -16,10 +16,10 @@ from typing import Any
 
 from catalog.compiled import Catalog, body_sha256
 from catalog.errors import CatalogError, ManifestError
-from catalog.loader import MANIFEST_NAME
-from catalog.manifest import parse_manifest
+from catalog.loader import MANIFEST_NAME, VersionDir, read_body
+from catalog.manifest import locate_key, parse_manifest, toml_error_line
 from catalog.store import Store, parse_ref
-from catalog.tokens import TiktokenCounter
+from catalog.tokens import TiktokenCounter, offline_encodings
 
 __all__ = ["Stamp", "stamp_folder"]
 
@@ -49,14 +49,37 @@ def stamp_folder(
     """
     path = Path(folder) / MANIFEST_NAME
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except OSError as exc:
-        raise ManifestError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
+        raise ManifestError(
+            f"cannot read: {exc.strerror or exc}",
+            file=str(path),
+            hint=f"give the folder of one catalog version, the one holding {MANIFEST_NAME}",
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise ManifestError(
+            f"not UTF-8 text (bad byte at offset {exc.start})",
+            file=str(path),
+            hint="save the file as UTF-8",
+        ) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ManifestError(f"invalid TOML: {exc}", file=str(path)) from None
+        raise ManifestError(
+            f"invalid TOML: {exc}",
+            file=str(path),
+            line=toml_error_line(exc),
+            hint="fix the TOML syntax",
+        ) from None
     tokenizer = str(data.get("catalog", {}).get("tokenizer", "cl100k_base"))
+    if tokenizer not in offline_encodings():
+        raise ManifestError(
+            f"cannot count tokens: tokenizer {tokenizer!r} is not available offline",
+            file=str(path),
+            line=locate_key(text, ("catalog", "tokenizer")),
+            key="catalog.tokenizer",
+            hint=f"tokenizers available offline: {', '.join(offline_encodings())}",
+        )
     counter = TiktokenCounter(tokenizer)
     lines = text.splitlines(keepends=True)
     starts = [i for i, line in enumerate(lines) if _PART_HEADER.match(line)]
@@ -72,7 +95,7 @@ def stamp_folder(
             except CatalogError as exc:
                 raise exc.located(file=str(path), key=f"part[{index}].from") from None
         else:
-            body = _read_body(path, part)
+            body = _read_body(path, text, index, part)
         values = {"sha256": f'"{body_sha256(body)}"', "tokens": str(counter(body))}
         end = next(
             (i for i in range(starts[index] + 1, len(lines)) if _HEADER.match(lines[i])),
@@ -87,14 +110,19 @@ def stamp_folder(
     return list(reversed(changes))
 
 
-def _read_body(manifest: Path, part: dict[str, Any]) -> str:
-    body_path = (manifest.parent / str(part.get("file", ""))).resolve()
-    try:
-        return body_path.read_bytes().decode("utf-8").replace("\r\n", "\n")
-    except (OSError, UnicodeDecodeError) as exc:
+def _read_body(manifest: Path, text: str, index: int, part: dict[str, Any]) -> str:
+    folder = manifest.parent
+    where = VersionDir(folder.parent, folder.name)
+    part_id = str(part.get("id"))
+    if "file" not in part:
         raise ManifestError(
-            f"part {part.get('id')!r}: cannot read {body_path}: {exc}", file=str(manifest)
-        ) from None
+            f"part {part_id!r} has neither `file` nor `from`",
+            file=str(manifest),
+            line=locate_key(text, ("part", index)),
+            key=f"part[{index}]",
+            hint="name its body file with `file`",
+        )
+    return read_body(where, part_id, str(part["file"]), index, text, str(manifest))[0]
 
 
 def _load_base(data: dict[str, Any], manifest: Path, store: Store | None) -> Catalog:

@@ -1,0 +1,76 @@
+"""Context files and mappings: bad input is a ContextError naming the file, key and line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from catalog import Context, ContextError, load_context
+from catalog.context import coerce_context
+
+
+def test_a_toml_context_file_loads(tmp_path: Path) -> None:
+    path = tmp_path / "ctx.toml"
+    path.write_text('tools = ["Bash"]\n[env]\nos = "Linux"\n', encoding="utf-8")
+    assert load_context(path) == Context(tools=("Bash",), env={"os": "Linux"})
+
+
+def test_a_byte_order_mark_is_ignored(tmp_path: Path) -> None:
+    toml, json = tmp_path / "ctx.toml", tmp_path / "ctx.json"
+    toml.write_bytes(b'\xef\xbb\xbftools = ["Bash"]\n')
+    json.write_bytes(b'\xef\xbb\xbf{"tools": ["Bash"]}')
+    assert load_context(toml).tools == load_context(json).tools == ("Bash",)
+
+
+def test_toml_syntax_error_names_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "ctx.toml"
+    path.write_text('tools = ["Bash"]\n\n[env\n', encoding="utf-8")
+    with pytest.raises(ContextError) as info:
+        load_context(path)
+    assert (info.value.file, info.value.line) == (str(path), 3)
+    assert "invalid TOML" in info.value.message
+
+
+def test_a_file_not_named_json_is_read_as_toml_and_the_hint_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "ctx.yaml"
+    path.write_text("tools: [Bash]\n", encoding="utf-8")
+    with pytest.raises(ContextError) as info:
+        load_context(path)
+    assert "unless its name ends in .json" in (info.value.hint or "")
+
+
+def test_json_syntax_error_names_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "ctx.json"
+    path.write_text('{\n  "tools": ["Bash",]\n}', encoding="utf-8")
+    with pytest.raises(ContextError) as info:
+        load_context(path)
+    assert (info.value.file, info.value.line) == (str(path), 2)
+
+
+@pytest.mark.parametrize(
+    ("data", "key", "message"),
+    [
+        ({"envv": {}}, "envv", "unknown key 'envv'; remove it or check its spelling"),
+        ({"env": {"oss": "Linux"}}, "env.oss", "unknown key 'oss'"),
+        ({"tools": "Bash"}, "tools", "must be a list (an array), not text ('Bash')"),
+        ({"env": ["Linux"]}, "env", "must be a table (an object), not a list"),
+        ({"project_files": [{"content": "x"}]}, "project_files[0].path", "missing required key"),
+        ({"features": [1]}, "features[0]", "valid string"),
+        ({"token_budget": 0}, "token_budget", "greater than 0"),
+    ],
+)
+def test_invalid_values_name_the_key_in_plain_words(
+    data: dict[str, object], key: str, message: str
+) -> None:
+    with pytest.raises(ContextError) as info:
+        coerce_context(data, source="ctx.json")
+    assert info.value.file == "ctx.json"
+    assert info.value.key == key
+    assert message in info.value.message
+    assert "pydantic" not in str(info.value).lower() and "tuple" not in str(info.value)
+
+
+def test_the_count_of_further_problems_is_given() -> None:
+    with pytest.raises(ContextError, match=r"\(and 1 more problem\)"):
+        coerce_context({"tools": 1, "features": 2})
