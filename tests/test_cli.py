@@ -160,6 +160,35 @@ def test_validate_ok_and_broken(root: Path, capsys: pytest.CaptureFixture[str]) 
     assert "demo@1.1.0: error:" in out and "sha256" in out
 
 
+def test_validate_a_missing_folder_is_bad_input(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "validate", str(tmp_path / "nowhere"))
+    assert code == 2
+    assert out == ""
+    assert "does not exist" in err
+
+
+def test_validate_takes_a_version_folder_named_without_a_slash(
+    root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(root / "demo")
+    code, out, _ = run(capsys, "validate", "1.0.0")
+    assert code == 0
+    assert out.startswith("1.0.0: ")
+
+
+def test_list_shows_every_catalog_when_one_manifest_is_broken(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (root / "demo" / "1.1.0" / "catalog.toml").write_text("[catalog\n")
+    code, out, err = run(capsys, "list", "--path", str(root))
+    assert code == 2
+    assert out.startswith("coding-agent ")
+    assert "\ndemo                 1.0.0, 1.1.0" in out
+    assert err.startswith("catalog: error: ") and "catalog.toml:1: invalid TOML" in err
+
+
 def test_validate_warns_on_stale_tokens(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "validate", "demo@1.1.0", "--path", str(root))
     assert "stale" in out  # the fixture writes len/4 estimates, not exact counts

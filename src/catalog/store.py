@@ -39,6 +39,7 @@ __all__ = [
     "CatalogSource",
     "Store",
     "VersionRef",
+    "is_folder_ref",
     "parse_ref",
     "parse_spec",
 ]
@@ -103,6 +104,15 @@ def parse_spec(spec: str | SpecifierSet | None) -> SpecifierSet:
             f"{spec!r} is not a PEP 440 version specifier",
             hint="write e.g. 1.0.0, ==1.1.0, ~=1.1 or >=1,<2",
         ) from None
+
+
+def is_folder_ref(ref: str) -> bool:
+    """Whether a command-line reference names a version folder rather than ``NAME@SPEC``.
+
+    A path (with a separator, or starting with ``.``) or a folder here that
+    holds a manifest; catalog names never contain a slash.
+    """
+    return "/" in ref or os.sep in ref or ref.startswith(".") or Path(ref, MANIFEST_NAME).is_file()
 
 
 def parse_ref(ref: str) -> tuple[str, str | None]:
@@ -226,7 +236,7 @@ class Store:
         """Load ``NAME@SPEC``, or a version folder when ``ref`` is an existing path."""
         from catalog.loader import load_dir
 
-        if os.sep in ref or ref.startswith(".") or Path(ref, MANIFEST_NAME).is_file():
+        if is_folder_ref(ref):
             return load_dir(ref, resolve_base=self.base_resolver(()))
         name, spec = parse_ref(ref)
         return self.load(name, spec)

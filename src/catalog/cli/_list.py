@@ -6,7 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from catalog.cli._common import EXIT_OK, add_format, emit_json, make_store
+from catalog.cli._common import EXIT_OK, EXIT_USAGE, add_format, emit_json, make_store
+from catalog.errors import CatalogError
 
 
 def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
@@ -17,27 +18,39 @@ def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """List catalogs; reads the newest manifest of each for its summary, no bodies."""
+    """List catalogs; reads the newest manifest of each for its summary, no bodies.
+
+    A manifest that cannot be read does not hide the other catalogs: its row
+    is listed without a summary, the error goes to stderr and the exit status is 2.
+    """
     store = make_store(args)
     rows = []
+    broken = []
     for name in store.names():
         refs = store.versions(name)
         if not refs:
             continue
         newest = refs[-1]
+        try:
+            summary = newest.manifest().catalog.summary
+        except CatalogError as exc:
+            broken.append(exc)
+            summary = ""
         rows.append(
             {
                 "name": name,
                 "versions": [str(r.version) for r in refs],
                 "newest": str(newest.version),
-                "summary": newest.manifest().catalog.summary,
+                "summary": summary,
                 "source": newest.source,
             }
         )
     if args.format == "json":
         emit_json(rows)
-        return EXIT_OK
-    for row in rows:
-        versions = ", ".join(row["versions"])
-        sys.stdout.write(f"{row['name']:<20} {versions:<24} {row['summary']}\n")
-    return EXIT_OK
+    else:
+        for row in rows:
+            versions = ", ".join(row["versions"])
+            sys.stdout.write(f"{row['name']:<20} {versions:<24} {row['summary']}\n")
+    for error in broken:
+        sys.stderr.write(f"catalog: error: {error}\n")
+    return EXIT_USAGE if broken else EXIT_OK

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, make_store
-from catalog.errors import CatalogError
-from catalog.store import Store, parse_ref
+from catalog.errors import CatalogError, NotFoundError
+from catalog.store import Store, is_folder_ref, parse_ref
 from catalog.validate import Problem, check_catalog
 
 
@@ -33,7 +34,13 @@ def _targets(store: Store, targets: list[str]) -> list[tuple[str, Any]]:
     found: list[tuple[str, Any]] = []
     names = targets or store.names()
     for target in names:
-        if "/" in target or target.startswith("."):
+        if is_folder_ref(target):
+            if not Path(target).is_dir():
+                raise NotFoundError(
+                    "this folder does not exist",
+                    file=target,
+                    hint="give NAME, NAME@SPEC or the folder of one catalog version",
+                )
             found.append((target, lambda t=target: store.load_ref(t)))
             continue
         name, spec = parse_ref(target)
