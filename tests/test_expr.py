@@ -346,6 +346,7 @@ def test_invalid_expressions(source: str, message: str, column: int) -> None:
         ("n | upper", "call a function instead"),
         ("len", "'len' is a function"),
         ("tools.name", "pluck(tools, 'name')"),
+        ('"Bash" in tools and\n  n > 1', "in parentheses"),
     ],
 )
 def test_errors_carry_a_hint(source: str, hint: str) -> None:
@@ -353,6 +354,13 @@ def test_errors_carry_a_hint(source: str, hint: str) -> None:
         compile_expression(source, NAMES)
     assert caught.value.hint is not None
     assert hint in caught.value.hint
+
+
+def test_a_multi_line_expression_in_parentheses_compiles_and_no_wrong_hint_is_given() -> None:
+    assert compile_expression('("Bash" in tools and\n  n > 1)', NAMES)({"tools": ["Bash"], "n": 2})
+    with pytest.raises(ExpressionError) as caught:
+        compile_expression("n and\n n n", NAMES)
+    assert caught.value.hint is None
 
 
 EVALUATION_ERRORS: list[tuple[str, str, int]] = [

@@ -50,9 +50,10 @@ Functions
 one-line description: ``len str int bool lower upper strip collapse join
 split lines replace startswith endswith contains truncate default unique
 sorted first last any all min max pluck json indent basename dirname keys
-values``. They are lenient with none, which safe navigation produces: text
-functions read none as ``""``, list functions as an empty list, and
-``first``/``last``/``min``/``max`` of nothing give none. ``str(x)`` is
+values flatten intersect compact pick escape brackets``. They are lenient
+with none, which safe navigation produces: text functions read none as
+``""``, list functions as an empty list, and ``first``/``last``/``min``/
+``max`` of nothing give none. ``str(x)`` is
 :func:`render_value`, so ``str(true)`` is ``"true"``. Results that come
 from sets or mappings are sorted (``keys``, ``values``, ``sorted``, ``json``).
 
@@ -851,10 +852,22 @@ def _parse(text: str, base: int) -> ast.Expression:
         hint = None
         if "&&" in text or "||" in text:
             hint = "write 'and' / 'or' instead of '&&' / '||'"
+        elif _NEWLINE.search(text) and _parses(_NEWLINE.sub(" ", text)):
+            hint = "wrap an expression written on several lines in parentheses"
         message = exc.msg or "invalid syntax"
         raise ExpressionError(f"syntax error: {message}", column=base + column, hint=hint) from None
     except (ValueError, RecursionError, MemoryError, Warning) as exc:
         raise ExpressionError(f"cannot parse the expression: {exc}", column=base + 1) from None
+
+
+def _parses(text: str) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def _syntax_column(text: str, exc: SyntaxError) -> int:
