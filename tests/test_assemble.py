@@ -239,17 +239,39 @@ def test_explain_names_every_part(demo: Catalog) -> None:
 
 
 _SCRIPT = """
-import sys
-from catalog import load_dir
-cat = load_dir(sys.argv[1])
-p = cat.assemble({"tools": ["Grep", "Bash"], "features": ["b", "a"],
-                  "variables": {"plan_mode": True},
-                  "project_files": [{"path": "A.md", "content": "x"}]})
-print(p.fingerprint, len(p.text), [t.name for t in p.tools])
+import hashlib, sys
+import catalog
+context = {
+    "tools": ["Grep", "Bash", "Read", "Edit", "Glob", "TodoWrite", "read", "bash", "shell"],
+    "tool_info": {"Bash": {"snippet": "run", "guidelines": ["b", "a"]}, "Read": {}},
+    "guidelines": ["z", "y"],
+    "features": ["sessions", "memory", "b", "a"],
+    "env": {"cwd": "/w", "os": "Linux", "shell": "bash", "date": "2025-01-31"},
+    "project_files": [{"path": "/w/CLAUDE.md", "content": "x {{ y }}"}],
+    "files": {"b.md": "B", "a.md": "A"},
+    "skills": [{"name": "s2", "description": "two"}, {"name": "s1", "description": "one"}],
+    "mcp_servers": [{"name": "db", "instructions": "query"}, {"name": "docs"}],
+    "commands": [{"name": "review"}],
+    "output_style": {"name": "terse", "prompt": "Be brief."},
+    "identity": {"name": "Ada"},
+    "session": {"id": "c1"},
+}
+digest = hashlib.sha256()
+catalogs = [catalog.load_dir(sys.argv[1])]
+catalogs += [catalog.load(name) for name in catalog.Store().names()]
+for cat in catalogs:
+    for agent in cat.agents:
+        digest.update(cat.assemble(context, agent, counter="chars").to_json().encode())
+        digest.update(repr(cat.reminders(context, agent)).encode())
+print(len(catalogs), digest.hexdigest())
 """
 
 
+@pytest.mark.slow
 def test_deterministic_across_processes_and_hash_seeds(demo: Catalog) -> None:
+    # Every agent of the demo and of every bundled catalog, under a context with
+    # mappings and unordered-looking lists: the whole JSON of each prompt
+    # (text, parts, reasons, tools) and the reminders must be byte-identical.
     outputs = set()
     for seed in ("0", "1", "12345"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
@@ -262,6 +284,8 @@ def test_deterministic_across_processes_and_hash_seeds(demo: Catalog) -> None:
         )
         outputs.add(result.stdout)
     assert len(outputs) == 1
+    count, _ = outputs.pop().split()
+    assert int(count) >= 6
 
 
 def test_assembled_prompt_type(demo: Catalog) -> None:

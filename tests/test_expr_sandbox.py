@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import BaseModel
 
+from catalog import load_dir
 from catalog.errors import EvaluationError, ExpressionError, TemplateError
 from catalog.expr import MAX_TEXT_LENGTH, compile_expression
 from catalog.shapes import ANY, SCALAR
@@ -22,134 +24,181 @@ from catalog.template import compile_template
 
 # Every name a payload uses is declared (as ANY, the most permissive shape), so
 # the refusal comes from the construct itself, not from an unknown name.
-NAMES = dict.fromkeys(
-    ["x", "y", "self", "cycler", "joiner", "namespace", "lipsum", "config", "request", "range"],
-    ANY,
-)
+DECLARED = ["x", "y", "self", "range"]
+DECLARED += ["cycler", "joiner", "namespace", "lipsum", "config", "request"]  # Jinja2 globals
+NAMES = dict.fromkeys(DECLARED, ANY)
 
-PAYLOADS: list[str] = [
+# Which defence refuses a payload: a pattern of the error message. Each payload
+# names the defence that stops it, so removing that defence fails its rows.
+UNDERSCORE = "starting with '_' are not allowed"
+METHOD_CALL = "calling methods is not allowed"
+NOT_A_FUNCTION = "unknown function"
+CALL_OF_RESULT = "calling the result of an expression is not allowed"
+OPERATOR = "operator '[^']+' is not allowed"
+LAMBDA = "lambda is not allowed"
+COMPREHENSION = "(comprehension|generator expression) is not allowed"
+F_STRING = "an f-string is not allowed"
+ASSIGNMENT = r"assignment \(:=\) is not allowed"
+SLICE = "a slice is not allowed"
+LITERAL = "a (set|dict|bytes) literal is not allowed"
+AWAIT_YIELD = "(await|yield) is not allowed"
+IS_NOT_NONE = "'is' is only allowed with none"
+TOO_DEEP = "nested more than 32 levels deep"
+TOO_LONG = "characters long, more than the limit of 1000"
+TOO_MANY_NODES = "parts, more than the limit of 256"
+SYNTAX = "syntax error"
+
+PAYLOADS: list[tuple[str, str]] = [
     # class hierarchy walks
-    "().__class__.__bases__[0].__subclasses__()",
-    '"".__class__.__mro__[1].__subclasses__()',
-    "[].__class__.__base__.__subclasses__()",
-    "x.__class__",
-    "x.__dict__",
-    "x.__globals__",
-    "x.mro()",
-    "self.__init__.__globals__",
-    "self._TemplateReference__context",
-    "cycler.__init__.__globals__.os.popen('id').read()",
-    "joiner.__init__.__globals__.os.popen('id').read()",
-    "namespace.__init__.__globals__.os.popen('id').read()",
-    "lipsum.__globals__['os'].popen('id').read()",
-    "lipsum.__globals__.__builtins__.__import__('os')",
-    "config.__class__.__init__.__globals__['os']",
-    "request.application.__self__._get_data_for_json.__globals__",
-    "x['__class__']",
-    "x['__globals__']['os']",
+    ("().__class__.__bases__[0].__subclasses__()", METHOD_CALL),
+    ('"".__class__.__mro__[1].__subclasses__()', METHOD_CALL),
+    ("[].__class__.__base__.__subclasses__()", METHOD_CALL),
+    ("x.__class__", UNDERSCORE),
+    ("x.__dict__", UNDERSCORE),
+    ("x.__globals__", UNDERSCORE),
+    ("x.mro()", METHOD_CALL),
+    ("self.__init__.__globals__", UNDERSCORE),
+    ("self._TemplateReference__context", UNDERSCORE),
+    ("cycler.__init__.__globals__.os.popen('id').read()", METHOD_CALL),
+    ("joiner.__init__.__globals__.os.popen('id').read()", METHOD_CALL),
+    ("namespace.__init__.__globals__.os.popen('id').read()", METHOD_CALL),
+    ("lipsum.__globals__['os'].popen('id').read()", METHOD_CALL),
+    ("lipsum.__globals__.__builtins__.__import__('os')", METHOD_CALL),
+    ("config.__class__.__init__.__globals__['os']", UNDERSCORE),
+    ("request.application.__self__._get_data_for_json.__globals__", UNDERSCORE),
+    ("x['__class__']", UNDERSCORE),
+    ("x['__globals__']['os']", UNDERSCORE),
+    # ... and the same walks without their final call, so the '_' rule alone stops them
+    ("().__class__.__bases__[0]", UNDERSCORE),
+    ('"".__class__.__mro__[1]', UNDERSCORE),
+    ("cycler.__init__.__globals__.os", UNDERSCORE),
+    ("lipsum.__globals__['os']", UNDERSCORE),
+    ('__import__("os")', UNDERSCORE),
     # builtins and imports
-    '__import__("os").system("ls")',
-    'open("/etc/passwd")',
-    'open("/etc/passwd").read()',
-    'getattr(x, "__class__")',
-    "getattr(x, 'y')",
-    "setattr(x, 'y', 1)",
-    "type(1)",
-    "type(x)('y', (), {})",
-    "vars()",
-    "globals()",
-    "locals()",
-    "dir()",
-    "compile('1', 'f', 'eval')",
-    "breakpoint()",
-    "exit()",
-    "input()",
-    "print(x)",
-    "super()",
-    "object()",
-    "memoryview(b'x')",
-    "bytearray(10 ** 9)",
-    "range(10 ** 10)",
-    "[0] * 10 ** 9",
+    ('__import__("os").system("ls")', METHOD_CALL),
+    ('open("/etc/passwd")', NOT_A_FUNCTION),
+    ('open("/etc/passwd").read()', METHOD_CALL),
+    ('getattr(x, "__class__")', NOT_A_FUNCTION),
+    ("getattr(x, 'y')", NOT_A_FUNCTION),
+    ("setattr(x, 'y', 1)", NOT_A_FUNCTION),
+    ("type(1)", NOT_A_FUNCTION),
+    ("type(x)('y', (), {})", CALL_OF_RESULT),
+    ("vars()", NOT_A_FUNCTION),
+    ("globals()", NOT_A_FUNCTION),
+    ("locals()", NOT_A_FUNCTION),
+    ("dir()", NOT_A_FUNCTION),
+    ("compile('1', 'f', 'eval')", NOT_A_FUNCTION),
+    ("breakpoint()", NOT_A_FUNCTION),
+    ("exit()", NOT_A_FUNCTION),
+    ("input()", NOT_A_FUNCTION),
+    ("print(x)", NOT_A_FUNCTION),
+    ("super()", NOT_A_FUNCTION),
+    ("object()", NOT_A_FUNCTION),
+    ("memoryview(b'x')", NOT_A_FUNCTION),
+    ("bytearray(10 ** 9)", NOT_A_FUNCTION),
+    ("range(10 ** 10)", NOT_A_FUNCTION),
+    ("[0] * 10 ** 9", OPERATOR),
     # format-string attribute walks
-    '"{0.__class__}".format(1)',
-    '"{0.__class__.__init__.__globals__}".format(x)',
-    "x.format_map(y)",
-    "'%s' % x",
-    "f'{x.__class__}'",
-    "f'{x}'",
+    ('"{0.__class__}".format(1)', METHOD_CALL),
+    ('"{0.__class__.__init__.__globals__}".format(x)', METHOD_CALL),
+    ("x.format_map(y)", METHOD_CALL),
+    ("'%s' % x", OPERATOR),
+    ("f'{x.__class__}'", F_STRING),
+    ("f'{x}'", F_STRING),
     # functions and code execution
-    "(lambda: 1)()",
-    "lambda: 1",
-    "(lambda f: f(f))(lambda f: f(f))",
-    "[x for x in range(10)]",
-    "[y for y in x]",
-    "{y: 1 for y in x}",
-    "(y for y in x)",
-    "(x := 1)",
-    "x.pop()",
-    "x.append(1)",
-    "x.update(y)",
-    "x.clear()",
-    "len.__self__",
-    "str.__mro__",
+    ("(lambda: 1)()", CALL_OF_RESULT),
+    ("lambda: 1", LAMBDA),
+    ("(lambda f: f(f))(lambda f: f(f))", CALL_OF_RESULT),
+    ("[x for x in range(10)]", COMPREHENSION),
+    ("[y for y in x]", COMPREHENSION),
+    ("{y: 1 for y in x}", COMPREHENSION),
+    ("(y for y in x)", COMPREHENSION),
+    ("(x := 1)", ASSIGNMENT),
+    ("x.pop()", METHOD_CALL),
+    ("x.append(1)", METHOD_CALL),
+    ("x.update(y)", METHOD_CALL),
+    ("x.clear()", METHOD_CALL),
+    ("len.__self__", UNDERSCORE),
+    ("str.__mro__", UNDERSCORE),
     # resource exhaustion
-    '"a" * 10**10',
-    "2 ** 1000000",
-    "10 ** 10 ** 10",
-    "x ** x",
-    "x << 100000",
-    "(" * 200 + "1" + ")" * 200,
-    "(" * 40 + "1" + ")" * 40,
-    "not " * 500 + "x",
-    "not " * 40 + "x",
-    "-" * 40 + "1",
-    "[" * 100 + "]" * 100,
-    "[" * 40 + "]" * 40,
-    "x" + ".y" * 40,
-    "x" + "[0]" * 40,
-    "len(" * 40 + "x" + ")" * 40,
-    "+".join(["x"] * 300),
-    "[" + ", ".join(["1"] * 300) + "]",
-    "x + " * 1300 + "x",
-    "'" + "a" * 5000 + "'",
+    ('"a" * 10**10', OPERATOR),
+    ("2 ** 1000000", OPERATOR),
+    ("10 ** 10 ** 10", OPERATOR),
+    ("x ** x", OPERATOR),
+    ("x << 100000", OPERATOR),
+    ("(" * 200 + "1" + ")" * 200, TOO_DEEP),
+    ("(" * 40 + "1" + ")" * 40, TOO_DEEP),
+    ("not " * 500 + "x", TOO_LONG),
+    ("not " * 40 + "x", TOO_DEEP),
+    ("-" * 40 + "1", TOO_DEEP),
+    ("[" * 100 + "]" * 100, TOO_DEEP),
+    ("[" * 40 + "]" * 40, TOO_DEEP),
+    ("x" + ".y" * 40, TOO_DEEP),
+    ("x" + "[0]" * 40, TOO_DEEP),
+    ("len(" * 40 + "x" + ")" * 40, TOO_DEEP),
+    ("+".join(["x"] * 300), TOO_MANY_NODES),
+    ("[" + ", ".join(["1"] * 300) + "]", TOO_MANY_NODES),
+    ("x + " * 1300 + "x", TOO_LONG),
+    ("'" + "a" * 5000 + "'", TOO_LONG),
     # syntax games
-    "x[1:2]",
-    "x[::-1]",
-    "x[1:]",
-    "*x",
-    "x if y",
-    "import os",
-    "x = 1",
-    "x; y",
-    "del x",
-    "await x",
-    "(yield x)",
-    "x._y",
-    "_",
-    "__builtins__",
-    "__debug__",
-    "{1, 2}",
-    "{'a': 1}",
-    "x is y",
-    "x @ y",
-    "~x",
-    "b'\\x00'",
-    "\x00",
-    "x\x00",
+    ("x[1:2]", SLICE),
+    ("x[::-1]", SLICE),
+    ("x[1:]", SLICE),
+    ("*x", SYNTAX),
+    ("x if y", SYNTAX),
+    ("import os", SYNTAX),
+    ("x = 1", SYNTAX),
+    ("x; y", SYNTAX),
+    ("del x", SYNTAX),
+    ("await x", AWAIT_YIELD),
+    ("(yield x)", AWAIT_YIELD),
+    ("x._y", UNDERSCORE),
+    ("_", UNDERSCORE),
+    ("__builtins__", UNDERSCORE),
+    ("__debug__", UNDERSCORE),
+    ("{1, 2}", LITERAL),
+    ("{'a': 1}", LITERAL),
+    ("x is y", IS_NOT_NONE),
+    ("x @ y", OPERATOR),
+    ("~x", OPERATOR),
+    ("b'\\x00'", LITERAL),
+    ("\x00", SYNTAX),
+    ("x\x00", SYNTAX),
 ]
 
 
-@pytest.mark.parametrize("payload", PAYLOADS, ids=lambda p: p[:40])
-def test_payload_is_refused_at_compile_time(payload: str) -> None:
-    with pytest.raises(ExpressionError):
+def _ids(row: tuple[str, str]) -> str:
+    return row[0][:40]
+
+
+@pytest.mark.parametrize(("payload", "reason"), PAYLOADS, ids=list(map(_ids, PAYLOADS)))
+def test_payload_is_refused_at_compile_time(payload: str, reason: str) -> None:
+    with pytest.raises(ExpressionError) as caught:
         compile_expression(payload, NAMES)
+    assert re.search(reason, caught.value.message), caught.value.message
 
 
-@pytest.mark.parametrize("payload", PAYLOADS, ids=lambda p: p[:40])
-def test_payload_in_a_placeholder_is_refused_at_compile_time(payload: str) -> None:
-    with pytest.raises(TemplateError):
+@pytest.mark.parametrize(("payload", "reason"), PAYLOADS, ids=list(map(_ids, PAYLOADS)))
+def test_payload_in_a_placeholder_is_refused_at_compile_time(payload: str, reason: str) -> None:
+    with pytest.raises(TemplateError) as caught:
         compile_template("Intro\n{{ " + payload + " }}\n", NAMES)
+    assert re.search(reason, caught.value.message), caught.value.message
+    assert caught.value.line == 2
+
+
+@pytest.mark.parametrize(("payload", "reason"), PAYLOADS, ids=list(map(_ids, PAYLOADS)))
+def test_payload_as_a_condition_stops_the_catalog_loading(
+    make_catalog: Callable[..., Path], payload: str, reason: str
+) -> None:
+    folder = make_catalog(
+        parts=[{"id": "ok", "body": "Fine."}, {"id": "evil", "when": payload, "body": "Evil."}],
+        variables=[{"name": name, "type": "map"} for name in DECLARED],
+    )
+    with pytest.raises(ExpressionError) as caught:
+        load_dir(folder)
+    assert re.search(reason, caught.value.message), caught.value.message
+    assert caught.value.key == "part[1].when"
+    assert caught.value.file == str(folder / "catalog.toml")
 
 
 @pytest.mark.parametrize(

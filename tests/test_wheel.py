@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+import catalog
+
 ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.slow
@@ -58,6 +60,7 @@ def test_bundled_catalog_loads_from_the_zipped_wheel(wheel: Path, tmp_path: Path
         "assert catalog.__file__.startswith(sys.argv[1]), catalog.__file__\n"
         "cat = catalog.load('coding-agent', '==1.0.0')\n"
         "print(cat.source, len(cat.parts), cat.assemble({'tools': ['Bash']}).fingerprint)\n"
+        "print(cat.location)\n"
     )
     env = {**os.environ, "PYTHONPATH": str(wheel)}
     result = subprocess.run(
@@ -69,7 +72,11 @@ def test_bundled_catalog_loads_from_the_zipped_wheel(wheel: Path, tmp_path: Path
         cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr
-    source, parts, fingerprint = result.stdout.split()
+    figures, location = result.stdout.splitlines()
+    source, parts, fingerprint = figures.split()
     assert source == "bundled"
+    assert location.startswith(str(wheel)), location  # read from inside the zip
     assert int(parts) > 10
-    assert len(fingerprint) == 64
+    here = catalog.load("coding-agent", "==1.0.0")  # the same release from the source tree
+    assert int(parts) == len(here.parts)
+    assert fingerprint == here.assemble({"tools": ["Bash"]}).fingerprint
