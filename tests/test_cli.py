@@ -249,6 +249,27 @@ def test_schema(capsys: pytest.CaptureFixture[str]) -> None:
     assert "tools" in context["properties"]
 
 
+@pytest.mark.parametrize(
+    ("args", "status"),
+    [
+        (["list"], 0),
+        (["show", "demo@1.0.0"], 0),
+        (["assemble", "demo@1.0.0"], 0),
+        (["tokens", "demo@1.0.0"], 0),
+        (["variables", "demo@1.0.0"], 0),
+        (["diff", "demo@1.0.0", "demo@1.1.0"], 1),
+        (["validate", "demo@1.0.0"], 0),
+        (["schema", "context"], 0),
+    ],
+)
+def test_path_works_with_every_command(
+    root: Path, capsys: pytest.CaptureFixture[str], args: list[str], status: int
+) -> None:
+    code, out, err = run(capsys, *args, "--path", str(root))
+    assert code == status, err
+    assert out
+
+
 def test_python_dash_m(root: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "catalog", "assemble", "demo@1.0.0", "--path", str(root)],

@@ -58,15 +58,30 @@ def test_bad_specifier(three_versions: Path) -> None:
 
 
 def test_listing_versions_reads_no_bodies(three_versions: Path) -> None:
+    # Bodies are removed rather than made unreadable: permissions do not stop root.
     for body in three_versions.glob("multi/*/*.md"):
-        body.chmod(0)
-    try:
-        refs = Store([three_versions]).versions("multi")
-        assert [str(r.version) for r in refs] == ["1.0.0", "1.1.0", "1.2.0rc1", "2.0.0"]
-        assert [r.manifest().catalog.version for r in refs][-1] == "2.0.0"
-    finally:
-        for body in three_versions.glob("multi/*/*.md"):
-            body.chmod(0o644)
+        body.unlink()
+    refs = Store([three_versions]).versions("multi")
+    assert [str(r.version) for r in refs] == ["1.0.0", "1.1.0", "1.2.0rc1", "2.0.0"]
+    assert [r.manifest().catalog.version for r in refs][-1] == "2.0.0"
+    with pytest.raises(catalog.ManifestError, match="does not exist"):
+        refs[-1].load()
+
+
+def test_the_first_source_with_a_version_wins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.conftest import write_catalog
+
+    first, second = tmp_path / "env", tmp_path / "path"
+    write_catalog(first, "twice", "1.0.0", [{"id": "a", "body": "From CATALOG_PATH."}])
+    write_catalog(second, "twice", "1.0.0", [{"id": "a", "body": "From --path."}])
+    write_catalog(second, "twice", "1.1.0", [{"id": "a", "body": "Only in --path."}])
+    write_catalog(second, "coding-agent", "1.0.0", [{"id": "a", "body": "Shadow."}])
+    monkeypatch.setenv("CATALOG_PATH", str(first))
+    assert catalog.load("twice", "==1.0.0", paths=[second]).assemble().text == "From CATALOG_PATH."
+    assert catalog.load("twice", paths=[second]).assemble().text == "Only in --path."
+    assert catalog.load("coding-agent", "==1.0.0", paths=[second]).source == "bundled"
 
 
 def test_loading_reads_only_the_chosen_version(three_versions: Path) -> None:
