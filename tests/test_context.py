@@ -23,13 +23,22 @@ def test_a_byte_order_mark_is_ignored(tmp_path: Path) -> None:
     assert load_context(toml).tools == load_context(json).tools == ("Bash",)
 
 
-def test_toml_syntax_error_names_the_line(tmp_path: Path) -> None:
-    path = tmp_path / "ctx.toml"
-    path.write_text('tools = ["Bash"]\n\n[env\n', encoding="utf-8")
+@pytest.mark.parametrize(
+    ("name", "text", "line", "words"),
+    [
+        ("ctx.toml", 'tools = ["Bash"]\n\n[env\n', 3, "invalid TOML"),
+        ("ctx.json", '{\n  "tools": ["Bash",]\n}', 2, "invalid JSON"),
+    ],
+)
+def test_a_syntax_error_names_the_line(
+    tmp_path: Path, name: str, text: str, line: int, words: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
     with pytest.raises(ContextError) as info:
         load_context(path)
-    assert (info.value.file, info.value.line) == (str(path), 3)
-    assert "invalid TOML" in info.value.message
+    assert (info.value.file, info.value.line) == (str(path), line)
+    assert words in info.value.message
 
 
 def test_a_file_not_named_json_is_read_as_toml_and_the_hint_says_so(tmp_path: Path) -> None:
@@ -38,14 +47,6 @@ def test_a_file_not_named_json_is_read_as_toml_and_the_hint_says_so(tmp_path: Pa
     with pytest.raises(ContextError) as info:
         load_context(path)
     assert "unless its name ends in .json" in (info.value.hint or "")
-
-
-def test_json_syntax_error_names_the_line(tmp_path: Path) -> None:
-    path = tmp_path / "ctx.json"
-    path.write_text('{\n  "tools": ["Bash",]\n}', encoding="utf-8")
-    with pytest.raises(ContextError) as info:
-        load_context(path)
-    assert (info.value.file, info.value.line) == (str(path), 2)
 
 
 @pytest.mark.parametrize(

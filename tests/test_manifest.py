@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from catalog import ExpressionError, ManifestError, TemplateError, load_dir
+from catalog import EvaluationError, ExpressionError, ManifestError, TemplateError, load_dir
 from catalog.manifest import dump_manifest, locate_key, parse_manifest
 from tests.conftest import sha
 
@@ -186,10 +186,20 @@ def test_condition_typo_is_an_error_with_line_and_column(tmp_path: Path) -> None
     assert "tols" in str(error) and "tools" in str(error)
 
 
-def test_condition_that_is_always_false_is_an_error(tmp_path: Path) -> None:
-    folder = write(tmp_path / "demo" / "1.0.0", good(**{'"Bash" in tools': "false"}))
-    with pytest.raises(ManifestError, match="never be selected"):
+@pytest.mark.parametrize("condition", ["false", "0", "none", '""', "[]", "1 > 2", "not true"])
+def test_condition_that_is_always_false_is_an_error(tmp_path: Path, condition: str) -> None:
+    folder = write(tmp_path / "demo" / "1.0.0", good(**{'"Bash" in tools': condition}))
+    with pytest.raises(ManifestError, match="never be selected") as info:
         load_dir(folder)
+    assert (info.value.key, info.value.line) == ("part[1].when", 16)
+
+
+def test_constant_condition_that_fails_is_an_error_at_its_key(tmp_path: Path) -> None:
+    folder = write(tmp_path / "demo" / "1.0.0", good(**{'"Bash" in tools': "len(5) > 0"}))
+    with pytest.raises(EvaluationError, match=r"len\(\): cannot loop") as info:
+        load_dir(folder)
+    error = info.value
+    assert (error.file, error.key, error.line) == (str(folder / "catalog.toml"), "part[1].when", 16)
 
 
 def test_template_error_names_the_body_file_and_line(tmp_path: Path) -> None:

@@ -255,10 +255,12 @@ def compile_catalog(
     bindings = _compile_bindings(manifest, names, manifest_text, manifest_file)
     if bindings:
         if "bindings" in defaults:
+            index = [var.name for var in manifest.variable].index("bindings")
             raise ManifestError(
                 "variable 'bindings' shadows the name [[binding]]s are read by",
                 file=manifest_file,
-                key="variable",
+                line=locate_key(manifest_text, ("variable", index, "name")),
+                key=f"variable[{index}].name",
                 hint="rename the variable",
             )
         names["bindings"] = MappingShape(ANY)
@@ -269,14 +271,20 @@ def compile_catalog(
         condition = _compile_at(
             decl.when, names, manifest_text, manifest_file, ("part", index, "when")
         )
-        if not condition.names and condition({}) is False:
-            raise ManifestError(
-                f"condition {decl.when!r} is always false, so the part can never be selected",
-                file=manifest_file,
-                line=locate_key(manifest_text, ("part", index, "when")),
-                key=f"{key}.when",
-                hint="remove the part or fix its condition",
-            )
+        if not condition.names:  # a constant: its value is known now
+            line = locate_key(manifest_text, ("part", index, "when"))
+            try:
+                constant = condition({})
+            except CatalogError as exc:
+                raise exc.located(file=manifest_file, line=line, key=f"{key}.when") from None
+            if not constant:
+                raise ManifestError(
+                    f"condition {decl.when!r} is always false, so the part can never be selected",
+                    file=manifest_file,
+                    line=line,
+                    key=f"{key}.when",
+                    hint="remove the part or fix its condition",
+                )
         text = bodies[decl.id]
         template = None
         if decl.template:

@@ -28,6 +28,7 @@ __all__ = [
     "VersionDir",
     "load_dir",
     "load_version",
+    "manifest_text",
     "read_body",
     "read_manifest",
 ]
@@ -85,13 +86,21 @@ def _read_text(resource: Traversable, what: str, hint: str) -> str:
         ) from None
 
 
+def manifest_text(where: VersionDir) -> str:
+    """The text of a version's manifest: LF line endings, without a byte order mark
+    (as some editors write one)."""
+    text = _read_text(
+        where.manifest_path,
+        "the manifest",
+        f"give the folder of one catalog version, the one holding {MANIFEST_NAME}",
+    )
+    return text.removeprefix("\ufeff")
+
+
 def read_manifest(where: VersionDir) -> tuple[Manifest, str]:
     """Read and validate only the manifest of a version (no part bodies)."""
-    file = where.manifest_path
-    text = _read_text(file, "the manifest", f"a catalog version folder holds {MANIFEST_NAME}")
-    text = text.removeprefix("\ufeff")  # a byte order mark, as some editors write
-    manifest = parse_manifest(text, str(file))
-    return manifest, text
+    text = manifest_text(where)
+    return parse_manifest(text, str(where.manifest_path)), text
 
 
 BaseResolver = Callable[[str, str | None], Catalog]

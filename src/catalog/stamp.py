@@ -16,7 +16,7 @@ from typing import Any
 
 from catalog.compiled import Catalog, body_sha256
 from catalog.errors import CatalogError, ManifestError
-from catalog.loader import MANIFEST_NAME, VersionDir, read_body
+from catalog.loader import MANIFEST_NAME, VersionDir, manifest_text, read_body
 from catalog.manifest import locate_key, parse_manifest, toml_error_line
 from catalog.store import Store, parse_ref
 from catalog.tokens import TiktokenCounter, offline_encodings
@@ -47,21 +47,9 @@ def stamp_folder(
     The bodies of ``from`` parts come from the catalog's base, found in
     ``store`` (by default the bundled catalogs, entry points and ``CATALOG_PATH``).
     """
+    where = VersionDir(Path(folder).parent, Path(folder).name)
     path = Path(folder) / MANIFEST_NAME
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise ManifestError(
-            f"cannot read: {exc.strerror or exc}",
-            file=str(path),
-            hint=f"give the folder of one catalog version, the one holding {MANIFEST_NAME}",
-        ) from None
-    except UnicodeDecodeError as exc:
-        raise ManifestError(
-            f"not UTF-8 text (bad byte at offset {exc.start})",
-            file=str(path),
-            hint="save the file as UTF-8",
-        ) from None
+    text = manifest_text(where)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -95,7 +83,7 @@ def stamp_folder(
             except CatalogError as exc:
                 raise exc.located(file=str(path), key=f"part[{index}].from") from None
         else:
-            body = _read_body(path, text, index, part)
+            body = _read_body(where, path, text, index, part)
         values = {"sha256": f'"{body_sha256(body)}"', "tokens": str(counter(body))}
         end = next(
             (i for i in range(starts[index] + 1, len(lines)) if _HEADER.match(lines[i])),
@@ -110,9 +98,9 @@ def stamp_folder(
     return list(reversed(changes))
 
 
-def _read_body(manifest: Path, text: str, index: int, part: dict[str, Any]) -> str:
-    folder = manifest.parent
-    where = VersionDir(folder.parent, folder.name)
+def _read_body(
+    where: VersionDir, manifest: Path, text: str, index: int, part: dict[str, Any]
+) -> str:
     part_id = str(part.get("id"))
     if "file" not in part:
         raise ManifestError(
