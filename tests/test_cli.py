@@ -148,7 +148,8 @@ def test_show(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "show", "demo@1.0.0", "--path", str(root))
     assert code == 0
     assert "demo 1.0.0" in out
-    assert "plan_mode" in out and '"Grep" in tools' in out
+    assert "variable plan_mode: bool = false" in out  # the effective default, as written in TOML
+    assert '"Grep" in tools' in out
 
 
 def test_validate_ok_and_broken(root: Path, capsys: pytest.CaptureFixture[str]) -> None:

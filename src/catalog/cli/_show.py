@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from catalog.cli._common import EXIT_OK, add_format, emit_json, load_ref
+from catalog.expr import to_json
 
 
 def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
@@ -34,7 +35,8 @@ def run(args: argparse.Namespace) -> int:
     if cat.slots:
         out(f"slots: {', '.join(cat.slots)}\n")
     for var in manifest.variable:
-        out(f"variable {var.name}: {var.type} = {var.default!r}  {var.description}\n")
+        default = to_json(var.effective_default())
+        out(f"variable {var.name}: {var.type} = {default}  {var.description}\n")
     out(f"\n{'order':>5}  {'id':<28} {'kind':<8} {'stability':<9} {'tokens':>6}  agents / when\n")
     for part in cat.parts:
         decl = part.decl
