@@ -79,6 +79,7 @@ class CompiledPart:
 
     @property
     def id(self) -> str:
+        """The part's id."""
         return self.decl.id
 
     def render(self, scope: Mapping[str, Any]) -> str:
@@ -125,18 +126,22 @@ class Catalog:
 
     @property
     def name(self) -> str:
+        """The catalog's name (``[catalog] name``)."""
         return self.manifest.catalog.name
 
     @property
     def version(self) -> Version:
+        """This version, parsed (PEP 440)."""
         return Version(self.manifest.catalog.version)
 
     @property
     def summary(self) -> str:
+        """The one-line description of the catalog."""
         return self.manifest.catalog.summary
 
     @property
     def separator(self) -> str:
+        """The text placed between parts."""
         return self.manifest.catalog.separator
 
     @property

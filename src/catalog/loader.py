@@ -50,10 +50,12 @@ class VersionDir:
 
     @property
     def path(self) -> Traversable:
+        """The version folder."""
         return self.catalog_dir.joinpath(self.name)
 
     @property
     def manifest_path(self) -> Traversable:
+        """The version's ``catalog.toml``."""
         return self.path.joinpath(MANIFEST_NAME)
 
     def resolve(self, file: str) -> Traversable | None:

@@ -15,6 +15,8 @@ from catalog.cli._common import (
     load_ref,
 )
 
+__all__ = ["register", "run"]
+
 
 def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
     """Add the ``assemble`` command."""

@@ -9,6 +9,8 @@ from catalog.cli._common import EXIT_OK, emit_json
 from catalog.context import Context
 from catalog.manifest import Manifest
 
+__all__ = ["register", "run"]
+
 _MODELS: dict[str, Any] = {"manifest": Manifest, "context": Context}
 
 

@@ -9,6 +9,8 @@ from typing import Any
 from catalog.cli._common import EXIT_OK, add_format, emit_json, load_ref
 from catalog.expr import to_json
 
+__all__ = ["register", "run"]
+
 
 def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
     """Add the ``show`` command."""

@@ -9,6 +9,8 @@ from typing import Any
 from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, make_store
 from catalog.stamp import stamp_folder
 
+__all__ = ["register", "run"]
+
 
 def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
     """Add the ``stamp`` command."""

@@ -12,6 +12,8 @@ from catalog.errors import CatalogError, NotFoundError
 from catalog.store import Store, is_folder_ref, parse_ref
 from catalog.validate import Problem, check_catalog
 
+__all__ = ["register", "run"]
+
 
 def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
     """Add the ``validate`` command."""
