@@ -186,8 +186,6 @@ class Context(_Model):
         return dict(sorted(value.items()))
 
 
-# Names the engine provides itself, next to the context's fields.
-ENGINE_NAMES = ("agent",)
 # Fields that steer assembly rather than being read by conditions.
 CONTROL_FIELDS = ("variables", "overrides", "custom_prompt", "append", "token_budget")
 
