@@ -95,42 +95,29 @@ _Kind: TypeAlias = Literal["text", "output", "block", "comment"]
 
 
 class _Output:
-    """The pieces of one render, with its iteration and size budget.
+    """The pieces of one render, with its iteration and size budget."""
 
-    Renders append to :attr:`parts` directly. The size is checked at every
-    loop iteration and once at the end: only loops multiply text, so between
-    two checks the output grows by at most one pass over the body.
-    """
-
-    __slots__ = ("_counted", "_size", "iterations", "parts")
+    __slots__ = ("iterations", "parts", "size")
 
     def __init__(self) -> None:
         self.parts: list[str] = []
+        self.size = 0
         self.iterations = 0
-        self._size = 0
-        self._counted = 0
+
+    def write(self, text: str) -> None:
+        """Add ``text`` to the output, within :data:`MAX_OUTPUT_LENGTH`."""
+        self.size += len(text)
+        if self.size > MAX_OUTPUT_LENGTH:
+            raise EvaluationError(
+                f"the rendered body would be longer than {MAX_OUTPUT_LENGTH} characters"
+            )
+        self.parts.append(text)
 
     def tick(self) -> None:
-        """Count one loop iteration against both limits."""
+        """Count one loop iteration against :data:`MAX_LOOP_ITERATIONS`."""
         self.iterations += 1
         if self.iterations > MAX_LOOP_ITERATIONS:
             raise EvaluationError(f"more than {MAX_LOOP_ITERATIONS} loop iterations in one render")
-        self._size += sum(map(len, self.parts[self._counted :]))
-        self._counted = len(self.parts)
-        _check_length(self._size)
-
-    def text(self) -> str:
-        """Everything written, joined."""
-        text = "".join(self.parts)
-        _check_length(len(text))
-        return text
-
-
-def _check_length(length: int) -> None:
-    if length > MAX_OUTPUT_LENGTH:
-        raise EvaluationError(
-            f"the rendered body would be longer than {MAX_OUTPUT_LENGTH} characters"
-        )
 
 
 _Render: TypeAlias = Callable[[Scope, _Output], None]
@@ -170,7 +157,7 @@ def compile_template(source: str, names: Mapping[str, Shape]) -> Template:
     def render(scope: Scope) -> str:
         out = _Output()
         run(scope, out)
-        return out.text()
+        return "".join(out.parts)
 
     return Template(source, frozenset(compiler.used), False, render)
 
@@ -520,7 +507,7 @@ class _Compiler:
                     ),
                     offset,
                 ) from None
-            out.parts.append(text)
+            out.write(text)
 
         return run
 
@@ -599,10 +586,9 @@ def _sequence(pieces: list[str | _Render]) -> str | _Render:
     items = tuple(merged)
 
     def run(scope: Scope, out: _Output) -> None:
-        append = out.parts.append
         for item in items:
             if type(item) is str:  # fixed text: written directly, no closure call
-                append(item)
+                out.write(item)
             else:
                 item(scope, out)  # type: ignore[operator]
 
@@ -615,6 +601,6 @@ def _as_render(piece: str | _Render) -> _Render:
     text = piece
 
     def write(scope: Scope, out: _Output) -> None:
-        out.parts.append(text)
+        out.write(text)
 
     return write
