@@ -26,12 +26,12 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import tomli_w
-from packaging.version import Version
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from packaging.version import InvalidVersion, Version
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from catalog.compiled import Catalog, body_sha256
 from catalog.context import Context, coerce_context
-from catalog.errors import LockError, NotFoundError
+from catalog.errors import CatalogError, ContextError, LockError
 from catalog.manifest import MAIN_AGENT, Manifest, _toml_error_line, locate_key
 from catalog.store import Store, parse_spec
 
@@ -65,6 +65,15 @@ class LockedCatalog(_Model):
     name: str
     version: str
     manifest_sha256: Annotated[str, Field(pattern=_SHA)]
+
+    @field_validator("version")
+    @classmethod
+    def _exact_version(cls, value: str) -> str:
+        try:
+            Version(value)
+        except InvalidVersion:
+            raise ValueError(f"{value!r} is not a PEP 440 version such as 1.1.0") from None
+        return value
 
 
 class LockedPrompt(_Model):
@@ -174,36 +183,62 @@ def read_lock(path: str | Path) -> ReadLock:
         raise LockError(
             f"invalid TOML: {exc}",
             file=file,
-            line=_toml_error_line(exc),
+            line=_toml_error_line(exc, text),
             hint="fix the syntax or write the lock again with `catalog lock`",
         ) from None
     if data.get("lock", LOCK_FORMAT) != LOCK_FORMAT:
-        lines = text.splitlines()
         raise LockError(
             f"lock format {data['lock']!r} is not supported (this version reads {LOCK_FORMAT})",
             file=file,
-            line=next((n for n, t in enumerate(lines, 1) if t.startswith("lock")), None),
+            line=locate_key(text, ("lock",)),
             hint="upgrade prompt-catalog, or write the lock again with `catalog lock`",
         )
     try:
         lock = Lock.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = tuple(first["loc"])
-        raise LockError(
-            first["msg"],
-            file=file,
-            line=locate_key(text, loc),
-            key=".".join(str(p) for p in loc) or None,
-            hint="write the lock again with `catalog lock`",
-        ) from None
+        raise _invalid(exc, file, text) from None
+    for index, prompt in enumerate(lock.prompt):
+        try:
+            coerce_context(prompt.data)
+        except ContextError as exc:
+            inner = [int(p) if p.isdigit() else p for p in (exc.key or "").split(".") if p]
+            loc = ("prompt", index, "data", *inner)
+            raise LockError(
+                f"the recorded context is not valid: {exc.message}",
+                file=file,
+                line=locate_key(text, loc),
+                key=_dotted(loc),
+                hint="write the lock again with `catalog lock`",
+            ) from None
     return ReadLock(lock, file, text)
+
+
+def _dotted(loc: Sequence[str | int]) -> str:
+    return ".".join(str(p) for p in loc)
+
+
+def _invalid(exc: ValidationError, file: str, text: str) -> LockError:
+    """The first validation problem of a lock file, at its line, in plain words."""
+    first = exc.errors()[0]
+    loc = tuple(first["loc"])
+    message = first["msg"].removeprefix("Value error, ")
+    if first["type"] == "missing":
+        message = f"missing required key {loc[-1]!r}"
+    elif first["type"] == "extra_forbidden":
+        message = f"unknown key {loc[-1]!r}"
+    return LockError(
+        message,
+        file=file,
+        line=locate_key(text, loc),
+        key=_dotted(loc) or None,
+        hint="write the lock again with `catalog lock`",
+    )
 
 
 def _compare(catalog: Catalog, read: ReadLock) -> list[Mismatch]:
     lock = read.lock
     found: list[Mismatch] = []
-    if catalog.manifest.catalog.version != lock.catalog.version:
+    if catalog.version != Version(lock.catalog.version):
         found.append(
             Mismatch(
                 "version",
@@ -246,21 +281,27 @@ def _compare(catalog: Catalog, read: ReadLock) -> list[Mismatch]:
             )
         )
     for index, prompt in enumerate(lock.prompt):
-        context = coerce_context(prompt.data, source=f"{read.file}: prompt[{index}].data")
+        what = f"the prompt for {prompt.context} (agent {prompt.agent})"
         try:
-            fingerprint = catalog.assemble(context, agent=prompt.agent).fingerprint
-        except NotFoundError as exc:
-            fingerprint = f"none ({exc.message})"
-        if fingerprint != prompt.fingerprint:
-            found.append(
-                Mismatch(
-                    "prompt",
-                    f"{prompt.context} ({prompt.agent})",
-                    f"the prompt for {prompt.context} (agent {prompt.agent}) changed: "
-                    f"fingerprint {prompt.fingerprint[:12]}... is now {fingerprint[:12]}...",
-                    read.line("prompt", index, "fingerprint"),
-                )
+            fingerprint = catalog.assemble(prompt.data, agent=prompt.agent).fingerprint
+        except CatalogError as exc:
+            # An agent, variable or slot the installed version lacks, or a budget it exceeds.
+            message = f"{what} can no longer be assembled: {exc.message}"
+        else:
+            if fingerprint == prompt.fingerprint:
+                continue
+            message = (
+                f"{what} changed: fingerprint {prompt.fingerprint[:12]}... "
+                f"is now {fingerprint[:12]}..."
             )
+        found.append(
+            Mismatch(
+                "prompt",
+                f"{prompt.context} ({prompt.agent})",
+                message,
+                read.line("prompt", index, "fingerprint"),
+            )
+        )
     return sorted(found, key=lambda m: (m.line or 0, m.subject))
 
 

@@ -300,7 +300,7 @@ def parse_manifest(text: str, file: str) -> Manifest:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        line = _toml_error_line(exc)
+        line = _toml_error_line(exc, text)
         raise ManifestError(
             f"invalid TOML: {exc}", file=file, line=line, hint="fix the TOML syntax"
         ) from None
@@ -359,12 +359,15 @@ def _parse_key(key: str) -> tuple[str | int, ...]:
     return tuple(parts)
 
 
-def _toml_error_line(exc: tomllib.TOMLDecodeError) -> int | None:
+def _toml_error_line(exc: tomllib.TOMLDecodeError, text: str = "") -> int | None:
     lineno = getattr(exc, "lineno", None)
     if isinstance(lineno, int):
         return lineno
     found = re.search(r"at line (\d+)", str(exc))
-    return int(found.group(1)) if found else None
+    if found:
+        return int(found.group(1))
+    # "(at end of document)": an unclosed value runs to the last line.
+    return max(len(text.splitlines()), 1) if "end of document" in str(exc) else None
 
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.-]+)\s*\]\]?\s*(#.*)?$")
@@ -375,9 +378,9 @@ def locate_key(text: str, loc: Sequence[str | int]) -> int | None:
     """Find the 1-based line of a key path like ``("part", 3, "when")`` in TOML text.
 
     ``tomllib`` keeps no positions, so this scans table headers and keys. It
-    understands the manifest's shape (top-level tables and arrays of tables
-    with plain keys); for anything else it returns the closest line it found,
-    or ``None``.
+    understands top-level keys, top-level tables and arrays of tables with
+    plain keys and sub-tables (``[prompt.data.env]``); for anything else it
+    returns the closest line it found, or ``None``.
     """
     if not loc or not isinstance(loc[0], str):
         return None
@@ -394,13 +397,42 @@ def locate_key(text: str, loc: Sequence[str | int]) -> int | None:
                 start = number
                 break
     if start is None:
-        return None
-    if not rest or not isinstance(rest[0], str):
-        return start + 1
+        # Not a table: maybe a plain key before the first table header.
+        return _key_line(lines, -1, table)
+    path = table
+    for key in rest:
+        if not isinstance(key, str):
+            break
+        found = _key_line(lines, start, key)
+        if found is not None:
+            return found
+        sub = _subtable_start(lines, start, path, key)
+        if sub is None:
+            break
+        start, path = sub, f"{path}.{key}"
+    return start + 1
+
+
+def _key_line(lines: Sequence[str], start: int, key: str) -> int | None:
+    """The 1-based line of ``key = ...`` among the keys right after line index ``start``."""
     for number in range(start + 1, len(lines)):
         if _HEADER.match(lines[number]):
-            break
+            return None
         found = _KEY.match(lines[number])
-        if found and found.group(1).strip('"') == rest[0]:
+        if found and found.group(1).strip('"') == key:
             return number + 1
-    return start + 1
+    return None
+
+
+def _subtable_start(lines: Sequence[str], start: int, path: str, key: str) -> int | None:
+    """The line index of the ``[path.key]`` header that belongs to the table at ``start``."""
+    for number in range(start + 1, len(lines)):
+        header = _HEADER.match(lines[number])
+        if header is None:
+            continue
+        name = header.group(1)
+        if name == f"{path}.{key}":
+            return number
+        if not name.startswith(f"{path}."):
+            return None
+    return None
