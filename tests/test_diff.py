@@ -132,6 +132,31 @@ def test_subagent_prompt_diff() -> None:
     assert "# How thorough to be" not in result.prompt.old_text
 
 
+def test_prompt_diff_of_a_sub_agent_one_version_lacks() -> None:
+    result = catalog.diff(
+        "coding-agent@1.0.0", "coding-agent@1.1.0", agent="conversation-summary", counter=len
+    )
+    prompt = result.prompt
+    assert prompt is not None
+    assert prompt.notes == (
+        "agent 'conversation-summary' does not exist in coding-agent@1.0.0: no prompt",
+    )
+    new = catalog.load("coding-agent", "1.1.0").assemble(agent="conversation-summary")
+    assert (prompt.old_text, prompt.old_tokens, prompt.old_fingerprint) == ("", 0, "")
+    assert (prompt.new_text, prompt.new_tokens) == (new.text, len(new.text))
+    assert prompt.parts_added == tuple(p.id for p in new.parts)
+    assert not prompt.identical
+    backwards = catalog.diff(
+        "coding-agent@1.1.0", "coding-agent@1.0.0", agent="conversation-summary"
+    )
+    assert backwards.prompt is not None and backwards.prompt.new_text == ""
+
+
+def test_prompt_diff_of_an_agent_neither_version_has_is_an_error() -> None:
+    with pytest.raises(catalog.NotFoundError, match="has no agent 'nobody'"):
+        catalog.diff("coding-agent@1.0.0", "coding-agent@1.1.0", agent="nobody")
+
+
 # ------------------------------------------------------------------ small catalogs
 
 

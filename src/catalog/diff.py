@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from catalog.compiled import body_sha256
 from catalog.context import Context, coerce_context
@@ -461,15 +461,33 @@ def _fit_context(catalog: Catalog, context: Context) -> tuple[Context, list[str]
     return context, notes
 
 
+class _Side(NamedTuple):
+    """One version's prompt for the prompt diff; empty when it has no such agent."""
+
+    text: str = ""
+    tokens: int = 0
+    fingerprint: str = ""
+    ids: tuple[str, ...] = ()
+
+
+def _side(
+    catalog: Catalog, context: Context, agent: str, count: TokenCounter
+) -> tuple[_Side, list[str]]:
+    if agent not in catalog.agents:
+        return _Side(), [f"agent {agent!r} does not exist in {_label(catalog)}: no prompt"]
+    fitted, notes = _fit_context(catalog, context)
+    prompt = catalog.assemble(fitted, agent=agent, counter=count)
+    ids = tuple(p.id for p in prompt.parts)
+    return _Side(prompt.text, prompt.tokens, prompt.fingerprint, ids), notes
+
+
 def _prompt_diff(
     old: Catalog, new: Catalog, context: Context, agent: str, count: TokenCounter
 ) -> PromptDiff:
-    old_ctx, old_notes = _fit_context(old, context)
-    new_ctx, new_notes = _fit_context(new, context)
-    a = old.assemble(old_ctx, agent=agent, counter=count)
-    b = new.assemble(new_ctx, agent=agent, counter=count)
-    old_ids = [p.id for p in a.parts]
-    new_ids = [p.id for p in b.parts]
+    if agent not in old.agents and agent not in new.agents:
+        new.agent_info(agent)  # raises NotFoundError listing the agents there are
+    a, old_notes = _side(old, context, agent, count)
+    b, new_notes = _side(new, context, agent, count)
     return PromptDiff(
         agent=agent,
         old_text=a.text,
@@ -479,8 +497,8 @@ def _prompt_diff(
         old_fingerprint=a.fingerprint,
         new_fingerprint=b.fingerprint,
         unified=_unified(a.text, b.text, f"{_label(old)} ({agent})", f"{_label(new)} ({agent})"),
-        parts_added=tuple(i for i in new_ids if i not in old_ids),
-        parts_removed=tuple(i for i in old_ids if i not in new_ids),
+        parts_added=tuple(i for i in b.ids if i not in a.ids),
+        parts_removed=tuple(i for i in a.ids if i not in b.ids),
         notes=tuple(old_notes + new_notes),
     )
 
