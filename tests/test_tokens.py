@@ -36,6 +36,8 @@ def test_get_counter_resolves_every_form() -> None:
     custom = get_counter(words)
     assert custom.name == "words"
     assert custom("a b c") == 3
+    # a lambda's name would say nothing: it is labelled "custom"
+    assert get_counter(lambda text: 1).name == "custom"
 
 
 def test_an_encoding_that_would_need_the_network_is_refused() -> None:

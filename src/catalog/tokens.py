@@ -125,7 +125,9 @@ def get_counter(
     if isinstance(spec, TokenCounter):
         return spec
     if callable(spec):
-        return FunctionCounter(spec, getattr(spec, "__name__", "custom"))
+        # A function's name says which counter was used; a lambda's "<lambda>" says nothing.
+        name = getattr(spec, "__name__", "")
+        return FunctionCounter(spec, name if name.isidentifier() else "custom")
     raise CatalogError(f"not a token counter: {spec!r}", hint="pass an encoding name or a callable")
 
 
