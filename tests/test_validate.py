@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from catalog import load_dir
+from catalog import CatalogError, load_dir
+from catalog.stamp import stamp_folder
 from catalog.validate import check_catalog
 from tests.conftest import run_cli
 
@@ -45,6 +46,33 @@ def test_estimates_for_an_unavailable_tokenizer_are_not_checked(
     (problem,) = check_catalog(cat)
     assert problem.severity == "warning"
     assert "'o200k_base' is not available offline" in problem.message
+    lines = Path(problem.where).read_text().splitlines()
+    assert lines[problem.line - 1] == 'tokenizer = "o200k_base"'
+
+
+def test_the_chars_tokenizer_is_checked_and_stamped_with_length_over_4(
+    make_catalog: Callable[..., Path],
+) -> None:
+    # 11 characters -> ceil(11 / 4) = 3
+    folder = make_catalog(catalog={"tokenizer": "chars"}, parts=[{"id": "a", "body": HELLO}])
+    manifest = folder / "catalog.toml"
+    manifest.write_text(manifest.read_text().replace("tokens = 2", "tokens = 9"))
+    (problem,) = check_catalog(load_dir(folder))
+    assert "estimate 9 is stale, the body has 3 chars/4 tokens" in problem.message
+    assert [(s.key, s.old, s.new) for s in stamp_folder(folder)] == [("tokens", "9", "3")]
+    assert check_catalog(load_dir(folder)) == []
+
+
+def test_stamp_with_a_tokenizer_not_available_offline_names_the_line(
+    make_catalog: Callable[..., Path],
+) -> None:
+    folder = make_catalog(catalog={"tokenizer": "o200k_base"}, parts=[{"id": "a", "body": HELLO}])
+    with pytest.raises(CatalogError, match="not available offline") as info:
+        stamp_folder(folder)
+    error = info.value
+    assert error.file == str(folder / "catalog.toml")
+    lines = (folder / "catalog.toml").read_text().splitlines()
+    assert error.line is not None and lines[error.line - 1] == 'tokenizer = "o200k_base"'
 
 
 def test_turn_part_before_static_parts_is_a_warning(make_catalog: Callable[..., Path]) -> None:

@@ -17,9 +17,9 @@ from typing import Any
 from catalog.compiled import Catalog, body_sha256
 from catalog.errors import CatalogError, ManifestError
 from catalog.loader import MANIFEST_NAME
-from catalog.manifest import parse_manifest
+from catalog.manifest import locate_key, parse_manifest
 from catalog.store import Store, parse_ref
-from catalog.tokens import TiktokenCounter
+from catalog.tokens import get_counter
 
 __all__ = ["Stamp", "stamp_folder"]
 
@@ -57,7 +57,14 @@ def stamp_folder(
     except tomllib.TOMLDecodeError as exc:
         raise ManifestError(f"invalid TOML: {exc}", file=str(path)) from None
     tokenizer = str(data.get("catalog", {}).get("tokenizer", "cl100k_base"))
-    counter = TiktokenCounter(tokenizer)
+    try:
+        counter = get_counter(tokenizer)
+    except CatalogError as exc:
+        raise exc.located(
+            file=str(path),
+            line=locate_key(text, ("catalog", "tokenizer")),
+            key="catalog.tokenizer",
+        ) from None
     lines = text.splitlines(keepends=True)
     starts = [i for i, line in enumerate(lines) if _PART_HEADER.match(line)]
     changes: list[Stamp] = []

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Literal
 
 from catalog.compiled import Catalog
+from catalog.errors import CatalogError
 from catalog.loader import MANIFEST_NAME
 from catalog.manifest import locate_key
-from catalog.tokens import TiktokenCounter, offline_encodings
+from catalog.tokens import get_counter, offline_encodings
 
 __all__ = ["Problem", "check_catalog"]
 
@@ -53,18 +54,22 @@ def check_catalog(catalog: Catalog, *, count_tokens: bool = True) -> list[Proble
     text = _manifest_text(catalog)
     index = {decl.id: number for number, decl in enumerate(catalog.manifest.part)}
 
-    def warn(message: str, part_id: str | None = None, key: str = "") -> None:
-        line = locate_key(text, ("part", index[part_id], key)) if part_id else None
-        problems.append(Problem("warning", manifest_file, message, line))
+    def warn(message: str, *key: str | int) -> None:
+        """Add a warning about the manifest key path ``key`` (its line when found)."""
+        problems.append(Problem("warning", manifest_file, message, locate_key(text, key)))
 
     tokenizer = catalog.manifest.catalog.tokenizer
-    if count_tokens and tokenizer not in offline_encodings():
+    try:
+        counter = get_counter(tokenizer) if count_tokens else None
+    except CatalogError:
+        counter = None
         warn(
             f"token estimates not checked: tokenizer {tokenizer!r} is not available "
-            f"offline (available: {', '.join(offline_encodings())})"
+            f"offline (available: {', '.join(offline_encodings())}, or 'chars' for length / 4)",
+            "catalog",
+            "tokenizer",
         )
-    elif count_tokens:
-        counter = TiktokenCounter(tokenizer)
+    if counter is not None:
         for part in catalog.parts:
             actual = counter(part.body)
             if actual != part.decl.tokens:
@@ -72,7 +77,8 @@ def check_catalog(catalog: Catalog, *, count_tokens: bool = True) -> list[Proble
                     f"part {part.id!r}: token estimate {part.decl.tokens} is stale, "
                     f"the body has {actual} {counter.name} tokens "
                     "(run `catalog stamp` on the folder)",
-                    part.id,
+                    "part",
+                    index[part.id],
                     "tokens",
                 )
     # A turn part before static parts, once per part, naming every agent it hits.
@@ -95,7 +101,8 @@ def check_catalog(catalog: Catalog, *, count_tokens: bool = True) -> list[Proble
                 f"part {part.id!r} (stability turn, order {part.decl.order}) comes before "
                 f"static part(s) {', '.join(static)} for agent(s) {', '.join(agents)}: the "
                 "cache prefix breaks every turn; give it a higher order",
-                part.id,
+                "part",
+                index[part.id],
                 "order",
             )
     return problems
