@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from catalog import BudgetError, Catalog, CatalogError, load_dir
+from catalog import BudgetError, Catalog, UsageError, load_dir
 from catalog.tokens import CharCounter, TiktokenCounter, get_counter
 
 
@@ -41,9 +41,12 @@ def test_get_counter_resolves_every_form() -> None:
 
 
 def test_an_encoding_that_would_need_the_network_is_refused() -> None:
-    with pytest.raises(CatalogError, match="not available offline") as info:
+    with pytest.raises(UsageError, match="not available offline") as info:
         get_counter("o200k_base")
     assert "cl100k_base" in str(info.value)
+    assert isinstance(info.value, ValueError)
+    with pytest.raises(UsageError, match="not a token counter"):
+        get_counter(42)  # type: ignore[arg-type]
 
 
 @pytest.fixture
