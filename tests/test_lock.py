@@ -115,6 +115,16 @@ def test_catalog_not_installed(
     code, out, _ = run(capsys, "verify", str(locked), "--path", str(empty), "--format", "json")
     assert code == 1
     assert '"kind": "missing-catalog"' in out
+    code, out, _ = run(capsys, "verify", str(locked), "--path", str(empty))
+    assert code == 1
+    assert (
+        "no catalog named 'demo' is installed (a catalog kept in a folder is found with --path"
+        in out
+    )
+    with pytest.raises(LockError, match="no catalog named 'demo' is installed") as info:
+        catalog.load("demo", paths=[empty], lock=locked)
+    assert info.value.hint is not None and "paths=" in info.value.hint
+    assert info.value.line == _line(locked, "name = ")
 
 
 @pytest.mark.parametrize(

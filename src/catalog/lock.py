@@ -321,7 +321,8 @@ def verify(read: ReadLock, store: Store | None = None) -> tuple[Catalog | None, 
             Mismatch(
                 "missing-catalog",
                 lock.catalog.name,
-                f"no catalog named {lock.catalog.name!r} is installed",
+                f"no catalog named {lock.catalog.name!r} is installed (a catalog kept in a "
+                "folder is found with --path or CATALOG_PATH, in Python with paths=)",
                 read.line("catalog", "name"),
             )
         ]
@@ -352,7 +353,14 @@ def load_locked(
             hint="widen the specifier or lock a version that satisfies it",
         )
     catalog, problems = verify(read, store)
-    if catalog is None or problems:
+    if catalog is None:
+        raise LockError(
+            f"no catalog named {name!r} is installed",
+            file=read.file,
+            line=problems[0].line,
+            hint="add the folder that holds it with paths= or CATALOG_PATH",
+        )
+    if problems:
         first = problems[0]
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise LockError(
