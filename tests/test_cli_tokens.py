@@ -127,3 +127,21 @@ def test_unknown_counter_exits_2(root: Path, capsys: pytest.CaptureFixture[str])
     code, _, err = run(capsys, "tokens", "demo", "--path", str(root), "--counter", "o200k_base")
     assert code == 2
     assert "not available offline" in err
+
+
+def test_rows_follow_order_not_the_manifest_layout(
+    make_catalog: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = make_catalog(
+        "backwards",
+        "1.0.0",
+        [
+            {"id": "zulu", "order": 30, "body": "last"},
+            {"id": "alpha", "order": 20, "body": "middle"},
+            {"id": "mike", "order": 10, "body": "first"},
+        ],
+    )
+    code, out, _ = run(capsys, "tokens", str(folder), "--counter", "chars")
+    assert code == 0
+    rows = [line.split()[:2] for line in out.splitlines()[2:5]]
+    assert rows == [["10", "mike"], ["20", "alpha"], ["30", "zulu"]]
