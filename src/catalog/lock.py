@@ -26,13 +26,13 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import tomli_w
-from packaging.version import InvalidVersion, Version
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from packaging.version import Version
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from catalog.compiled import Catalog, body_sha256
 from catalog.context import Context, coerce_context
 from catalog.errors import CatalogError, ContextError, LockError
-from catalog.manifest import MAIN_AGENT, Manifest, _toml_error_line, locate_key
+from catalog.manifest import MAIN_AGENT, Manifest, VersionText, _toml_error_line, locate_key
 from catalog.store import Store, parse_spec
 
 __all__ = [
@@ -63,17 +63,8 @@ class LockedCatalog(_Model):
     """The ``[catalog]`` table of a lock: which version, and its manifest's hash."""
 
     name: str
-    version: str
+    version: VersionText
     manifest_sha256: Annotated[str, Field(pattern=_SHA)]
-
-    @field_validator("version")
-    @classmethod
-    def _exact_version(cls, value: str) -> str:
-        try:
-            Version(value)
-        except InvalidVersion:
-            raise ValueError(f"{value!r} is not a PEP 440 version such as 1.1.0") from None
-        return value
 
 
 class LockedPrompt(_Model):

@@ -18,7 +18,15 @@ from typing import Annotated, Any, Literal
 
 import tomli_w
 from packaging.version import InvalidVersion, Version
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from catalog.errors import ManifestError
 from catalog.manifest_sources import Sources
@@ -33,6 +41,7 @@ __all__ = [
     "PartKind",
     "Stability",
     "VariableDecl",
+    "VersionText",
     "dump_manifest",
     "locate_key",
     "parse_manifest",
@@ -61,6 +70,20 @@ class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+def _pep440(value: str) -> str:
+    try:
+        Version(value)
+    except InvalidVersion:
+        raise ValueError(
+            f"{value!r} is not a PEP 440 version (write it like 1.0.0 or 2.1.37)"
+        ) from None
+    return value
+
+
+VersionText = Annotated[str, AfterValidator(_pep440)]
+"""A version as written in a manifest or a lock file, checked to be PEP 440."""
+
+
 class CatalogInfo(_Model):
     """The ``[catalog]`` table: identity and assembly settings of one version.
 
@@ -71,23 +94,12 @@ class CatalogInfo(_Model):
     """
 
     name: Annotated[str, Field(pattern=_SLUG)]
-    version: str
+    version: VersionText
     summary: str = ""
     tokenizer: str = "cl100k_base"
     separator: str = "\n\n"
     token_budget: Annotated[int, Field(gt=0)] | None = None
     base: str | None = None
-
-    @field_validator("version")
-    @classmethod
-    def _pep440(cls, value: str) -> str:
-        try:
-            Version(value)
-        except InvalidVersion:
-            raise ValueError(
-                f"{value!r} is not a PEP 440 version (write it like 1.0.0 or 2.1.37)"
-            ) from None
-        return value
 
 
 class VariableDecl(_Model):
