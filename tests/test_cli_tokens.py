@@ -145,3 +145,15 @@ def test_rows_follow_order_not_the_manifest_layout(
     assert code == 0
     rows = [line.split()[:2] for line in out.splitlines()[2:5]]
     assert rows == [["10", "mike"], ["20", "alpha"], ["30", "zulu"]]
+
+
+def test_columns_stay_aligned_with_long_ids(make_catalog: Callable[..., Path]) -> None:
+    long_id = "system-prompt-censoring-assistance-with-malicious-activities"
+    folder = make_catalog(
+        "long", "1.0.0", [{"id": "a", "body": "x" * 40}, {"id": long_id, "body": "y" * 8}]
+    )
+    header, first, second = table(load_dir(folder).assemble(counter="chars")).splitlines()[1:4]
+    assert first.split()[:4] == ["10", "a", "10", "76.9%"]
+    assert second.split()[:4] == ["20", long_id, "2", "15.4%"]
+    # 10 + 2 + one separator = 13; the share column ends at one place on every line
+    assert header.index("share") + 5 == first.index("%") + 1 == second.index("%") + 1
