@@ -514,6 +514,7 @@ def test_html_is_one_offline_page_with_side_by_side_diffs(
     assert "&lt;old&gt; &amp; x" in page and "&lt;new&gt; &amp; x" in page
     row = page[page.index("&lt;old&gt;") - 200 : page.index("&lt;new&gt;")]
     assert "l chg" in row and "r chg" in row  # the changed line sits beside its new version
+    assert "<th colspan=2>h@1.0.0</th><th colspan=2>h@1.1.0</th>" in page  # which side is which
     assert page.startswith("<!DOCTYPE html>")
 
 

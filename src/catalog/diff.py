@@ -820,17 +820,23 @@ details{border:1px solid #d0d7de;border-radius:6px;margin:.6em 0;padding:.4em .8
 summary{cursor:pointer;font-weight:600}
 table.side{border-collapse:collapse;width:100%;table-layout:fixed;margin-top:.5em}
 table.side td{vertical-align:top;white-space:pre-wrap;word-break:break-word;padding:0 .4em}
-table.side td.n{width:3em;color:#888;text-align:right;user-select:none}
+table.side col.n{width:3em}
+table.side td.n{color:#888;text-align:right;user-select:none}
+table.side th{text-align:left;font-weight:600;color:#555;padding:.2em .4em}
 td.del{background:#ffebe9}td.ins{background:#dafbe1}td.chg{background:#fff8c5}
 tr.skip td{color:#888;text-align:center;background:#f6f8fa}
 ul.fields{margin:.3em 0}
 """
 
 
-def _side_by_side(old: str, new: str, context: int = 3) -> str:
-    """A two-column table of ``old`` against ``new``, equal runs folded to ``context`` lines."""
+def _side_by_side(old: str, new: str, labels: tuple[str, str], context: int = 3) -> str:
+    """A two-column table of ``old`` against ``new`` under their ``labels``, equal runs
+    folded to ``context`` lines."""
     a, b = old.splitlines(), new.splitlines()
-    rows: list[str] = []
+    rows = [
+        f"<tr><th colspan=2>{html.escape(labels[0])}</th>"
+        f"<th colspan=2>{html.escape(labels[1])}</th></tr>"
+    ]
 
     def row(i: int | None, left: str | None, j: int | None, right: str | None, cls: str) -> None:
         lcls = cls if left is not None else ""
@@ -863,13 +869,15 @@ def _side_by_side(old: str, new: str, context: int = 3) -> str:
                 i = i1 + k if i1 + k < i2 else None
                 j = j1 + k if j1 + k < j2 else None
                 row(i, a[i] if i is not None else None, j, b[j] if j is not None else None, cls)
-    return "<table class=side>" + "".join(rows) + "</table>"
+    columns = "<colgroup><col class=n><col><col class=n><col></colgroup>"
+    return "<table class=side>" + columns + "".join(rows) + "</table>"
 
 
 def render_html(result: CatalogDiff) -> str:
     """One self-contained HTML page (inline CSS, no scripts) with side-by-side body diffs."""
     esc = html.escape
     title = f"{result.old_label} → {result.new_label}"
+    labels = (result.old_label, result.new_label)
     body = [
         f"<h1>{esc(title)}</h1>",
         f"<p><strong>Tokens: {result.old_tokens} → {result.new_tokens} "
@@ -912,7 +920,7 @@ def render_html(result: CatalogDiff) -> str:
         if phrases:
             listed = "".join(f"<li>{esc(p)}</li>" for p in phrases)
             body.append(f"<ul class=fields>{listed}</ul>")
-        body.append(_side_by_side(part.old_body or "", part.new_body or ""))
+        body.append(_side_by_side(part.old_body or "", part.new_body or "", labels))
         body.append("</details>")
     if result.prompt is not None:
         prompt = result.prompt
@@ -923,7 +931,7 @@ def render_html(result: CatalogDiff) -> str:
             + "</p>"
         )
         body.extend(f"<p>Note: {esc(note)}</p>" for note in prompt.notes)
-        body.append(_side_by_side(prompt.old_text, prompt.new_text))
+        body.append(_side_by_side(prompt.old_text, prompt.new_text, labels))
     return (
         "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
         f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>\n"
