@@ -146,3 +146,11 @@ def test_a_sub_agent_new_in_b_diffs_against_no_prompt(capsys: pytest.CaptureFixt
     assert code == 1, err
     assert "  note: agent 'conversation-summary' does not exist in coding-agent@1.0.0" in out
     assert "+++ coding-agent@1.1.0 (conversation-summary)" in out
+
+
+def test_set_may_name_a_variable_only_a_declares(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(
+        capsys, "diff", "coding-agent@1.1.0", "coding-agent@1.0.0", "--set", "diagnostics=x.py:1"
+    )
+    assert code == 1, err
+    assert "  note: variable 'diagnostics' is not declared by coding-agent@1.0.0: left out" in out

@@ -127,12 +127,17 @@ def add_context_options(parser: argparse.ArgumentParser) -> None:
     gathering.add_argument("--no-git", action="store_true", help="do not run git")
 
 
-def context_from_args(args: argparse.Namespace, catalog: Catalog) -> Context:
+def context_from_args(args: argparse.Namespace, catalog: Catalog, *also: Catalog) -> Context:
     """Build the context: gathered (``--from-dir``), then ``--context``, ``--tools``, ``--set``.
 
     Each later source wins over the earlier ones. Gathering warnings (a file
-    skipped or cut) go to stderr.
+    skipped or cut) go to stderr. ``--set`` may name a variable of ``catalog``
+    or of ``also`` (the other side of a diff), typed as ``catalog`` declares it
+    when both do.
     """
+    types: dict[str, str] = {}
+    for each in reversed((catalog, *also)):
+        types.update(each.variable_types)
     data: dict[str, Any] = {}
     if args.context:
         data = load_context(args.context).model_dump(exclude_defaults=True)
@@ -161,7 +166,7 @@ def context_from_args(args: argparse.Namespace, catalog: Catalog) -> Context:
             raise ContextError(
                 f"--set {item!r} is not KEY=VALUE", hint="write e.g. --set plan_mode=true"
             )
-        declared = catalog.variable_types.get(key)
+        declared = types.get(key)
         if declared is not None:
             data.setdefault("variables", {})[key] = _typed(raw, declared, key)
         else:

@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     old = load_ref(args, args.old)
     new = load_ref(args, args.new)
     wants_prompt = bool(args.context or args.tools is not None or args.set or args.agent)
-    context = context_from_args(args, new) if wants_prompt else None
+    context = context_from_args(args, new, old) if wants_prompt else None
     result = diff(old, new, context=context, agent=args.agent, counter=args.counter)
     if args.format == "json":
         text = render_json(result) + "\n"
