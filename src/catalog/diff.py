@@ -122,6 +122,7 @@ class PartDiff:
 
     @property
     def token_delta(self) -> int:
+        """Tokens added (positive) or removed (negative) by this part's change."""
         return self.new_tokens - self.old_tokens
 
     @property
@@ -154,10 +155,12 @@ class PromptDiff:
 
     @property
     def identical(self) -> bool:
+        """Whether the two prompts are byte for byte the same."""
         return self.old_fingerprint == self.new_fingerprint
 
     @property
     def token_delta(self) -> int:
+        """Tokens the new prompt has more (or fewer) than the old one."""
         return self.new_tokens - self.old_tokens
 
 
@@ -178,10 +181,12 @@ class CatalogDiff:
 
     @property
     def old_label(self) -> str:
+        """``name@version`` of the old catalog."""
         return f"{self.old_name}@{self.old_version}"
 
     @property
     def new_label(self) -> str:
+        """``name@version`` of the new catalog."""
         return f"{self.new_name}@{self.new_version}"
 
     @property
@@ -191,14 +196,17 @@ class CatalogDiff:
 
     @property
     def old_tokens(self) -> int:
+        """Tokens of all the old version's part bodies, as written."""
         return sum(p.old_tokens for p in self.parts)
 
     @property
     def new_tokens(self) -> int:
+        """Tokens of all the new version's part bodies, as written."""
         return sum(p.new_tokens for p in self.parts)
 
     @property
     def token_delta(self) -> int:
+        """``new_tokens - old_tokens``."""
         return self.new_tokens - self.old_tokens
 
     @property
@@ -216,10 +224,12 @@ class CatalogDiff:
 
     @property
     def new_upstream_tokens(self) -> int:
+        """The sum of the new parts' upstream figures (parts without one not counted)."""
         return sum(p.new_upstream_tokens or 0 for p in self.parts)
 
     @property
     def upstream_token_delta(self) -> int:
+        """``new_upstream_tokens - old_upstream_tokens``."""
         return self.new_upstream_tokens - self.old_upstream_tokens
 
     @property

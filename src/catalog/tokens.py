@@ -49,7 +49,9 @@ class TokenCounter(Protocol):
     """Anything with a ``name`` that maps text to a token count."""
 
     @property
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """What made the counts, as :attr:`AssembledPrompt.counter` reports it."""
+        ...
 
     def __call__(self, text: str) -> int: ...
 
