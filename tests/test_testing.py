@@ -100,6 +100,7 @@ def test_fixture_without_syrupy_says_what_to_install(pytester: pytest.Pytester) 
     result.stdout.fnmatch_lines(
         ["*prompt_snapshot fixture needs syrupy*pip install 'prompt-catalog[[]pytest[]]'*"]
     )
+    assert "During handling" not in result.stdout.str()  # one message, no chained lookup error
 
 
 def test_render_snapshot(tmp_path: Path) -> None:
