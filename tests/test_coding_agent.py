@@ -202,6 +202,13 @@ def _retokenize() -> Callable[[list[str]], int]:
     return main
 
 
+def test_every_bundled_manifest_has_exact_token_counts(capsys: pytest.CaptureFixture[str]) -> None:
+    """`scripts/retokenize.py --check` over every bundled catalog, not only this one."""
+    assert _retokenize()(["--check"]) == 0, capsys.readouterr().out
+    versions = {p.parent for p in (ROOT / "src" / "catalog" / "parts").glob("*/*/catalog.toml")}
+    assert f"{len(versions)} version(s), 0 value(s) would change" in capsys.readouterr().out
+
+
 def test_retokenize_script_rewrites_stale_estimates(tmp_path: Path) -> None:
     copy = tmp_path / "coding-agent" / "1.0.0"
     shutil.copytree(BUNDLED / "1.0.0", copy)
