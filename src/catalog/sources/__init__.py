@@ -267,7 +267,8 @@ class _Gatherer:
                     if is_file(inside):
                         content = self.read(inside)
                         if content is not None:
-                            files[name] = content
+                            # Without its final line end a file fits inline: "v[file:VERSION]".
+                            files[name] = content.rstrip()
         return files
 
 
@@ -283,6 +284,8 @@ def _merge(into: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _folder(value: str | Path, what: str) -> Path:
+    if not str(value).strip():
+        raise SourceError(f"the {what} is an empty path", hint=f"give a folder as the {what}")
     path = Path(value).expanduser()
     try:
         path = path.resolve(strict=True)
@@ -293,7 +296,9 @@ def _folder(value: str | Path, what: str) -> Path:
             hint=f"give an existing folder as the {what}",
         ) from None
     if not path.is_dir():
-        raise SourceError(f"the {what} is not a folder", file=str(value))
+        raise SourceError(
+            f"the {what} is not a folder", file=str(value), hint=f"give a folder as the {what}"
+        )
     return path
 
 
@@ -315,7 +320,7 @@ def gather(
 
     ``base`` holds what the caller knows already (tools, features, variables...):
     every value it sets wins over a gathered one, tables merged key by key.
-    ``home`` replaces the user's home folder for ``~`` paths; ``root`` is the top
+    ``home`` (an existing folder) replaces the user's home for ``~`` paths; ``root`` is the top
     of the project (the walk for instruction files stops there, ``file:`` reads
     stay under it; by default the walk goes to the filesystem root and reads
     stay under ``cwd``). ``clock`` gives the time (default: now); ``environ``
@@ -330,7 +335,7 @@ def gather(
             hint="give a root that contains the working directory",
         )
     env_vars = default_environ() if environ is None else environ
-    home_dir = Path(home).expanduser().resolve() if home is not None else Path.home()
+    home_dir = _folder(home, "home folder") if home is not None else Path.home()
     gatherer = _Gatherer(catalog.manifest.sources, folder, home_dir, top)
 
     env: dict[str, Any] = {"cwd": str(folder), "model": model, "provider": provider}
