@@ -184,6 +184,51 @@ def test_an_unknown_sources_key_is_refused(make_catalog: Callable[..., Path]) ->
         load_dir(folder)
 
 
+SOURCES_ERRORS = """[catalog]
+name = "demo"
+version = "1.0.0"
+
+[sources]
+skills = ["s"]
+
+[[sources.files]]
+names = ["AGENTS.md"]
+
+[[sources.files]]
+names = ["CLAUDE.md"]
+walk = "up"
+
+[[part]]
+id = "a"
+file = "a.md"
+"""
+WALK_DOWN = ('walk = "up"', 'walk = "down"')
+
+
+@pytest.mark.parametrize(
+    ("edits", "key", "line"),
+    [
+        ([WALK_DOWN], "sources.files[1].walk", 13),
+        ([('walk = "up"', "first_win = true")], "sources.files[1].first_win", 13),
+        ([('skills = ["s"]', "max_file_bytes = 0")], "sources.max_file_bytes", 6),
+        ([WALK_DOWN, ('[sources]\nskills = ["s"]\n', "")], "sources.files[1].walk", 11),
+    ],
+)
+def test_a_sources_error_names_its_line(
+    tmp_path: Path, edits: list[tuple[str, str]], key: str, line: int
+) -> None:
+    text = SOURCES_ERRORS
+    for old, new in edits:
+        assert old in text
+        text = text.replace(old, new)
+    folder = tmp_path / "demo" / "1.0.0"
+    write(folder / "a.md", "A")
+    write(folder / "catalog.toml", text)
+    with pytest.raises(ManifestError) as caught:
+        load_dir(folder)
+    assert (caught.value.key, caught.value.line) == (key, line)
+
+
 # -- skills
 
 
