@@ -43,6 +43,7 @@ BINDINGS: dict[str, Any] = {
         ("[if git:status]a[else]b[else]c[endif]", "b[else]c"),
         ("[note: a remark] [link](x) [x:]", "[note: a remark] [link](x) [x:]"),
         ("[if unknown:x]no[else]yes[endif]", "yes"),
+        ("[if git:branch ]on [git:branch  ][endif]", "on main"),
     ],
 )
 def test_render(template: str, expected: str) -> None:
