@@ -419,10 +419,3 @@ def _locate_in(lines: list[str], table: str, rest: list[str | int]) -> int | Non
         if found and found.group(1).strip('"') == rest[0]:
             return number + 1
     return start + 1
-    for number in range(start + 1, len(lines)):
-        if _HEADER.match(lines[number]):
-            break
-        found = _KEY.match(lines[number])
-        if found and found.group(1).strip('"') == rest[0]:
-            return number + 1
-    return start + 1
