@@ -109,7 +109,9 @@ def add_context_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--tools", metavar="A,B,...", help="the enabled tools, comma-separated")
     gathering = parser.add_argument_group(
-        "gathering", "fill the context from a real folder, as the catalog's [sources] table says"
+        "gathering",
+        "fill the context from a real folder, as the catalog's [sources] table says "
+        "(the options after --from-dir need it)",
     )
     gathering.add_argument(
         "--from-dir", metavar="DIR", help="the agent's working directory to gather from"
