@@ -375,14 +375,29 @@ def locate_key(text: str, loc: Sequence[str | int]) -> int | None:
     """Find the 1-based line of a key path like ``("part", 3, "when")`` in TOML text.
 
     ``tomllib`` keeps no positions, so this scans table headers and keys. It
-    understands the manifest's shape (top-level tables and arrays of tables
-    with plain keys); for anything else it returns the closest line it found,
-    or ``None``.
+    understands the manifest's shape (tables and arrays of tables, also nested
+    ones written with a dotted header such as ``[[sources.files]]``, with
+    plain keys); for anything else it returns the closest line it found, or
+    ``None``.
     """
     if not loc or not isinstance(loc[0], str):
         return None
     lines = text.splitlines()
-    table, rest = loc[0], list(loc[1:])
+    names = 0
+    while names < len(loc) and isinstance(loc[names], str):
+        names += 1
+    # ("sources", "files", 0, "names") is under [[sources.files]] when that header
+    # exists, else under [sources] (an inline array): the longest header first.
+    for count in range(names, 0, -1):
+        table = ".".join(str(name) for name in loc[:count])
+        found = _locate_in(lines, table, list(loc[count:]))
+        if found is not None:
+            return found
+    return None
+
+
+def _locate_in(lines: list[str], table: str, rest: list[str | int]) -> int | None:
+    """The line of ``rest`` under the header ``[table]`` / ``[[table]]``, or None."""
     index = rest.pop(0) if rest and isinstance(rest[0], int) else 0
     seen = -1
     start = None
