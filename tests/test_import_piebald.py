@@ -24,6 +24,7 @@ from catalog.importers.piebald import (
     read_history,
     release_version,
 )
+from catalog.manifest import parse_manifest
 from catalog.validate import check_catalog
 from tests import conftest
 from tests import piebald_data as data
@@ -620,6 +621,21 @@ def test_overlay_assembles_an_imported_release(tmp_path: Path) -> None:
 # --- the real data, when this machine has it ---------------------------------------------
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "overlays"
+
+
+def test_the_example_overlay_is_a_valid_manifest_over_claude_code_2_1_38() -> None:
+    # Loading it needs the real 2.1.38 text (the shared-data test below does that);
+    # its manifest must hold everywhere.
+    file = EXAMPLES / "claude-code-main" / "2.1.38" / "catalog.toml"
+    manifest = parse_manifest(file.read_text(encoding="utf-8"), str(file))
+    assert (manifest.catalog.name, manifest.catalog.base) == (
+        "claude-code-main",
+        "claude-code@==2.1.38",
+    )
+    assert all(part.from_ and part.file is None for part in manifest.part)
+    kinds = {part.from_.split("-")[0] for part in manifest.part if part.from_}
+    assert kinds == {"system", "tool", "agent"}
+    assert {a.name for a in manifest.agent} >= {"explore", "plan", "task"}
 
 
 def test_the_shared_data_test_skips_without_the_shared_folder(
