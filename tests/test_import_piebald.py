@@ -61,6 +61,13 @@ def test_prompt_file_header_and_verbatim_body() -> None:
     assert workflow.body.endswith("anthropic_api_key: \\${{ secrets.ANTHROPIC_API_KEY }}\n")
 
 
+def test_prompt_file_saved_with_crlf_and_a_byte_order_mark() -> None:
+    windows = "\ufeff" + data.EXPLORE.replace("\n", "\r\n")
+    part = parse_prompt_file(windows, "system-prompts/agent-prompt-explore.md")
+    assert part.name == "Agent Prompt: Explore"
+    assert part.body == body_of(data.EXPLORE)
+
+
 def test_prompt_file_without_header_is_all_body() -> None:
     part = parse_prompt_file("Just text.\n", "system-prompts/Odd Name!.md")
     assert (part.id, part.name, part.body, dict(part.header)) == (

@@ -148,8 +148,12 @@ class UpstreamPart:
 
 
 def parse_prompt_file(text: str, file: str, *, source: str = "") -> UpstreamPart:
-    """Split a part file into its header fields and body (everything after ``-->``)."""
-    text = text.replace("\r\n", "\n")
+    """Split a part file into its header fields and body (everything after ``-->``).
+
+    CRLF line endings and a leading byte-order mark (a copy saved by a Windows
+    editor) do not hide the header.
+    """
+    text = text.replace("\r\n", "\n").removeprefix("\ufeff")
     name = file.rsplit("/", 1)[-1]
     if not text.startswith("<!--\n"):
         return UpstreamPart(name, {}, text, source)
