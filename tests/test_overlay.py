@@ -241,6 +241,10 @@ def test_stamp_fills_in_a_hand_written_overlay_keeping_its_section_comments(
         '[[part]]\nid = "bash"\nfrom = "tool-description-bash"\norder = 20\n',
         encoding="utf-8",
     )
+    with pytest.raises(ManifestError) as info:
+        catalog.load("agent", paths=[root])
+    assert "missing required key" in info.value.message
+    assert "`catalog stamp DIR` records sha256 and tokens" in (info.value.hint or "")
     changes = stamp_folder(folder, store=Store([root], use_env=False))
     assert {(c.part, c.key, c.old) for c in changes} == {
         ("identity", "tokens", None),
