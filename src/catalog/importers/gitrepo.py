@@ -37,6 +37,7 @@ class TreeEntry:
 
     @property
     def is_file(self) -> bool:
+        """A regular file (not a folder, a symbolic link or a submodule)."""
         return self.mode.startswith("100")
 
 

@@ -92,6 +92,7 @@ class Category:
 
     @property
     def label(self) -> str:
+        """The prefix without its dash (``agent-prompt``), as ``meta.category`` holds it."""
         return self.prefix.removesuffix("-")
 
 
@@ -135,6 +136,7 @@ class UpstreamPart:
 
     @property
     def category(self) -> Category:
+        """The category its file-name prefix gives."""
         return category_of(self.id)
 
     @property
@@ -144,6 +146,7 @@ class UpstreamPart:
 
     @property
     def description(self) -> str:
+        """The header's ``description``; empty when it has none."""
         return str(self.header.get("description") or "")
 
 

@@ -54,6 +54,7 @@ class StoreSize:
 
     @property
     def total_bytes(self) -> int:
+        """Manifests and bodies together."""
         return self.manifest_bytes + self.blob_bytes
 
 
