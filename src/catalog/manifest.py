@@ -332,6 +332,9 @@ def _manifest_error(exc: ValidationError, text: str, file: str) -> ManifestError
         message = f"unknown key {loc[-1]!r}; remove it or check its spelling"
     elif first["type"] == "missing":
         message = f"missing required key {loc[-1]!r}"
+    hint = "see `catalog schema manifest` for the format"
+    if first["type"] == "missing" and loc[-1] in ("sha256", "tokens"):
+        hint = "`catalog stamp DIR` records sha256 and tokens (add --path for an overlay's base)"
     key = _format_key(loc)
     count = len(exc.errors())
     if count > 1:
@@ -341,7 +344,7 @@ def _manifest_error(exc: ValidationError, text: str, file: str) -> ManifestError
         file=file,
         line=locate_key(text, loc),
         key=key or None,
-        hint="see `catalog schema manifest` for the format",
+        hint=hint,
     )
 
 
