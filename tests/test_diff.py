@@ -409,7 +409,7 @@ def test_text_colour_only_when_asked(flagship: CatalogDiff) -> None:
     plain = render_text(flagship)
     assert "\x1b[" not in plain
     assert plain.splitlines()[0].startswith(
-        "coding-agent@1.0.0 -> coding-agent@1.1.0: 3 added, 1 removed, 9 changed, 1 moved;"
+        "coding-agent@1.0.0 -> coding-agent@1.1.0: 3 added, 1 removed, 11 changed, 1 moved;"
     )
     assert "  + git-safety  (system, order 450)" in plain
     assert "  - file-read-limits  (system, order 320)" in plain

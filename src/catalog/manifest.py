@@ -344,6 +344,9 @@ def _manifest_error(exc: ValidationError, text: str, file: str) -> ManifestError
         message = f"unknown key {loc[-1]!r}; remove it or check its spelling"
     elif first["type"] == "missing":
         message = f"missing required key {loc[-1]!r}"
+    hint = "see `catalog schema manifest` for the format"
+    if first["type"] == "missing" and loc[-1] in ("sha256", "tokens"):
+        hint = "`catalog stamp DIR` records sha256 and tokens (add --path for an overlay's base)"
     key = _format_key(loc)
     count = len(exc.errors())
     if count > 1:
@@ -353,7 +356,7 @@ def _manifest_error(exc: ValidationError, text: str, file: str) -> ManifestError
         file=file,
         line=locate_key(text, loc),
         key=key or None,
-        hint="see `catalog schema manifest` for the format",
+        hint=hint,
     )
 
 
@@ -390,14 +393,30 @@ def locate_key(text: str, loc: Sequence[str | int]) -> int | None:
     """Find the 1-based line of a key path like ``("part", 3, "when")`` in TOML text.
 
     ``tomllib`` keeps no positions, so this scans table headers and keys. It
-    understands top-level keys, top-level tables and arrays of tables with
-    plain keys and sub-tables (``[prompt.data.env]``); for anything else it
-    returns the closest line it found, or ``None``.
+    understands the manifest's shape (tables and arrays of tables, also nested
+    ones written with a dotted header such as ``[[sources.files]]``, with
+    plain keys), plain keys before the first table, and sub-tables of an
+    array element (``[prompt.data.env]`` in a lock file); for anything else
+    it returns the closest line it found, or ``None``.
     """
     if not loc or not isinstance(loc[0], str):
         return None
     lines = text.splitlines()
-    table, rest = loc[0], list(loc[1:])
+    names = 0
+    while names < len(loc) and isinstance(loc[names], str):
+        names += 1
+    # ("sources", "files", 0, "names") is under [[sources.files]] when that header
+    # exists, else under [sources] (an inline array): the longest header first.
+    for count in range(names, 0, -1):
+        table = ".".join(str(name) for name in loc[:count])
+        found = _locate_in(lines, table, list(loc[count:]))
+        if found is not None:
+            return found
+    return None
+
+
+def _locate_in(lines: list[str], table: str, rest: list[str | int]) -> int | None:
+    """The line of ``rest`` under the header ``[table]`` / ``[[table]]``, or None."""
     index = rest.pop(0) if rest and isinstance(rest[0], int) else 0
     seen = -1
     start = None

@@ -86,7 +86,9 @@ def stamp_folder(
             len(lines),
         )
         for key in ("tokens", "sha256"):
-            changes.extend(_set_value(lines, starts[index], end, key, values[key], part))
+            stamps = _set_value(lines, starts[index], end, key, values[key], part)
+            changes.extend(stamps)
+            end += sum(stamp.old is None for stamp in stamps)  # a line was inserted
     new_text = "".join(lines)
     if write and new_text != text:
         parse_manifest(new_text, str(path))
@@ -130,9 +132,10 @@ def _set_value(
                 return []
             lines[i] = f"{found.group(1)}{value}{found.group(3)}\n"
             return [Stamp(str(part.get("id")), key, old, value)]
-    # Insert after the last non-blank line of the table.
+    # Insert after the table's last line that is neither blank nor a comment: the
+    # comments before the next table belong to it (a section heading, say).
     at = end
-    while at > start + 1 and not lines[at - 1].strip():
+    while at > start + 1 and (not lines[at - 1].strip() or lines[at - 1].lstrip().startswith("#")):
         at -= 1
     lines.insert(at, f"{key} = {value}\n")
     return [Stamp(str(part.get("id")), key, None, value)]
