@@ -620,3 +620,29 @@ def test_version_pinning(capsys: pytest.CaptureFixture[str]) -> None:
     # A pinned release gives the same text from the CLI as from Python.
     assert cli_main(["assemble", "coding-agent@1.0.0", "--tools", ",".join(ctx["tools"])]) == 0
     assert capsys.readouterr().out == old.assemble({"tools": ctx["tools"]}).text + "\n"
+
+
+def test_claude_md_hierarchy_gathered_from_folders(tmp_path: Path) -> None:
+    """1.1.0 gathers CLAUDE.md files: user, then project outermost first, then local."""
+    home, repo = tmp_path / "home", tmp_path / "repo"
+    (home / ".claude").mkdir(parents=True)
+    (repo / "app" / ".claude").mkdir(parents=True)
+    files = {
+        home / ".claude" / "CLAUDE.md": "User rule.\n",
+        repo / "CLAUDE.md": "Repo rule.\n",
+        repo / "app" / ".claude" / "CLAUDE.md": "App rule.\n",
+        repo / "app" / "CLAUDE.local.md": "Private note.\n",
+    }
+    for path, text in files.items():
+        path.write_text(text)
+    cat = release("1.1.0")
+    gathered = catalog.gather(cat, repo / "app", home=home, root=repo, git=False)
+    assert [(Path(f.path), f.scope) for f in gathered.project_files] == [
+        (home / ".claude" / "CLAUDE.md", "user"),
+        (repo / "CLAUDE.md", "project"),
+        (repo / "app" / ".claude" / "CLAUDE.md", "project"),
+        (repo / "app" / "CLAUDE.local.md", "local"),
+    ]
+    section = part_text(cat.assemble(gathered), "claude-md-instructions")
+    rules = ["User rule.", "Repo rule.", "App rule.", "Private note."]
+    assert [section.index(rule) for rule in rules] == sorted(section.index(r) for r in rules)

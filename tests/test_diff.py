@@ -81,7 +81,8 @@ def test_flagship_moved_part_with_changed_condition(flagship: CatalogDiff) -> No
 def test_flagship_variables_agents_and_total(flagship: CatalogDiff) -> None:
     assert [(v.name, v.status) for v in flagship.variables] == [("diagnostics", "added")]
     assert [(a.name, a.status) for a in flagship.agents] == [("conversation-summary", "added")]
-    assert flagship.settings == ()
+    # 1.1.0 declares where its context is gathered from; 1.0.0 did not.
+    assert [(c.key, c.old) for c in flagship.settings] == [("sources", None)]
     old_total = sum(len(_body("1.0.0", p.id)) for p in catalog.load("coding-agent", "1.0.0").parts)
     new_total = sum(len(_body("1.1.0", p.id)) for p in catalog.load("coding-agent", "1.1.0").parts)
     assert (flagship.old_tokens, flagship.new_tokens) == (old_total, new_total)
@@ -427,8 +428,8 @@ def test_markdown_is_changelog_ready(flagship: CatalogDiff) -> None:
         f"**Tokens: {flagship.old_tokens} → {flagship.new_tokens} (+{delta})**"
     )
     bullets = [line for line in lines if line.startswith("- ")]
-    # one per changed part, plus the new variable and the new sub-agent
-    assert len(bullets) == len(flagship.changes) + 2
+    # one per changed part, plus the new variable, the new sub-agent and [sources]
+    assert len(bullets) == len(flagship.changes) + 3
     assert any(b.startswith("- **NEW:** ") and "(`git-safety`)" in b for b in bullets)
     assert any(b.startswith("- **REMOVED:** ") and "(`file-read-limits`)" in b for b in bullets)
     large = next(b for b in bullets if "(`large-file-handling`)" in b)
@@ -533,3 +534,19 @@ def test_markdown_prompt_diff_fence_outlasts_backticks_in_the_text(
     markdown = render_markdown(catalog.diff(old, new, context={}))
     assert "\n````diff\n" in markdown
     assert markdown.rstrip().endswith("\n````")
+
+
+def test_changed_sources_and_bindings_are_reported_as_settings(
+    make_catalog: Callable[..., Path],
+) -> None:
+    parts = [{"id": "intro", "body": "Hi."}]
+    old = load_dir(make_catalog("gathered", "1.0.0", parts))
+    sources = {"files": [{"names": ["AGENTS.md"]}]}
+    new = load_dir(make_catalog("gathered", "1.1.0", parts, extra={"sources": sources}))
+    result = catalog.diff(old, new)
+    (change,) = result.settings
+    assert change.key == "sources"
+    assert change.old is None
+    assert change.new == {"files": [{"names": ["AGENTS.md"]}]}
+    assert "catalog setting sources" in render_markdown(result)
+    assert catalog.diff(new, new).settings == ()

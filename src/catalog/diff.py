@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from catalog.compiled import body_sha256
 from catalog.context import Context, coerce_context
-from catalog.manifest import MAIN_AGENT, AgentDecl, PartDecl, VariableDecl
+from catalog.manifest import MAIN_AGENT, AgentDecl, Manifest, PartDecl, VariableDecl
 from catalog.tokens import TokenCounter, get_counter
 
 if TYPE_CHECKING:
@@ -78,7 +78,9 @@ _PART_KEYS = (
     "file",
     "meta",
 )
-_CATALOG_KEYS = ("name", "summary", "tokenizer", "separator", "token_budget")
+_CATALOG_KEYS = ("name", "summary", "tokenizer", "separator", "token_budget", "base")
+# Manifest tables compared as a whole (their JSON form), reported with the settings.
+_MANIFEST_TABLES = ("sources", "binding")
 
 
 @dataclass(frozen=True)
@@ -305,7 +307,7 @@ def diff(
         new_name=new_cat.name,
         new_version=str(new_cat.version),
         counter=count.name,
-        settings=_fields(old_cat.manifest.catalog, new_cat.manifest.catalog, _CATALOG_KEYS),
+        settings=_settings(old_cat.manifest, new_cat.manifest),
         variables=_items(old_cat.manifest.variable, new_cat.manifest.variable),
         agents=_items(old_cat.manifest.agent, new_cat.manifest.agent),
         parts=_part_diffs(old_cat, new_cat, count),
@@ -323,6 +325,17 @@ def _resolve(ref: Catalog | str) -> Catalog:
 
 def _label(catalog: Catalog) -> str:
     return f"{catalog.name}@{catalog.version}"
+
+
+def _settings(old: Manifest, new: Manifest) -> tuple[FieldChange, ...]:
+    """Changed ``[catalog]`` keys, then changed ``[sources]`` and ``[[binding]]`` tables."""
+    tables = (
+        FieldChange(key, before, after)
+        for key in _MANIFEST_TABLES
+        if (before := old.model_dump(mode="json", include={key}, exclude_defaults=True).get(key))
+        != (after := new.model_dump(mode="json", include={key}, exclude_defaults=True).get(key))
+    )
+    return (*_fields(old.catalog, new.catalog, _CATALOG_KEYS), *tables)
 
 
 def _fields(old: Any, new: Any, keys: Iterable[str]) -> tuple[FieldChange, ...]:
