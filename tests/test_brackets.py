@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from catalog import ExpressionError, ManifestError, load_dir
+from catalog import EvaluationError, ExpressionError, ManifestError, load_dir
 from catalog.brackets import find_references, render_brackets
 from catalog.cli import main
 from catalog.expr import compile_expression
@@ -43,6 +43,7 @@ BINDINGS: dict[str, Any] = {
         ("[if git:status]a[else]b[else]c[endif]", "b[else]c"),
         ("[note: a remark] [link](x) [x:]", "[note: a remark] [link](x) [x:]"),
         ("[if unknown:x]no[else]yes[endif]", "yes"),
+        ("[if git:branch ]on [git:branch  ][endif]", "on main"),
     ],
 )
 def test_render(template: str, expected: str) -> None:
@@ -81,7 +82,7 @@ def test_new_list_functions() -> None:
 
 
 def test_brackets_refuses_a_non_mapping() -> None:
-    with pytest.raises(Exception, match="expected a mapping of bindings"):
+    with pytest.raises(EvaluationError, match="expected a mapping of bindings"):
         call('brackets("x", 3)')
 
 

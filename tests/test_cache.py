@@ -11,7 +11,7 @@ import anthropic  # in the test extra: the request below is built by the officia
 import pytest
 
 import catalog
-from catalog import Catalog, CatalogError, load_dir
+from catalog import Catalog, UsageError, load_dir
 
 try:  # the SDK moved from httpx to its successor httpx2 in its 2.x series
     import httpx2 as httpx
@@ -60,7 +60,7 @@ def test_fewer_breakpoints_keep_the_longest_lived(
 
 
 def test_more_than_four_breakpoints_is_refused(mixed: Catalog) -> None:
-    with pytest.raises(CatalogError, match="at most four"):
+    with pytest.raises(UsageError, match="at most four"):
         mixed.assemble(CONTEXT).anthropic_system(max_breakpoints=5)
 
 

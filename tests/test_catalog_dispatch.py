@@ -39,7 +39,7 @@ def test_default_template_with_agents_md(dispatch: Catalog, tmp_path: Path) -> N
     text = render(dispatch, tmp_path)
     assert text.endswith(
         "what is left.\n\nInstructions for this project (AGENTS.md):\n\n"
-        f"Run make test.\n\n\nWorking directory: {tmp_path.resolve()}"
+        f"Run make test.\n\nWorking directory: {tmp_path.resolve()}"
     )
 
 

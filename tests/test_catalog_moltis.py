@@ -32,21 +32,23 @@ def home(tmp_path: Path) -> Path:
         data / "IDENTITY.md",
         "---\nname: Molt\nemoji: \U0001f980\ncreature: crab\nvibe: calm and dry\n---\n",
     )
-    write(data / "SOUL.md", "Be a good crab.")
+    write(data / "SOUL.md", "Be a good crab.\n")
     write(data / "USER.md", "---\nname: Ada\n---\n")
-    write(data / "AGENTS.md", "<!-- moltis template: fill this in -->\n\nAlways answer in French.")
-    write(data / "TOOLS.md", "Prefer rg.")
+    write(
+        data / "AGENTS.md", "<!-- moltis template: fill this in -->\n\nAlways answer in French.\n"
+    )
+    write(data / "TOOLS.md", "Prefer rg.\n")
     skill(data / "skills" / "commit", "name: commit\ndescription: Create git commits")
     return tmp_path / "home"
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    write(tmp_path / "ws" / "CLAUDE.md", "workspace claude")
-    write(tmp_path / "ws" / "app" / "AGENTS.md", "app agents")
-    write(tmp_path / "ws" / "app" / "CLAUDE.local.md", "app local")
-    write(tmp_path / "ws" / "app" / ".claude" / "rules" / "style.md", "app style rule")
-    write(tmp_path / "ws" / "app" / "CLAUDE.md", "app claude")
+    write(tmp_path / "ws" / "CLAUDE.md", "workspace claude\n")
+    write(tmp_path / "ws" / "app" / "AGENTS.md", "app agents\n")
+    write(tmp_path / "ws" / "app" / "CLAUDE.local.md", "app local\n")
+    write(tmp_path / "ws" / "app" / ".claude" / "rules" / "style.md", "app style rule\n")
+    write(tmp_path / "ws" / "app" / "CLAUDE.md", "app claude\n")
     return tmp_path / "ws" / "app"
 
 
@@ -201,13 +203,22 @@ def test_workspace_files_with_leading_html_comments_stripped(
     assert "moltis template" not in text
 
 
-def test_memory_hint_only_with_a_memory_tool(moltis: Catalog) -> None:
-    assert "## Long-Term Memory" in moltis.assemble({"tools": ["memory_save"]}).text
-    assert "## Long-Term Memory" not in moltis.assemble({"tools": ["exec"]}).text
+def test_a_blank_instruction_file_is_left_out(moltis: Catalog, project: Path, home: Path) -> None:
+    write(project / "CLAUDE.md", "\n")
+    write(home / ".moltis" / "TOOLS.md", "<!-- only a comment -->\n")
+    text = run(moltis, project, home)
+    assert f"{project.resolve()}/CLAUDE.md" not in text
+    assert f"### {project.resolve()}/AGENTS.md\n\napp agents" in text
+    assert "### TOOLS.md" not in text and "### AGENTS.md\n\nAlways answer in French." in text
 
 
-def test_native_tools_are_listed_compactly_cut_at_160(moltis: Catalog) -> None:
-    text = moltis.assemble({"tools": ["exec", "memory_search", "bare"], "tool_info": TOOLS}).text
+def test_memory_hint_only_with_a_memory_tool(moltis: Catalog, tmp_path: Path) -> None:
+    assert "## Long-Term Memory" in run(moltis, tmp_path, tmp_path, tools=["memory_save"])
+    assert "## Long-Term Memory" not in run(moltis, tmp_path, tmp_path, tools=["exec"])
+
+
+def test_native_tools_are_listed_compactly_cut_at_160(moltis: Catalog, tmp_path: Path) -> None:
+    text = run(moltis, tmp_path, tmp_path, tools=["exec", "memory_search", "bare"], tool_info=TOOLS)
     listing = text.split("## Available Tools\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
     description = " ".join(LONG.split())
     assert listing == [
@@ -219,10 +230,17 @@ def test_native_tools_are_listed_compactly_cut_at_160(moltis: Catalog) -> None:
     assert "## How to Call a Tool" not in text and '"properties"' not in text
 
 
-def test_fallback_mode_inlines_json_schemas_and_the_call_format(moltis: Catalog) -> None:
-    text = moltis.assemble(
-        {"tools": ["exec", "bare"], "tool_info": TOOLS, "variables": {"native_tools": False}}
-    ).text
+def test_fallback_mode_inlines_json_schemas_and_the_call_format(
+    moltis: Catalog, tmp_path: Path
+) -> None:
+    text = run(
+        moltis,
+        tmp_path,
+        tmp_path,
+        tools=["exec", "bare"],
+        tool_info=TOOLS,
+        variables={"native_tools": False},
+    )
     tools = text.split("## Available Tools\n\n", 1)[1].split("\n\n## How to Call a Tool", 1)[0]
     assert tools == (
         f"### exec\n\n{LONG}\n\nParameters:\n```json\n"

@@ -42,10 +42,10 @@ def opal() -> Catalog:
 @pytest.fixture
 def project(tmp_path: Path) -> dict[str, Path]:
     home, repo = tmp_path / "home", tmp_path / "repo"
-    write(tmp_path / "AGENTS.md", "org rules")
-    write(repo / ".opal" / "OPAL.md", "repo opal")
-    write(repo / "AGENTS.md", "repo agents")
-    write(repo / "src" / ".agents" / "AGENTS.md", "src agents")
+    write(tmp_path / "AGENTS.md", "org rules\n")
+    write(repo / ".opal" / "OPAL.md", "repo opal\n")
+    write(repo / "AGENTS.md", "repo agents\n")
+    write(repo / "src" / ".agents" / "AGENTS.md", "src agents\n")
     skill(repo / "src" / ".agents" / "skills" / "testing", "name: testing\ndescription: Fix tests")
     skill(home / ".opal" / "skills" / "release", "name: release\ndescription: Cut a release")
     return {"home": home, "cwd": repo / "src", "root": tmp_path}
@@ -102,6 +102,18 @@ def test_project_context_carries_its_source_outermost_first(
     ]
 
 
+def test_a_blank_instruction_file_gets_no_section(opal: Catalog, tmp_path: Path) -> None:
+    write(tmp_path / "AGENTS.md", "")
+    write(tmp_path / ".opal" / "OPAL.md", "\n  \n")
+    text = opal.assemble(gather_in(opal, tmp_path, root=tmp_path)).text
+    assert sections(text) == ["identity", "environment"]
+    write(tmp_path / "OPAL.md", "Use mix.\n")
+    text = opal.assemble(gather_in(opal, tmp_path, root=tmp_path)).text
+    block = f'<project-context source="{tmp_path.resolve()}/OPAL.md">\nUse mix.\n</project-context>'
+    assert block in text
+    assert sections(text) == ["identity", "project-context", "environment"]
+
+
 def test_skills_menu(opal: Catalog, project: dict[str, Path]) -> None:
     text = assemble(opal, project)
     menu = text.split("<skills>\n", 1)[1].split("\n</skills>", 1)[0]
@@ -121,15 +133,16 @@ def test_four_tools_give_the_documented_rules_in_order(opal: Catalog, tmp_path: 
 
 
 @pytest.mark.parametrize("shell", ["shell", "bash", "zsh", "cmd", "powershell"])
-def test_shell_detection(opal: Catalog, shell: str) -> None:
-    text = opal.assemble({"tools": ["read_file", shell]}).text
+def test_shell_detection(opal: Catalog, tmp_path: Path, shell: str) -> None:
+    text = opal.assemble(gather_in(opal, tmp_path, base={"tools": ["read_file", shell]})).text
     assert READ_1 in text and DISPLAY in text and SEARCH not in text
-    alone = opal.assemble({"tools": [shell]}).text
+    alone = opal.assemble(gather_in(opal, tmp_path, base={"tools": [shell]})).text
     assert SEARCH in alone and READ_1 not in alone
 
 
-def test_no_shell_no_shell_rules(opal: Catalog) -> None:
-    text = opal.assemble({"tools": ["read_file", "edit_file", "fish"]}).text
+def test_no_shell_no_shell_rules(opal: Catalog, tmp_path: Path) -> None:
+    ctx = gather_in(opal, tmp_path, base={"tools": ["read_file", "edit_file", "fish"]})
+    text = opal.assemble(ctx).text
     block = text.split("<tool-guidelines>\n", 1)[1].split("\n</tool-guidelines>", 1)[0]
     assert block.splitlines() == [STATUS]
 

@@ -25,10 +25,10 @@ def pi() -> Catalog:
 def project(tmp_path: Path) -> dict[str, Path]:
     """home/.pi/agent/{AGENTS.md, skills/}, work/{CLAUDE.md, AGENTS.md}, work/app/CLAUDE.md."""
     home, work = tmp_path / "home", tmp_path / "work"
-    write(home / ".pi" / "agent" / "AGENTS.md", "global rules")
-    write(work / "AGENTS.md", "work agents")
-    write(work / "CLAUDE.md", "work claude (AGENTS.md wins here)")
-    write(work / "app" / "CLAUDE.md", "app claude")
+    write(home / ".pi" / "agent" / "AGENTS.md", "global rules\n")
+    write(work / "AGENTS.md", "work agents\n")
+    write(work / "CLAUDE.md", "work claude (AGENTS.md wins here)\n")
+    write(work / "app" / "CLAUDE.md", "app claude\n")
     skill(home / ".pi" / "agent" / "skills" / "deploy", "name: deploy\ndescription: Ship <it>")
     skill(
         work / "app" / ".pi" / "skills" / "secret",

@@ -132,3 +132,25 @@ def test_colour_on_a_terminal_unless_no_color(
         monkeypatch.delenv("NO_COLOR", raising=False)
     main(["diff", "demo@1.0.0", "demo@1.1.0", "--path", str(root), "--color", flag])
     assert ("\x1b[" in terminal.getvalue()) is coloured
+
+
+def test_a_sub_agent_new_in_b_diffs_against_no_prompt(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(
+        capsys,
+        "diff",
+        "coding-agent@1.0.0",
+        "coding-agent@1.1.0",
+        "--agent",
+        "conversation-summary",
+    )
+    assert code == 1, err
+    assert "  note: agent 'conversation-summary' does not exist in coding-agent@1.0.0" in out
+    assert "+++ coding-agent@1.1.0 (conversation-summary)" in out
+
+
+def test_set_may_name_a_variable_only_a_declares(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(
+        capsys, "diff", "coding-agent@1.1.0", "coding-agent@1.0.0", "--set", "diagnostics=x.py:1"
+    )
+    assert code == 1, err
+    assert "  note: variable 'diagnostics' is not declared by coding-agent@1.0.0: left out" in out

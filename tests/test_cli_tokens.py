@@ -127,3 +127,33 @@ def test_unknown_counter_exits_2(root: Path, capsys: pytest.CaptureFixture[str])
     code, _, err = run(capsys, "tokens", "demo", "--path", str(root), "--counter", "o200k_base")
     assert code == 2
     assert "not available offline" in err
+
+
+def test_rows_follow_order_not_the_manifest_layout(
+    make_catalog: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = make_catalog(
+        "backwards",
+        "1.0.0",
+        [
+            {"id": "zulu", "order": 30, "body": "last"},
+            {"id": "alpha", "order": 20, "body": "middle"},
+            {"id": "mike", "order": 10, "body": "first"},
+        ],
+    )
+    code, out, _ = run(capsys, "tokens", str(folder), "--counter", "chars")
+    assert code == 0
+    rows = [line.split()[:2] for line in out.splitlines()[2:5]]
+    assert rows == [["10", "mike"], ["20", "alpha"], ["30", "zulu"]]
+
+
+def test_columns_stay_aligned_with_long_ids(make_catalog: Callable[..., Path]) -> None:
+    long_id = "system-prompt-censoring-assistance-with-malicious-activities"
+    folder = make_catalog(
+        "long", "1.0.0", [{"id": "a", "body": "x" * 40}, {"id": long_id, "body": "y" * 8}]
+    )
+    header, first, second = table(load_dir(folder).assemble(counter="chars")).splitlines()[1:4]
+    assert first.split()[:4] == ["10", "a", "10", "76.9%"]
+    assert second.split()[:4] == ["20", long_id, "2", "15.4%"]
+    # 10 + 2 + one separator = 13; the share column ends at one place on every line
+    assert header.index("share") + 5 == first.index("%") + 1 == second.index("%") + 1

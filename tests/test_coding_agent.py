@@ -134,6 +134,65 @@ def test_token_estimates_are_exact_cl100k_base_counts(cat: Catalog) -> None:
     assert check_catalog(cat) == []
 
 
+# The variables that trigger each reminder on its own (1.0.0 lacks the last one).
+REMINDER_TRIGGERS: dict[str, dict[str, Any]] = {
+    "reminder-session-resumed": {"session_resumed": True},
+    "reminder-plan-mode": {"plan_mode": True},
+    "reminder-context-nearly-full": {"context_used_percent": 80},
+    "reminder-file-modified": {"modified_files": ["/srv/acme/shop/cart.py"]},
+    "reminder-file-truncated": {"truncated_file": "/srv/acme/shop/orders.csv"},
+    "reminder-ide-file-opened": {"ide_open_file": "/srv/acme/shop/README.md"},
+    "reminder-ide-lines-selected": {"ide_selection_file": "/srv/acme/shop/cart.py"},
+    "reminder-hook-blocked": {"hook_blocked_tool": "Bash"},
+    "reminder-tool-denied": {"denied_tool": "Write"},
+    "reminder-response-truncated": {"response_truncated": True},
+    "reminder-todo-list-empty": {"todo_list_empty": True},
+    "reminder-new-diagnostics": {"diagnostics": ["cart.py:11: error: bad operand"]},
+}
+
+
+def test_each_reminder_fires_on_its_own_trigger_only(cat: Catalog) -> None:
+    ids = {p.id for p in cat.parts if p.decl.kind == "reminder"}
+    assert ids <= REMINDER_TRIGGERS.keys()
+    quiet = {"tools": ["TodoWrite"]}
+    assert cat.reminders(quiet) == ()
+    for reminder_id in sorted(ids):
+        found = cat.reminders({**quiet, "variables": REMINDER_TRIGGERS[reminder_id]})
+        assert [r.id for r in found] == [reminder_id]
+        (reminder,) = found
+        assert reminder.text.startswith("<system-reminder>\n")
+        assert reminder.text.endswith("\n</system-reminder>")
+    # Just below the threshold, or without the tool it is about, nothing fires.
+    assert cat.reminders({**quiet, "variables": {"context_used_percent": 79}}) == ()
+    assert cat.reminders({"variables": {"todo_list_empty": True}}) == ()
+
+
+def test_reminders_of_1_1_0_read_well_with_partial_data() -> None:
+    cat = release("1.1.0")
+
+    def text(**variables: Any) -> str:
+        (reminder,) = cat.reminders({"variables": variables})
+        return reminder.text
+
+    orders = "/srv/acme/shop/orders.csv"
+    assert f"{orders} stopped at the read limit, and the file goes on" in text(
+        truncated_file=orders
+    )
+    assert f"{orders} stopped at the read limit after 2000 lines, and" in text(
+        truncated_file=orders, truncated_file_lines=2000
+    )
+    cart = {"ide_selection_file": "/a/cart.py"}
+    assert "selected text in /a/cart.py in" in text(**cart)
+    assert "selected line 7 of /a/cart.py" in text(
+        **cart, ide_selection_start=7, ide_selection_end=7
+    )
+    assert "selected lines 7 to 9 of /a/cart.py" in text(
+        **cart, ide_selection_start=7, ide_selection_end=9
+    )
+    assert "is 95% full and is about to be summarised" in text(context_used_percent=95)
+    assert "About 94% of your context window is in use" in text(context_used_percent=94)
+
+
 def _retokenize() -> Callable[[list[str]], int]:
     spec = importlib.util.spec_from_file_location("retokenize", ROOT / "scripts" / "retokenize.py")
     assert spec is not None and spec.loader is not None
@@ -141,6 +200,13 @@ def _retokenize() -> Callable[[list[str]], int]:
     spec.loader.exec_module(module)
     main: Callable[[list[str]], int] = module.main
     return main
+
+
+def test_every_bundled_manifest_has_exact_token_counts(capsys: pytest.CaptureFixture[str]) -> None:
+    """`scripts/retokenize.py --check` over every bundled catalog, not only this one."""
+    assert _retokenize()(["--check"]) == 0, capsys.readouterr().out
+    versions = {p.parent for p in (ROOT / "src" / "catalog" / "parts").glob("*/*/catalog.toml")}
+    assert f"{len(versions)} version(s), 0 value(s) would change" in capsys.readouterr().out
 
 
 def test_retokenize_script_rewrites_stale_estimates(tmp_path: Path) -> None:
@@ -184,6 +250,8 @@ def test_release_1_1_0_adds_removes_changes_and_moves_parts() -> None:
         "claude-md-instructions",
         "agent-explore",
         "reminder-context-nearly-full",
+        "reminder-file-truncated",
+        "reminder-ide-lines-selected",
         "tool-bash",
         "tool-read",
     }
@@ -339,6 +407,23 @@ def test_claude_md_hierarchy(cat: Catalog) -> None:
     assert "claude-md-instructions" not in used(none)
 
 
+def test_claude_md_remember_rule_agrees_with_memory() -> None:
+    cat = release("1.1.0")
+    without_memory = part_text(cat.assemble(context("claude-md")), "claude-md-instructions")
+    assert "personal preferences in the user or local file." in without_memory
+    assert "memory" not in without_memory
+    with_memory = part_text(
+        cat.assemble(context("claude-md", features=["memory"])), "claude-md-instructions"
+    )
+    assert "anything else goes into your memory, as described above." in with_memory
+    assert "personal preferences in the user or local file" not in with_memory
+    # A sub-agent has no conversation with the user: its task instructions win.
+    plan = part_text(cat.assemble(SESSION, agent="plan"), "claude-md-instructions")
+    assert "the instructions for your task, the instructions win." in plan
+    assert "the user wins" not in plan and "remember" not in plan
+    assert "the user wins" in with_memory
+
+
 MAIN_PROMPT_BUDGET = 6_000
 """cl100k_base tokens the main prompt may use with the default tools (README, coding-agent)."""
 FULL_PROMPT_BUDGET = 8_000
@@ -449,6 +534,25 @@ def test_sub_agent_isolation(version: str, agent: str) -> None:
     assert [t.name for t in prompt.tools] == AGENT_TOOLS[agent]
 
 
+def test_sub_agent_isolation_tools_need_the_session_and_the_entry(cat: Catalog) -> None:
+    prompt = cat.assemble({"tools": ["Read", "Write", "WebFetch"]}, agent="explore")
+    assert [t.name for t in prompt.tools] == ["Read"]
+    assert cat.assemble({}, agent="task").tools == ()
+
+
+DEDICATED = re.compile(r"^- [a-z ]+: (\w+), not `", re.MULTILINE)
+
+
+@pytest.mark.parametrize("agent", release("1.1.0").agents)
+def test_sub_agent_isolation_bash_names_only_the_agents_own_tools(agent: str) -> None:
+    prompt = release("1.1.0").assemble(SESSION, agent=agent)
+    given = {t.name for t in prompt.tools}
+    bash = next((t.description for t in prompt.tools if t.name == "Bash"), "")
+    named = set(DEDICATED.findall(bash))
+    assert named == given & {"Read", "Grep", "Glob", "Edit"}
+    assert ("For file work, use the dedicated tools" in bash) == bool(named)
+
+
 def test_sub_agent_isolation_skill_is_preloaded_in_full(cat: Catalog) -> None:
     prompt = cat.assemble(SESSION, agent="security-review")
     skills = part_text(prompt, "preloaded-skills")
@@ -516,3 +620,29 @@ def test_version_pinning(capsys: pytest.CaptureFixture[str]) -> None:
     # A pinned release gives the same text from the CLI as from Python.
     assert cli_main(["assemble", "coding-agent@1.0.0", "--tools", ",".join(ctx["tools"])]) == 0
     assert capsys.readouterr().out == old.assemble({"tools": ctx["tools"]}).text + "\n"
+
+
+def test_claude_md_hierarchy_gathered_from_folders(tmp_path: Path) -> None:
+    """1.1.0 gathers CLAUDE.md files: user, then project outermost first, then local."""
+    home, repo = tmp_path / "home", tmp_path / "repo"
+    (home / ".claude").mkdir(parents=True)
+    (repo / "app" / ".claude").mkdir(parents=True)
+    files = {
+        home / ".claude" / "CLAUDE.md": "User rule.\n",
+        repo / "CLAUDE.md": "Repo rule.\n",
+        repo / "app" / ".claude" / "CLAUDE.md": "App rule.\n",
+        repo / "app" / "CLAUDE.local.md": "Private note.\n",
+    }
+    for path, text in files.items():
+        path.write_text(text)
+    cat = release("1.1.0")
+    gathered = catalog.gather(cat, repo / "app", home=home, root=repo, git=False)
+    assert [(Path(f.path), f.scope) for f in gathered.project_files] == [
+        (home / ".claude" / "CLAUDE.md", "user"),
+        (repo / "CLAUDE.md", "project"),
+        (repo / "app" / ".claude" / "CLAUDE.md", "project"),
+        (repo / "app" / "CLAUDE.local.md", "local"),
+    ]
+    section = part_text(cat.assemble(gathered), "claude-md-instructions")
+    rules = ["User rule.", "Repo rule.", "App rule.", "Private note."]
+    assert [section.index(rule) for rule in rules] == sorted(section.index(r) for r in rules)

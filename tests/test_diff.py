@@ -81,7 +81,8 @@ def test_flagship_moved_part_with_changed_condition(flagship: CatalogDiff) -> No
 def test_flagship_variables_agents_and_total(flagship: CatalogDiff) -> None:
     assert [(v.name, v.status) for v in flagship.variables] == [("diagnostics", "added")]
     assert [(a.name, a.status) for a in flagship.agents] == [("conversation-summary", "added")]
-    assert flagship.settings == ()
+    # 1.1.0 declares where its context is gathered from; 1.0.0 did not.
+    assert [(c.key, c.old) for c in flagship.settings] == [("sources", None)]
     old_total = sum(len(_body("1.0.0", p.id)) for p in catalog.load("coding-agent", "1.0.0").parts)
     new_total = sum(len(_body("1.1.0", p.id)) for p in catalog.load("coding-agent", "1.1.0").parts)
     assert (flagship.old_tokens, flagship.new_tokens) == (old_total, new_total)
@@ -130,6 +131,31 @@ def test_subagent_prompt_diff() -> None:
     assert result.prompt is not None and result.prompt.agent == "explore"
     assert "# How thorough to be" in result.prompt.new_text
     assert "# How thorough to be" not in result.prompt.old_text
+
+
+def test_prompt_diff_of_a_sub_agent_one_version_lacks() -> None:
+    result = catalog.diff(
+        "coding-agent@1.0.0", "coding-agent@1.1.0", agent="conversation-summary", counter=len
+    )
+    prompt = result.prompt
+    assert prompt is not None
+    assert prompt.notes == (
+        "agent 'conversation-summary' does not exist in coding-agent@1.0.0: no prompt",
+    )
+    new = catalog.load("coding-agent", "1.1.0").assemble(agent="conversation-summary")
+    assert (prompt.old_text, prompt.old_tokens, prompt.old_fingerprint) == ("", 0, "")
+    assert (prompt.new_text, prompt.new_tokens) == (new.text, len(new.text))
+    assert prompt.parts_added == tuple(p.id for p in new.parts)
+    assert not prompt.identical
+    backwards = catalog.diff(
+        "coding-agent@1.1.0", "coding-agent@1.0.0", agent="conversation-summary"
+    )
+    assert backwards.prompt is not None and backwards.prompt.new_text == ""
+
+
+def test_prompt_diff_of_an_agent_neither_version_has_is_an_error() -> None:
+    with pytest.raises(catalog.NotFoundError, match="has no agent 'nobody'"):
+        catalog.diff("coding-agent@1.0.0", "coding-agent@1.1.0", agent="nobody")
 
 
 # ------------------------------------------------------------------ small catalogs
@@ -384,7 +410,7 @@ def test_text_colour_only_when_asked(flagship: CatalogDiff) -> None:
     plain = render_text(flagship)
     assert "\x1b[" not in plain
     assert plain.splitlines()[0].startswith(
-        "coding-agent@1.0.0 -> coding-agent@1.1.0: 3 added, 1 removed, 9 changed, 1 moved;"
+        "coding-agent@1.0.0 -> coding-agent@1.1.0: 3 added, 1 removed, 11 changed, 1 moved;"
     )
     assert "  + git-safety  (system, order 450)" in plain
     assert "  - file-read-limits  (system, order 320)" in plain
@@ -402,8 +428,8 @@ def test_markdown_is_changelog_ready(flagship: CatalogDiff) -> None:
         f"**Tokens: {flagship.old_tokens} → {flagship.new_tokens} (+{delta})**"
     )
     bullets = [line for line in lines if line.startswith("- ")]
-    # one per changed part, plus the new variable and the new sub-agent
-    assert len(bullets) == len(flagship.changes) + 2
+    # one per changed part, plus the new variable, the new sub-agent and [sources]
+    assert len(bullets) == len(flagship.changes) + 3
     assert any(b.startswith("- **NEW:** ") and "(`git-safety`)" in b for b in bullets)
     assert any(b.startswith("- **REMOVED:** ") and "(`file-read-limits`)" in b for b in bullets)
     large = next(b for b in bullets if "(`large-file-handling`)" in b)
@@ -489,6 +515,7 @@ def test_html_is_one_offline_page_with_side_by_side_diffs(
     assert "&lt;old&gt; &amp; x" in page and "&lt;new&gt; &amp; x" in page
     row = page[page.index("&lt;old&gt;") - 200 : page.index("&lt;new&gt;")]
     assert "l chg" in row and "r chg" in row  # the changed line sits beside its new version
+    assert "<th colspan=2>h@1.0.0</th><th colspan=2>h@1.1.0</th>" in page  # which side is which
     assert page.startswith("<!DOCTYPE html>")
 
 
@@ -507,3 +534,19 @@ def test_markdown_prompt_diff_fence_outlasts_backticks_in_the_text(
     markdown = render_markdown(catalog.diff(old, new, context={}))
     assert "\n````diff\n" in markdown
     assert markdown.rstrip().endswith("\n````")
+
+
+def test_changed_sources_and_bindings_are_reported_as_settings(
+    make_catalog: Callable[..., Path],
+) -> None:
+    parts = [{"id": "intro", "body": "Hi."}]
+    old = load_dir(make_catalog("gathered", "1.0.0", parts))
+    sources = {"files": [{"names": ["AGENTS.md"]}]}
+    new = load_dir(make_catalog("gathered", "1.1.0", parts, extra={"sources": sources}))
+    result = catalog.diff(old, new)
+    (change,) = result.settings
+    assert change.key == "sources"
+    assert change.old is None
+    assert change.new == {"files": [{"names": ["AGENTS.md"]}]}
+    assert "catalog setting sources" in render_markdown(result)
+    assert catalog.diff(new, new).settings == ()

@@ -19,11 +19,14 @@ from catalog.importers.piebald import (
     parse_changelog,
     parse_prompt_file,
     parse_readme,
+    placeholders,
     read_checkout,
     read_history,
     release_version,
 )
+from catalog.manifest import parse_manifest
 from catalog.validate import check_catalog
+from tests import conftest
 from tests import piebald_data as data
 from tests.conftest import sha
 
@@ -56,6 +59,13 @@ def test_prompt_file_header_and_verbatim_body() -> None:
     assert part.body == "You are a file search specialist. Use ${GLOB_TOOL_NAME} to find files.\n"
     workflow = parse_prompt_file(data.WORKFLOW, "data-github-actions-workflow.md")
     assert workflow.body.endswith("anthropic_api_key: \\${{ secrets.ANTHROPIC_API_KEY }}\n")
+
+
+def test_prompt_file_saved_with_crlf_and_a_byte_order_mark() -> None:
+    windows = "\ufeff" + data.EXPLORE.replace("\n", "\r\n")
+    part = parse_prompt_file(windows, "system-prompts/agent-prompt-explore.md")
+    assert part.name == "Agent Prompt: Explore"
+    assert part.body == body_of(data.EXPLORE)
 
 
 def test_prompt_file_without_header_is_all_body() -> None:
@@ -124,6 +134,27 @@ def test_a_header_that_is_not_a_mapping() -> None:
     with pytest.raises(ImporterError, match="expected `key: value` lines"):
         parse_prompt_file("<!--\n- a\n- b\n-->\nBody.\n", "a.md")
     assert header_of("") == {}
+
+
+@pytest.mark.parametrize(
+    ("body", "found"),
+    [
+        (
+            "Use ${GLOB_TOOL_NAME}, then ${READ_TOOL_NAME}.",
+            ["${GLOB_TOOL_NAME}", "${READ_TOOL_NAME}"],
+        ),
+        ("${A} and ${A} again, ${B}", ["${A}", "${B}"]),
+        ("Run \\`${BASH_TOOL_NAME}\\` now", ["${BASH_TOOL_NAME}"]),
+        ("key: \\${{ secrets.KEY }}", []),
+        ('${IS_BASH?`Use ${TOOL}.`:"No } here"}!', ['${IS_BASH?`Use ${TOOL}.`:"No } here"}']),
+        ("${{ISSUES:'it\\'s'}.ISSUES}", ["${{ISSUES:'it\\'s'}.ISSUES}"]),
+        ("${LIST.join(`\n`)}", ["${LIST.join(`\n`)}"]),
+        ("A ${NEVER_CLOSED and text", []),
+        ("No placeholders, {{ braces }} and $HOME.", []),
+    ],
+)
+def test_placeholders_are_found_verbatim(body: str, found: list[str]) -> None:
+    assert placeholders(body) == found
 
 
 def test_readme_names_the_release_and_token_counts() -> None:
@@ -218,10 +249,22 @@ def test_kinds_names_and_meta(tmp_path: Path) -> None:
             "whenToUse": 'Use it to find files ("quick" or "very thorough")',
             "tools": ["Glob", "Grep"],
         },
+        "placeholders": ["${GLOB_TOOL_NAME}"],
         "category": "agent-prompt",
         "upstream_tokens": 516,
     }
     assert cat.part("skill-debugging").decl.meta["category"] == "skill"
+    # The placeholders of each body, whole expressions verbatim; escaped `\${` is text.
+    meta = {p.id: p.decl.meta for p in cat.parts}
+    assert meta["system-reminder-plan-mode-is-active"]["placeholders"] == [
+        '${IS_BASH_ENV?`\nDo not run commands that change files.`:""}'
+    ]
+    assert meta["system-prompt-main-system-prompt"]["placeholders"] == [
+        "${PRODUCT_NAME}",
+        '${{ISSUES_EXPLAINER:"report the issue"}.ISSUES_EXPLAINER}',
+    ]
+    assert "placeholders" not in meta["data-github-actions-workflow"]
+    assert "placeholders" not in meta["system-prompt-tone-and-style"]
 
 
 def test_raw_bodies_reach_the_prompt_unrendered(tmp_path: Path) -> None:
@@ -416,9 +459,131 @@ def test_cli_usage_errors(
     assert message in capsys.readouterr().err
 
 
-def test_cli_bad_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["import", "piebald", "--git", str(tmp_path), "--name", "cc", "--out", "o"]) == 2
-    assert "not a git repository" in capsys.readouterr().err
+def _bad_header(folder: Path) -> list[str]:
+    source = data.write_checkout(folder / "checkout", "2.1.38")
+    (source / "system-prompts" / "skill-debugging.md").write_text(
+        "<!--\nname: 'Skill: Debugging'\nname: again\n-->\nBody.\n"
+    )
+    return [str(source)]
+
+
+def _header_list_as_name(folder: Path) -> list[str]:
+    source = data.write_checkout(folder / "checkout", "2.1.38")
+    (source / "system-prompts" / "skill-debugging.md").write_text(
+        "<!--\ndescription: Debugging\nname:\n  - a list\n-->\nBody.\n"
+    )
+    return [str(source)]
+
+
+def _not_utf8(folder: Path) -> list[str]:
+    source = data.write_checkout(folder / "checkout", "2.1.38")
+    (source / "system-prompts" / "skill-debugging.md").write_bytes(b"<!--\nname: x\n-->\n\xff\n")
+    return [str(source)]
+
+
+def _empty_repo(folder: Path) -> list[str]:
+    (folder / "repo").mkdir()
+    data.git(folder / "repo", "init", "-q")
+    return ["--git", str(folder / "repo")]
+
+
+def _no_release_commits(folder: Path) -> list[str]:
+    repo = _empty_repo(folder)[1]
+    (folder / "repo" / "a.txt").write_text("a")
+    data.git(folder / "repo", "add", "-A")
+    data.git(folder / "repo", "commit", "-q", "-m", "Initial commit")
+    return ["--git", repo]
+
+
+def _bad_header_in_history(folder: Path) -> list[str]:
+    repo = data.make_history(folder / "repo")
+    (repo / "system-prompts" / "skill-debugging.md").write_text("<!--\na: 1\na: 2\n-->\nB.\n")
+    data.git(repo, "commit", "-q", "-am", "v2.1.39 (+1 tokens)")
+    return ["--git", str(repo)]
+
+
+def _different_version_exists(folder: Path) -> list[str]:
+    source = data.write_checkout(folder / "checkout", "2.1.38")
+    import_releases([read_checkout(source)], name="cc", out=folder / "out")
+    (source / "system-prompts" / "skill-debugging.md").write_text(data.DEBUGGING + "More.\n")
+    return [str(source)]
+
+
+def _out_is_a_file(folder: Path) -> list[str]:
+    source = data.write_checkout(folder / "checkout", "2.1.38")
+    (folder / "out").write_text("not a folder")
+    return [str(source)]
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda f: [str(f / "missing")], "{f}/missing: no such folder"),
+        (lambda f: [str(f)], "{f}: no system-prompts/ folder here"),
+        (
+            _bad_header,
+            "{f}/checkout/system-prompts/skill-debugging.md:3: header: duplicate key 'name'",
+        ),
+        (
+            _header_list_as_name,
+            "{f}/checkout/system-prompts/skill-debugging.md:3: header field 'name' must be text",
+        ),
+        (
+            _not_utf8,
+            "{f}/checkout/system-prompts/skill-debugging.md:4: not UTF-8 text (bad byte 0xff",
+        ),
+        (lambda f: ["--git", str(f)], "{f}: git rev-parse failed: fatal: not a git repository"),
+        (_empty_repo, "{f}/repo: HEAD is not a commit here: the repository has no commits yet"),
+        (_no_release_commits, "{f}/repo: no release commits found\n  hint: release commits"),
+        (
+            lambda f: [*_no_release_commits(f), "--versions", "latest"],
+            "error: 'latest' is not a PEP 440 version specifier",
+        ),
+        (
+            lambda f: ["--git", str(data.make_history(f / "repo")), "--versions", ">=3"],
+            "no release commits found for versions '>=3'\n"
+            "  hint: the history has 3 release(s), 2.1.36 to 2.1.38",
+        ),
+        (
+            _bad_header_in_history,
+            ":system-prompts/skill-debugging.md:3: release 2.1.39 (commit ",
+        ),
+        (_bad_header_in_history, "or leave the release out with --versions '!=2.1.39'"),
+        (
+            _different_version_exists,
+            "{f}/out/cc/2.1.38/catalog.toml:",
+        ),
+        (_different_version_exists, "version 2.1.38 already exists with a different manifest"),
+        (_out_is_a_file, "{f}/out: cannot write: "),
+    ],
+)
+def test_cli_bad_input_exits_2_with_one_message(
+    make: Any, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = make(tmp_path)
+    code = main(["import", "piebald", *args, "--name", "cc", "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("catalog: error: ")
+    assert message.format(f=tmp_path) in err
+    assert "Traceback" not in err
+
+
+def test_a_refused_import_writes_nothing(tmp_path: Path) -> None:
+    source = data.write_checkout(tmp_path / "checkout", "2.1.38")
+    out = tmp_path / "out"
+    import_releases([read_checkout(source)], name="cc", out=out)
+    before = sorted(out.rglob("*"))
+    (source / "system-prompts" / "skill-debugging.md").write_text(data.DEBUGGING + "More.\n")
+    with pytest.raises(ImporterError) as info:
+        import_releases([read_checkout(source)], name="cc", out=out)
+    # The first line that differs is named: the skill's part table names another body.
+    manifest = (out / "cc" / "2.1.38" / "catalog.toml").read_text().splitlines()
+    assert info.value.line is not None
+    assert manifest[info.value.line - 1].startswith('file = "../_blobs/')
+    assert f"this line reads {manifest[info.value.line - 1]!r}" in info.value.message
+    # The changed body was not stored: nothing refers to it.
+    assert sorted(out.rglob("*")) == before
 
 
 # --- imported releases under an overlay --------------------------------------------------
@@ -463,6 +628,29 @@ def test_overlay_assembles_an_imported_release(tmp_path: Path) -> None:
 # --- the real data, when this machine has it ---------------------------------------------
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "overlays"
+
+
+def test_the_example_overlay_is_a_valid_manifest_over_claude_code_2_1_38() -> None:
+    # Loading it needs the real 2.1.38 text (the shared-data test below does that);
+    # its manifest must hold everywhere.
+    file = EXAMPLES / "claude-code-main" / "2.1.38" / "catalog.toml"
+    manifest = parse_manifest(file.read_text(encoding="utf-8"), str(file))
+    assert (manifest.catalog.name, manifest.catalog.base) == (
+        "claude-code-main",
+        "claude-code@==2.1.38",
+    )
+    assert all(part.from_ and part.file is None for part in manifest.part)
+    kinds = {part.from_.split("-")[0] for part in manifest.part if part.from_}
+    assert kinds == {"system", "tool", "agent"}
+    assert {a.name for a in manifest.agent} >= {"explore", "plan", "task"}
+
+
+def test_the_shared_data_test_skips_without_the_shared_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
+    monkeypatch.setattr(conftest, "SHARED", tmp_path / "no-shared")
+    with pytest.raises(pytest.skip.Exception, match="not present on this machine"):
+        request.getfixturevalue("shared_fixtures")
 
 
 def test_real_releases_and_the_example_overlay(shared_fixtures: Path, tmp_path: Path) -> None:

@@ -115,15 +115,53 @@ def test_catalog_not_installed(
     code, out, _ = run(capsys, "verify", str(locked), "--path", str(empty), "--format", "json")
     assert code == 1
     assert '"kind": "missing-catalog"' in out
+    code, out, _ = run(capsys, "verify", str(locked), "--path", str(empty))
+    assert code == 1
+    assert (
+        "no catalog named 'demo' is installed (a catalog kept in a folder is found with --path"
+        in out
+    )
+    with pytest.raises(LockError, match="no catalog named 'demo' is installed") as info:
+        catalog.load("demo", paths=[empty], lock=locked)
+    assert info.value.hint is not None and "paths=" in info.value.hint
+    assert info.value.line == _line(locked, "name = ")
 
 
 @pytest.mark.parametrize(
-    ("edit", "message"),
+    ("edit", "message", "at"),
     [
-        (lambda t: t + "garbage = [\n", "invalid TOML"),
-        (lambda t: t.replace('rules = "', 'rules = "xyz'), "parts.rules"),
-        (lambda t: t.replace("[parts]", 'colour = "red"\n\n[parts]'), "catalog.colour"),
-        (lambda t: t.replace("lock = 1", "lock = 7"), "lock format 7 is not supported"),
+        (lambda t: t + "garbage = [\n", "invalid TOML", "garbage = "),
+        (lambda t: t.replace('rules = "', 'rules = "xyz'), "parts.rules", "rules = "),
+        (
+            lambda t: t.replace("[parts]", 'colour = "red"\n\n[parts]'),
+            "catalog.colour: unknown key 'colour'",
+            "colour = ",
+        ),
+        (lambda t: t.replace("lock = 1", "lock = 7"), "lock format 7 is not supported", "lock = "),
+        (lambda t: t.replace("lock = 1", "lock = 1\nextra = true"), "unknown key 'extra'", "extra"),
+        (
+            lambda t: t.replace('version = "1.0.0"', 'version = "banana"'),
+            "catalog.version: 'banana' is not a PEP 440 version",
+            "version = ",
+        ),
+        (
+            lambda t: t.replace('os = "Linux"', "os = 5"),
+            "prompt.0.data.env.os: the recorded context is not valid",
+            "os = ",
+        ),
+        (
+            lambda t: t.replace('tools = [\n    "Grep",\n]', 'tool = ["Grep"]'),
+            "prompt.0.data.tool: the recorded context is not valid",
+            "tool = ",
+        ),
+        (
+            lambda t: t.replace(
+                "[prompt.data.env]",
+                '[[prompt.data.project_files]]\ncontent = "x"\n\n[prompt.data.env]',
+            ),
+            "prompt.0.data.project_files.0.path: the recorded context is not valid: missing",
+            "[[prompt.data.project_files]]",
+        ),
     ],
 )
 def test_malformed_lock_exits_2_with_file_and_line(
@@ -132,12 +170,65 @@ def test_malformed_lock_exits_2_with_file_and_line(
     capsys: pytest.CaptureFixture[str],
     edit: Callable[[str], str],
     message: str,
+    at: str,
 ) -> None:
-    locked.write_text(edit(locked.read_text()))
+    text = edit(locked.read_text())
+    assert text != locked.read_text()
+    locked.write_text(text)
     code, _, err = run(capsys, "verify", str(locked), "--path", str(root))
     assert code == 2
-    assert f"{locked}:" in err and message in err
+    assert err.startswith(f"catalog: error: {locked}:{_line(locked, at)}: ")
+    assert message in err
     assert "Traceback" not in err
+
+
+def test_an_empty_lock_names_what_is_missing(
+    locked: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    locked.write_text("")
+    code, _, err = run(capsys, "verify", str(locked))
+    assert code == 2
+    assert f"{locked}: catalog: missing required key 'catalog'" in err
+
+
+def test_a_version_written_differently_is_the_same_version(root: Path, locked: Path) -> None:
+    locked.write_text(locked.read_text().replace('version = "1.0.0"', 'version = "1.0"'))
+    assert verify(read_lock(locked), Store([root], use_env=False))[1] == []
+
+
+def test_a_prompt_the_installed_version_cannot_assemble_is_a_difference(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_catalog(
+        root, "demo", "2.0.0", PARTS, variables=[{"name": "mode", "type": "str", "default": ""}]
+    )
+    context = tmp_path / "ctx.toml"
+    context.write_text('[variables]\nmode = "fast"\n')
+    target = tmp_path / "v2.lock"
+    args = ["--path", str(root), "--context", str(context), "-o", str(target)]
+    assert main(["lock", "demo@2.0.0", "--agent", "main", "--agent", "helper", *args]) == 2
+    write_catalog(
+        root,
+        "demo",
+        "2.0.0",
+        PARTS,
+        variables=[{"name": "mode", "type": "str", "default": ""}],
+        agents=[{"name": "helper"}],
+    )
+    assert main(["lock", "demo@2.0.0", "--agent", "main", "--agent", "helper", *args]) == 0
+    shutil.rmtree(root / "demo" / "2.0.0")  # 1.0.0 has neither the variable nor the agent
+    capsys.readouterr()
+    code, out, err = run(capsys, "verify", str(target), "--path", str(root))
+    assert code == 1, err
+    line = _line(target, "fingerprint = ")
+    assert (
+        f"{target}:{line}: the prompt for {context} (agent main) can no longer be assembled: "
+        "unknown variable 'mode' for catalog demo" in out
+    )
+    assert "(agent helper) can no longer be assembled: catalog demo 1.0.0 has no agent" in out
+    assert out.splitlines()[0].endswith(
+        "locked version 2.0.0 is not installed; compared with 1.0.0 instead"
+    )
 
 
 def test_load_with_lock_returns_the_locked_version(root: Path, locked: Path) -> None:

@@ -247,6 +247,47 @@ def test_locate_key(loc: tuple[str | int, ...], line: int | None) -> None:
     assert locate_key(good(), loc) == line
 
 
+NESTED = """\
+lock = 1
+
+[[prompt]]
+agent = "main"
+
+[prompt.data]
+tools = ["Bash"]
+
+[prompt.data.env]
+cwd = "/src"
+
+[[prompt]]
+agent = "explore"
+
+[prompt.data]
+append = "x"
+"""
+
+
+@pytest.mark.parametrize(
+    ("loc", "line"),
+    [
+        (("lock",), 1),  # a plain key before the first table
+        (("prompt", 0, "agent"), 4),
+        (("prompt", 0, "data"), 6),  # a sub-table of an array element
+        (("prompt", 0, "data", "tools"), 7),
+        (("prompt", 0, "data", "env", "cwd"), 10),
+        (("prompt", 0, "data", "env", "os"), 9),  # closest: the sub-table
+        (("prompt", 1, "data", "append"), 16),  # the second element's own sub-table
+        (("prompt", 1, "data", "tools"), 15),
+        (("prompt", 1, "data", "env"), 15),  # no such sub-table: the deepest one found
+        (("prompt", 1, "meta"), 12),  # no such sub-table: the element
+    ],
+)
+def test_locate_key_in_sub_tables_and_top_level_keys(
+    loc: tuple[str | int, ...], line: int | None
+) -> None:
+    assert locate_key(NESTED, loc) == line
+
+
 def test_a_table_where_a_list_belongs_is_named_in_plain_words(tmp_path: Path) -> None:
     one_part = good().split('\n\n[[part]]\nid = "tools"')[0]
     folder = write(tmp_path / "demo" / "1.0.0", one_part.replace("[[part]]", "[part]"))

@@ -226,3 +226,45 @@ def test_stamp_records_base_hashes_and_the_cli_loads_overlays(
     assert main(["validate", "agent", "--path", str(root)]) == 0
     assert "agent@1.0.0: " in capsys.readouterr().out
     assert main(["stamp", "--check", str(folder), "--path", str(root)]) == 0
+
+
+def test_stamp_fills_in_a_hand_written_overlay_keeping_its_section_comments(
+    root: Path,
+) -> None:
+    folder = root / "agent" / "1.0.0"
+    folder.mkdir(parents=True)
+    head = '[catalog]\nname = "agent"\nversion = "1.0.0"\nbase = "upstream@==2.1.0"\n\n'
+    (folder / "catalog.toml").write_text(
+        head + "# ---- main ----\n\n"
+        '[[part]]\nid = "identity"\nfrom = "system-prompt-main"\norder = 10\n\n'
+        "# ---- tools ----\n\n"
+        '[[part]]\nid = "bash"\nfrom = "tool-description-bash"\norder = 20\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(ManifestError) as info:
+        catalog.load("agent", paths=[root])
+    assert "missing required key" in info.value.message
+    assert "`catalog stamp DIR` records sha256 and tokens" in (info.value.hint or "")
+    changes = stamp_folder(folder, store=Store([root], use_env=False))
+    assert {(c.part, c.key, c.old) for c in changes} == {
+        ("identity", "tokens", None),
+        ("identity", "sha256", None),
+        ("bash", "tokens", None),
+        ("bash", "sha256", None),
+    }
+    tokens = {c.part: c.new for c in changes if c.key == "tokens"}
+    main_sha, bash_sha = (
+        sha(BASE_BODIES["system-prompt-main"]),
+        sha(BASE_BODIES["tool-description-bash"]),
+    )
+    # The keys go to the end of each part's own lines, in the order tokens, sha256; a
+    # comment heading the next section stays with it.
+    assert (folder / "catalog.toml").read_text(encoding="utf-8") == (
+        head + "# ---- main ----\n\n"
+        '[[part]]\nid = "identity"\nfrom = "system-prompt-main"\norder = 10\n'
+        f'tokens = {tokens["identity"]}\nsha256 = "{main_sha}"\n\n'
+        "# ---- tools ----\n\n"
+        '[[part]]\nid = "bash"\nfrom = "tool-description-bash"\norder = 20\n'
+        f'tokens = {tokens["bash"]}\nsha256 = "{bash_sha}"\n'
+    )
+    assert [p.id for p in catalog.load("agent", paths=[root]).parts] == ["identity", "bash"]

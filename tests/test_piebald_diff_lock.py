@@ -104,7 +104,9 @@ def test_markdown_diff_reads_like_the_release_changelog(
     bash = tiktoken_count(body_of(data.BASH_NEW)) - tiktoken_count(body_of(data.BASH_OLD))
     assert "(`tool-description-bash`): text changed; meta.ccVersion `2.1.30` \u2192 " in out
     assert (
-        f'meta.variables `["TIMEOUT_MS"]` \u2192 `["TIMEOUT_MS", "IS_SANDBOXED"]` '
+        'meta.variables `["TIMEOUT_MS"]` \u2192 `["TIMEOUT_MS", "IS_SANDBOXED"]`; '
+        'meta.placeholders `["${TIMEOUT_MS}"]` \u2192 ``["${TIMEOUT_MS}", '
+        '"${IS_SANDBOXED?`\\nCommands run in a sandbox.`:\\"\\"}"]`` '
         f"({bash:+d} tokens; upstream 120 \u2192 160, +40)" in out
     )
     total = sum(tiktoken_count(body_of(t)) for t in data.FILES["2.1.38"].values()) - sum(

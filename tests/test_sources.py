@@ -184,6 +184,51 @@ def test_an_unknown_sources_key_is_refused(make_catalog: Callable[..., Path]) ->
         load_dir(folder)
 
 
+SOURCES_ERRORS = """[catalog]
+name = "demo"
+version = "1.0.0"
+
+[sources]
+skills = ["s"]
+
+[[sources.files]]
+names = ["AGENTS.md"]
+
+[[sources.files]]
+names = ["CLAUDE.md"]
+walk = "up"
+
+[[part]]
+id = "a"
+file = "a.md"
+"""
+WALK_DOWN = ('walk = "up"', 'walk = "down"')
+
+
+@pytest.mark.parametrize(
+    ("edits", "key", "line"),
+    [
+        ([WALK_DOWN], "sources.files[1].walk", 13),
+        ([('walk = "up"', "first_win = true")], "sources.files[1].first_win", 13),
+        ([('skills = ["s"]', "max_file_bytes = 0")], "sources.max_file_bytes", 6),
+        ([WALK_DOWN, ('[sources]\nskills = ["s"]\n', "")], "sources.files[1].walk", 11),
+    ],
+)
+def test_a_sources_error_names_its_line(
+    tmp_path: Path, edits: list[tuple[str, str]], key: str, line: int
+) -> None:
+    text = SOURCES_ERRORS
+    for old, new in edits:
+        assert old in text
+        text = text.replace(old, new)
+    folder = tmp_path / "demo" / "1.0.0"
+    write(folder / "a.md", "A")
+    write(folder / "catalog.toml", text)
+    with pytest.raises(ManifestError) as caught:
+        load_dir(folder)
+    assert (caught.value.key, caught.value.line) == (key, line)
+
+
 # -- skills
 
 
@@ -260,6 +305,26 @@ def test_an_unreadable_folder_is_skipped_with_a_warning(
     with pytest.warns(SourceWarning, match="locked: folder skipped, Permission denied"):
         ctx = run_gather(cat, tmp_path)
     assert [s.name for s in ctx.skills] == ["open"]
+
+
+def test_an_unreadable_file_is_skipped_with_a_warning(
+    build: Callable[..., Catalog], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path / "AGENTS.md", "locked")
+    write(tmp_path / "CLAUDE.md", "open")
+    locked = tmp_path / "AGENTS.md"
+    real_open = Path.open
+
+    def open_(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if self == locked:  # root can read anything: simulate the refusal
+            raise PermissionError(13, "Permission denied")
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", open_)
+    cat = build({"files": [{"names": ["AGENTS.md", "CLAUDE.md"], "walk": "cwd"}]})
+    with pytest.warns(SourceWarning, match="AGENTS.md: skipped, Permission denied"):
+        ctx = run_gather(cat, tmp_path)
+    assert [f.content for f in ctx.project_files] == ["open"]
 
 
 # -- persona
@@ -434,6 +499,19 @@ def test_file_references_in_a_gathered_variable_are_read_too(
     assert cat.assemble(ctx).text == "Read AAA."
 
 
+def test_a_file_reference_is_inserted_without_its_final_line_end(
+    build: Callable[..., Catalog], tmp_path: Path
+) -> None:
+    write(tmp_path / "VERSION", "1.2.0\n\n")
+    cat = build(
+        {},
+        extra=FILE_BINDING,
+        variables=[{"name": "template", "type": "str", "default": "v[file:VERSION]."}],
+        parts=[{"id": "p", "body": "{{ brackets(template, bindings) }}"}],
+    )
+    assert cat.assemble(run_gather(cat, tmp_path)).text == "v1.2.0."
+
+
 # -- merging with what the caller knows
 
 
@@ -497,6 +575,65 @@ def test_assemble_from_dir(
     assert code == 0
     assert out == "Be brief. in work on today\n"
     assert "catalog: warning:" in err and "skill skipped" in err
+
+
+def test_a_template_set_on_the_command_line_reads_its_file_references(
+    make_catalog: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = make_catalog(
+        parts=[{"id": "p", "body": "{{ brackets(template, bindings) }}"}],
+        variables=[{"name": "template", "type": "str", "default": "[file:A.md]"}],
+        extra=FILE_BINDING,
+    )
+    proj = tmp_path / "work"
+    write(proj / "A.md", "aaa\n")
+    write(proj / "B.md", "bbb\n")
+    argv = ["assemble", str(folder), "--from-dir", str(proj), "--no-git"]
+    assert main([*argv, "--set", "template=<[file:B.md]>"]) == 0
+    assert capsys.readouterr().out == "<bbb>\n"
+    context = write(tmp_path / "ctx.json", '{"variables": {"template": "[file:A.md]+"}}')
+    assert main([*argv, "--context", str(context), "--tools", "x"]) == 0
+    assert capsys.readouterr().out == "aaa+\n"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--from-dir", ""], "the working directory is an empty path"),
+        (["--from-dir", ".", "--home", "no-such-home"], "the home folder does not exist"),
+        (["--from-dir", "AGENTS.md"], "the working directory is not a folder"),
+        (["--home", "."], "--home applies only when gathering a context"),
+        (["--model", "m", "--no-git"], "--model, --no-git apply only when gathering a context"),
+    ],
+)
+def test_bad_gathering_options_exit_2(
+    make_catalog: Callable[..., Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+    message: str,
+) -> None:
+    folder = make_catalog(parts=[{"id": "p"}])
+    write(tmp_path / "AGENTS.md", "x")
+    monkeypatch.chdir(tmp_path)
+    assert main(["assemble", str(folder), *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "hint:" in err and "Traceback" not in err
+
+
+def test_diff_from_dir_compares_the_prompts_of_the_gathered_context(
+    make_catalog: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sources = {"sources": {"files": [{"names": ["AGENTS.md"], "walk": "cwd"}]}}
+    body = "{% for f in project_files %}{{ strip(f.content) }}{% endfor %} "
+    old = make_catalog(parts=[{"id": "p", "body": body + "v1"}], extra=sources)
+    new = make_catalog(version="2.0.0", parts=[{"id": "p", "body": body + "v2"}], extra=sources)
+    write(tmp_path / "work" / "AGENTS.md", "gathered\n")
+    argv = ["diff", str(old), str(new), "--from-dir", str(tmp_path / "work"), "--no-git"]
+    assert main([*argv, "--format", "json"]) == 1
+    out = capsys.readouterr().out
+    assert "gathered v1" in out and "gathered v2" in out
 
 
 def test_assemble_from_a_missing_dir_exits_2(

@@ -100,6 +100,7 @@ def test_fixture_without_syrupy_says_what_to_install(pytester: pytest.Pytester) 
     result.stdout.fnmatch_lines(
         ["*prompt_snapshot fixture needs syrupy*pip install 'prompt-catalog[[]pytest[]]'*"]
     )
+    assert "During handling" not in result.stdout.str()  # one message, no chained lookup error
 
 
 def test_render_snapshot(tmp_path: Path) -> None:
@@ -130,9 +131,13 @@ def test_importing_catalog_imports_neither_pytest_nor_syrupy() -> None:
 
 @pytest.mark.slow
 def test_the_readme_example_runs(pytester: pytest.Pytester) -> None:
+    """The README's test file works as shown, and fails with the diff it shows."""
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     example = readme.split("A complete test file, `tests/test_prompts.py`:")[1]
     code = example.split("```python\n")[1].split("```")[0]
+    shown_diff = example.split("```\n>")[1].split("```")[0]
+    diff_lines = [line[1:].strip() for line in shown_diff.splitlines() if "Operating" in line]
+    assert diff_lines == ["- - Operating system: Linux", "+ - Operating system: Darwin"]
     pytester.makepyfile(test_prompts=code)
     pytester.runpytest("--snapshot-update").assert_outcomes(passed=3)
     folder = pytester.path / "__snapshots__" / "test_prompts"
@@ -142,3 +147,8 @@ def test_the_readme_example_runs(pytester: pytest.Pytester) -> None:
         "test_main_prompt[with-claude-md].md",
     ]
     pytester.runpytest().assert_outcomes(passed=3)
+
+    pytester.makepyfile(test_prompts=code.replace('"os": "Linux"', '"os": "Darwin"'))
+    changed = pytester.runpytest()
+    changed.assert_outcomes(passed=1, failed=2)  # bash-only, main agent and explore
+    changed.stdout.fnmatch_lines([f"E  * {line}" for line in diff_lines], consecutive=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from catalog import BudgetError, Catalog, CatalogError, load_dir
+from catalog import BudgetError, Catalog, UsageError, load_dir
 from catalog.tokens import CharCounter, TiktokenCounter, get_counter
 
 
@@ -36,12 +36,17 @@ def test_get_counter_resolves_every_form() -> None:
     custom = get_counter(words)
     assert custom.name == "words"
     assert custom("a b c") == 3
+    # a lambda's name would say nothing: it is labelled "custom"
+    assert get_counter(lambda text: 1).name == "custom"
 
 
 def test_an_encoding_that_would_need_the_network_is_refused() -> None:
-    with pytest.raises(CatalogError, match="not available offline") as info:
+    with pytest.raises(UsageError, match="not available offline") as info:
         get_counter("o200k_base")
     assert "cl100k_base" in str(info.value)
+    assert isinstance(info.value, ValueError)
+    with pytest.raises(UsageError, match="not a token counter"):
+        get_counter(42)  # type: ignore[arg-type]
 
 
 @pytest.fixture

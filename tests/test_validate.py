@@ -5,8 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from catalog import load_dir
+import pytest
+
+from catalog import CatalogError, load_dir
+from catalog.stamp import stamp_folder
 from catalog.validate import check_catalog
+from tests.conftest import run_cli
 
 # cl100k_base: "hello world" is 2 tokens.
 HELLO = "hello world"
@@ -27,6 +31,8 @@ def test_stale_token_estimate_is_a_warning(make_catalog: Callable[..., Path]) ->
     assert "estimate 40 is stale" in problems[0].message
     assert "2 cl100k_base tokens" in problems[0].message
     assert problems[0].where.endswith("catalog.toml")
+    lines = Path(problems[0].where).read_text().splitlines()
+    assert lines[problems[0].line - 1] == "tokens = 40"
 
 
 def test_estimates_for_an_unavailable_tokenizer_are_not_checked(
@@ -40,6 +46,33 @@ def test_estimates_for_an_unavailable_tokenizer_are_not_checked(
     (problem,) = check_catalog(cat)
     assert problem.severity == "warning"
     assert "'o200k_base' is not available offline" in problem.message
+    lines = Path(problem.where).read_text().splitlines()
+    assert lines[problem.line - 1] == 'tokenizer = "o200k_base"'
+
+
+def test_the_chars_tokenizer_is_checked_and_stamped_with_length_over_4(
+    make_catalog: Callable[..., Path],
+) -> None:
+    # 11 characters -> ceil(11 / 4) = 3
+    folder = make_catalog(catalog={"tokenizer": "chars"}, parts=[{"id": "a", "body": HELLO}])
+    manifest = folder / "catalog.toml"
+    manifest.write_text(manifest.read_text().replace("tokens = 2", "tokens = 9"))
+    (problem,) = check_catalog(load_dir(folder))
+    assert "estimate 9 is stale, the body has 3 chars/4 tokens" in problem.message
+    assert [(s.key, s.old, s.new) for s in stamp_folder(folder)] == [("tokens", "9", "3")]
+    assert check_catalog(load_dir(folder)) == []
+
+
+def test_stamp_with_a_tokenizer_not_available_offline_names_the_line(
+    make_catalog: Callable[..., Path],
+) -> None:
+    folder = make_catalog(catalog={"tokenizer": "o200k_base"}, parts=[{"id": "a", "body": HELLO}])
+    with pytest.raises(CatalogError, match="not available offline") as info:
+        stamp_folder(folder)
+    error = info.value
+    assert error.file == str(folder / "catalog.toml")
+    lines = (folder / "catalog.toml").read_text().splitlines()
+    assert error.line is not None and lines[error.line - 1] == 'tokenizer = "o200k_base"'
 
 
 def test_turn_part_before_static_parts_is_a_warning(make_catalog: Callable[..., Path]) -> None:
@@ -57,7 +90,27 @@ def test_turn_part_before_static_parts_is_a_warning(make_catalog: Callable[..., 
     assert problem.severity == "warning"
     assert "'clock'" in problem.message
     assert "rules, more" in problem.message
-    assert "agent main" in problem.message
+    assert "for agent(s) main:" in problem.message
+    lines = Path(problem.where).read_text().splitlines()
+    assert lines[problem.line - 1] == "order = 20"
+
+
+def test_a_turn_part_shared_by_agents_is_one_warning(make_catalog: Callable[..., Path]) -> None:
+    cat = load_dir(
+        make_catalog(
+            parts=[
+                {"id": "clock", "order": 10, "stability": "turn", "agents": ["*"], "body": HELLO},
+                {"id": "rules", "order": 20, "agents": ["main", "a2"], "body": HELLO},
+                {"id": "notes", "order": 30, "agents": ["a1"], "body": HELLO},
+            ],
+            agents=[{"name": "a1"}, {"name": "a2"}],
+        )
+    )
+    problems = check_catalog(cat, count_tokens=False)
+    assert [p.message.split(":")[0] for p in problems] == [
+        "part 'clock' (stability turn, order 10) comes before static part(s) rules, notes "
+        "for agent(s) main, a1, a2"
+    ]
 
 
 def test_turn_parts_last_or_for_other_agents_are_fine(make_catalog: Callable[..., Path]) -> None:
@@ -90,3 +143,16 @@ def test_turn_parts_last_or_for_other_agents_are_fine(make_catalog: Callable[...
         )
     )
     assert check_catalog(cat) == []
+
+
+def test_cli_prints_the_manifest_line_of_each_warning(
+    make_catalog: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = make_catalog(parts=[{"id": "intro", "body": HELLO, "tokens": 7}])
+    code, out, _ = run_cli(capsys, "validate", str(folder))
+    line = (folder / "catalog.toml").read_text().splitlines().index("tokens = 7") + 1
+    assert out.splitlines()[0] == (
+        f"{folder}: warning: {folder}/catalog.toml:{line}: part 'intro': token estimate 7 is "
+        "stale, the body has 2 cl100k_base tokens (run `catalog stamp` on the folder)"
+    )
+    assert code == 0

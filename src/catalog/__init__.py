@@ -47,6 +47,7 @@ from catalog.errors import (
     SessionError,
     SourceError,
     TemplateError,
+    UsageError,
 )
 from catalog.loader import load_dir
 from catalog.session import PromptStore, Sessions, SQLiteStore, StoredPrompt
@@ -90,6 +91,7 @@ __all__ = [
     "TemplateError",
     "ToolDescription",
     "ToolInfo",
+    "UsageError",
     "UsedPart",
     "UserProfile",
     "__version__",

@@ -13,10 +13,12 @@ typo must never stop the agent. This module renders such templates::
 Values come from a mapping of bindings (``{"system:date": "2025-01-31"}``).
 A *dynamic type* is bound with a key that ends in a colon and maps names to
 values: with ``{"file:": {"AGENTS.md": "..."}}``, ``[file:AGENTS.md]`` is that
-file's text. An unknown type or a missing name renders as nothing (and is
-false in ``[if]``); a tag without its partner (``[endif]`` alone, an ``[if]``
-never closed, a second ``[else]``) stays in the text as written. Values are
-data: they are inserted as they are and never read again as template.
+file's text. Spaces ending a name are ignored: ``[if git:branch ]`` is
+``[if git:branch]``. An unknown type or a missing name renders as nothing (and
+is false in ``[if]``); a tag without its partner (``[endif]`` alone, an
+``[if]`` never closed, a second ``[else]``) stays in the text as written.
+Values are data: they are inserted as they are and never read again as
+template.
 
 A line holding nothing but one ``[if]``, ``[else]`` or ``[endif]`` tag
 disappears with its line end, so a template can put its tags on lines of
@@ -65,13 +67,13 @@ def _tags(text: str) -> list[_Tag]:
     for m in _TAG.finditer(text):
         negate, if_type, if_name, is_else, is_endif, var_type, var_name = m.groups()
         if if_type is not None:
-            found.append(_Tag("if", m.start(), m.end(), negate == "!", if_type, if_name))
+            found.append(_Tag("if", m.start(), m.end(), negate == "!", if_type, if_name.rstrip()))
         elif is_else:
             found.append(_Tag("else", m.start(), m.end()))
         elif is_endif:
             found.append(_Tag("endif", m.start(), m.end()))
         else:
-            found.append(_Tag("var", m.start(), m.end(), False, var_type, var_name))
+            found.append(_Tag("var", m.start(), m.end(), False, var_type, var_name.rstrip()))
     return found
 
 

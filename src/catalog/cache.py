@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from catalog.errors import CatalogError
+from catalog.errors import UsageError
 
 if TYPE_CHECKING:
     from catalog.assemble import AssembledPrompt
@@ -55,7 +55,7 @@ def cache_blocks(
 ) -> tuple[CacheBlock, ...]:
     """Split ``prompt`` into blocks at stability changes and mark the breakpoints."""
     if not 0 <= max_breakpoints <= MAX_BREAKPOINTS:
-        raise CatalogError(
+        raise UsageError(
             f"max_breakpoints must be between 0 and {MAX_BREAKPOINTS}, not {max_breakpoints}",
             hint="Anthropic accepts at most four cache breakpoints per request",
         )

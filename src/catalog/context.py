@@ -240,7 +240,7 @@ def load_context(path: str | Path) -> Context:
             if file.suffix.lower() != ".toml":
                 hint += "; a context file is read as TOML unless its name ends in .json"
             raise ContextError(
-                f"invalid TOML: {exc}", file=str(file), line=toml_error_line(exc), hint=hint
+                f"invalid TOML: {exc}", file=str(file), line=toml_error_line(exc, text), hint=hint
             ) from None
     if not isinstance(data, dict):
         raise ContextError("the context must be a table/object at the top level", file=str(file))

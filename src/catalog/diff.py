@@ -27,11 +27,11 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from catalog.compiled import body_sha256
 from catalog.context import Context, coerce_context
-from catalog.manifest import MAIN_AGENT, AgentDecl, PartDecl, VariableDecl
+from catalog.manifest import MAIN_AGENT, AgentDecl, Manifest, PartDecl, VariableDecl
 from catalog.tokens import TokenCounter, get_counter
 
 if TYPE_CHECKING:
@@ -78,7 +78,9 @@ _PART_KEYS = (
     "file",
     "meta",
 )
-_CATALOG_KEYS = ("name", "summary", "tokenizer", "separator", "token_budget")
+_CATALOG_KEYS = ("name", "summary", "tokenizer", "separator", "token_budget", "base")
+# Manifest tables compared as a whole (their JSON form), reported with the settings.
+_MANIFEST_TABLES = ("sources", "binding")
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,7 @@ class PartDiff:
 
     @property
     def token_delta(self) -> int:
+        """Tokens added (positive) or removed (negative) by this part's change."""
         return self.new_tokens - self.old_tokens
 
     @property
@@ -154,10 +157,12 @@ class PromptDiff:
 
     @property
     def identical(self) -> bool:
+        """Whether the two prompts are byte for byte the same."""
         return self.old_fingerprint == self.new_fingerprint
 
     @property
     def token_delta(self) -> int:
+        """Tokens the new prompt has more (or fewer) than the old one."""
         return self.new_tokens - self.old_tokens
 
 
@@ -178,10 +183,12 @@ class CatalogDiff:
 
     @property
     def old_label(self) -> str:
+        """``name@version`` of the old catalog."""
         return f"{self.old_name}@{self.old_version}"
 
     @property
     def new_label(self) -> str:
+        """``name@version`` of the new catalog."""
         return f"{self.new_name}@{self.new_version}"
 
     @property
@@ -191,14 +198,17 @@ class CatalogDiff:
 
     @property
     def old_tokens(self) -> int:
+        """Tokens of all the old version's part bodies, as written."""
         return sum(p.old_tokens for p in self.parts)
 
     @property
     def new_tokens(self) -> int:
+        """Tokens of all the new version's part bodies, as written."""
         return sum(p.new_tokens for p in self.parts)
 
     @property
     def token_delta(self) -> int:
+        """``new_tokens - old_tokens``."""
         return self.new_tokens - self.old_tokens
 
     @property
@@ -216,10 +226,12 @@ class CatalogDiff:
 
     @property
     def new_upstream_tokens(self) -> int:
+        """The sum of the new parts' upstream figures (parts without one not counted)."""
         return sum(p.new_upstream_tokens or 0 for p in self.parts)
 
     @property
     def upstream_token_delta(self) -> int:
+        """``new_upstream_tokens - old_upstream_tokens``."""
         return self.new_upstream_tokens - self.old_upstream_tokens
 
     @property
@@ -295,7 +307,7 @@ def diff(
         new_name=new_cat.name,
         new_version=str(new_cat.version),
         counter=count.name,
-        settings=_fields(old_cat.manifest.catalog, new_cat.manifest.catalog, _CATALOG_KEYS),
+        settings=_settings(old_cat.manifest, new_cat.manifest),
         variables=_items(old_cat.manifest.variable, new_cat.manifest.variable),
         agents=_items(old_cat.manifest.agent, new_cat.manifest.agent),
         parts=_part_diffs(old_cat, new_cat, count),
@@ -313,6 +325,17 @@ def _resolve(ref: Catalog | str) -> Catalog:
 
 def _label(catalog: Catalog) -> str:
     return f"{catalog.name}@{catalog.version}"
+
+
+def _settings(old: Manifest, new: Manifest) -> tuple[FieldChange, ...]:
+    """Changed ``[catalog]`` keys, then changed ``[sources]`` and ``[[binding]]`` tables."""
+    tables = (
+        FieldChange(key, before, after)
+        for key in _MANIFEST_TABLES
+        if (before := old.model_dump(mode="json", include={key}, exclude_defaults=True).get(key))
+        != (after := new.model_dump(mode="json", include={key}, exclude_defaults=True).get(key))
+    )
+    return (*_fields(old.catalog, new.catalog, _CATALOG_KEYS), *tables)
 
 
 def _fields(old: Any, new: Any, keys: Iterable[str]) -> tuple[FieldChange, ...]:
@@ -461,15 +484,33 @@ def _fit_context(catalog: Catalog, context: Context) -> tuple[Context, list[str]
     return context, notes
 
 
+class _Side(NamedTuple):
+    """One version's prompt for the prompt diff; empty when it has no such agent."""
+
+    text: str = ""
+    tokens: int = 0
+    fingerprint: str = ""
+    ids: tuple[str, ...] = ()
+
+
+def _side(
+    catalog: Catalog, context: Context, agent: str, count: TokenCounter
+) -> tuple[_Side, list[str]]:
+    if agent not in catalog.agents:
+        return _Side(), [f"agent {agent!r} does not exist in {_label(catalog)}: no prompt"]
+    fitted, notes = _fit_context(catalog, context)
+    prompt = catalog.assemble(fitted, agent=agent, counter=count)
+    ids = tuple(p.id for p in prompt.parts)
+    return _Side(prompt.text, prompt.tokens, prompt.fingerprint, ids), notes
+
+
 def _prompt_diff(
     old: Catalog, new: Catalog, context: Context, agent: str, count: TokenCounter
 ) -> PromptDiff:
-    old_ctx, old_notes = _fit_context(old, context)
-    new_ctx, new_notes = _fit_context(new, context)
-    a = old.assemble(old_ctx, agent=agent, counter=count)
-    b = new.assemble(new_ctx, agent=agent, counter=count)
-    old_ids = [p.id for p in a.parts]
-    new_ids = [p.id for p in b.parts]
+    if agent not in old.agents and agent not in new.agents:
+        new.agent_info(agent)  # raises NotFoundError listing the agents there are
+    a, old_notes = _side(old, context, agent, count)
+    b, new_notes = _side(new, context, agent, count)
     return PromptDiff(
         agent=agent,
         old_text=a.text,
@@ -479,8 +520,8 @@ def _prompt_diff(
         old_fingerprint=a.fingerprint,
         new_fingerprint=b.fingerprint,
         unified=_unified(a.text, b.text, f"{_label(old)} ({agent})", f"{_label(new)} ({agent})"),
-        parts_added=tuple(i for i in new_ids if i not in old_ids),
-        parts_removed=tuple(i for i in old_ids if i not in new_ids),
+        parts_added=tuple(i for i in b.ids if i not in a.ids),
+        parts_removed=tuple(i for i in a.ids if i not in b.ids),
         notes=tuple(old_notes + new_notes),
     )
 
@@ -802,17 +843,23 @@ details{border:1px solid #d0d7de;border-radius:6px;margin:.6em 0;padding:.4em .8
 summary{cursor:pointer;font-weight:600}
 table.side{border-collapse:collapse;width:100%;table-layout:fixed;margin-top:.5em}
 table.side td{vertical-align:top;white-space:pre-wrap;word-break:break-word;padding:0 .4em}
-table.side td.n{width:3em;color:#888;text-align:right;user-select:none}
+table.side col.n{width:3em}
+table.side td.n{color:#888;text-align:right;user-select:none}
+table.side th{text-align:left;font-weight:600;color:#555;padding:.2em .4em}
 td.del{background:#ffebe9}td.ins{background:#dafbe1}td.chg{background:#fff8c5}
 tr.skip td{color:#888;text-align:center;background:#f6f8fa}
 ul.fields{margin:.3em 0}
 """
 
 
-def _side_by_side(old: str, new: str, context: int = 3) -> str:
-    """A two-column table of ``old`` against ``new``, equal runs folded to ``context`` lines."""
+def _side_by_side(old: str, new: str, labels: tuple[str, str], context: int = 3) -> str:
+    """A two-column table of ``old`` against ``new`` under their ``labels``, equal runs
+    folded to ``context`` lines."""
     a, b = old.splitlines(), new.splitlines()
-    rows: list[str] = []
+    rows = [
+        f"<tr><th colspan=2>{html.escape(labels[0])}</th>"
+        f"<th colspan=2>{html.escape(labels[1])}</th></tr>"
+    ]
 
     def row(i: int | None, left: str | None, j: int | None, right: str | None, cls: str) -> None:
         lcls = cls if left is not None else ""
@@ -845,13 +892,15 @@ def _side_by_side(old: str, new: str, context: int = 3) -> str:
                 i = i1 + k if i1 + k < i2 else None
                 j = j1 + k if j1 + k < j2 else None
                 row(i, a[i] if i is not None else None, j, b[j] if j is not None else None, cls)
-    return "<table class=side>" + "".join(rows) + "</table>"
+    columns = "<colgroup><col class=n><col><col class=n><col></colgroup>"
+    return "<table class=side>" + columns + "".join(rows) + "</table>"
 
 
 def render_html(result: CatalogDiff) -> str:
     """One self-contained HTML page (inline CSS, no scripts) with side-by-side body diffs."""
     esc = html.escape
     title = f"{result.old_label} → {result.new_label}"
+    labels = (result.old_label, result.new_label)
     body = [
         f"<h1>{esc(title)}</h1>",
         f"<p><strong>Tokens: {result.old_tokens} → {result.new_tokens} "
@@ -894,7 +943,7 @@ def render_html(result: CatalogDiff) -> str:
         if phrases:
             listed = "".join(f"<li>{esc(p)}</li>" for p in phrases)
             body.append(f"<ul class=fields>{listed}</ul>")
-        body.append(_side_by_side(part.old_body or "", part.new_body or ""))
+        body.append(_side_by_side(part.old_body or "", part.new_body or "", labels))
         body.append("</details>")
     if result.prompt is not None:
         prompt = result.prompt
@@ -905,7 +954,7 @@ def render_html(result: CatalogDiff) -> str:
             + "</p>"
         )
         body.extend(f"<p>Note: {esc(note)}</p>" for note in prompt.notes)
-        body.append(_side_by_side(prompt.old_text, prompt.new_text))
+        body.append(_side_by_side(prompt.old_text, prompt.new_text, labels))
     return (
         "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
         f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>\n"

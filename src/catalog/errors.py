@@ -25,6 +25,7 @@ __all__ = [
     "SessionError",
     "SourceError",
     "TemplateError",
+    "UsageError",
 ]
 
 
@@ -113,6 +114,11 @@ class ContextError(CatalogError, ValueError):
 
 class BudgetError(CatalogError, ValueError):
     """The required parts alone exceed the token budget."""
+
+
+class UsageError(CatalogError, ValueError):
+    """A call got an argument it cannot use: a token counter that is unknown or needs the
+    network, more cache breakpoints than a request may carry."""
 
 
 class ImporterError(CatalogError, ValueError):

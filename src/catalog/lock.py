@@ -31,8 +31,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from catalog.compiled import Catalog, body_sha256
 from catalog.context import Context, coerce_context
-from catalog.errors import LockError, NotFoundError
-from catalog.manifest import MAIN_AGENT, Manifest, locate_key, toml_error_line
+from catalog.errors import CatalogError, ContextError, LockError
+from catalog.manifest import (
+    MAIN_AGENT,
+    Manifest,
+    VersionText,
+    locate_key,
+    parse_key,
+    toml_error_line,
+)
 from catalog.store import Store, parse_spec
 
 __all__ = [
@@ -63,7 +70,7 @@ class LockedCatalog(_Model):
     """The ``[catalog]`` table of a lock: which version, and its manifest's hash."""
 
     name: str
-    version: str
+    version: VersionText
     manifest_sha256: Annotated[str, Field(pattern=_SHA)]
 
 
@@ -174,36 +181,61 @@ def read_lock(path: str | Path) -> ReadLock:
         raise LockError(
             f"invalid TOML: {exc}",
             file=file,
-            line=toml_error_line(exc),
+            line=toml_error_line(exc, text),
             hint="fix the syntax or write the lock again with `catalog lock`",
         ) from None
     if data.get("lock", LOCK_FORMAT) != LOCK_FORMAT:
-        lines = text.splitlines()
         raise LockError(
             f"lock format {data['lock']!r} is not supported (this version reads {LOCK_FORMAT})",
             file=file,
-            line=next((n for n, t in enumerate(lines, 1) if t.startswith("lock")), None),
+            line=locate_key(text, ("lock",)),
             hint="upgrade prompt-catalog, or write the lock again with `catalog lock`",
         )
     try:
         lock = Lock.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = tuple(first["loc"])
-        raise LockError(
-            first["msg"],
-            file=file,
-            line=locate_key(text, loc),
-            key=".".join(str(p) for p in loc) or None,
-            hint="write the lock again with `catalog lock`",
-        ) from None
+        raise _invalid(exc, file, text) from None
+    for index, prompt in enumerate(lock.prompt):
+        try:
+            coerce_context(prompt.data)
+        except ContextError as exc:
+            loc = ("prompt", index, "data", *parse_key(exc.key or ""))
+            raise LockError(
+                f"the recorded context is not valid: {exc.message}",
+                file=file,
+                line=locate_key(text, loc),
+                key=_dotted(loc),
+                hint="write the lock again with `catalog lock`",
+            ) from None
     return ReadLock(lock, file, text)
+
+
+def _dotted(loc: Sequence[str | int]) -> str:
+    return ".".join(str(p) for p in loc)
+
+
+def _invalid(exc: ValidationError, file: str, text: str) -> LockError:
+    """The first validation problem of a lock file, at its line, in plain words."""
+    first = exc.errors()[0]
+    loc = tuple(first["loc"])
+    message = first["msg"].removeprefix("Value error, ")
+    if first["type"] == "missing":
+        message = f"missing required key {loc[-1]!r}"
+    elif first["type"] == "extra_forbidden":
+        message = f"unknown key {loc[-1]!r}"
+    return LockError(
+        message,
+        file=file,
+        line=locate_key(text, loc),
+        key=_dotted(loc) or None,
+        hint="write the lock again with `catalog lock`",
+    )
 
 
 def _compare(catalog: Catalog, read: ReadLock) -> list[Mismatch]:
     lock = read.lock
     found: list[Mismatch] = []
-    if catalog.manifest.catalog.version != lock.catalog.version:
+    if catalog.version != Version(lock.catalog.version):
         found.append(
             Mismatch(
                 "version",
@@ -246,21 +278,27 @@ def _compare(catalog: Catalog, read: ReadLock) -> list[Mismatch]:
             )
         )
     for index, prompt in enumerate(lock.prompt):
-        context = coerce_context(prompt.data, source=f"{read.file}: prompt[{index}].data")
+        what = f"the prompt for {prompt.context} (agent {prompt.agent})"
         try:
-            fingerprint = catalog.assemble(context, agent=prompt.agent).fingerprint
-        except NotFoundError as exc:
-            fingerprint = f"none ({exc.message})"
-        if fingerprint != prompt.fingerprint:
-            found.append(
-                Mismatch(
-                    "prompt",
-                    f"{prompt.context} ({prompt.agent})",
-                    f"the prompt for {prompt.context} (agent {prompt.agent}) changed: "
-                    f"fingerprint {prompt.fingerprint[:12]}... is now {fingerprint[:12]}...",
-                    read.line("prompt", index, "fingerprint"),
-                )
+            fingerprint = catalog.assemble(prompt.data, agent=prompt.agent).fingerprint
+        except CatalogError as exc:
+            # An agent, variable or slot the installed version lacks, or a budget it exceeds.
+            message = f"{what} can no longer be assembled: {exc.message}"
+        else:
+            if fingerprint == prompt.fingerprint:
+                continue
+            message = (
+                f"{what} changed: fingerprint {prompt.fingerprint[:12]}... "
+                f"is now {fingerprint[:12]}..."
             )
+        found.append(
+            Mismatch(
+                "prompt",
+                f"{prompt.context} ({prompt.agent})",
+                message,
+                read.line("prompt", index, "fingerprint"),
+            )
+        )
     return sorted(found, key=lambda m: (m.line or 0, m.subject))
 
 
@@ -280,7 +318,8 @@ def verify(read: ReadLock, store: Store | None = None) -> tuple[Catalog | None, 
             Mismatch(
                 "missing-catalog",
                 lock.catalog.name,
-                f"no catalog named {lock.catalog.name!r} is installed",
+                f"no catalog named {lock.catalog.name!r} is installed (a catalog kept in a "
+                "folder is found with --path or CATALOG_PATH, in Python with paths=)",
                 read.line("catalog", "name"),
             )
         ]
@@ -311,7 +350,14 @@ def load_locked(
             hint="widen the specifier or lock a version that satisfies it",
         )
     catalog, problems = verify(read, store)
-    if catalog is None or problems:
+    if catalog is None:
+        raise LockError(
+            f"no catalog named {name!r} is installed",
+            file=read.file,
+            line=problems[0].line,
+            hint="add the folder that holds it with paths= or CATALOG_PATH",
+        )
+    if problems:
         first = problems[0]
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise LockError(

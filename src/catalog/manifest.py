@@ -18,7 +18,15 @@ from typing import Annotated, Any, Literal
 
 import tomli_w
 from packaging.version import InvalidVersion, Version
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import ErrorDetails
 
 from catalog.errors import ManifestError
@@ -34,9 +42,11 @@ __all__ = [
     "PartKind",
     "Stability",
     "VariableDecl",
+    "VersionText",
     "dump_manifest",
     "format_key",
     "locate_key",
+    "parse_key",
     "parse_manifest",
     "toml_error_line",
     "validation_message",
@@ -65,6 +75,20 @@ class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+def _pep440(value: str) -> str:
+    try:
+        Version(value)
+    except InvalidVersion:
+        raise ValueError(
+            f"{value!r} is not a PEP 440 version (write it like 1.0.0 or 2.1.37)"
+        ) from None
+    return value
+
+
+VersionText = Annotated[str, AfterValidator(_pep440)]
+"""A version as written in a manifest or a lock file, checked to be PEP 440."""
+
+
 class CatalogInfo(_Model):
     """The ``[catalog]`` table: identity and assembly settings of one version.
 
@@ -75,23 +99,12 @@ class CatalogInfo(_Model):
     """
 
     name: Annotated[str, Field(pattern=_SLUG)]
-    version: str
+    version: VersionText
     summary: str = ""
     tokenizer: str = "cl100k_base"
     separator: str = "\n\n"
     token_budget: Annotated[int, Field(gt=0)] | None = None
     base: str | None = None
-
-    @field_validator("version")
-    @classmethod
-    def _pep440(cls, value: str) -> str:
-        try:
-            Version(value)
-        except InvalidVersion:
-            raise ValueError(
-                f"{value!r} is not a PEP 440 version (write it like 1.0.0 or 2.1.37)"
-            ) from None
-        return value
 
 
 class VariableDecl(_Model):
@@ -304,7 +317,7 @@ def parse_manifest(text: str, file: str) -> Manifest:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        line = toml_error_line(exc)
+        line = toml_error_line(exc, text)
         raise ManifestError(
             f"invalid TOML: {exc}", file=file, line=line, hint="fix the TOML syntax"
         ) from None
@@ -371,8 +384,11 @@ def _manifest_error(exc: ValidationError, text: str, file: str) -> ManifestError
     ctx = first.get("ctx") or {}
     error = ctx.get("error")
     if isinstance(error, _KeyedValueError):
-        loc = _parse_key(error.key)
+        loc = parse_key(error.key)
         message = str(error)
+    hint = "see `catalog schema manifest` for the format"
+    if first["type"] == "missing" and loc[-1] in ("sha256", "tokens"):
+        hint = "`catalog stamp DIR` records sha256 and tokens (add --path for an overlay's base)"
     key = format_key(loc)
     count = len(exc.errors())
     if count > 1:
@@ -382,24 +398,29 @@ def _manifest_error(exc: ValidationError, text: str, file: str) -> ManifestError
         file=file,
         line=locate_key(text, loc),
         key=key or None,
-        hint="see `catalog schema manifest` for the format",
+        hint=hint,
     )
 
 
-def _parse_key(key: str) -> tuple[str | int, ...]:
+def parse_key(key: str) -> tuple[str | int, ...]:
+    """A key path as :func:`format_key` writes it, split again: ``("part", 3, "when")``."""
     parts: list[str | int] = []
     for name, index in re.findall(r"([A-Za-z_][\w-]*)|\[(\d+)\]", key):
         parts.append(int(index) if index else name)
     return tuple(parts)
 
 
-def toml_error_line(exc: tomllib.TOMLDecodeError) -> int | None:
-    """The 1-based line a TOML syntax error is on, when ``tomllib`` says."""
+def toml_error_line(exc: tomllib.TOMLDecodeError, text: str = "") -> int | None:
+    """The 1-based line a TOML syntax error is on; ``text`` places an error at
+    the end of the document on its last line."""
     lineno = getattr(exc, "lineno", None)
     if isinstance(lineno, int):
         return lineno
     found = re.search(r"at line (\d+)", str(exc))
-    return int(found.group(1)) if found else None
+    if found:
+        return int(found.group(1))
+    # "(at end of document)": an unclosed value runs to the last line.
+    return max(len(text.splitlines()), 1) if "end of document" in str(exc) else None
 
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.-]+)\s*\]\]?\s*(#.*)?$")
@@ -410,14 +431,30 @@ def locate_key(text: str, loc: Sequence[str | int]) -> int | None:
     """Find the 1-based line of a key path like ``("part", 3, "when")`` in TOML text.
 
     ``tomllib`` keeps no positions, so this scans table headers and keys. It
-    understands the manifest's shape (top-level tables and arrays of tables
-    with plain keys); for anything else it returns the closest line it found,
-    or ``None``.
+    understands the manifest's shape (tables and arrays of tables, also nested
+    ones written with a dotted header such as ``[[sources.files]]``, with
+    plain keys), plain keys before the first table, and sub-tables of an
+    array element (``[prompt.data.env]`` in a lock file); for anything else
+    it returns the closest line it found, or ``None``.
     """
     if not loc or not isinstance(loc[0], str):
         return None
     lines = text.splitlines()
-    table, rest = loc[0], list(loc[1:])
+    names = 0
+    while names < len(loc) and isinstance(loc[names], str):
+        names += 1
+    # ("sources", "files", 0, "names") is under [[sources.files]] when that header
+    # exists, else under [sources] (an inline array): the longest header first.
+    for count in range(names, 0, -1):
+        table = ".".join(str(name) for name in loc[:count])
+        found = _locate_in(lines, table, list(loc[count:]))
+        if found is not None:
+            return found
+    return None
+
+
+def _locate_in(lines: list[str], table: str, rest: list[str | int]) -> int | None:
+    """The line of ``rest`` under the header ``[table]`` / ``[[table]]``, or None."""
     index = rest.pop(0) if rest and isinstance(rest[0], int) else 0
     seen = -1
     start = None
@@ -429,13 +466,42 @@ def locate_key(text: str, loc: Sequence[str | int]) -> int | None:
                 start = number
                 break
     if start is None:
-        return None
-    if not rest or not isinstance(rest[0], str):
-        return start + 1
+        # Not a table: maybe a plain key before the first table header.
+        return _key_line(lines, -1, table)
+    path = table
+    for key in rest:
+        if not isinstance(key, str):
+            break
+        found = _key_line(lines, start, key)
+        if found is not None:
+            return found
+        sub = _subtable_start(lines, start, path, key)
+        if sub is None:
+            break
+        start, path = sub, f"{path}.{key}"
+    return start + 1
+
+
+def _key_line(lines: Sequence[str], start: int, key: str) -> int | None:
+    """The 1-based line of ``key = ...`` among the keys right after line index ``start``."""
     for number in range(start + 1, len(lines)):
         if _HEADER.match(lines[number]):
-            break
+            return None
         found = _KEY.match(lines[number])
-        if found and found.group(1).strip('"') == rest[0]:
+        if found and found.group(1).strip('"') == key:
             return number + 1
-    return start + 1
+    return None
+
+
+def _subtable_start(lines: Sequence[str], start: int, path: str, key: str) -> int | None:
+    """The line index of the ``[path.key]`` header that belongs to the table at ``start``."""
+    for number in range(start + 1, len(lines)):
+        header = _HEADER.match(lines[number])
+        if header is None:
+            continue
+        name = header.group(1)
+        if name == f"{path}.{key}":
+            return number
+        if not name.startswith(f"{path}."):
+            return None
+    return None

@@ -19,7 +19,7 @@ from catalog.errors import CatalogError, ManifestError
 from catalog.loader import MANIFEST_NAME, VersionDir, manifest_text, read_body
 from catalog.manifest import locate_key, parse_manifest, toml_error_line
 from catalog.store import Store, parse_ref
-from catalog.tokens import TiktokenCounter, offline_encodings
+from catalog.tokens import get_counter
 
 __all__ = ["Stamp", "stamp_folder"]
 
@@ -56,19 +56,18 @@ def stamp_folder(
         raise ManifestError(
             f"invalid TOML: {exc}",
             file=str(path),
-            line=toml_error_line(exc),
+            line=toml_error_line(exc, text),
             hint="fix the TOML syntax",
         ) from None
     tokenizer = str(data.get("catalog", {}).get("tokenizer", "cl100k_base"))
-    if tokenizer not in offline_encodings():
-        raise ManifestError(
-            f"cannot count tokens: tokenizer {tokenizer!r} is not available offline",
+    try:
+        counter = get_counter(tokenizer)
+    except CatalogError as exc:
+        raise exc.located(
             file=str(path),
             line=locate_key(text, ("catalog", "tokenizer")),
             key="catalog.tokenizer",
-            hint=f"tokenizers available offline: {', '.join(offline_encodings())}",
-        )
-    counter = TiktokenCounter(tokenizer)
+        ) from None
     lines = text.splitlines(keepends=True)
     starts = [i for i, line in enumerate(lines) if _PART_HEADER.match(line)]
     changes: list[Stamp] = []
@@ -90,7 +89,9 @@ def stamp_folder(
             len(lines),
         )
         for key in ("tokens", "sha256"):
-            changes.extend(_set_value(lines, starts[index], end, key, values[key], part))
+            stamps = _set_value(lines, starts[index], end, key, values[key], part)
+            changes.extend(stamps)
+            end += sum(stamp.old is None for stamp in stamps)  # a line was inserted
     new_text = "".join(lines)
     if write and new_text != text:
         parse_manifest(new_text, str(path))
@@ -139,9 +140,10 @@ def _set_value(
                 return []
             lines[i] = f"{found.group(1)}{value}{found.group(3)}\n"
             return [Stamp(str(part.get("id")), key, old, value)]
-    # Insert after the last non-blank line of the table.
+    # Insert after the table's last line that is neither blank nor a comment: the
+    # comments before the next table belong to it (a section heading, say).
     at = end
-    while at > start + 1 and not lines[at - 1].strip():
+    while at > start + 1 and (not lines[at - 1].strip() or lines[at - 1].lstrip().startswith("#")):
         at -= 1
     lines.insert(at, f"{key} = {value}\n")
     return [Stamp(str(part.get("id")), key, None, value)]

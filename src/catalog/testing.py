@@ -36,9 +36,12 @@ _NEEDS_SYRUPY = (
 @pytest.fixture
 def prompt_snapshot(request: pytest.FixtureRequest) -> SnapshotAssertion:
     """syrupy's ``snapshot``, storing each snapshot as one readable ``.md`` file."""
+    snapshot: SnapshotAssertion | None
     try:
-        snapshot: SnapshotAssertion = request.getfixturevalue("snapshot")
+        snapshot = request.getfixturevalue("snapshot")
     except pytest.FixtureLookupError:
+        snapshot = None
+    if snapshot is None:  # failing outside the except block keeps pytest's lookup error out
         pytest.fail(_NEEDS_SYRUPY, pytrace=False)
     from catalog.snapshots import PromptSnapshotExtension
 

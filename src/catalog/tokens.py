@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from catalog.errors import CatalogError
+from catalog.errors import UsageError
 
 if TYPE_CHECKING:
     import tiktoken
@@ -49,7 +49,9 @@ class TokenCounter(Protocol):
     """Anything with a ``name`` that maps text to a token count."""
 
     @property
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """What made the counts, as :attr:`AssembledPrompt.counter` reports it."""
+        ...
 
     def __call__(self, text: str) -> int: ...
 
@@ -125,8 +127,10 @@ def get_counter(
     if isinstance(spec, TokenCounter):
         return spec
     if callable(spec):
-        return FunctionCounter(spec, getattr(spec, "__name__", "custom"))
-    raise CatalogError(f"not a token counter: {spec!r}", hint="pass an encoding name or a callable")
+        # A function's name says which counter was used; a lambda's "<lambda>" says nothing.
+        name = getattr(spec, "__name__", "")
+        return FunctionCounter(spec, name if name.isidentifier() else "custom")
+    raise UsageError(f"not a token counter: {spec!r}", hint="pass an encoding name or a callable")
 
 
 @functools.lru_cache(maxsize=_MEMO_SIZE)
@@ -139,7 +143,7 @@ def _encoding(name: str) -> tiktoken.Encoding:
     try:
         import tiktoken
     except ImportError:  # pragma: no cover - tiktoken is a dependency
-        raise CatalogError(
+        raise UsageError(
             "tiktoken is not installed", hint="pip install prompt-catalog (it depends on tiktoken)"
         ) from None
     offline = _OFFLINE_NAMES.get(name)
@@ -149,8 +153,8 @@ def _encoding(name: str) -> tiktoken.Encoding:
     return tiktoken.get_encoding(offline)
 
 
-def _unavailable(name: str) -> CatalogError:
-    return CatalogError(
+def _unavailable(name: str) -> UsageError:
+    return UsageError(
         f"tiktoken encoding {name!r} is not available offline",
         hint=f"encodings available offline: {', '.join(offline_encodings())}; "
         "or count with 'chars'",

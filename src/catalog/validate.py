@@ -9,69 +9,100 @@ part ordered before ``static`` parts (it breaks the cache prefix every turn).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from catalog.compiled import Catalog
-from catalog.tokens import TiktokenCounter, offline_encodings
+from catalog.errors import CatalogError
+from catalog.loader import MANIFEST_NAME
+from catalog.manifest import locate_key
+from catalog.tokens import get_counter, offline_encodings
 
 __all__ = ["Problem", "check_catalog"]
 
 
 @dataclass(frozen=True)
 class Problem:
-    """One finding of ``catalog validate``."""
+    """One finding of ``catalog validate``: the file, the line where known, and what is wrong."""
 
     severity: Literal["error", "warning"]
     where: str
     message: str
+    line: int | None = None
+
+    @property
+    def location(self) -> str:
+        """``file:line`` (or the file alone when no line is known)."""
+        return self.where if self.line is None else f"{self.where}:{self.line}"
 
     def __str__(self) -> str:
-        return f"{self.where}: {self.severity}: {self.message}"
+        return f"{self.location}: {self.severity}: {self.message}"
+
+
+def _manifest_text(catalog: Catalog) -> str:
+    """The manifest as written, to point at lines; empty when it cannot be read again."""
+    try:
+        return (Path(catalog.location) / MANIFEST_NAME).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 def check_catalog(catalog: Catalog, *, count_tokens: bool = True) -> list[Problem]:
     """Warnings for a loaded catalog (errors would have stopped the load)."""
     problems: list[Problem] = []
-    manifest_file = f"{catalog.location}/catalog.toml"
+    manifest_file = f"{catalog.location}/{MANIFEST_NAME}"
+    text = _manifest_text(catalog)
+    index = {decl.id: number for number, decl in enumerate(catalog.manifest.part)}
+
+    def warn(message: str, *key: str | int) -> None:
+        """Add a warning about the manifest key path ``key`` (its line when found)."""
+        problems.append(Problem("warning", manifest_file, message, locate_key(text, key)))
+
     tokenizer = catalog.manifest.catalog.tokenizer
-    if count_tokens and tokenizer not in offline_encodings():
-        problems.append(
-            Problem(
-                "warning",
-                manifest_file,
-                f"token estimates not checked: tokenizer {tokenizer!r} is not available "
-                f"offline (available: {', '.join(offline_encodings())})",
-            )
+    try:
+        counter = get_counter(tokenizer) if count_tokens else None
+    except CatalogError:
+        counter = None
+        warn(
+            f"token estimates not checked: tokenizer {tokenizer!r} is not available "
+            f"offline (available: {', '.join(offline_encodings())}, or 'chars' for length / 4)",
+            "catalog",
+            "tokenizer",
         )
-    elif count_tokens:
-        counter = TiktokenCounter(tokenizer)
+    if counter is not None:
         for part in catalog.parts:
             actual = counter(part.body)
             if actual != part.decl.tokens:
-                problems.append(
-                    Problem(
-                        "warning",
-                        manifest_file,
-                        f"part {part.id!r}: token estimate {part.decl.tokens} is stale, "
-                        f"the body has {actual} {counter.name} tokens "
-                        "(run `catalog stamp` on the folder)",
-                    )
+                warn(
+                    f"part {part.id!r}: token estimate {part.decl.tokens} is stale, "
+                    f"the body has {actual} {counter.name} tokens "
+                    "(run `catalog stamp` on the folder)",
+                    "part",
+                    index[part.id],
+                    "tokens",
                 )
+    # A turn part before static parts, once per part, naming every agent it hits.
+    early: dict[str, tuple[list[str], dict[str, None]]] = {}
     for agent in catalog.agents:
         parts = [p for p in catalog.parts if p.decl.for_agent(agent)]
         parts = [p for p in parts if p.decl.kind in ("system", "agent")]
-        for index, part in enumerate(parts):
+        for position, part in enumerate(parts):
             if part.decl.stability != "turn":
                 continue
-            later = [p.id for p in parts[index + 1 :] if p.decl.stability == "static"]
+            later = [p.id for p in parts[position + 1 :] if p.decl.stability == "static"]
             if later:
-                problems.append(
-                    Problem(
-                        "warning",
-                        manifest_file,
-                        f"part {part.id!r} (stability turn, order {part.decl.order}) comes before "
-                        f"static part(s) {', '.join(later)} for agent {agent}: the cache prefix "
-                        "breaks every turn; give it a higher order",
-                    )
-                )
+                agents, static = early.setdefault(part.id, ([], {}))
+                agents.append(agent)
+                static.update(dict.fromkeys(later))
+    for part in catalog.parts:
+        if part.id in early:
+            agents, static = early[part.id]
+            warn(
+                f"part {part.id!r} (stability turn, order {part.decl.order}) comes before "
+                f"static part(s) {', '.join(static)} for agent(s) {', '.join(agents)}: the "
+                "cache prefix breaks every turn; give it a higher order",
+                "part",
+                index[part.id],
+                "order",
+            )
     return problems

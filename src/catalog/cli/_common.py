@@ -24,6 +24,7 @@ __all__ = [
     "add_format",
     "common_parser",
     "context_from_args",
+    "context_requested",
     "emit_json",
     "load_ref",
     "make_store",
@@ -108,7 +109,9 @@ def add_context_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--tools", metavar="A,B,...", help="the enabled tools, comma-separated")
     gathering = parser.add_argument_group(
-        "gathering", "fill the context from a real folder, as the catalog's [sources] table says"
+        "gathering",
+        "fill the context from a real folder, as the catalog's [sources] table says "
+        "(the options after --from-dir need it)",
     )
     gathering.add_argument(
         "--from-dir", metavar="DIR", help="the agent's working directory to gather from"
@@ -127,31 +130,22 @@ def add_context_options(parser: argparse.ArgumentParser) -> None:
     gathering.add_argument("--no-git", action="store_true", help="do not run git")
 
 
-def context_from_args(args: argparse.Namespace, catalog: Catalog) -> Context:
+def context_from_args(args: argparse.Namespace, catalog: Catalog, *also: Catalog) -> Context:
     """Build the context: gathered (``--from-dir``), then ``--context``, ``--tools``, ``--set``.
 
-    Each later source wins over the earlier ones. Gathering warnings (a file
-    skipped or cut) go to stderr.
+    Each later source wins over the earlier ones. What the options give is
+    known before gathering, so a ``[file:PATH]`` in a template set with
+    ``--set`` is read like one in a gathered template. Gathering warnings (a
+    file skipped or cut) go to stderr. ``--set`` may name a variable of
+    ``catalog`` or of ``also`` (the other side of a diff), typed as
+    ``catalog`` declares it when both do.
     """
+    types: dict[str, str] = {}
+    for each in reversed((catalog, *also)):
+        types.update(each.variable_types)
     data: dict[str, Any] = {}
     if args.context:
         data = load_context(args.context).model_dump(exclude_defaults=True)
-    if args.from_dir:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", SourceWarning)
-            gathered = gather(
-                catalog,
-                args.from_dir,
-                base=data,
-                home=args.home,
-                root=args.root,
-                model=args.model,
-                provider=args.provider,
-                git=not args.no_git,
-            )
-        for warning in caught:
-            sys.stderr.write(f"catalog: warning: {warning.message}\n")
-        data = gathered.model_dump(exclude_defaults=True)
     if args.tools is not None:
         data["tools"] = [t.strip() for t in args.tools.split(",") if t.strip()]
     for item in args.set:
@@ -161,12 +155,59 @@ def context_from_args(args: argparse.Namespace, catalog: Catalog) -> Context:
             raise ContextError(
                 f"--set {item!r} is not KEY=VALUE", hint="write e.g. --set plan_mode=true"
             )
-        declared = catalog.variable_types.get(key)
+        declared = types.get(key)
         if declared is not None:
             data.setdefault("variables", {})[key] = _typed(raw, declared, key)
         else:
             _set_path(data, key.split("."), _guess(raw))
-    return coerce_context(data, source="--set/--tools/--context")
+    given = coerce_context(data, source="--set/--tools/--context")
+    if args.from_dir is None:
+        stray = _gathering_options(args)
+        if stray:
+            raise ContextError(
+                f"{', '.join(stray)} {'applies' if len(stray) == 1 else 'apply'} only "
+                "when gathering a context",
+                hint="add --from-dir DIR, or set a field directly (e.g. --set env.model=NAME)",
+            )
+        return given
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SourceWarning)
+        gathered = gather(
+            catalog,
+            args.from_dir,
+            base=given,
+            home=args.home,
+            root=args.root,
+            model=args.model,
+            provider=args.provider,
+            git=not args.no_git,
+        )
+    for warning in caught:
+        sys.stderr.write(f"catalog: warning: {warning.message}\n")
+    return gathered
+
+
+def context_requested(args: argparse.Namespace) -> bool:
+    """Whether any option of :func:`add_context_options` was given."""
+    return bool(
+        args.context
+        or args.tools is not None
+        or args.set
+        or args.from_dir is not None
+        or _gathering_options(args)
+    )
+
+
+def _gathering_options(args: argparse.Namespace) -> list[str]:
+    """The gathering options given besides ``--from-dir``."""
+    given = (
+        ("--home", args.home),
+        ("--root", args.root),
+        ("--model", args.model),
+        ("--provider", args.provider),
+        ("--no-git", args.no_git),
+    )
+    return [option for option, value in given if value]
 
 
 def _guess(raw: str) -> Any:

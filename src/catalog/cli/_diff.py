@@ -13,6 +13,7 @@ from catalog.cli._common import (
     add_context_options,
     add_counter,
     context_from_args,
+    context_requested,
     load_ref,
     write_output,
 )
@@ -66,8 +67,8 @@ def run(args: argparse.Namespace) -> int:
     """Diff and print; exit 0 when identical, 1 when different."""
     old = load_ref(args, args.old)
     new = load_ref(args, args.new)
-    wants_prompt = bool(args.context or args.tools is not None or args.set or args.agent)
-    context = context_from_args(args, new) if wants_prompt else None
+    wants_prompt = bool(args.agent) or context_requested(args)
+    context = context_from_args(args, new, old) if wants_prompt else None
     result = diff(old, new, context=context, agent=args.agent, counter=args.counter)
     if args.format == "json":
         text = render_json(result) + "\n"

@@ -30,7 +30,8 @@ def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
         description=f"Import {UPSTREAM}: a checkout SRC as one catalog version (the release "
         "its README names), or with --git every release commit of a clone (subjects like "
         "'v2.1.37 (+0 tokens)'), one version each. Parts are raw text (template = false) with "
-        "the upstream name, ccVersion, variables, agent metadata and token count in meta; "
+        "the upstream name, ccVersion, variables, agent metadata, token count and the body's "
+        "${...} placeholders in meta; "
         "bodies are stored once under NAME/_blobs/. Exit 0 on success, 2 on bad input.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -96,24 +96,26 @@ def table(prompt: AssembledPrompt, *, unicode: bool = True) -> str:
     total = prompt.tokens
     largest = max((p.tokens for p in prompt.parts), default=0)
     budget = f", budget {prompt.budget}" if prompt.budget is not None else ""
+    # The name column fits the longest id, so long (imported) ids keep the columns aligned.
+    width = max([32, *(len(p.id) for p in prompt.parts), *(len(t.name) for t in prompt.tools)])
     rows = [
         f"{prompt.catalog} {prompt.version}, agent {prompt.agent}: {total} tokens "
         f"({prompt.counter}){budget}",
-        f"{'order':>10}  {'part':<32} {'tokens':>7} {'share':>6}",
+        f"{'order':>10}  {'part':<{width}} {'tokens':>7} {'share':>6}",
     ]
     for part in prompt.parts:
         share = _share(part.tokens, total)
         bar = _bar(part.tokens, largest, unicode)
-        rows.append(f"{part.order:>10}  {part.id:<32} {part.tokens:>7} {share:>5.1f}%  {bar}")
+        rows.append(f"{part.order:>10}  {part.id:<{width}} {part.tokens:>7} {share:>5.1f}%  {bar}")
     if prompt.separator_tokens:
         separators = prompt.separator_tokens
         share = _share(separators, total)
-        rows.append(f"{'':>10}  {'(separators)':<32} {separators:>7} {share:>5.1f}%")
-    rows.append(f"{'':>10}  {'total':<32} {total:>7}")
+        rows.append(f"{'':>10}  {'(separators)':<{width}} {separators:>7} {share:>5.1f}%")
+    rows.append(f"{'':>10}  {'total':<{width}} {total:>7}")
     if prompt.tools:
         tool_total = sum(t.tokens for t in prompt.tools)
         rows.append(f"\ntools array (not in the text): {tool_total} tokens")
-        rows.extend(f"{'':>10}  {t.name:<32} {t.tokens:>7}" for t in prompt.tools)
+        rows.extend(f"{'':>10}  {t.name:<{width}} {t.tokens:>7}" for t in prompt.tools)
     dropped = [e for e in prompt.excluded if e.reason == "budget"]
     if dropped:
         rows.append("\ndropped to fit the budget:")

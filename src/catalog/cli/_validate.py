@@ -63,7 +63,8 @@ def run(args: argparse.Namespace) -> int:
         except CatalogError as exc:
             problems = [Problem("error", label, str(exc))]
         for problem in problems:
-            sys.stdout.write(f"{label}: {problem.severity}: {problem.message}\n")
+            where = f"{problem.location}: " if problem.line is not None else ""
+            sys.stdout.write(f"{label}: {problem.severity}: {where}{problem.message}\n")
         errors += sum(p.severity == "error" for p in problems)
         warnings += sum(p.severity == "warning" for p in problems)
         if not problems:

@@ -37,6 +37,7 @@ class TreeEntry:
 
     @property
     def is_file(self) -> bool:
+        """A regular file (not a folder, a symbolic link or a submodule)."""
         return self.mode.startswith("100")
 
 
@@ -52,7 +53,8 @@ class GitRepo:
         self._run("rev-parse", "--git-dir")
         self._batch: subprocess.Popen[bytes] | None = None
 
-    def _run(self, *args: str) -> str:
+    def _run(self, *args: str, may_fail: bool = False) -> str | None:
+        """The output of ``git ARGS``; on failure None if ``may_fail``, else an error."""
         try:
             done = subprocess.run(
                 ["git", "-C", str(self.path), *args], capture_output=True, check=False
@@ -62,6 +64,8 @@ class GitRepo:
                 "the git command is not installed", hint="install git to import from history"
             ) from None
         if done.returncode != 0:
+            if may_fail:
+                return None
             message = done.stderr.decode("utf-8", "replace").strip() or f"exit {done.returncode}"
             raise ImporterError(
                 f"git {args[0]} failed: {message}",
@@ -72,9 +76,19 @@ class GitRepo:
 
     def log(self, rev: str = "HEAD") -> list[Commit]:
         """The first-parent commits leading to ``rev``, oldest first."""
+        if (
+            self._run("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", may_fail=True)
+            is None
+        ):
+            raise ImporterError(
+                f"{rev} is not a commit here"
+                + (": the repository has no commits yet" if rev == "HEAD" else ""),
+                file=str(self.path),
+                hint="give a clone of the repository with its history",
+            )
         out = self._run("log", "--first-parent", "--reverse", "--format=%H%x00%s", rev, "--")
         commits = []
-        for line in out.splitlines():
+        for line in (out or "").splitlines():
             oid, _, subject = line.partition("\0")
             commits.append(Commit(oid, subject))
         return commits

@@ -20,16 +20,18 @@ file per prompt part under ``system-prompts/``, one git commit per release
 Each release becomes one catalog version. Parts are raw text
 (``template = false``): bodies are never rendered, so ``${...}`` and even
 ``${{ ... }}`` reach the prompt as published. The header fields (but
-``description``, which is the part's own ``description``), the category and
-the README's token count (``upstream_tokens``) are kept in the part's
-``meta``; ``tokens`` is our own count with the catalog's tokenizer. Bodies
-are stored once by content (:mod:`catalog.importers.writer`). An imported
+``description``, which is the part's own ``description``), the body's
+``${...}`` placeholders (:func:`placeholders`), the category and the README's
+token count (``upstream_tokens``) are kept in the part's ``meta``;
+``tokens`` is our own count with the catalog's tokenizer. Bodies are stored
+once by content (:mod:`catalog.importers.writer`). An imported
 catalog has no conditions: assemble it through an overlay
 (``[catalog] base``, parts with ``from``).
 """
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -66,6 +68,7 @@ __all__ = [
     "parse_changelog",
     "parse_prompt_file",
     "parse_readme",
+    "placeholders",
     "read_checkout",
     "read_history",
     "release_version",
@@ -89,6 +92,7 @@ class Category:
 
     @property
     def label(self) -> str:
+        """The prefix without its dash (``agent-prompt``), as ``meta.category`` holds it."""
         return self.prefix.removesuffix("-")
 
 
@@ -132,6 +136,7 @@ class UpstreamPart:
 
     @property
     def category(self) -> Category:
+        """The category its file-name prefix gives."""
         return category_of(self.id)
 
     @property
@@ -141,12 +146,17 @@ class UpstreamPart:
 
     @property
     def description(self) -> str:
+        """The header's ``description``; empty when it has none."""
         return str(self.header.get("description") or "")
 
 
 def parse_prompt_file(text: str, file: str, *, source: str = "") -> UpstreamPart:
-    """Split a part file into its header fields and body (everything after ``-->``)."""
-    text = text.replace("\r\n", "\n")
+    """Split a part file into its header fields and body (everything after ``-->``).
+
+    CRLF line endings and a leading byte-order mark (a copy saved by a Windows
+    editor) do not hide the header.
+    """
+    text = text.replace("\r\n", "\n").removeprefix("\ufeff")
     name = file.rsplit("/", 1)[-1]
     if not text.startswith("<!--\n"):
         return UpstreamPart(name, {}, text, source)
@@ -161,19 +171,23 @@ def parse_prompt_file(text: str, file: str, *, source: str = "") -> UpstreamPart
                 line=1,
                 hint="the header runs from `<!--` to a line holding only `-->`",
             )
-    header = _parse_header(text[5 : end + 1], file, first_line=2)
+    header, lines = _parse_header(text[5 : end + 1], file, first_line=2)
     for key, wanted in (("name", str), ("description", str), ("variables", list)):
         if key in header and not isinstance(header[key], wanted):
             raise ImporterError(
                 f"header field {key!r} must be {'a list' if wanted is list else 'text'}",
                 file=file,
+                line=lines[key],
                 hint="check the header comment",
             )
     return UpstreamPart(name, header, text[end + 5 :], source)
 
 
-def _parse_header(text: str, file: str, *, first_line: int) -> dict[str, Any]:
-    """The header comment's YAML as mappings, lists and text, every scalar kept as text.
+def _parse_header(
+    text: str, file: str, *, first_line: int
+) -> tuple[dict[str, Any], dict[str, int]]:
+    """The header comment's YAML as mappings, lists and text, every scalar kept as text,
+    and the line of each top-level key.
 
     PyYAML composes the node tree and this function builds the values, so no
     scalar is typed: the fields are names, versions and descriptions, and a
@@ -221,11 +235,86 @@ def _parse_header(text: str, file: str, *, first_line: int) -> dict[str, Any]:
     except yaml.YAMLError as exc:
         raise fail(str(exc), None) from None
     if root is None:
-        return {}
+        return {}, {}
     if not isinstance(root, yaml.MappingNode):
         raise fail("expected `key: value` lines", root.start_mark)
     header: dict[str, Any] = build(root)
-    return header
+    lines = {key.value: first_line + key.start_mark.line for key, _ in root.value}
+    return header, lines
+
+
+def placeholders(body: str) -> list[str]:
+    """The runtime's ``${...}`` placeholders in ``body``, verbatim, each once, in order.
+
+    A body is the text of a JavaScript template literal, so ``\\${`` is text,
+    not a placeholder, and a placeholder runs to the ``}`` that closes it,
+    across strings and nested template literals (``${A?`x${B}`:""}`` is one).
+    A ``${`` that is never closed is text.
+    """
+    found: dict[str, None] = {}
+    position = 0
+    while (start := _next_placeholder(body, position)) >= 0:
+        end = _expression_end(body, start + 2)
+        if end < 0:
+            break
+        found.setdefault(body[start:end])
+        position = end
+    return list(found)
+
+
+def _next_placeholder(text: str, position: int) -> int:
+    """Where the next unescaped ``${`` of template text starts, or -1."""
+    while position < len(text):
+        if text[position] == "\\":
+            position += 2
+        elif text.startswith("${", position):
+            return position
+        else:
+            position += 1
+    return -1
+
+
+def _expression_end(text: str, position: int) -> int:
+    """Just after the ``}`` closing the expression that starts at ``position``, or -1."""
+    depth = 0
+    while position < len(text):
+        char = text[position]
+        if char in "'\"":
+            position = _string_end(text, position + 1, char)
+            continue
+        if char == "`":
+            position = _template_end(text, position + 1)
+            continue
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            if depth == 0:
+                return position + 1
+            depth -= 1
+        position += 1
+    return -1
+
+
+def _string_end(text: str, position: int, quote: str) -> int:
+    while position < len(text) and text[position] != quote:
+        position += 2 if text[position] == "\\" else 1
+    return position + 1
+
+
+def _template_end(text: str, position: int) -> int:
+    """Just after the backtick closing a nested template literal (or the text's end)."""
+    while position < len(text):
+        char = text[position]
+        if char == "\\":
+            position += 2
+        elif char == "`":
+            return position + 1
+        elif text.startswith("${", position):
+            end = _expression_end(text, position + 2)
+            position = len(text) if end < 0 else end
+        else:
+            position += 1
+    return len(text)
 
 
 @dataclass(frozen=True)
@@ -365,6 +454,12 @@ def read_checkout(src: str | Path, version: str | None = None) -> Release:
     The version is ``version``, else the release the README names.
     """
     folder = Path(src).expanduser()
+    if not folder.is_dir():
+        raise ImporterError(
+            "no such folder",
+            file=str(folder),
+            hint=f"give a checkout of {UPSTREAM} (or --git REPO for its history)",
+        )
     prompts = folder / PROMPTS_DIR
     if not prompts.is_dir():
         raise ImporterError(
@@ -393,13 +488,10 @@ def read_checkout(src: str | Path, version: str | None = None) -> Release:
 
 def _read(path: Path) -> str:
     try:
-        return path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ImporterError(
-            f"not UTF-8 text (bad byte at offset {exc.start})", file=str(path)
-        ) from None
+        raw = path.read_bytes()
     except OSError as exc:
         raise ImporterError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
+    return _decode(raw, str(path))
 
 
 def _checked_version(version: str) -> str:
@@ -423,24 +515,34 @@ def read_history(
     """
     specifier = parse_spec(versions) if versions is not None else None
     with GitRepo(repo) as git:
-        chosen: dict[str, str] = {}
-        for commit in git.log(rev):
-            version = release_version(commit.subject)
+        found: dict[str, str] = {}
+        for entry in git.log(rev):
+            version = release_version(entry.subject)
             if version is not None:
-                chosen[version] = commit.oid
+                found[version] = entry.oid
+        chosen = found
         if specifier is not None:
-            chosen = {v: c for v, c in chosen.items() if specifier.contains(v, prereleases=True)}
+            chosen = {v: c for v, c in found.items() if specifier.contains(v, prereleases=True)}
         if not chosen:
+            hint = "release commits have subjects like 'v2.1.37 (+0 tokens)'"
+            if found:
+                ordered = sorted(found, key=Version)
+                hint = f"the history has {len(ordered)} release(s), {ordered[0]} to {ordered[-1]}"
             raise ImporterError(
                 "no release commits found"
                 + (f" for versions {str(specifier)!r}" if specifier is not None else ""),
                 file=str(git.path),
-                hint="release commits have subjects like 'v2.1.37 (+0 tokens)'",
+                hint=hint,
             )
         files: dict[tuple[str, str], UpstreamPart] = {}
         readmes: dict[str, Readme] = {}
         for version in sorted(chosen, key=Version):
-            yield _read_release(git, version, chosen[version], files, readmes)
+            commit = chosen[version]
+            try:
+                release = _read_release(git, version, commit, files, readmes)
+            except ImporterError as exc:
+                raise _in_release(exc, version, commit) from None
+            yield release
 
 
 def _read_release(
@@ -452,11 +554,7 @@ def _read_release(
 ) -> Release:
     entries = git.tree(f"{commit}:{PROMPTS_DIR}")
     if entries is None:
-        raise ImporterError(
-            f"release {version} (commit {commit[:12]}) has no {PROMPTS_DIR}/ folder",
-            file=str(git.path),
-            hint=f"leave it out with --versions, e.g. --versions '!={version}'",
-        )
+        raise ImporterError(f"no {PROMPTS_DIR}/ folder", file=str(git.path))
     parts = []
     for entry in entries:
         if not (entry.is_file and entry.name.endswith(".md")):
@@ -475,8 +573,18 @@ def _read_release(
             readmes[found[0]] = parse_readme(_decode(found[2], f"{commit[:12]}:README.md"))
         readme = readmes[found[0]]
     license_blob = git.read(f"{commit}:LICENSE")
-    license_text = _decode(license_blob[2], "LICENSE") if license_blob else None
+    license_text = _decode(license_blob[2], f"{commit[:12]}:LICENSE") if license_blob else None
     return Release(version, tuple(parts), readme, commit, license_text)
+
+
+def _in_release(error: ImporterError, version: str, commit: str) -> ImporterError:
+    """``error`` about release ``version``, with the way to leave that release out
+    (history cannot be fixed where it is read)."""
+    located = copy.copy(error)
+    located.message = f"release {version} (commit {commit[:12]}): {error.message}"
+    skip = f"leave the release out with --versions '!={version}'"
+    located.hint = f"{error.hint}; or {skip}" if error.hint else skip
+    return located
 
 
 def _object_text(git: GitRepo, oid: str, where: str) -> str:
@@ -491,7 +599,10 @@ def _decode(raw: bytes, where: str) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ImporterError(
-            f"not UTF-8 text (bad byte at offset {exc.start})", file=where
+            f"not UTF-8 text (bad byte 0x{raw[exc.start]:02x} at offset {exc.start})",
+            file=where,
+            line=raw.count(b"\n", 0, exc.start) + 1,
+            hint="upstream files are UTF-8; re-check out or re-extract the file",
         ) from None
 
 
@@ -590,6 +701,9 @@ def _part_table(
     category = part.category
     meta = {key: value for key, value in part.header.items() if key != "description"}
     meta.setdefault("name", entry.name if entry else part.id)
+    found = placeholders(part.body)
+    if found:
+        meta["placeholders"] = found
     meta["category"] = category.label
     if entry is not None:
         meta[UPSTREAM_TOKENS] = entry.tokens

@@ -8,6 +8,10 @@ versions). A body that many versions share is written, hashed and counted
 once: the file name is its sha256, so a blob can never hold another text
 than its name says, and ``catalog validate`` still checks every part against
 its manifest.
+
+Nothing is written for a version the writer refuses: its new bodies are
+kept in memory until :meth:`CatalogWriter.write_version` accepts it, so a
+refused import leaves the folder as it was.
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ class StoreSize:
 
     @property
     def total_bytes(self) -> int:
+        """Manifests and bodies together."""
         return self.manifest_bytes + self.blob_bytes
 
 
@@ -60,48 +65,61 @@ class CatalogWriter:
         self.folder = Path(out).expanduser() / name
         self.counter = counter or TiktokenCounter()
         self._bodies: dict[str, Body] = {}
-        self._on_disk = self._existing_blobs()
+        self._on_disk = {entry.name.removesuffix(".md") for entry in self._blob_entries()}
+        self._pending: dict[str, str] = {}  # digest -> text, until a version using it is written
         self.new_blobs = 0
 
-    def _existing_blobs(self) -> set[str]:
-        found: set[str] = set()
-        blobs = self.folder / BLOBS_DIR
-        if blobs.is_dir():
-            for shard in os.scandir(blobs):
-                if shard.is_dir():
-                    found.update(entry.name.removesuffix(".md") for entry in os.scandir(shard))
+    def _blob_entries(self) -> list[os.DirEntry[str]]:
+        """The files in ``_blobs/*/`` (stray files beside the shard folders are not blobs)."""
+        found: list[os.DirEntry[str]] = []
+        for shard in _scan(self.folder / BLOBS_DIR):
+            if shard.is_dir():
+                found.extend(entry for entry in _scan(Path(shard.path)) if entry.is_file())
         return found
 
     def body(self, text: str) -> Body:
-        """Store ``text`` (once) and return how a manifest names it."""
+        """Store ``text`` (once) and return how a manifest names it.
+
+        A body not on disk yet is written with the next version written.
+        """
         digest = body_sha256(text)
         known = self._bodies.get(digest)
         if known is not None:
             return known
         file = f"{BLOBS_DIR}/{digest[:2]}/{digest}.md"
         if digest not in self._on_disk:
-            _write_atomic(self.folder / file, text.replace("\r\n", "\n"))
-            self._on_disk.add(digest)
-            self.new_blobs += 1
+            self._pending[digest] = text.replace("\r\n", "\n")
         body = Body(f"../{file}", digest, self.counter(text))
         self._bodies[digest] = body
         return body
 
     def write_version(self, version: str, manifest: str, *, force: bool = False) -> VersionStatus:
-        """Write ``version/catalog.toml``; an existing different one needs ``force``."""
+        """Write ``version/catalog.toml`` and the new bodies it names.
+
+        An existing manifest with other content needs ``force``; the error
+        names its first differing line.
+        """
         path = self.folder / version / MANIFEST_NAME
         status: VersionStatus = "written"
         if path.is_file():
-            if path.read_text(encoding="utf-8") == manifest:
-                return "unchanged"
-            if not force:
+            existing = _read_existing(path)
+            if existing != manifest and not force:
+                line, was, now = _first_difference(existing, manifest)
                 raise ImporterError(
-                    f"version {version} already exists with a different manifest",
+                    f"version {version} already exists with a different manifest: "
+                    f"this line reads {was!r}, the import would write {now!r}",
                     file=str(path),
+                    line=line,
                     hint="pass --force to replace it, or import into another --out folder",
                 )
-            status = "replaced"
-        _write_atomic(path, manifest)
+            status = "unchanged" if existing == manifest else "replaced"
+        for digest, text in self._pending.items():
+            _write_atomic(self.folder / BLOBS_DIR / digest[:2] / f"{digest}.md", text)
+            self._on_disk.add(digest)
+            self.new_blobs += 1
+        self._pending.clear()
+        if status != "unchanged":
+            _write_atomic(path, manifest)
         return status
 
     def write_file(self, name: str, text: str) -> None:
@@ -112,31 +130,88 @@ class CatalogWriter:
         """Versions, manifests and blobs now in the catalog folder."""
         manifests = [
             path
-            for entry in os.scandir(self.folder)
+            for entry in _scan(self.folder)
             if entry.is_dir() and not entry.name.startswith(("_", "."))
             if os.path.isfile(path := os.path.join(entry.path, MANIFEST_NAME))
         ]
         manifest_bytes = sum(os.path.getsize(path) for path in manifests)
-        blob_bytes = 0
-        blobs = self.folder / BLOBS_DIR
-        count = 0
-        if blobs.is_dir():
-            for shard in os.scandir(blobs):
-                for entry in os.scandir(shard):
-                    blob_bytes += entry.stat().st_size
-                    count += 1
-        return StoreSize(len(manifests), manifest_bytes, count, blob_bytes)
+        blobs = self._blob_entries()
+        blob_bytes = sum(entry.stat().st_size for entry in blobs)
+        return StoreSize(len(manifests), manifest_bytes, len(blobs), blob_bytes)
+
+
+def _scan(folder: Path) -> list[os.DirEntry[str]]:
+    """The entries of ``folder``; none when it does not exist or is not a folder."""
+    try:
+        with os.scandir(folder) as entries:
+            return list(entries)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def _read_existing(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ImporterError(
+            f"cannot read the existing manifest: {exc}",
+            file=str(path),
+            hint="remove the version folder, or import into another --out folder",
+        ) from None
+
+
+def _first_difference(old: str, new: str) -> tuple[int, str, str]:
+    """The first line (1-based) where ``old`` and ``new`` differ, and both lines there
+    (cut to 100 characters)."""
+    old_lines, new_lines = old.splitlines(), new.splitlines()
+    number = next(
+        (
+            n
+            for n, pair in enumerate(zip(old_lines, new_lines, strict=False), 1)
+            if len(set(pair)) > 1
+        ),
+        min(len(old_lines), len(new_lines)) + 1,
+    )
+    return number, _line(old_lines, number), _line(new_lines, number)
+
+
+def _line(lines: list[str], number: int) -> str:
+    text = lines[number - 1] if number <= len(lines) else ""
+    return text if len(text) <= 100 else text[:99] + "\u2026"
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file and rename, so a crash never leaves half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    """Write via a temporary file and rename, so a crash never leaves half a file.
+
+    A folder that cannot be written (a file in the way, no permission, a full
+    disk) is an :class:`ImporterError` naming the path.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    except OSError as exc:
+        raise _write_error(path, exc) from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
             stream.write(text)
         os.chmod(temporary, 0o644)  # mkstemp creates 0600; catalogs are meant to be shared
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as exc:
         os.unlink(temporary)
+        if isinstance(exc, OSError):
+            raise _write_error(path, exc) from None
         raise
+
+
+def _write_error(path: Path, exc: OSError) -> ImporterError:
+    """The error for ``path``, naming what is in the way (a file where a folder must go...)."""
+    where = Path(exc.filename2 or exc.filename or path)
+    if where.name.startswith(".tmp-"):
+        where = path
+    # A file where a folder must go: name that file, not the folder that could not be made.
+    where = next((p for p in (*reversed(where.parents), where) if p.is_file()), where)
+    return ImporterError(
+        f"cannot write: {exc.strerror or exc}",
+        file=str(where),
+        hint="check that --out is a folder you can write to",
+    )

@@ -82,9 +82,11 @@ class _Gatherer:
         self.seen: set[Path] = set()
 
     def path(self, name: str, base: Path | None = None) -> Path:
+        """A manifest path: ``~`` under the home folder, relative under ``base`` or the cwd."""
         return expand(name, base=base or self.cwd, home=self.home)
 
     def read(self, path: Path, *, strip_comments: bool = False) -> str | None:
+        """A file's text within the size limit (None if unreadable), comments stripped if asked."""
         text = read_text(path, self.limit)
         if text is not None and strip_comments:
             text = strip_leading_html_comments(text)
@@ -102,6 +104,7 @@ class _Gatherer:
         return folders
 
     def project_files(self) -> list[dict[str, str]]:
+        """The ``[[sources.files]]`` entries found, group by group, in walk order."""
         found: list[dict[str, str]] = []
         walk = self.walk()
         for group in self.sources.files:
@@ -116,6 +119,7 @@ class _Gatherer:
         return found
 
     def _in_folder(self, group: FileGroup, folder: Path) -> list[dict[str, str]]:
+        """The files of ``group`` in one folder; a file seen already is not listed again."""
         entries: list[dict[str, str]] = []
         for name in group.names:
             matches = list(glob(folder, name))
@@ -135,6 +139,7 @@ class _Gatherer:
     # -- single texts
 
     def texts(self, data: dict[str, Any]) -> None:
+        """Fill each ``[[sources.text]]`` target in ``data`` from the first of its files found."""
         for source in self.sources.text:
             for name in source.names:
                 path = self.path(name)
@@ -155,6 +160,7 @@ class _Gatherer:
     # -- skills
 
     def skills(self) -> list[dict[str, str]]:
+        """The skills under the ``skills`` folders, in folder order, each name once."""
         found: list[dict[str, str]] = []
         names: dict[str, str] = {}
         visited: set[Path] = set()
@@ -172,6 +178,7 @@ class _Gatherer:
         names: dict[str, str],
         found: list[dict[str, str]],
     ) -> None:
+        """Search ``folder`` for skill folders, at most ``_MAX_SKILL_DEPTH`` levels down."""
         real = folder.resolve()
         if real in visited:
             if depth:
@@ -195,6 +202,7 @@ class _Gatherer:
                 self._skills_in(child, depth + 1, visited, names, found)
 
     def _skill(self, path: Path) -> dict[str, str] | None:
+        """One SKILL.md as a skill record; None (with a warning if broken) to leave it out."""
         text = self.read(path)
         if text is None:
             return None
@@ -220,6 +228,7 @@ class _Gatherer:
     # -- persona
 
     def persona(self, data: dict[str, Any]) -> None:
+        """Fill ``identity``, ``user`` and ``soul`` in ``data`` from the persona files found."""
         for key, fields in (
             ("identity", ("name", "emoji", "creature", "vibe")),
             ("user", ("name", "timezone", "location")),
@@ -247,6 +256,7 @@ class _Gatherer:
     # -- file references
 
     def referenced_files(self, catalog: Catalog, variables: Mapping[str, Any]) -> dict[str, str]:
+        """The files that ``file``-source bindings reference in the string variables, confined."""
         types = [b.name[:-1] for b in catalog.bindings if b.source == "file"]
         if not types:
             return {}
@@ -267,7 +277,8 @@ class _Gatherer:
                     if is_file(inside):
                         content = self.read(inside)
                         if content is not None:
-                            files[name] = content
+                            # Without its final line end a file fits inline: "v[file:VERSION]".
+                            files[name] = content.rstrip()
         return files
 
 
@@ -283,6 +294,9 @@ def _merge(into: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _folder(value: str | Path, what: str) -> Path:
+    """``value`` as an existing folder, resolved; a :class:`SourceError` naming ``what`` else."""
+    if not str(value).strip():
+        raise SourceError(f"the {what} is an empty path", hint=f"give a folder as the {what}")
     path = Path(value).expanduser()
     try:
         path = path.resolve(strict=True)
@@ -293,7 +307,9 @@ def _folder(value: str | Path, what: str) -> Path:
             hint=f"give an existing folder as the {what}",
         ) from None
     if not path.is_dir():
-        raise SourceError(f"the {what} is not a folder", file=str(value))
+        raise SourceError(
+            f"the {what} is not a folder", file=str(value), hint=f"give a folder as the {what}"
+        )
     return path
 
 
@@ -315,7 +331,7 @@ def gather(
 
     ``base`` holds what the caller knows already (tools, features, variables...):
     every value it sets wins over a gathered one, tables merged key by key.
-    ``home`` replaces the user's home folder for ``~`` paths; ``root`` is the top
+    ``home`` (an existing folder) replaces the user's home for ``~`` paths; ``root`` is the top
     of the project (the walk for instruction files stops there, ``file:`` reads
     stay under it; by default the walk goes to the filesystem root and reads
     stay under ``cwd``). ``clock`` gives the time (default: now); ``environ``
@@ -330,7 +346,7 @@ def gather(
             hint="give a root that contains the working directory",
         )
     env_vars = default_environ() if environ is None else environ
-    home_dir = Path(home).expanduser().resolve() if home is not None else Path.home()
+    home_dir = _folder(home, "home folder") if home is not None else Path.home()
     gatherer = _Gatherer(catalog.manifest.sources, folder, home_dir, top)
 
     env: dict[str, Any] = {"cwd": str(folder), "model": model, "provider": provider}
