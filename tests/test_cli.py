@@ -107,6 +107,7 @@ def test_assemble_with_context_file(
         (["assemble", "demo@1.0.0", "--agent", "ghost"], "no agent 'ghost'"),
         (["assemble", "demo@1.0.0", "--set", "plan_mode=maybe"], "not a valid bool"),
         (["assemble", "demo@1.0.0", "--set", "novalue"], "not KEY=VALUE"),
+        (["assemble", "demo@1.0.0", "--set", "plan_mod=true"], "did you mean 'plan_mode'?"),
         (["assemble", "demo@1.0.0", "--set", "tools=3"], "tools"),
         (["assemble", "demo@1.0.0", "--context", "/no/such/file.toml"], "cannot read"),
         (["show", "demo@~~1"], "not a PEP 440"),

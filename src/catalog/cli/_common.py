@@ -12,6 +12,7 @@ from typing import Any
 from catalog.compiled import Catalog
 from catalog.context import Context, coerce_context, load_context
 from catalog.errors import CatalogError, ContextError
+from catalog.shapes import did_you_mean
 from catalog.sources import SourceWarning, gather
 from catalog.store import Store
 
@@ -158,8 +159,14 @@ def context_from_args(args: argparse.Namespace, catalog: Catalog, *also: Catalog
         declared = types.get(key)
         if declared is not None:
             data.setdefault("variables", {})[key] = _typed(raw, declared, key)
-        else:
+        elif key.split(".")[0] in Context.model_fields:
             _set_path(data, key.split("."), _guess(raw))
+        else:
+            known = sorted(types.keys() | Context.model_fields.keys())
+            raise ContextError(
+                f"--set {key}: no such variable or context field",
+                hint=did_you_mean(key, known, what="variables and context fields"),
+            )
     given = coerce_context(data, source="--set/--tools/--context")
     if args.from_dir is None:
         stray = _gathering_options(args)

@@ -19,6 +19,8 @@ from catalog.cli._common import (
 )
 from catalog.diff import diff, render_html, render_json, render_markdown, render_text
 
+__all__ = ["register", "run"]
+
 
 def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
     """Add the ``diff`` command."""

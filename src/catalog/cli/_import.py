@@ -15,6 +15,8 @@ from catalog.importers.piebald import (
     read_history,
 )
 
+__all__ = ["register", "run"]
+
 
 def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
     """Add the ``import`` command and its formats (``--path`` means nothing here)."""

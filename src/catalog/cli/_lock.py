@@ -10,6 +10,8 @@ from catalog.cli._common import EXIT_OK, load_ref, write_output
 from catalog.context import load_context
 from catalog.lock import dump_lock, make_lock
 
+__all__ = ["register", "run"]
+
 
 def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
     """Add the ``lock`` command."""

@@ -17,6 +17,8 @@ from catalog.cli._common import (
     load_ref,
 )
 
+__all__ = ["register", "run", "table"]
+
 _BAR_WIDTH = 32
 _EIGHTHS = " ▏▎▍▌▋▊▉█"
 

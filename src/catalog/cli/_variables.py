@@ -14,6 +14,8 @@ from typing import Any
 
 from catalog.cli._common import EXIT_OK, add_format, emit_json, load_ref
 
+__all__ = ["register", "run"]
+
 
 def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
     """Add the ``variables`` command."""

@@ -9,6 +9,8 @@ from typing import Any
 from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, add_format, emit_json, make_store
 from catalog.lock import read_lock, verify
 
+__all__ = ["register", "run"]
+
 
 def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
     """Add the ``verify`` command."""
