@@ -152,7 +152,7 @@ def test_preset_plus_append(demo: Catalog) -> None:
     prompt = demo.assemble({"append": "Extra rules."})
     assert prompt.text.endswith("cwd:\n\nExtra rules.")
     assert prompt.text.startswith("You are Demo.")
-    assert prompt.parts[-1].id == "append"
+    assert prompt.parts[-1].id == "context:append"
 
 
 def test_reminders_are_served_separately(demo: Catalog) -> None:
@@ -290,3 +290,17 @@ def test_deterministic_across_processes_and_hash_seeds(demo: Catalog) -> None:
 
 def test_assembled_prompt_type(demo: Catalog) -> None:
     assert isinstance(demo.assemble(), AssembledPrompt)
+
+
+def test_context_texts_never_share_an_id_with_a_part(make_catalog: Callable[..., Path]) -> None:
+    folder = make_catalog(
+        parts=[
+            {"id": "append", "order": 10, "body": "A part named append."},
+            {"id": "custom-prompt", "order": 20, "body": "A part named custom-prompt."},
+        ]
+    )
+    cat = load_dir(folder)
+    ids = [p.id for p in cat.assemble({"append": "From the context."}).parts]
+    assert ids == ["append", "custom-prompt", "context:append"]
+    custom = cat.assemble({"custom_prompt": "Only this."})
+    assert [p.id for p in custom.parts] == ["context:custom-prompt"]

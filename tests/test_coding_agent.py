@@ -470,7 +470,7 @@ def test_custom_override(cat: Catalog) -> None:
     ctx = CONTEXTS["custom-prompt"]
     prompt = cat.assemble(ctx)
     assert prompt.text == ctx["custom_prompt"]
-    assert used(prompt) == ["custom-prompt"]
+    assert used(prompt) == ["context:custom-prompt"]
     assert [t.name for t in prompt.tools] == ["Bash", "Read"]
     reasons = {p.reason for p in prompt.excluded if p.kind in ("system", "agent")}
     assert reasons <= {"custom-prompt", "agent"}
@@ -491,7 +491,7 @@ def test_preset_and_append(cat: Catalog) -> None:
     default = cat.assemble(CONTEXTS["default-tools"])
     prompt = cat.assemble(ctx)
     assert prompt.text == default.text + "\n\n" + ctx["append"]
-    assert used(prompt) == [*used(default), "append"]
+    assert used(prompt) == [*used(default), "context:append"]
 
 
 SEARCHING = ["Bash", "Read", "Glob", "Grep"]

@@ -194,8 +194,8 @@ def test_required_parts_over_budget_raise_with_amount_and_names(
 def test_context_texts_are_never_dropped(budgeted: Callable[..., Catalog]) -> None:
     cat = budgeted()
     prompt = cat.assemble({"append": "X" * 5, "token_budget": 17}, counter=len)
-    assert [p.id for p in prompt.parts] == ["identity", "append"]
-    with pytest.raises(BudgetError, match=r"identity \(10\), append \(20\)") as info:
+    assert [p.id for p in prompt.parts] == ["identity", "context:append"]
+    with pytest.raises(BudgetError, match=r"identity \(10\), context:append \(20\)") as info:
         cat.assemble({"append": "X" * 20, "token_budget": 30}, counter=len)
     assert "token_budget" in str(info.value)
 

@@ -505,13 +505,23 @@ def assemble(
         if text:
             pieces.append(
                 _Piece(
-                    "custom-prompt", "system", 0, "session", text, "custom prompt from the context"
+                    "context:custom-prompt",
+                    "system",
+                    0,
+                    "session",
+                    text,
+                    "custom prompt from the context",
                 )
             )
     if ctx.append is not None and _trim(ctx.append):
         pieces.append(
             _Piece(
-                "append", "system", 1 << 31, "session", _trim(ctx.append), "appended by the context"
+                "context:append",
+                "system",
+                1 << 31,
+                "session",
+                _trim(ctx.append),
+                "appended by the context",
             )
         )
     budget = ctx.token_budget or catalog.manifest.catalog.token_budget
