@@ -120,6 +120,56 @@ def test_bad_input_is_a_session_error(sessions: Sessions, tmp_path: Path) -> Non
         SQLiteStore(tmp_path / "text.sqlite")
 
 
+def test_a_shared_store_keeps_conversations_to_their_catalog_and_agent(
+    cat: Catalog, make_catalog: Callable[..., Path], tmp_path: Path
+) -> None:
+    other = load_dir(make_catalog("other", parts=[{"id": "p", "body": "Another catalog."}]))
+    path = tmp_path / "prompts.sqlite"
+    with (
+        SQLiteStore(path) as store,
+        Sessions(cat, store) as main,
+        Sessions(cat, store, agent="helper") as helper,
+        Sessions(other, store) as elsewhere,
+    ):
+        made = main.construct("c1", {"env": {"cwd": "/a"}})
+        calls: tuple[Callable[[Sessions], object], ...] = (
+            lambda sessions: sessions.get("c1"),
+            lambda sessions: sessions.construct("c1"),
+            lambda sessions: sessions.rebuild("c1", append="Compact now."),
+        )
+        for sessions, asked in (
+            (elsewhere, "catalog other 1.0.0, agent 'main'"),
+            (helper, "catalog demo 1.0.0, agent 'helper'"),
+        ):
+            for call in calls:
+                with pytest.raises(SessionError) as info:
+                    call(sessions)
+                error = info.value
+                assert error.message == (
+                    "conversation 'c1' was constructed for catalog demo 1.0.0, agent 'main', "
+                    f"not for {asked}"
+                )
+                assert error.file == str(path)
+                assert error.hint is not None and "an id of its own" in error.hint
+        assert main.get("c1") == made  # nothing was overwritten
+        assert elsewhere.construct("c2").text == "Another catalog."
+
+
+def test_another_version_of_the_catalog_gets_the_prompt_as_stored(
+    cat: Catalog, make_catalog: Callable[..., Path], tmp_path: Path
+) -> None:
+    newer = load_dir(make_catalog(version="2.0.0", parts=[{"id": "who", "body": "Version two."}]))
+    path = tmp_path / "prompts.sqlite"
+    with Sessions(cat, path) as old:
+        made = old.construct("c1", {"env": {"cwd": "/a"}})
+    with Sessions(newer, path) as new:
+        assert new.get("c1") == made
+        assert new.construct("c1") == made
+        assert new.rebuild("c1") == "Version two."
+        rebuilt = new.get("c1")
+    assert rebuilt is not None and (rebuilt.version, rebuilt.revision) == ("2.0.0", 1)
+
+
 class DictStore:
     """A store of our own, to show the protocol is all a store needs."""
 

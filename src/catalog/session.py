@@ -19,6 +19,14 @@ sees. :class:`Sessions` does that for any catalog::
   compaction instructions are for that one request.
 * A context without a ``session`` gets ``session.id`` = the conversation id,
   so bodies can name the conversation and know a session is attached.
+* A conversation belongs to the catalog name and agent it was constructed
+  for: in a store that several catalogs or agents share, ``construct``,
+  ``get`` and ``rebuild`` of another catalog or agent raise a
+  :class:`~catalog.errors.SessionError` rather than hand out (or overwrite)
+  another prompt. Another *version* of the same catalog is the same catalog:
+  it gets the prompt as stored (a changed template affects only
+  conversations constructed after the change), and ``rebuild`` re-resolves
+  it with the new version.
 
 Storage goes through the :class:`PromptStore` protocol. :class:`SQLiteStore`
 keeps prompts in an SQLite file the caller names (WAL mode, busy timeout:
@@ -242,18 +250,35 @@ class Sessions:
             created=time.time(),
         )
 
+    def _owned_by_us(self, stored: StoredPrompt) -> StoredPrompt:
+        """``stored``, if it was constructed for this catalog (any version) and agent."""
+        if (stored.catalog, stored.agent) == (self.catalog.name, self.agent):
+            return stored
+        raise SessionError(
+            f"conversation {stored.conversation_id!r} was constructed for catalog "
+            f"{stored.catalog} {stored.version}, agent {stored.agent!r}, not for catalog "
+            f"{self.catalog.name} {self.catalog.manifest.catalog.version}, agent {self.agent!r}",
+            file=self.store.path if isinstance(self.store, SQLiteStore) else None,
+            hint=f"use Sessions of catalog {stored.catalog} for agent {stored.agent!r} "
+            "for this conversation, or give each catalog and agent's conversations an id "
+            "of its own: everything that uses the store shares its conversation ids",
+        )
+
     def construct(
         self, conversation_id: str, context: Context | Mapping[str, Any] | None = None
     ) -> StoredPrompt:
-        """Resolve and persist the prompt of a new conversation; an existing one is kept."""
+        """Resolve and persist the prompt of a new conversation; an existing one is kept
+        (refused when it was constructed for another catalog or agent)."""
         stored = self.store.get(conversation_id)
-        if stored is not None:
-            return stored
-        return self.store.add(self._resolve(conversation_id, context, 0))
+        if stored is None:
+            stored = self.store.add(self._resolve(conversation_id, context, 0))
+        return self._owned_by_us(stored)
 
     def get(self, conversation_id: str) -> StoredPrompt | None:
-        """The persisted prompt of a conversation, or None when it was never constructed."""
-        return self.store.get(conversation_id)
+        """The persisted prompt of a conversation, or None when it was never constructed;
+        one constructed for another catalog or agent is refused (:class:`SessionError`)."""
+        stored = self.store.get(conversation_id)
+        return None if stored is None else self._owned_by_us(stored)
 
     def rebuild(
         self,
@@ -267,7 +292,7 @@ class Sessions:
         The stored prompt never holds ``append`` (compaction instructions are
         for one request); it is joined with the catalog's separator.
         """
-        previous = self.store.get(conversation_id)
+        previous = self.get(conversation_id)
         fresh = self._resolve(conversation_id, context, previous.revision + 1 if previous else 0)
         self.store.put(fresh)
         extra = (append or "").strip()
