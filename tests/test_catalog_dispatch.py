@@ -132,16 +132,16 @@ def test_resolved_once_per_conversation_and_rebuilt_on_compaction(
     dispatch: Catalog, tmp_path: Path
 ) -> None:
     template = write(tmp_path / ".dispatch" / "SYSTEM.md", "v1 for [prompt:conversation_id]")
-    sessions = Sessions(dispatch, tmp_path / "prompts.sqlite")
-    first = sessions.construct("c1", gather_in(dispatch, tmp_path))
-    assert first.text == "v1 for c1"
-    template.write_text("v2 for [prompt:conversation_id]")
-    assert sessions.construct("c1", gather_in(dispatch, tmp_path)).text == "v1 for c1"
-    assert sessions.get("c1") == first
-    assert sessions.construct("c2", gather_in(dispatch, tmp_path)).text == "v2 for c2"
-    sent = sessions.rebuild(
-        "c1", gather_in(dispatch, tmp_path), append="Summarise the conversation so far."
-    )
+    with Sessions(dispatch, tmp_path / "prompts.sqlite") as sessions:
+        first = sessions.construct("c1", gather_in(dispatch, tmp_path))
+        assert first.text == "v1 for c1"
+        template.write_text("v2 for [prompt:conversation_id]")
+        assert sessions.construct("c1", gather_in(dispatch, tmp_path)).text == "v1 for c1"
+        assert sessions.get("c1") == first
+        assert sessions.construct("c2", gather_in(dispatch, tmp_path)).text == "v2 for c2"
+        sent = sessions.rebuild(
+            "c1", gather_in(dispatch, tmp_path), append="Summarise the conversation so far."
+        )
+        stored = sessions.get("c1")
     assert sent == "v2 for c1\n\nSummarise the conversation so far."
-    stored = sessions.get("c1")
     assert stored is not None and stored.text == "v2 for c1" and stored.revision == 1

@@ -550,3 +550,46 @@ def test_changed_sources_and_bindings_are_reported_as_settings(
     assert change.new == {"files": [{"names": ["AGENTS.md"]}]}
     assert "catalog setting sources" in render_markdown(result)
     assert catalog.diff(new, new).settings == ()
+
+
+def test_markdown_escapes_names_and_descriptions(make_catalog: Callable[..., Path]) -> None:
+    loud = "Use *all* of `grep` [docs](x) <b>|</b> snake_case ~old~ R&amp;D"
+    old = load_dir(
+        make_catalog(
+            "m",
+            "1.0.0",
+            parts=[
+                {"id": "heading", "body": "1", "description": "# Not a heading"},
+                {
+                    "id": "intro",
+                    "order": 20,
+                    "body": "1",
+                    "meta": {"name": "1. Intro", "cc_key": "a"},
+                },
+            ],
+        )
+    )
+    new = load_dir(
+        make_catalog(
+            "m",
+            "1.1.0",
+            parts=[
+                {
+                    "id": "intro",
+                    "order": 20,
+                    "body": "2",
+                    "meta": {"name": "1. Intro", "cc_key": "b"},
+                },
+                {"id": "loud", "order": 30, "body": "3", "description": loud},
+                {"id": "quote", "order": 40, "body": "4", "meta": {"name": "> quoted\n- listed"}},
+            ],
+        )
+    )
+    bullets = [line for line in render_markdown(catalog.diff(old, new)).splitlines() if "`" in line]
+    assert bullets == [
+        r"- **NEW:** \> quoted - listed (`quote`): system, order 40 (+1 tokens)",
+        r"- **NEW:** Use \*all\* of \`grep\` \[docs\](x) \<b>\|\</b> snake\_case \~old\~ "
+        r"R\&amp;D (`loud`): system, order 30 (+1 tokens)",
+        r"- **REMOVED:** \# Not a heading (`heading`) (-1 tokens)",
+        r"- 1\. Intro (`intro`): text changed; meta.cc\_key `a` → `b` (+0 tokens)",
+    ]

@@ -91,6 +91,56 @@ def test_missing_and_added_parts(root: Path, locked: Path) -> None:
     assert ("added", "new") in found
 
 
+def test_a_missing_body_file_is_a_difference_of_its_part(
+    root: Path, locked: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = root / "demo" / "1.0.0" / "rules.md"
+    body.unlink()
+    code, out, err = run(capsys, "verify", str(locked), "--path", str(root))
+    assert code == 1, err
+    lines = out.splitlines()
+    assert (
+        f"{locked}:{_line(locked, 'rules = ')}: part 'rules': its body file {body} is missing"
+        in lines
+    )
+    assert lines[-1].endswith("does not match the lock: 2 difference(s)")  # and the prompt
+    _, problems = verify(read_lock(locked), Store([root], use_env=False))
+    assert [p.kind for p in problems] == ["missing-file", "prompt"]
+    with pytest.raises(LockError) as info:
+        catalog.load("demo", paths=[root], lock=locked)
+    assert f"part 'rules': its body file {body} is missing (and 1 more)" in str(info.value)
+
+
+def test_a_missing_base_body_file_is_a_difference_of_the_overlay_part(
+    root: Path, tmp_path: Path
+) -> None:
+    overlay = root / "over" / "1.0.0"
+    overlay.mkdir(parents=True)
+    (overlay / "catalog.toml").write_text(
+        '[catalog]\nname = "over"\nversion = "1.0.0"\nbase = "demo@1.0.0"\n\n'
+        '[[part]]\nid = "mine"\nfrom = "rules"\norder = 10\n'
+        f'sha256 = "{sha("Be careful.")}"\ntokens = 2\n'
+    )
+    target = tmp_path / "over.lock"
+    assert main(["lock", "over@1.0.0", "--path", str(root), "-o", str(target)]) == 0
+    body = root / "demo" / "1.0.0" / "rules.md"
+    body.unlink()
+    _, problems = verify(read_lock(target), Store([root], use_env=False))
+    assert [(p.kind, p.message) for p in problems] == [
+        ("missing-file", f"part 'mine': its body file {body} is missing")
+    ]
+
+
+def test_a_catalog_that_cannot_load_for_another_reason_exits_2(
+    root: Path, locked: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    manifest = root / "demo" / "1.0.0" / "catalog.toml"
+    manifest.write_text(manifest.read_text().replace("order = 20", 'order = "late"'))
+    code, out, err = run(capsys, "verify", str(locked), "--path", str(root))
+    assert (code, out) == (2, "")
+    assert f"catalog: error: {manifest}:" in err and "part[1].order" in err
+
+
 def test_manifest_only_change(root: Path, locked: Path) -> None:
     write_catalog(root, "demo", "1.0.0", [{**PARTS[0], "when": '"Grep" in tools'}, *PARTS[1:]])
     _, problems = verify(read_lock(locked), Store([root], use_env=False))

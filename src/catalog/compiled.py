@@ -10,7 +10,7 @@ assembles.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -69,13 +69,19 @@ class AgentInfo(BaseModel):
 
 @dataclass(frozen=True, eq=False)
 class CompiledPart:
-    """One part, ready to assemble: its declaration, body and compiled forms."""
+    """One part, ready to assemble: its declaration, body and compiled forms.
+
+    ``missing`` is true only in a catalog loaded without checking its bodies
+    (``check_hashes=False``, for :func:`catalog.lock.verify`) whose body file
+    ``path`` does not exist: the body is then empty.
+    """
 
     decl: PartDecl
     body: str
     path: str
     condition: Expression
     template: Template | None
+    missing: bool = False
 
     @property
     def id(self) -> str:
@@ -236,11 +242,13 @@ def compile_catalog(
     body_files: Mapping[str, str],
     location: str,
     source: str = "path",
+    missing: Collection[str] = (),
 ) -> Catalog:
     """Check names and compile every condition and body of ``manifest``.
 
     ``bodies`` maps part ids to their text (LF line endings); ``body_files``
-    maps part ids to the file names used in errors.
+    maps part ids to the file names used in errors; ``missing`` names the
+    parts whose body file does not exist (see :class:`CompiledPart`).
     """
     names = dict(_CONTEXT_NAMES)
     defaults: dict[str, Any] = {}
@@ -304,6 +312,7 @@ def compile_catalog(
                 path=body_files[decl.id],
                 condition=condition,
                 template=template,
+                missing=decl.id in missing,
             )
         )
     compiled.sort(key=lambda p: (p.decl.order, p.decl.id))

@@ -759,6 +759,28 @@ def render_text(result: CatalogDiff, *, color: bool = False) -> str:
 # ------------------------------------------------------------------ Markdown
 
 
+# Free text put into Markdown: characters that open or close inline markup
+# (emphasis, code, links, HTML, table cells, strikethrough, an entity), and the
+# marks that make a line a heading, quote or list item where they start it.
+_MD_INLINE = re.compile(r"[\\`*_\[\]<|~]|&(?=#?\w+;)")
+_MD_BLOCK_MARK = re.compile(r"^(?:[#>+-]|\d+(?=[.)]))")
+
+
+def _md_escape(text: str) -> str:
+    """``text`` (a part name, a description, a label) as literal Markdown on one line.
+
+    Ids and values go into code spans instead (:func:`_md_code`), which show
+    them as they are.
+    """
+    text = _MD_INLINE.sub(lambda m: "\\" + m.group(), " ".join(text.split()))
+    mark = _MD_BLOCK_MARK.match(text)
+    if mark is None:
+        return text
+    if mark.group().isdigit():  # "1. Intro": escape the dot, "1\. Intro"
+        return f"{mark.group()}\\{text[mark.end() :]}"
+    return f"\\{text}"
+
+
 def _md_code(value: Any) -> str:
     text = value if isinstance(value, str) else _show(value)
     text = text.replace("\n", "\\n")
@@ -771,7 +793,7 @@ def _md_phrase(change: FieldChange) -> str:
     label = {"when": "condition", "agents": "agents", "stability": "stability"}.get(
         change.key, change.key
     )
-    return f"{label} {_md_code(change.old)} → {_md_code(change.new)}"
+    return f"{_md_escape(label)} {_md_code(change.old)} → {_md_code(change.new)}"
 
 
 def render_markdown(result: CatalogDiff) -> str:
@@ -782,7 +804,7 @@ def render_markdown(result: CatalogDiff) -> str:
     release's changelog line by line.
     """
     rows = [
-        f"### {result.old_label} → {result.new_label}",
+        f"### {_md_escape(result.old_label)} → {_md_escape(result.new_label)}",
         "",
         f"**Tokens: {result.old_tokens} → {result.new_tokens} ({_signed(result.token_delta)})** "
         f"({result.counter}, all part bodies)",
@@ -799,7 +821,8 @@ def render_markdown(result: CatalogDiff) -> str:
         rows.append("No changes.")
     rank = {"added": 0, "removed": 1, "changed": 2}
     for part in sorted(result.changes, key=lambda p: (rank[p.status], p.name.casefold(), p.id)):
-        label = part.name if part.name == part.id else f"{part.name} ({_md_code(part.id)})"
+        name = _md_escape(part.name)
+        label = name if part.name == part.id else f"{name} ({_md_code(part.id)})"
         tokens = f"({_part_tokens(part, '→')})"
         if part.status == "added":
             rows.append(f"- **NEW:** {label}: {part.kind}, order {part.new_order} {tokens}")

@@ -135,4 +135,5 @@ class SourceError(CatalogError, OSError):
 
 
 class SessionError(CatalogError, OSError):
-    """A per-conversation prompt store cannot be opened, read or written."""
+    """A per-conversation prompt store cannot be opened, read or written, or holds the
+    conversation asked for under another catalog or agent."""

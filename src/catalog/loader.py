@@ -122,7 +122,8 @@ def load_version(
     (by default a :class:`~catalog.store.Store` with the bundled catalogs,
     entry points and ``CATALOG_PATH``); each ``from`` part then takes its body
     from the base part it names. ``check_hashes=False`` loads a body that no
-    longer matches its manifest's sha256 as it is, for a caller that compares
+    longer matches its manifest's sha256 as it is, and a body file that does
+    not exist as an empty body marked ``missing``, for a caller that compares
     the bodies themselves (:func:`catalog.lock.verify` reports each one).
     """
     manifest, text = read_manifest(where)
@@ -139,12 +140,18 @@ def load_version(
     bodies: dict[str, str] = {}
     files: dict[str, str] = {}
     parts: list[PartDecl] = []
+    missing: set[str] = set()
     for index, part in enumerate(manifest.part):
         if part.from_ is not None and base is not None:
             source = _base_part(base, part, index, text, manifest_file)
             part = _inherit(part, source.decl, index, text, manifest_file)
             body, files[part.id] = source.body, source.path
             what = f"base part {part.from_!r} of {base.name} {base.version}"
+            if source.missing:
+                missing.add(part.id)
+        elif not check_hashes and (absent := _absent_body(where, str(part.file))) is not None:
+            body, files[part.id] = "", absent
+            missing.add(part.id)
         else:
             body, files[part.id] = read_body(
                 where, part.id, str(part.file), index, text, manifest_file
@@ -173,7 +180,14 @@ def load_version(
         body_files=files,
         location=str(where.path),
         source=where.source,
+        missing=missing,
     )
+
+
+def _absent_body(where: VersionDir, file: str) -> str | None:
+    """The path of body ``file`` when it lies inside the catalog folder but does not exist."""
+    resource = where.resolve(file)
+    return None if resource is None or resource.is_file() else str(resource)
 
 
 def read_body(

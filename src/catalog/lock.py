@@ -109,7 +109,16 @@ class ReadLock:
 class Mismatch:
     """One way the installed catalog differs from the lock."""
 
-    kind: Literal["missing-catalog", "version", "manifest", "changed", "missing", "added", "prompt"]
+    kind: Literal[
+        "missing-catalog",
+        "version",
+        "manifest",
+        "changed",
+        "missing",
+        "missing-file",
+        "added",
+        "prompt",
+    ]
     subject: str
     message: str
     line: int | None = None
@@ -248,10 +257,14 @@ def _compare(catalog: Catalog, read: ReadLock) -> list[Mismatch]:
     # The bodies as read, not the manifest's record of them: an edited file counts.
     current = {part.id: body_sha256(part.body) for part in catalog.parts}
     recorded = {part.id: part.decl.sha256 for part in catalog.parts}
+    absent = {part.id: part.path for part in catalog.parts if part.missing}
     for part_id, digest in lock.parts.items():
         line = read.line("parts", part_id)
         if part_id not in current:
             found.append(Mismatch("missing", part_id, f"part {part_id!r} is missing", line))
+        elif part_id in absent:
+            message = f"part {part_id!r}: its body file {absent[part_id]} is missing"
+            found.append(Mismatch("missing-file", part_id, message, line))
         elif current[part_id] != digest:
             edited = current[part_id] != recorded[part_id]
             note = " (edited in place: its manifest still records the old hash)" if edited else ""
@@ -307,8 +320,9 @@ def verify(read: ReadLock, store: Store | None = None) -> tuple[Catalog | None, 
 
     When the locked version is not installed, the newest installed version of
     the catalog is compared instead, so the report also shows what differs.
-    Bodies are compared as they are on disk: one edited in place (which would
-    stop the catalog from loading) is reported as a changed part.
+    Bodies are compared as they are on disk: one edited in place or a body
+    file that is missing (either would stop the catalog from loading) is
+    reported as a difference of its part.
     """
     store = store or Store()
     lock = read.lock

@@ -19,8 +19,9 @@ def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
         parents=[parent],
         help="check the installed catalog against a lock file",
         description="Exit 0 when the installed catalog matches the lock byte for byte, 1 with "
-        "one line per difference (changed or missing part, different version installed, "
-        "changed prompt), 2 when the lock file is malformed.",
+        "one line per difference (changed or missing part, missing body file, different "
+        "version installed, changed prompt), 2 when the lock file is malformed or the "
+        "installed catalog cannot be loaded.",
     )
     parser.add_argument("file", metavar="FILE")
     add_format(parser, "json")
