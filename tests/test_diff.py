@@ -593,3 +593,18 @@ def test_markdown_escapes_names_and_descriptions(make_catalog: Callable[..., Pat
         r"- **REMOVED:** \# Not a heading (`heading`) (-1 tokens)",
         r"- 1\. Intro (`intro`): text changed; meta.cc\_key `a` → `b` (+0 tokens)",
     ]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("plain", "`plain`"),
+        ("a `b` c", "``a `b` c``"),
+        ("x ``y`` z", "```x ``y`` z```"),
+        ("`edge", "`` `edge ``"),
+    ],
+)
+def test_markdown_code_spans_hold_any_backtick_run(value: str, expected: str) -> None:
+    from catalog.diff import _md_code
+
+    assert _md_code(value) == expected

@@ -784,7 +784,9 @@ def _md_escape(text: str) -> str:
 def _md_code(value: Any) -> str:
     text = value if isinstance(value, str) else _show(value)
     text = text.replace("\n", "\\n")
-    fence = "``" if "`" in text else "`"
+    # CommonMark: a code span's fence must be longer than any backtick run inside it.
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
 
