@@ -23,6 +23,7 @@ from catalog.errors import ContextError
 from catalog.manifest import format_key, toml_error_line, validation_message
 
 __all__ = [
+    "CONTROL_FIELDS",
     "Command",
     "Context",
     "Environment",
@@ -34,6 +35,7 @@ __all__ = [
     "Skill",
     "ToolInfo",
     "UserProfile",
+    "coerce_context",
     "load_context",
 ]
 

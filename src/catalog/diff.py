@@ -45,6 +45,7 @@ __all__ = [
     "ItemDiff",
     "PartDiff",
     "PromptDiff",
+    "Status",
     "diff",
     "human_name",
     "render_html",

@@ -33,6 +33,7 @@ from catalog.errors import ManifestError
 from catalog.manifest_sources import Sources
 
 __all__ = [
+    "ALL_AGENTS",
     "MAIN_AGENT",
     "AgentDecl",
     "BindingDecl",
@@ -42,8 +43,10 @@ __all__ = [
     "PartKind",
     "Stability",
     "VariableDecl",
+    "VariableType",
     "VersionText",
     "dump_manifest",
+    "fits_type",
     "format_key",
     "locate_key",
     "parse_key",
