@@ -147,6 +147,17 @@ def test_unknown_base_catalog(root: Path) -> None:
     assert error.line == lines.index('base = "upstrem@2.1.0"') + 1
 
 
+def test_stamp_names_the_line_of_an_unknown_base(root: Path) -> None:
+    folder = write_overlay(root, FLAGSHIP_SHAPE[:1], base="upstrem@2.1.0")
+    with pytest.raises(NotFoundError) as info:
+        stamp_folder(folder, store=Store([root], use_env=False))
+    error = info.value
+    assert "no catalog named 'upstrem'" in error.message
+    lines = (folder / "catalog.toml").read_text().splitlines()
+    assert (error.file, error.key) == (str(folder / "catalog.toml"), "catalog.base")
+    assert error.line == lines.index('base = "upstrem@2.1.0"') + 1
+
+
 def test_base_version_not_found(root: Path) -> None:
     write_overlay(root, FLAGSHIP_SHAPE[:1], base="upstream@>=3")
     with pytest.raises(NotFoundError) as info:

@@ -26,6 +26,7 @@ __all__ = [
     "MANIFEST_NAME",
     "BaseResolver",
     "VersionDir",
+    "load_base",
     "load_dir",
     "load_version",
     "manifest_text",
@@ -136,7 +137,9 @@ def load_version(
             key="catalog.version",
             hint="rename the folder or fix the version",
         )
-    base = _load_base(manifest, text, manifest_file, resolve_base)
+    base = None
+    if manifest.catalog.base is not None:
+        base = load_base(manifest.catalog.base, text, manifest_file, resolve_base)
     bodies: dict[str, str] = {}
     files: dict[str, str] = {}
     parts: list[PartDecl] = []
@@ -219,12 +222,11 @@ def read_body(
     )
 
 
-def _load_base(
-    manifest: Manifest, text: str, manifest_file: str, resolve_base: BaseResolver | None
-) -> Catalog | None:
-    ref = manifest.catalog.base
-    if ref is None:
-        return None
+def load_base(
+    ref: str, text: str, manifest_file: str, resolve_base: BaseResolver | None = None
+) -> Catalog:
+    """The base catalog ``ref`` (``NAME@SPEC``) that the manifest ``text`` names in
+    ``[catalog] base``; an error points at that line of ``manifest_file``."""
     from catalog.store import Store, parse_ref  # the store loads versions: import it late
 
     try:

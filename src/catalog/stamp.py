@@ -16,9 +16,9 @@ from typing import Any
 
 from catalog.compiled import Catalog, body_sha256
 from catalog.errors import CatalogError, ManifestError
-from catalog.loader import MANIFEST_NAME, VersionDir, manifest_text, read_body
+from catalog.loader import MANIFEST_NAME, VersionDir, load_base, manifest_text, read_body
 from catalog.manifest import locate_key, parse_manifest, toml_error_line
-from catalog.store import Store, parse_ref
+from catalog.store import Store
 from catalog.tokens import get_counter
 
 __all__ = ["Stamp", "stamp_folder"]
@@ -76,7 +76,7 @@ def stamp_folder(
     for index in reversed(range(len(starts))):
         part = data["part"][index]
         if "from" in part:
-            base = base or _load_base(data, path, store)
+            base = base or _load_base(data, path, text, store)
             try:
                 body = base.part(str(part["from"])).body
             except CatalogError as exc:
@@ -114,7 +114,7 @@ def _read_body(
     return read_body(where, part_id, str(part["file"]), index, text, str(manifest))[0]
 
 
-def _load_base(data: dict[str, Any], manifest: Path, store: Store | None) -> Catalog:
+def _load_base(data: dict[str, Any], manifest: Path, text: str, store: Store | None) -> Catalog:
     ref = data.get("catalog", {}).get("base")
     if not isinstance(ref, str):
         raise ManifestError(
@@ -122,10 +122,7 @@ def _load_base(data: dict[str, Any], manifest: Path, store: Store | None) -> Cat
             file=str(manifest),
             hint='add base = "NAME@SPEC" to [catalog]',
         )
-    try:
-        return (store or Store()).load(*parse_ref(ref))
-    except CatalogError as exc:
-        raise exc.located(file=str(manifest), key="catalog.base") from None
+    return load_base(ref, text, str(manifest), None if store is None else store.load)
 
 
 def _set_value(
