@@ -570,7 +570,7 @@ def _fit(
             f"catalog {catalog.name} {catalog.version}, agent {agent}: the required parts alone "
             f"need {need} {count.name} tokens, {need - budget} over the budget of {budget}; "
             f"required: {names}",
-            file=None if from_context else f"{catalog.location}/catalog.toml",
+            file=None if from_context else catalog.manifest_file,
             key="token_budget" if from_context else "catalog.token_budget",
             hint="raise the budget, shorten those parts, or let some go with `required = false`",
         )

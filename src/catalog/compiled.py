@@ -116,12 +116,18 @@ _CONTEXT_NAMES = _context_names()
 
 @dataclass(frozen=True, eq=False)
 class Catalog:
-    """One compiled catalog version. Immutable; assembling does no I/O."""
+    """One compiled catalog version. Immutable; assembling does no I/O.
+
+    ``manifest_file`` and ``manifest_text`` are the manifest as it was read
+    (LF line endings), so checks and errors can point at its lines.
+    """
 
     manifest: Manifest
     parts: tuple[CompiledPart, ...]
     location: str
     source: str = "path"
+    manifest_file: str = ""
+    manifest_text: str = field(default="", repr=False)
     _agents: Mapping[str, AgentInfo] = field(default_factory=dict, repr=False)
     _defaults: Mapping[str, Any] = field(default_factory=dict, repr=False)
     _types: Mapping[str, str] = field(default_factory=dict, repr=False)
@@ -323,6 +329,8 @@ def compile_catalog(
         parts=tuple(compiled),
         location=location,
         source=source,
+        manifest_file=manifest_file,
+        manifest_text=manifest_text,
         _agents=agents,
         _defaults=defaults,
         _types={var.name: var.type for var in manifest.variable},

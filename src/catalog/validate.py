@@ -9,12 +9,10 @@ part ordered before ``static`` parts (it breaks the cache prefix every turn).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 from catalog.compiled import Catalog
 from catalog.errors import CatalogError
-from catalog.loader import MANIFEST_NAME
 from catalog.manifest import locate_key
 from catalog.tokens import get_counter, offline_encodings
 
@@ -39,19 +37,11 @@ class Problem:
         return f"{self.location}: {self.severity}: {self.message}"
 
 
-def _manifest_text(catalog: Catalog) -> str:
-    """The manifest as written, to point at lines; empty when it cannot be read again."""
-    try:
-        return (Path(catalog.location) / MANIFEST_NAME).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return ""
-
-
 def check_catalog(catalog: Catalog, *, count_tokens: bool = True) -> list[Problem]:
     """Warnings for a loaded catalog (errors would have stopped the load)."""
     problems: list[Problem] = []
-    manifest_file = f"{catalog.location}/{MANIFEST_NAME}"
-    text = _manifest_text(catalog)
+    manifest_file = catalog.manifest_file
+    text = catalog.manifest_text
     index = {decl.id: number for number, decl in enumerate(catalog.manifest.part)}
 
     def warn(message: str, *key: str | int) -> None:
