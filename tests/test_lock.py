@@ -190,6 +190,11 @@ def test_catalog_not_installed(
         (lambda t: t.replace("lock = 1", "lock = 7"), "lock format 7 is not supported", "lock = "),
         (lambda t: t.replace("lock = 1", "lock = 1\nextra = true"), "unknown key 'extra'", "extra"),
         (
+            lambda t: t.replace("[catalog]", "[[catalog]]"),
+            "catalog: must be a table (an object), not a list",
+            "[[catalog]]",
+        ),
+        (
             lambda t: t.replace('version = "1.0.0"', 'version = "banana"'),
             "catalog.version: 'banana' is not a PEP 440 version",
             "version = ",

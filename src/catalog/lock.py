@@ -39,6 +39,7 @@ from catalog.manifest import (
     locate_key,
     parse_key,
     toml_error_line,
+    validation_message,
 )
 from catalog.store import Store, parse_spec
 
@@ -227,13 +228,8 @@ def _invalid(exc: ValidationError, file: str, text: str) -> LockError:
     """The first validation problem of a lock file, at its line, in plain words."""
     first = exc.errors()[0]
     loc = tuple(first["loc"])
-    message = first["msg"].removeprefix("Value error, ")
-    if first["type"] == "missing":
-        message = f"missing required key {loc[-1]!r}"
-    elif first["type"] == "extra_forbidden":
-        message = f"unknown key {loc[-1]!r}"
     return LockError(
-        message,
+        validation_message(first),
         file=file,
         line=locate_key(text, loc),
         key=_dotted(loc) or None,
