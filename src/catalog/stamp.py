@@ -17,7 +17,7 @@ from typing import Any
 from catalog.compiled import Catalog, body_sha256
 from catalog.errors import CatalogError, ManifestError
 from catalog.loader import MANIFEST_NAME, VersionDir, load_base, manifest_text, read_body
-from catalog.manifest import locate_key, parse_manifest, toml_error_line
+from catalog.manifest import CatalogInfo, locate_key, parse_manifest, toml_error_line
 from catalog.store import Store
 from catalog.tokens import get_counter
 
@@ -25,6 +25,8 @@ __all__ = ["Stamp", "stamp_folder"]
 
 _HEADER = re.compile(r"^\s*\[")
 _PART_HEADER = re.compile(r"^\s*\[\[\s*part\s*\]\]\s*(#.*)?$")
+# The manifest only has to be TOML here, so the model's default is read, not applied.
+_DEFAULT_TOKENIZER = CatalogInfo.model_fields["tokenizer"].default
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,7 @@ def stamp_folder(
             line=toml_error_line(exc, text),
             hint="fix the TOML syntax",
         ) from None
-    tokenizer = str(data.get("catalog", {}).get("tokenizer", "cl100k_base"))
+    tokenizer = str(data.get("catalog", {}).get("tokenizer", _DEFAULT_TOKENIZER))
     try:
         counter = get_counter(tokenizer)
     except CatalogError as exc:
