@@ -109,7 +109,7 @@ def test_assemble_with_context_file(
         (["assemble", "demo@1.0.0", "--set", "novalue"], "not KEY=VALUE"),
         (["assemble", "demo@1.0.0", "--set", "plan_mod=true"], "did you mean 'plan_mode'?"),
         (["assemble", "demo@1.0.0", "--set", "tools=3"], "tools"),
-        (["assemble", "demo@1.0.0", "--context", "/no/such/file.toml"], "cannot read"),
+        (["assemble", "demo@1.0.0", "--context", "/no/such/file.toml"], "does not exist"),
         (["show", "demo@~~1"], "not a PEP 440"),
     ],
 )

@@ -12,15 +12,15 @@ they are and never parsed again as template.
 from __future__ import annotations
 
 import json
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from catalog._textfile import parse_toml, read_text
 from catalog.errors import ContextError
-from catalog.manifest import format_key, toml_error_line, validation_message
+from catalog.manifest import format_key, validation_message
 
 __all__ = [
     "CONTROL_FIELDS",
@@ -209,20 +209,7 @@ def coerce_context(
 def load_context(path: str | Path) -> Context:
     """Read a context from a ``.json`` file, or a TOML file (any other name)."""
     file = Path(path)
-    try:
-        raw = file.read_bytes()
-    except OSError as exc:
-        raise ContextError(
-            f"cannot read the context file: {exc.strerror or exc}",
-            file=str(file),
-            hint="check the path given with --context",
-        ) from None
-    try:
-        text = raw.decode("utf-8-sig")  # a byte order mark, as some editors write, is dropped
-    except UnicodeDecodeError as exc:
-        raise ContextError(
-            f"not UTF-8 text (byte {exc.start})", file=str(file), hint="save the file as UTF-8"
-        ) from None
+    text = read_text(file, ContextError, "the context file", "check the path given with --context")
     data: Any
     if file.suffix.lower() == ".json":
         try:
@@ -235,15 +222,10 @@ def load_context(path: str | Path) -> Context:
                 hint="fix the JSON syntax",
             ) from None
     else:
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            hint = "fix the TOML syntax"
-            if file.suffix.lower() != ".toml":
-                hint += "; a context file is read as TOML unless its name ends in .json"
-            raise ContextError(
-                f"invalid TOML: {exc}", file=str(file), line=toml_error_line(exc, text), hint=hint
-            ) from None
+        hint = "fix the TOML syntax"
+        if file.suffix.lower() != ".toml":
+            hint += "; a context file is read as TOML unless its name ends in .json"
+        data = parse_toml(text, str(file), ContextError, hint)
     if not isinstance(data, dict):
         raise ContextError("the context must be a table/object at the top level", file=str(file))
     return coerce_context(data, source=str(file))

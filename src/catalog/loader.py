@@ -18,6 +18,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from catalog._textfile import read_text
 from catalog.compiled import Catalog, CompiledPart, body_sha256, compile_catalog
 from catalog.errors import CatalogError, ManifestError
 from catalog.manifest import Manifest, PartDecl, locate_key, parse_manifest
@@ -70,34 +71,15 @@ class VersionDir:
         return target
 
 
-def _read_text(resource: Traversable, what: str, hint: str) -> str:
-    try:
-        raw = resource.read_bytes()
-    except FileNotFoundError:
-        raise ManifestError(f"{what} does not exist", file=str(resource), hint=hint) from None
-    except OSError as exc:
-        raise ManifestError(
-            f"cannot read {what}: {exc.strerror or exc}", file=str(resource), hint=hint
-        ) from None
-    try:
-        return raw.decode("utf-8").replace("\r\n", "\n")
-    except UnicodeDecodeError as exc:
-        raise ManifestError(
-            f"{what} is not UTF-8 text (bad byte at offset {exc.start})",
-            file=str(resource),
-            hint="save the file as UTF-8",
-        ) from None
-
-
 def manifest_text(where: VersionDir) -> str:
     """The text of a version's manifest: LF line endings, without a byte order mark
     (as some editors write one)."""
-    text = _read_text(
+    return read_text(
         where.manifest_path,
+        ManifestError,
         "the manifest",
         f"give the folder of one catalog version, the one holding {MANIFEST_NAME}",
     )
-    return text.removeprefix("\ufeff")
 
 
 def read_manifest(where: VersionDir) -> tuple[Manifest, str]:
@@ -213,7 +195,9 @@ def read_body(
             hint=f"create {resource} or fix the path",
         )
     else:
-        body = _read_text(resource, f"the body of part {part_id!r}", "check the file")
+        what = f"the body of part {part_id!r}"
+        # The body's sha256 has always covered a byte order mark: keep it.
+        body = read_text(resource, ManifestError, what, "check the file", keep_bom=True)
         return body, str(resource)
     raise problem.located(
         file=manifest_file,

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ import tomli_w
 from packaging.version import Version
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from catalog._textfile import parse_toml, read_text
 from catalog.compiled import Catalog, body_sha256
 from catalog.context import Context, coerce_context
 from catalog.errors import CatalogError, ContextError, LockError
@@ -38,7 +38,6 @@ from catalog.manifest import (
     VersionText,
     locate_key,
     parse_key,
-    toml_error_line,
     validation_message,
 )
 from catalog.store import Store, parse_spec
@@ -175,25 +174,12 @@ def dump_lock(lock: Lock) -> str:
 def read_lock(path: str | Path) -> ReadLock:
     """Read and validate a lock file; every problem is a :class:`LockError` with the line."""
     file = str(path)
-    try:
-        text = Path(path).read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise LockError(
-            f"cannot read the lock file: {exc.strerror or exc}",
-            file=file,
-            hint="write one with `catalog lock NAME@VERSION -o FILE`",
-        ) from None
-    except UnicodeDecodeError as exc:
-        raise LockError(f"not UTF-8 text (byte {exc.start})", file=file) from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise LockError(
-            f"invalid TOML: {exc}",
-            file=file,
-            line=toml_error_line(exc, text),
-            hint="fix the syntax or write the lock again with `catalog lock`",
-        ) from None
+    text = read_text(
+        Path(path), LockError, "the lock file", "write one with `catalog lock NAME@VERSION -o FILE`"
+    )
+    data = parse_toml(
+        text, file, LockError, "fix the syntax or write the lock again with `catalog lock`"
+    )
     if data.get("lock", LOCK_FORMAT) != LOCK_FORMAT:
         raise LockError(
             f"lock format {data['lock']!r} is not supported (this version reads {LOCK_FORMAT})",

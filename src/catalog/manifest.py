@@ -12,7 +12,6 @@ token counts or hashes produces a file ``tomllib`` reads back identically.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
@@ -29,6 +28,7 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails
 
+from catalog._textfile import parse_toml, toml_error_line
 from catalog.errors import ManifestError
 from catalog.manifest_sources import Sources
 
@@ -317,13 +317,7 @@ def fits_type(value: Any, type_name: str) -> bool:
 
 def parse_manifest(text: str, file: str) -> Manifest:
     """Parse and validate manifest text; ``file`` is used in error messages."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        line = toml_error_line(exc, text)
-        raise ManifestError(
-            f"invalid TOML: {exc}", file=file, line=line, hint="fix the TOML syntax"
-        ) from None
+    data = parse_toml(text, file, ManifestError, "fix the TOML syntax")
     try:
         return Manifest.model_validate(data)
     except ValidationError as exc:
@@ -411,19 +405,6 @@ def parse_key(key: str) -> tuple[str | int, ...]:
     for name, index in re.findall(r"([A-Za-z_][\w-]*)|\[(\d+)\]", key):
         parts.append(int(index) if index else name)
     return tuple(parts)
-
-
-def toml_error_line(exc: tomllib.TOMLDecodeError, text: str = "") -> int | None:
-    """The 1-based line a TOML syntax error is on; ``text`` places an error at
-    the end of the document on its last line."""
-    lineno = getattr(exc, "lineno", None)
-    if isinstance(lineno, int):
-        return lineno
-    found = re.search(r"at line (\d+)", str(exc))
-    if found:
-        return int(found.group(1))
-    # "(at end of document)": an unclosed value runs to the last line.
-    return max(len(text.splitlines()), 1) if "end of document" in str(exc) else None
 
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.-]+)\s*\]\]?\s*(#.*)?$")

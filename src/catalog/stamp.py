@@ -9,15 +9,15 @@ manifest only needs to be valid TOML: stamping works before the hashes exist.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from catalog._textfile import parse_toml
 from catalog.compiled import Catalog, body_sha256
 from catalog.errors import CatalogError, ManifestError
 from catalog.loader import MANIFEST_NAME, VersionDir, load_base, manifest_text, read_body
-from catalog.manifest import CatalogInfo, locate_key, parse_manifest, toml_error_line
+from catalog.manifest import CatalogInfo, locate_key, parse_manifest
 from catalog.store import Store
 from catalog.tokens import get_counter
 
@@ -52,15 +52,7 @@ def stamp_folder(
     where = VersionDir(Path(folder).parent, Path(folder).name)
     path = Path(folder) / MANIFEST_NAME
     text = manifest_text(where)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ManifestError(
-            f"invalid TOML: {exc}",
-            file=str(path),
-            line=toml_error_line(exc, text),
-            hint="fix the TOML syntax",
-        ) from None
+    data = parse_toml(text, str(path), ManifestError, "fix the TOML syntax")
     tokenizer = str(data.get("catalog", {}).get("tokenizer", _DEFAULT_TOKENIZER))
     try:
         counter = get_counter(tokenizer)

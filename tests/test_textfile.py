@@ -1,0 +1,177 @@
+"""Every file a user writes is read alike: UTF-8, a byte order mark and CRLF tolerated,
+and a missing, unreadable or non-UTF-8 file is an error of the caller's class."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from catalog import ContextError, LockError, ManifestError, load_context, load_dir
+from catalog.cli import main
+from catalog.errors import CatalogError
+from catalog.loader import VersionDir, load_version
+from catalog.lock import read_lock, verify
+from catalog.stamp import stamp_folder
+from catalog.store import Store
+from tests.conftest import write_catalog
+
+BOM = b"\xef\xbb\xbf"
+
+
+def windows(path: Path) -> None:
+    """Save ``path`` again as a Windows editor may: a byte order mark and CRLF."""
+    path.write_bytes(BOM + path.read_bytes().replace(b"\n", b"\r\n"))
+
+
+def test_a_manifest_with_a_bom_and_crlf_loads(tmp_path: Path) -> None:
+    folder = write_catalog(tmp_path, parts=[{"id": "intro", "body": "Hello."}])
+    windows(folder / "catalog.toml")
+    catalog = load_dir(folder)
+    assert catalog.name == "demo"
+    assert catalog.part("intro").body == "Hello."
+
+
+def test_a_toml_context_with_a_bom_and_crlf_loads(tmp_path: Path) -> None:
+    path = tmp_path / "ctx.toml"
+    path.write_text('tools = ["Bash"]\ncustom_prompt = """\nline one\nline two"""\n')
+    windows(path)
+    context = load_context(path)
+    assert context.tools == ("Bash",)
+    assert context.custom_prompt == "line one\nline two"
+
+
+def test_a_lock_with_a_bom_and_crlf_loads_and_verifies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "catalogs"
+    write_catalog(root, parts=[{"id": "intro", "body": "Hello {{ env.os }}."}])
+    context = tmp_path / "ctx.toml"
+    context.write_text('[env]\nos = "Linux"\n')
+    target = tmp_path / "prompts.lock"
+    args = ["lock", "demo@1.0.0", "--path", str(root), "-o", str(target), "--context", str(context)]
+    assert main(args) == 0
+    capsys.readouterr()
+    windows(target)
+    lock = read_lock(target)
+    assert lock.lock.catalog.name == "demo"
+    assert verify(lock, Store([root], use_env=False))[1] == []
+
+
+def test_a_bom_in_a_part_body_stays_in_its_sha256_for_stamp_and_load(tmp_path: Path) -> None:
+    folder = write_catalog(
+        tmp_path, parts=[{"id": "intro", "sha256": "0" * 64}], catalog={"tokenizer": "chars"}
+    )
+    (folder / "intro.md").write_bytes(BOM + b"Hello\r\n")
+    stamp_folder(folder)
+    part = load_dir(folder).part("intro")
+    assert part.body == "\ufeffHello\n"
+    assert part.decl.sha256 == hashlib.sha256(BOM + b"Hello\n").hexdigest()
+
+
+def _manifest(tmp_path: Path) -> tuple[Path, Callable[[], object]]:
+    # load_version: load_dir checks first that the folder holds a manifest at all
+    folder = write_catalog(tmp_path, parts=[{"id": "intro"}])
+    return folder / "catalog.toml", lambda: load_version(VersionDir(tmp_path / "demo", "1.0.0"))
+
+
+def _body(tmp_path: Path) -> tuple[Path, Callable[[], object]]:
+    folder = write_catalog(tmp_path, parts=[{"id": "intro"}])
+    return folder / "intro.md", lambda: load_dir(folder)
+
+
+def _context(tmp_path: Path) -> tuple[Path, Callable[[], object]]:
+    path = tmp_path / "ctx.toml"
+    return path, lambda: load_context(path)
+
+
+def _lock(tmp_path: Path) -> tuple[Path, Callable[[], object]]:
+    path = tmp_path / "prompts.lock"
+    return path, lambda: read_lock(path)
+
+
+# A missing or unreadable part body is reported at its manifest line before it is read.
+CALLERS = [
+    pytest.param(_manifest, ManifestError, "give the folder of one catalog", id="manifest"),
+    pytest.param(_context, ContextError, "check the path given with --context", id="context"),
+    pytest.param(_lock, LockError, "write one with `catalog lock", id="lock"),
+]
+Caller = Callable[[Path], tuple[Path, Callable[[], object]]]
+
+
+@pytest.mark.parametrize(("caller", "error", "hint"), CALLERS)
+def test_a_missing_file(
+    tmp_path: Path, caller: Caller, error: type[CatalogError], hint: str
+) -> None:
+    path, read = caller(tmp_path)
+    path.unlink(missing_ok=True)
+    with pytest.raises(error) as info:
+        read()
+    assert info.value.file == str(path)
+    assert info.value.message.endswith("does not exist")
+    assert hint in (info.value.hint or "")
+
+
+@pytest.mark.parametrize(("caller", "error", "hint"), CALLERS)
+def test_an_unreadable_file(
+    tmp_path: Path, caller: Caller, error: type[CatalogError], hint: str
+) -> None:
+    path, read = caller(tmp_path)
+    path.unlink(missing_ok=True)
+    path.mkdir()  # reading a folder fails for every user, root included
+    with pytest.raises(error) as info:
+        read()
+    assert info.value.file == str(path)
+    assert info.value.message.startswith("cannot read ")
+    assert info.value.message.endswith(": Is a directory")
+    assert hint in (info.value.hint or "")
+
+
+@pytest.mark.parametrize(
+    ("caller", "error"),
+    [
+        pytest.param(_manifest, ManifestError, id="manifest"),
+        pytest.param(_body, ManifestError, id="body"),
+        pytest.param(_context, ContextError, id="context"),
+        pytest.param(_lock, LockError, id="lock"),
+    ],
+)
+def test_a_file_that_is_not_utf8(tmp_path: Path, caller: Caller, error: type[CatalogError]) -> None:
+    path, read = caller(tmp_path)
+    path.write_bytes(b"# fine\r\nx = 1 \xff\n")
+    with pytest.raises(error) as info:
+        read()
+    assert (info.value.file, info.value.line) == (str(path), 2)
+    assert info.value.message == "not UTF-8 text (bad byte 0xff at offset 14)"
+    assert info.value.hint == "save the file as UTF-8"
+
+
+@pytest.mark.parametrize(
+    ("caller", "error", "hint"),
+    [
+        pytest.param(_manifest, ManifestError, "fix the TOML syntax", id="manifest"),
+        pytest.param(_context, ContextError, "fix the TOML syntax", id="context"),
+        pytest.param(_lock, LockError, "write the lock again with `catalog lock`", id="lock"),
+    ],
+)
+def test_invalid_toml_names_the_line(
+    tmp_path: Path, caller: Caller, error: type[CatalogError], hint: str
+) -> None:
+    path, read = caller(tmp_path)
+    path.write_text("# fine\n\n[table\n")
+    with pytest.raises(error) as info:
+        read()
+    assert (info.value.file, info.value.line) == (str(path), 3)
+    assert info.value.message.startswith("invalid TOML: ")
+    assert hint in (info.value.hint or "")
+
+
+def test_stamp_reports_invalid_toml_with_the_line(tmp_path: Path) -> None:
+    folder = write_catalog(tmp_path, parts=[{"id": "intro"}])
+    (folder / "catalog.toml").write_text('[catalog]\nname = "demo\n')
+    with pytest.raises(ManifestError) as info:
+        stamp_folder(folder)
+    assert (info.value.file, info.value.line) == (str(folder / "catalog.toml"), 2)
+    assert info.value.message.startswith("invalid TOML: ")
