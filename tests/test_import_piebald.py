@@ -299,6 +299,21 @@ def test_bodies_are_stored_once(tmp_path: Path) -> None:
     assert (root / "claude-code" / "LICENSE").read_text() == data.LICENSE
 
 
+def test_reimport_reads_the_existing_manifest_as_the_loader_does(tmp_path: Path) -> None:
+    source = data.write_checkout(tmp_path / "checkout", "2.1.38")
+    out = tmp_path / "out"
+    import_releases([read_checkout(source)], name="cc", out=out)
+    manifest = out / "cc" / "2.1.38" / "catalog.toml"
+    manifest.write_bytes(b"\xef\xbb\xbf" + manifest.read_bytes().replace(b"\n", b"\r\n"))
+    again = import_releases([read_checkout(source)], name="cc", out=out)
+    assert [v.status for v in again.versions] == ["unchanged"]
+    manifest.write_bytes(b"\xff")
+    with pytest.raises(ImporterError) as info:
+        import_releases([read_checkout(source)], name="cc", out=out)
+    assert (info.value.file, info.value.line) == (str(manifest), 1)
+    assert info.value.message == "not UTF-8 text (bad byte 0xff at offset 0)"
+
+
 def test_reimport_is_idempotent_and_refuses_to_overwrite_silently(tmp_path: Path) -> None:
     source = data.write_checkout(tmp_path / "checkout", "2.1.38")
     out = tmp_path / "out"

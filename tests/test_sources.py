@@ -445,6 +445,20 @@ def test_undecodable_bytes_are_replaced(build: Callable[..., Catalog], tmp_path:
     assert run_gather(cat, tmp_path).project_files[0].content == "ok \ufffd\ufffd bytes\nnext"
 
 
+def test_a_byte_order_mark_is_dropped_so_front_matter_is_still_found(
+    build: Callable[..., Catalog], tmp_path: Path
+) -> None:
+    write(tmp_path / "AGENTS.md", b"\xef\xbb\xbfRules.\r\n")
+    write(
+        tmp_path / ".skills" / "commit" / "SKILL.md",
+        b"\xef\xbb\xbf---\r\nname: commit\r\ndescription: Commit\r\n---\r\nGo.",
+    )
+    cat = build({"files": [{"names": ["AGENTS.md"], "walk": "cwd"}], "skills": [".skills"]})
+    ctx = run_gather(cat, tmp_path)
+    assert ctx.project_files[0].content == "Rules.\n"
+    assert [(s.name, s.description, s.content) for s in ctx.skills] == [("commit", "Commit", "Go.")]
+
+
 def test_a_symlink_loop_in_place_of_a_file_is_skipped_with_a_warning(
     build: Callable[..., Catalog], tmp_path: Path
 ) -> None:

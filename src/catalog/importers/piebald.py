@@ -43,6 +43,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 from pydantic import ValidationError
 
+from catalog._textfile import clean_text, decode_utf8
 from catalog.diff import UPSTREAM_TOKENS
 from catalog.errors import ImporterError
 from catalog.importers.gitrepo import GitRepo
@@ -156,7 +157,7 @@ def parse_prompt_file(text: str, file: str, *, source: str = "") -> UpstreamPart
     CRLF line endings and a leading byte-order mark (a copy saved by a Windows
     editor) do not hide the header.
     """
-    text = text.replace("\r\n", "\n").removeprefix("\ufeff")
+    text = clean_text(text)
     name = file.rsplit("/", 1)[-1]
     if not text.startswith("<!--\n"):
         return UpstreamPart(name, {}, text, source)
@@ -595,15 +596,10 @@ def _object_text(git: GitRepo, oid: str, where: str) -> str:
 
 
 def _decode(raw: bytes, where: str) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ImporterError(
-            f"not UTF-8 text (bad byte 0x{raw[exc.start]:02x} at offset {exc.start})",
-            file=where,
-            line=raw.count(b"\n", 0, exc.start) + 1,
-            hint="upstream files are UTF-8; re-check out or re-extract the file",
-        ) from None
+    # Not normalised here: parse_prompt_file does that for part files.
+    return decode_utf8(
+        raw, where, ImporterError, "upstream files are UTF-8; re-check out or re-extract the file"
+    )
 
 
 @dataclass(frozen=True)

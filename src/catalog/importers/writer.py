@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from catalog._textfile import read_text
 from catalog.compiled import body_sha256
 from catalog.errors import ImporterError
 from catalog.loader import MANIFEST_NAME
@@ -150,14 +151,13 @@ def _scan(folder: Path) -> list[os.DirEntry[str]]:
 
 
 def _read_existing(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ImporterError(
-            f"cannot read the existing manifest: {exc}",
-            file=str(path),
-            hint="remove the version folder, or import into another --out folder",
-        ) from None
+    """The manifest already in a version folder, read as the loader reads it."""
+    return read_text(
+        path,
+        ImporterError,
+        "the existing manifest",
+        "remove the version folder, or import into another --out folder",
+    )
 
 
 def _first_difference(old: str, new: str) -> tuple[int, str, str]:

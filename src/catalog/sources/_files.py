@@ -15,6 +15,8 @@ import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
+from catalog._textfile import clean_text
+
 __all__ = [
     "SourceWarning",
     "confined",
@@ -117,8 +119,9 @@ def _has_magic(segment: str) -> bool:
 def read_text(path: Path, limit: int) -> str | None:
     """The text of ``path``: at most ``limit`` bytes read, cut with a marker past that.
 
-    Undecodable bytes become U+FFFD and CRLF becomes LF. An unreadable file
-    warns and gives None.
+    Undecodable bytes become U+FFFD (a gathered file should not stop assembly),
+    CRLF becomes LF and a leading byte order mark is dropped. An unreadable
+    file warns and gives None.
     """
     try:
         with path.open("rb") as handle:
@@ -128,7 +131,7 @@ def read_text(path: Path, limit: int) -> str | None:
         _skipped(path, exc)
         return None
     cut = len(raw) > limit
-    text = raw[:limit].decode("utf-8", errors="replace").replace("\r\n", "\n")
+    text = clean_text(raw[:limit].decode("utf-8", errors="replace"))
     if cut:
         # A multi-byte character split by the limit decodes as U+FFFD: drop it.
         text = text.rstrip("\ufffd")
