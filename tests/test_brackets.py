@@ -180,3 +180,17 @@ def test_a_variable_may_not_shadow_bindings(make_catalog: Callable[..., Path]) -
     )
     with pytest.raises(ManifestError, match="variable 'bindings' shadows"):
         load_dir(folder)
+
+
+def test_variables_and_show_write_a_map_default_alike_with_keys_sorted(
+    make_catalog: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    default = {"write": "Writes", "read": "Reads"}
+    folder = make_catalog(
+        parts=[{"id": "p"}], variables=[{"name": "names", "type": "map", "default": default}]
+    )
+    written = '{"read": "Reads", "write": "Writes"}'
+    assert main(["variables", str(folder)]) == 0
+    assert f"names                  map   default {written}\n" in capsys.readouterr().out
+    assert main(["show", str(folder)]) == 0
+    assert f"variable names: map = {written}  \n" in capsys.readouterr().out

@@ -8,11 +8,11 @@ template may use (``[system:date]``), dynamic types (``[file:PATH]``) included.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
 from catalog.cli._common import EXIT_OK, add_format, emit_json, load_ref
+from catalog.expr import to_json
 
 __all__ = ["register", "run"]
 
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     out = [f"{cat.name} {cat.version}", "", "variables:" if variables else "variables: none"]
     for var in variables:
-        default = json.dumps(var["default"], ensure_ascii=False, default=list)
+        default = to_json(var["default"])
         if len(default) > 40:
             default = default[:37] + "..."
         out.append(f"  {var['name']:<22} {var['type']:<5} default {default}")
