@@ -92,40 +92,39 @@ def _lock(tmp_path: Path) -> tuple[Path, Callable[[], object]]:
     return path, lambda: read_lock(path)
 
 
-# A missing or unreadable part body is reported at its manifest line before it is read.
-CALLERS = [
-    pytest.param(_manifest, ManifestError, "give the folder of one catalog", id="manifest"),
-    pytest.param(_context, ContextError, "check the path given with --context", id="context"),
-    pytest.param(_lock, LockError, "write one with `catalog lock", id="lock"),
-]
 Caller = Callable[[Path], tuple[Path, Callable[[], object]]]
 
 
-@pytest.mark.parametrize(("caller", "error", "hint"), CALLERS)
-def test_a_missing_file(
-    tmp_path: Path, caller: Caller, error: type[CatalogError], hint: str
+# A missing or unreadable part body is reported at its manifest line before it is read.
+@pytest.mark.parametrize(
+    ("caller", "error", "what", "hint"),
+    [
+        pytest.param(_manifest, ManifestError, "the manifest", "give the folder", id="manifest"),
+        pytest.param(_context, ContextError, "the context file", "--context", id="context"),
+        pytest.param(_lock, LockError, "the lock file", "`catalog lock", id="lock"),
+    ],
+)
+@pytest.mark.parametrize(
+    ("folder", "message"),
+    [(False, "{} does not exist"), (True, "cannot read {}: Is a directory")],
+    ids=["missing", "unreadable"],
+)
+def test_a_missing_or_unreadable_file(
+    tmp_path: Path,
+    caller: Caller,
+    error: type[CatalogError],
+    what: str,
+    hint: str,
+    folder: bool,
+    message: str,
 ) -> None:
     path, read = caller(tmp_path)
     path.unlink(missing_ok=True)
+    if folder:
+        path.mkdir()  # reading a folder fails for every user, root included
     with pytest.raises(error) as info:
         read()
-    assert info.value.file == str(path)
-    assert info.value.message.endswith("does not exist")
-    assert hint in (info.value.hint or "")
-
-
-@pytest.mark.parametrize(("caller", "error", "hint"), CALLERS)
-def test_an_unreadable_file(
-    tmp_path: Path, caller: Caller, error: type[CatalogError], hint: str
-) -> None:
-    path, read = caller(tmp_path)
-    path.unlink(missing_ok=True)
-    path.mkdir()  # reading a folder fails for every user, root included
-    with pytest.raises(error) as info:
-        read()
-    assert info.value.file == str(path)
-    assert info.value.message.startswith("cannot read ")
-    assert info.value.message.endswith(": Is a directory")
+    assert (info.value.file, info.value.message) == (str(path), message.format(what))
     assert hint in (info.value.hint or "")
 
 
