@@ -28,7 +28,7 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails
 
-from catalog._textfile import parse_toml, toml_error_line
+from catalog._textfile import parse_toml
 from catalog.errors import ManifestError
 from catalog.manifest_sources import Sources
 
@@ -51,7 +51,6 @@ __all__ = [
     "locate_key",
     "parse_key",
     "parse_manifest",
-    "toml_error_line",
     "validation_message",
 ]
 
