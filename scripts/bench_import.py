@@ -25,8 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from catalog import Store
-from catalog.importers.piebald import import_releases, read_history
+from catalog import CatalogPath
+from catalog.importers.piebald.read import read_history
+from catalog.importers.piebald.write import import_releases
 
 PREFIXES = (
     "system-prompt-",
@@ -156,7 +157,9 @@ def main() -> int:
               f"version would take {_megabytes(report.unshared_bytes)}")  # fmt: skip
 
         start = time.perf_counter()
-        newest = Store([work / "out"], use_env=False, use_entry_points=False).load("synthetic")
+        newest = CatalogPath([work / "out"], use_env=False, use_entry_points=False).load(
+            "synthetic"
+        )
         print(f"load {newest.name} {newest.version} ({len(newest.parts)} parts): "
               f"{(time.perf_counter() - start) * 1000:.0f} ms")  # fmt: skip
     return 0

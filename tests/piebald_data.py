@@ -15,7 +15,8 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
-from catalog.importers.piebald import import_releases, read_checkout
+from catalog.importers.piebald.read import read_checkout
+from catalog.importers.piebald.write import import_releases
 
 NAME = "claude-code"
 

@@ -258,7 +258,7 @@ context = {
 }
 digest = hashlib.sha256()
 catalogs = [catalog.load_dir(sys.argv[1])]
-catalogs += [catalog.load(name) for name in catalog.Store().names()]
+catalogs += [catalog.load(name) for name in catalog.CatalogPath().names()]
 for cat in catalogs:
     for agent in cat.agents:
         digest.update(cat.assemble(context, agent, counter="chars").to_json().encode())

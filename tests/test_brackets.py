@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from catalog import EvaluationError, ExpressionError, ManifestError, load_dir
-from catalog.brackets import find_references, render_brackets
 from catalog.cli import main
-from catalog.expr import compile_expression
-from catalog.shapes import ANY
+from catalog.lang.brackets import find_references, render_brackets
+from catalog.lang.compiler import compile_expression
+from catalog.lang.shapes import ANY
 
 BINDINGS: dict[str, Any] = {
     "system:date": "2025-01-31",

@@ -24,17 +24,17 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, computed_field
 
 from catalog.errors import CatalogError, EvaluationError, ExpressionError
-from catalog.expr import (
-    FUNCTIONS,
+from catalog.lang.compiler import compile_expression
+from catalog.lang.functions import FUNCTIONS
+from catalog.lang.shapes import ANY, SCALAR, MappingShape, RecordShape, SequenceShape
+from catalog.lang.values import (
     MAX_DEPTH,
     MAX_NODES,
     MAX_SOURCE_LENGTH,
-    compile_expression,
     iterate,
     render_value,
     to_json,
 )
-from catalog.shapes import ANY, SCALAR, MappingShape, RecordShape, SequenceShape
 
 SKILL = RecordShape({"name": SCALAR, "description": SCALAR, "hidden": SCALAR}, "Skill")
 NAMES = {
@@ -664,8 +664,8 @@ def test_same_results_whatever_the_hash_seed(tmp_path: Path) -> None:
     script.write_text(
         textwrap.dedent(
             """
-            from catalog.expr import compile_expression
-            from catalog.shapes import ANY
+            from catalog.lang.compiler import compile_expression
+            from catalog.lang.shapes import ANY
             names = {"flags": ANY, "data": ANY}
             scope = {"flags": {"zeta", "alpha", "mu", "beta", "omega"},
                      "data": {"k": {"y", "x", "w"}, "a": frozenset({"q", "p"})}}

@@ -12,19 +12,18 @@ import tomli_w
 import catalog
 from catalog import ImporterError, ManifestError
 from catalog.cli import main
-from catalog.importers.piebald import (
+from catalog.importers.piebald.parse import (
     ChangelogItem,
     ChangelogRelease,
-    import_releases,
     parse_changelog,
     parse_prompt_file,
     parse_readme,
     placeholders,
-    read_checkout,
-    read_history,
     release_version,
 )
-from catalog.manifest import parse_manifest
+from catalog.importers.piebald.read import read_checkout, read_history
+from catalog.importers.piebald.write import import_releases
+from catalog.manifest.models import parse_manifest
 from catalog.validate import check_catalog
 from tests import conftest
 from tests import piebald_data as data

@@ -12,9 +12,9 @@ import pytest
 
 import catalog
 from catalog import LockError
+from catalog.catalog_path import CatalogPath
 from catalog.cli import main
 from catalog.lock import read_lock, verify
-from catalog.store import Store
 from tests.conftest import run_cli as run
 from tests.conftest import sha, write_catalog
 
@@ -85,7 +85,7 @@ def test_changed_part_is_reported_with_its_lock_line(
 
 def test_missing_and_added_parts(root: Path, locked: Path) -> None:
     write_catalog(root, "demo", "1.0.0", [PARTS[0], PARTS[2], {"id": "new", "body": "New."}])
-    _, problems = verify(read_lock(locked), Store([root], use_env=False))
+    _, problems = verify(read_lock(locked), CatalogPath([root], use_env=False))
     found = {(p.kind, p.subject) for p in problems}
     assert ("missing", "rules") in found
     assert ("added", "new") in found
@@ -104,7 +104,7 @@ def test_a_missing_body_file_is_a_difference_of_its_part(
         in lines
     )
     assert lines[-1].endswith("does not match the lock: 2 difference(s)")  # and the prompt
-    _, problems = verify(read_lock(locked), Store([root], use_env=False))
+    _, problems = verify(read_lock(locked), CatalogPath([root], use_env=False))
     assert [p.kind for p in problems] == ["missing-file", "prompt"]
     with pytest.raises(LockError) as info:
         catalog.load("demo", paths=[root], lock=locked)
@@ -125,7 +125,7 @@ def test_a_missing_base_body_file_is_a_difference_of_the_overlay_part(
     assert main(["lock", "over@1.0.0", "--path", str(root), "-o", str(target)]) == 0
     body = root / "demo" / "1.0.0" / "rules.md"
     body.unlink()
-    _, problems = verify(read_lock(target), Store([root], use_env=False))
+    _, problems = verify(read_lock(target), CatalogPath([root], use_env=False))
     assert [(p.kind, p.message) for p in problems] == [
         ("missing-file", f"part 'mine': its body file {body} is missing")
     ]
@@ -143,7 +143,7 @@ def test_a_catalog_that_cannot_load_for_another_reason_exits_2(
 
 def test_manifest_only_change(root: Path, locked: Path) -> None:
     write_catalog(root, "demo", "1.0.0", [{**PARTS[0], "when": '"Grep" in tools'}, *PARTS[1:]])
-    _, problems = verify(read_lock(locked), Store([root], use_env=False))
+    _, problems = verify(read_lock(locked), CatalogPath([root], use_env=False))
     assert [p.kind for p in problems] == ["manifest"]
     assert problems[0].line == _line(locked, "manifest_sha256")
 
@@ -151,7 +151,7 @@ def test_manifest_only_change(root: Path, locked: Path) -> None:
 def test_locked_version_not_installed(root: Path, locked: Path) -> None:
     write_catalog(root, "demo", "1.1.0", PARTS)
     shutil.rmtree(root / "demo" / "1.0.0")
-    compared, problems = verify(read_lock(locked), Store([root], use_env=False))
+    compared, problems = verify(read_lock(locked), CatalogPath([root], use_env=False))
     assert compared is not None and str(compared.version) == "1.1.0"
     assert [p.kind for p in problems] == ["version"]
     assert "locked version 1.0.0 is not installed" in problems[0].message
@@ -248,7 +248,7 @@ def test_an_empty_lock_names_what_is_missing(
 
 def test_a_version_written_differently_is_the_same_version(root: Path, locked: Path) -> None:
     locked.write_text(locked.read_text().replace('version = "1.0.0"', 'version = "1.0"'))
-    assert verify(read_lock(locked), Store([root], use_env=False))[1] == []
+    assert verify(read_lock(locked), CatalogPath([root], use_env=False))[1] == []
 
 
 def test_a_prompt_the_installed_version_cannot_assemble_is_a_difference(

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from catalog import EvaluationError, ExpressionError, ManifestError, TemplateError, load_dir
-from catalog.manifest import dump_manifest, locate_key, parse_manifest
+from catalog.manifest.models import dump_manifest, locate_key, parse_manifest
 from tests.conftest import sha
 
 GOOD = """\

@@ -10,7 +10,7 @@ import pytest
 import tomli_w
 
 import catalog
-from catalog import ManifestError, NotFoundError, Store
+from catalog import CatalogPath, ManifestError, NotFoundError
 from catalog.cli import main
 from catalog.stamp import stamp_folder
 from tests.conftest import sha, write_catalog
@@ -150,7 +150,7 @@ def test_unknown_base_catalog(root: Path) -> None:
 def test_stamp_names_the_line_of_an_unknown_base(root: Path) -> None:
     folder = write_overlay(root, FLAGSHIP_SHAPE[:1], base="upstrem@2.1.0")
     with pytest.raises(NotFoundError) as info:
-        stamp_folder(folder, store=Store([root], use_env=False))
+        stamp_folder(folder, store=CatalogPath([root], use_env=False))
     error = info.value
     assert "no catalog named 'upstrem'" in error.message
     lines = (folder / "catalog.toml").read_text().splitlines()
@@ -225,7 +225,7 @@ def test_stamp_records_base_hashes_and_the_cli_loads_overlays(
     )
     with pytest.raises(ManifestError):
         catalog.load("agent", paths=[root])
-    changes = stamp_folder(folder, store=Store([root], use_env=False))
+    changes = stamp_folder(folder, store=CatalogPath([root], use_env=False))
     assert {(c.part, c.key) for c in changes} >= {("git-safety", "sha256")}
     assert (
         catalog.load("agent", paths=[root]).part("git-safety").body
@@ -256,7 +256,7 @@ def test_stamp_fills_in_a_hand_written_overlay_keeping_its_section_comments(
         catalog.load("agent", paths=[root])
     assert "missing required key" in info.value.message
     assert "`catalog stamp DIR` records sha256 and tokens" in (info.value.hint or "")
-    changes = stamp_folder(folder, store=Store([root], use_env=False))
+    changes = stamp_folder(folder, store=CatalogPath([root], use_env=False))
     assert {(c.part, c.key, c.old) for c in changes} == {
         ("identity", "tokens", None),
         ("identity", "sha256", None),

@@ -13,12 +13,9 @@ from packaging.version import Version
 
 import catalog
 from catalog import LockError
-from catalog.importers.piebald import (
-    ChangelogRelease,
-    import_releases,
-    parse_changelog,
-    read_checkout,
-)
+from catalog.importers.piebald.parse import ChangelogRelease, parse_changelog
+from catalog.importers.piebald.read import read_checkout
+from catalog.importers.piebald.write import import_releases
 from tests import piebald_data as data
 from tests.conftest import run_cli as run
 from tests.conftest import sha

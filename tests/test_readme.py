@@ -12,7 +12,7 @@ import pytest
 
 from catalog import load_dir
 from catalog.cli import main
-from catalog.expr import FUNCTIONS
+from catalog.lang.functions import FUNCTIONS
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
 

@@ -15,8 +15,8 @@ from typing_extensions import TypedDict
 
 # pydantic needs typing_extensions' TypedDict on Python < 3.12.
 from catalog.errors import ExpressionError, TemplateError
-from catalog.expr import compile_expression
-from catalog.shapes import (
+from catalog.lang.compiler import compile_expression
+from catalog.lang.shapes import (
     ANY,
     SCALAR,
     MappingShape,
@@ -27,7 +27,7 @@ from catalog.shapes import (
     did_you_mean,
     shape_of,
 )
-from catalog.template import compile_template
+from catalog.lang.template import compile_template
 
 
 class Env(BaseModel):

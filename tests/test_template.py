@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from catalog.errors import CatalogError, EvaluationError, TemplateError
-from catalog.shapes import ANY, SCALAR, MappingShape, RecordShape, SequenceShape
-from catalog.template import (
+from catalog.lang.shapes import ANY, SCALAR, MappingShape, RecordShape, SequenceShape
+from catalog.lang.template import (
     LOOP_SHAPE,
     MAX_BLOCK_DEPTH,
     MAX_LOOP_ITERATIONS,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from catalog import Reminder, load_dir
-from catalog.snapshots import render_snapshot
+from catalog.testing.snapshots import render_snapshot
 from tests.conftest import dedent, write_catalog
 
 pytest_plugins = ["pytester"]

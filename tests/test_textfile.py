@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from catalog import ContextError, LockError, ManifestError, load_context, load_dir
+from catalog.catalog_path import CatalogPath
 from catalog.cli import main
 from catalog.errors import CatalogError
 from catalog.loader import VersionDir, load_version
 from catalog.lock import read_lock, verify
 from catalog.stamp import stamp_folder
-from catalog.store import Store
 from tests.conftest import write_catalog
 
 BOM = b"\xef\xbb\xbf"
@@ -57,7 +57,7 @@ def test_a_lock_with_a_bom_and_crlf_loads_and_verifies(
     windows(target)
     lock = read_lock(target)
     assert lock.lock.catalog.name == "demo"
-    assert verify(lock, Store([root], use_env=False))[1] == []
+    assert verify(lock, CatalogPath([root], use_env=False))[1] == []
 
 
 def test_a_bom_in_a_part_body_stays_in_its_sha256_for_stamp_and_load(tmp_path: Path) -> None:

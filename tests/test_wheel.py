@@ -51,7 +51,7 @@ def test_wheel_contains_catalog_data_and_typing_marker(wheel: Path) -> None:
     declared = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "catalog = catalog.cli:main" in declared
     assert "[pytest11]\nprompt_catalog = catalog.testing" in declared
-    assert {"catalog/testing.py", "catalog/snapshots.py"} <= set(names)
+    assert {"catalog/testing/__init__.py", "catalog/testing/snapshots.py"} <= set(names)
 
 
 def test_bundled_catalog_loads_from_the_zipped_wheel(wheel: Path, tmp_path: Path) -> None:

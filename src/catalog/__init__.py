@@ -18,6 +18,7 @@ from catalog.assemble import (
     ToolDescription,
     UsedPart,
 )
+from catalog.catalog_path import CatalogPath
 from catalog.compiled import AgentInfo, Catalog, CompiledPart
 from catalog.context import (
     Command,
@@ -33,7 +34,8 @@ from catalog.context import (
     UserProfile,
     load_context,
 )
-from catalog.diff import CatalogDiff, diff
+from catalog.conversations.sessions import PromptStore, Sessions, SQLiteStore, StoredPrompt
+from catalog.diff.compute import CatalogDiff, diff
 from catalog.errors import (
     BudgetError,
     CatalogError,
@@ -49,10 +51,8 @@ from catalog.errors import (
     TemplateError,
     UsageError,
 )
+from catalog.gather import SourceWarning, gather
 from catalog.loader import load_dir
-from catalog.session import PromptStore, Sessions, SQLiteStore, StoredPrompt
-from catalog.sources import SourceWarning, gather
-from catalog.store import Store
 
 __all__ = [
     "AgentInfo",
@@ -61,6 +61,7 @@ __all__ = [
     "Catalog",
     "CatalogDiff",
     "CatalogError",
+    "CatalogPath",
     "Command",
     "CompiledPart",
     "Context",
@@ -86,7 +87,6 @@ __all__ = [
     "Skill",
     "SourceError",
     "SourceWarning",
-    "Store",
     "StoredPrompt",
     "TemplateError",
     "ToolDescription",
@@ -120,7 +120,7 @@ def load(
     ``lock`` (a file written by ``catalog lock``) the locked version is loaded
     and any difference from the lock raises :class:`LockError`.
     """
-    store = Store(paths)
+    store = CatalogPath(paths)
     if lock is not None:
         from catalog.lock import load_locked
 

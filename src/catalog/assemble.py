@@ -46,8 +46,8 @@ from catalog.cache import (
 )
 from catalog.context import CONTROL_FIELDS, Context, coerce_context
 from catalog.errors import BudgetError, CatalogError, ContextError
-from catalog.expr import Scope
-from catalog.manifest import MAIN_AGENT, fits_type
+from catalog.lang.values import Scope
+from catalog.manifest.models import MAIN_AGENT, fits_type
 from catalog.tokens import CharCounter, TokenCounter, get_counter
 
 if TYPE_CHECKING:

@@ -19,8 +19,10 @@ from pydantic import BaseModel, ConfigDict
 
 from catalog.context import CONTROL_FIELDS, Context
 from catalog.errors import CatalogError, ManifestError, NotFoundError
-from catalog.expr import Expression, compile_expression
-from catalog.manifest import (
+from catalog.lang.compiler import Expression, compile_expression
+from catalog.lang.shapes import ANY, SCALAR, MappingShape, SequenceShape, Shape, shape_of
+from catalog.lang.template import Template, compile_template
+from catalog.manifest.models import (
     MAIN_AGENT,
     AgentDecl,
     BindingDecl,
@@ -28,8 +30,6 @@ from catalog.manifest import (
     PartDecl,
     locate_key,
 )
-from catalog.shapes import ANY, SCALAR, MappingShape, SequenceShape, Shape, shape_of
-from catalog.template import Template, compile_template
 
 if TYPE_CHECKING:
     from catalog.assemble import AssembledPrompt, Reminder

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from catalog._textfile import parse_toml, read_text
 from catalog.errors import ContextError
-from catalog.manifest import format_key, validation_message
+from catalog.manifest.models import format_key, validation_message
 
 __all__ = [
     "CONTROL_FIELDS",

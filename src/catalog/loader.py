@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from catalog._textfile import read_text
 from catalog.compiled import Catalog, CompiledPart, body_sha256, compile_catalog
 from catalog.errors import CatalogError, ManifestError
-from catalog.manifest import Manifest, PartDecl, locate_key, parse_manifest
+from catalog.manifest.models import Manifest, PartDecl, locate_key, parse_manifest
 
 __all__ = [
     "MANIFEST_NAME",
@@ -89,7 +89,7 @@ def read_manifest(where: VersionDir) -> tuple[Manifest, str]:
 
 
 BaseResolver = Callable[[str, str | None], Catalog]
-"""Loads the base catalog ``(name, spec)`` of an overlay; see :meth:`catalog.store.Store.load`."""
+"""Loads the base catalog ``(name, spec)`` of an overlay (see ``CatalogPath.load``)."""
 
 
 def load_version(
@@ -102,7 +102,7 @@ def load_version(
     """Read, verify and compile one catalog version.
 
     A version with ``[catalog] base`` gets its base through ``resolve_base``
-    (by default a :class:`~catalog.store.Store` with the bundled catalogs,
+    (by default a :class:`~catalog.catalog_path.CatalogPath` with the bundled catalogs,
     entry points and ``CATALOG_PATH``); each ``from`` part then takes its body
     from the base part it names. ``check_hashes=False`` loads a body that no
     longer matches its manifest's sha256 as it is, and a body file that does
@@ -211,10 +211,13 @@ def load_base(
 ) -> Catalog:
     """The base catalog ``ref`` (``NAME@SPEC``) that the manifest ``text`` names in
     ``[catalog] base``; an error points at that line of ``manifest_file``."""
-    from catalog.store import Store, parse_ref  # the store loads versions: import it late
+    from catalog.catalog_path import (  # the store loads versions: import it late
+        CatalogPath,
+        parse_ref,
+    )
 
     try:
-        return (resolve_base or Store().load)(*parse_ref(ref))
+        return (resolve_base or CatalogPath().load)(*parse_ref(ref))
     except CatalogError as exc:
         raise exc.located(
             file=manifest_file,

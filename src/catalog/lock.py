@@ -29,10 +29,11 @@ from packaging.version import Version
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from catalog._textfile import parse_toml, read_text
+from catalog.catalog_path import CatalogPath, parse_spec
 from catalog.compiled import Catalog, body_sha256
 from catalog.context import Context, coerce_context
 from catalog.errors import CatalogError, ContextError, LockError
-from catalog.manifest import (
+from catalog.manifest.models import (
     MAIN_AGENT,
     Manifest,
     VersionText,
@@ -40,7 +41,6 @@ from catalog.manifest import (
     parse_key,
     validation_message,
 )
-from catalog.store import Store, parse_spec
 
 __all__ = [
     "LOCK_FORMAT",
@@ -297,7 +297,9 @@ def _compare(catalog: Catalog, read: ReadLock) -> list[Mismatch]:
     return sorted(found, key=lambda m: (m.line or 0, m.subject))
 
 
-def verify(read: ReadLock, store: Store | None = None) -> tuple[Catalog | None, list[Mismatch]]:
+def verify(
+    read: ReadLock, store: CatalogPath | None = None
+) -> tuple[Catalog | None, list[Mismatch]]:
     """Compare the installed catalog with a lock: (the catalog compared, the differences).
 
     When the locked version is not installed, the newest installed version of
@@ -306,7 +308,7 @@ def verify(read: ReadLock, store: Store | None = None) -> tuple[Catalog | None, 
     file that is missing (either would stop the catalog from loading) is
     reported as a difference of its part.
     """
-    store = store or Store()
+    store = store or CatalogPath()
     lock = read.lock
     refs = store.versions(lock.catalog.name)
     if not refs:
@@ -326,7 +328,7 @@ def verify(read: ReadLock, store: Store | None = None) -> tuple[Catalog | None, 
 
 
 def load_locked(
-    name: str, spec: str | None, lock_path: str | Path, store: Store | None = None
+    name: str, spec: str | None, lock_path: str | Path, store: CatalogPath | None = None
 ) -> Catalog:
     """Load the version ``lock_path`` pins, refusing any difference (:class:`LockError`)."""
     read = read_lock(lock_path)

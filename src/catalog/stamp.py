@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from catalog._textfile import parse_toml
+from catalog.catalog_path import CatalogPath
 from catalog.compiled import Catalog, body_sha256
 from catalog.errors import CatalogError, ManifestError
 from catalog.loader import MANIFEST_NAME, VersionDir, load_base, manifest_text, read_body
-from catalog.manifest import CatalogInfo, locate_key, parse_manifest
-from catalog.store import Store
+from catalog.manifest.models import CatalogInfo, locate_key, parse_manifest
 from catalog.tokens import get_counter
 
 __all__ = ["Stamp", "stamp_folder"]
@@ -40,7 +40,7 @@ class Stamp:
 
 
 def stamp_folder(
-    folder: str | Path, *, write: bool = True, store: Store | None = None
+    folder: str | Path, *, write: bool = True, store: CatalogPath | None = None
 ) -> list[Stamp]:
     """Rewrite ``sha256`` and ``tokens`` of every part in ``folder/catalog.toml``.
 
@@ -108,7 +108,9 @@ def _read_body(
     return read_body(where, part_id, str(part["file"]), index, text, str(manifest))[0]
 
 
-def _load_base(data: dict[str, Any], manifest: Path, text: str, store: Store | None) -> Catalog:
+def _load_base(
+    data: dict[str, Any], manifest: Path, text: str, store: CatalogPath | None
+) -> Catalog:
     ref = data.get("catalog", {}).get("base")
     if not isinstance(ref, str):
         raise ManifestError(

@@ -13,7 +13,7 @@ from typing import Literal
 
 from catalog.compiled import Catalog
 from catalog.errors import CatalogError
-from catalog.manifest import locate_key
+from catalog.manifest.models import locate_key
 from catalog.tokens import get_counter, offline_encodings
 
 __all__ = ["Problem", "check_catalog"]

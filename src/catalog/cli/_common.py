@@ -9,12 +9,12 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from catalog.catalog_path import CatalogPath
 from catalog.compiled import Catalog
 from catalog.context import Context, coerce_context, load_context
 from catalog.errors import CatalogError, ContextError
-from catalog.shapes import did_you_mean
-from catalog.sources import SourceWarning, gather
-from catalog.store import Store
+from catalog.gather import SourceWarning, gather
+from catalog.lang.shapes import did_you_mean
 
 __all__ = [
     "EXIT_OK",
@@ -68,9 +68,9 @@ def add_counter(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def make_store(args: argparse.Namespace) -> Store:
+def make_store(args: argparse.Namespace) -> CatalogPath:
     """The store the command's ``--path`` options describe."""
-    return Store(args.path)
+    return CatalogPath(args.path)
 
 
 def load_ref(args: argparse.Namespace, ref: str) -> Catalog:

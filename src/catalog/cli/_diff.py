@@ -17,7 +17,8 @@ from catalog.cli._common import (
     load_ref,
     write_output,
 )
-from catalog.diff import diff, render_html, render_json, render_markdown, render_text
+from catalog.diff.compute import diff
+from catalog.diff.render import render_html, render_json, render_markdown, render_text
 
 __all__ = ["register", "run"]
 

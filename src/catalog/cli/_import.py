@@ -7,13 +7,9 @@ import sys
 from typing import Any
 
 from catalog.cli._common import EXIT_OK
-from catalog.importers.piebald import (
-    UPSTREAM,
-    ImportedVersion,
-    import_releases,
-    read_checkout,
-    read_history,
-)
+from catalog.importers.piebald.parse import UPSTREAM
+from catalog.importers.piebald.read import read_checkout, read_history
+from catalog.importers.piebald.write import ImportedVersion, import_releases
 
 __all__ = ["register", "run"]
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from catalog.cli._common import EXIT_OK, emit_json
 from catalog.context import Context
-from catalog.manifest import Manifest
+from catalog.manifest.models import Manifest
 
 __all__ = ["register", "run"]
 

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from catalog.cli._common import EXIT_OK, add_format, emit_json, load_ref
-from catalog.expr import to_json
+from catalog.lang.values import to_json
 
 __all__ = ["register", "run"]
 

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from catalog.catalog_path import CatalogPath, is_folder_ref, parse_ref
 from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, make_store
 from catalog.errors import CatalogError, NotFoundError
-from catalog.store import Store, is_folder_ref, parse_ref
 from catalog.validate import Problem, check_catalog
 
 __all__ = ["register", "run"]
@@ -31,7 +31,7 @@ def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
     parser.set_defaults(func=run)
 
 
-def _targets(store: Store, targets: list[str]) -> list[tuple[str, Any]]:
+def _targets(store: CatalogPath, targets: list[str]) -> list[tuple[str, Any]]:
     """Pairs of (label, loader) for everything to check."""
     found: list[tuple[str, Any]] = []
     names = targets or store.names()

@@ -79,7 +79,7 @@ class CatalogWriter:
         return found
 
     def body(self, text: str) -> Body:
-        """Store ``text`` (once) and return how a manifest names it.
+        """CatalogPath ``text`` (once) and return how a manifest names it.
 
         A body not on disk yet is written with the next version written.
         """

@@ -49,7 +49,7 @@ from typing import Any, Protocol, Self, runtime_checkable
 from catalog.compiled import Catalog
 from catalog.context import Context, SessionInfo, coerce_context
 from catalog.errors import SessionError
-from catalog.manifest import MAIN_AGENT
+from catalog.manifest.models import MAIN_AGENT
 
 __all__ = ["PromptStore", "SQLiteStore", "Sessions", "StoredPrompt"]
 

@@ -1,7 +1,7 @@
 """The bracket dialect: user-written templates such as ``Today is [system:date].``
 
 Part bodies are written by catalog authors in the template language of
-:mod:`catalog.template`. Some agents also let their *users* write a system
+:mod:`catalog.lang.template`. Some agents also let their *users* write a system
 prompt template, in a smaller syntax that is forgiving by design: a user's
 typo must never stop the agent. This module renders such templates::
 

@@ -38,12 +38,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from catalog.brackets import find_references
 from catalog.compiled import Catalog
 from catalog.context import Context, coerce_context
 from catalog.errors import SourceError
-from catalog.manifest_sources import FileGroup, Sources
-from catalog.sources._files import (
+from catalog.gather._files import (
     SourceWarning,
     confined,
     expand,
@@ -55,14 +53,16 @@ from catalog.sources._files import (
     strip_leading_html_comments,
     warn,
 )
-from catalog.sources._frontmatter import FrontMatterError, split_front_matter
-from catalog.sources._runtime import (
+from catalog.gather._frontmatter import FrontMatterError, split_front_matter
+from catalog.gather._runtime import (
     Clock,
     default_environ,
     git_facts,
     machine_facts,
     time_facts,
 )
+from catalog.lang.brackets import find_references
+from catalog.manifest.sources import FileGroup, Sources
 
 __all__ = ["Clock", "SourceWarning", "gather"]
 

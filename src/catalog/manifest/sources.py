@@ -2,7 +2,7 @@
 
 Agents differ in where they look for instruction files, skills and persona
 files. A catalog says it as data, and :func:`catalog.gather` (the
-:mod:`catalog.sources` package) does it for any catalog::
+:mod:`catalog.gather` package) does it for any catalog::
 
     [sources]
     skills = [".pi/skills", "~/.pi/agent/skills"]

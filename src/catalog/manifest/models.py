@@ -30,7 +30,7 @@ from pydantic_core import ErrorDetails
 
 from catalog._textfile import parse_toml
 from catalog.errors import ManifestError
-from catalog.manifest_sources import Sources
+from catalog.manifest.sources import Sources
 
 __all__ = [
     "ALL_AGENTS",

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import catalog
-from catalog import NotFoundError, Store
-from catalog.store import parse_ref, parse_spec
+from catalog import CatalogPath, NotFoundError
+from catalog.catalog_path import parse_ref, parse_spec
 
 
 @pytest.fixture
@@ -61,7 +61,7 @@ def test_listing_versions_reads_no_bodies(three_versions: Path) -> None:
     # Bodies are removed rather than made unreadable: permissions do not stop root.
     for body in three_versions.glob("multi/*/*.md"):
         body.unlink()
-    refs = Store([three_versions]).versions("multi")
+    refs = CatalogPath([three_versions]).versions("multi")
     assert [str(r.version) for r in refs] == ["1.0.0", "1.1.0", "1.2.0rc1", "2.0.0"]
     assert [r.manifest().catalog.version for r in refs][-1] == "2.0.0"
     with pytest.raises(catalog.ManifestError, match="does not exist"):
@@ -106,13 +106,13 @@ def test_catalog_path_environment(monkeypatch: pytest.MonkeyPatch, three_version
 
 def test_missing_path_folder_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(NotFoundError, match="does not exist"):
-        Store([tmp_path / "nowhere"])
+        CatalogPath([tmp_path / "nowhere"])
 
 
 def test_bundled_catalog_is_found() -> None:
     cat = catalog.load("coding-agent", "==1.0.0")
     assert cat.source == "bundled"
-    assert "coding-agent" in Store().names()
+    assert "coding-agent" in CatalogPath().names()
 
 
 @pytest.mark.parametrize(
@@ -133,7 +133,7 @@ def test_parse_spec_bare_version_means_exact() -> None:
 
 
 def test_entry_point_catalogs_are_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from catalog import store
+    from catalog import catalog_path as store
     from tests.conftest import write_catalog
 
     site = tmp_path / "site"
@@ -159,5 +159,5 @@ def test_a_version_folder_without_manifest_is_passed_over(three_versions: Path) 
     (three_versions / "multi" / "3.0.0").mkdir()
     (three_versions / "multi" / "notes").mkdir()
     assert str(catalog.load("multi", paths=[three_versions]).version) == "2.0.0"
-    versions = [str(r.version) for r in Store([three_versions]).versions("multi")]
+    versions = [str(r.version) for r in CatalogPath([three_versions]).versions("multi")]
     assert versions == ["1.0.0", "1.1.0", "1.2.0rc1", "2.0.0"]

@@ -8,8 +8,8 @@ own (and much smaller)::
     {% for name in expr %} ... {% endfor %}
     {# a comment #}                 removed
 
-Expressions are those of :mod:`catalog.expr`, checked against the same
-names. A value is written with :func:`catalog.expr.render_value` and is
+Expressions are those of :mod:`catalog.lang`, checked against the same
+names. A value is written with :func:`catalog.lang.render_value` and is
 *data*: it is inserted as it is and never read again as template, so a
 CLAUDE.md holding ``{{ x }}`` comes out unchanged. A literal ``{{`` is
 written ``{{ "{{" }}``.
@@ -52,15 +52,9 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal, NoReturn, TypeAlias
 
 from catalog.errors import EvaluationError, ExpressionError, TemplateError
-from catalog.expr import (
-    MAX_TEXT_LENGTH,
-    Expression,
-    Scope,
-    compile_expression,
-    iterate,
-    render_value,
-)
-from catalog.shapes import SCALAR, RecordShape, Shape, did_you_mean
+from catalog.lang.compiler import Expression, compile_expression
+from catalog.lang.shapes import SCALAR, RecordShape, Shape, did_you_mean
+from catalog.lang.values import MAX_TEXT_LENGTH, Scope, iterate, render_value
 
 __all__ = [
     "LOOP_SHAPE",
@@ -130,7 +124,7 @@ class Template:
     ``names`` holds the root names the body reads (loop variables excluded);
     ``is_static`` is true when the body has no tag at all, in which case
     ``render`` returns ``source`` itself. ``render`` is the compiled closure
-    itself (as :attr:`Expression.evaluate <catalog.expr.Expression.evaluate>`
+    itself (as :attr:`Expression.evaluate <catalog.lang.Expression.evaluate>`
     is), so calling it costs no extra call level. It raises
     :class:`EvaluationError` (with the body line and column) when a value does
     not fit the operation applied to it.

@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from catalog.sources._files import warn
+from catalog.gather._files import warn
 
 __all__ = ["Clock", "default_environ", "git_facts", "machine_facts", "time_facts"]
 

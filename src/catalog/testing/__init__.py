@@ -43,6 +43,6 @@ def prompt_snapshot(request: pytest.FixtureRequest) -> SnapshotAssertion:
         snapshot = None
     if snapshot is None:  # failing outside the except block keeps pytest's lookup error out
         pytest.fail(_NEEDS_SYRUPY, pytrace=False)
-    from catalog.snapshots import PromptSnapshotExtension
+    from catalog.testing.snapshots import PromptSnapshotExtension
 
     return snapshot.use_extension(PromptSnapshotExtension)

@@ -31,13 +31,13 @@ from packaging.version import InvalidVersion, Version
 from catalog.compiled import Catalog
 from catalog.errors import CatalogError, ManifestError, NotFoundError
 from catalog.loader import MANIFEST_NAME, BaseResolver, VersionDir, load_version, read_manifest
-from catalog.manifest import Manifest
+from catalog.manifest.models import Manifest
 
 __all__ = [
     "ENTRY_POINT_GROUP",
     "ENV_VAR",
+    "CatalogPath",
     "CatalogSource",
-    "Store",
     "VersionRef",
     "is_folder_ref",
     "parse_ref",
@@ -64,7 +64,7 @@ class VersionRef:
     version: Version
     where: VersionDir
     source: str
-    store: Store | None = field(default=None, repr=False, compare=False)
+    store: CatalogPath | None = field(default=None, repr=False, compare=False)
 
     def manifest(self) -> Manifest:
         """Read this version's manifest only."""
@@ -75,7 +75,7 @@ class VersionRef:
 
         ``check_hashes=False``: see :func:`~catalog.loader.load_version`.
         """
-        store = self.store or Store()
+        store = self.store or CatalogPath()
         return load_version(
             self.where,
             resolve_base=store.base_resolver((self.label,), check_hashes=check_hashes),
@@ -143,7 +143,7 @@ def _bundled_source() -> CatalogSource:
     return CatalogSource("bundled", resources.files("catalog").joinpath("parts"))
 
 
-class Store:
+class CatalogPath:
     """The catalogs visible from the given folders, entry points and bundle."""
 
     def __init__(

@@ -1,0 +1,155 @@
+"""Write imported releases as catalog versions into a catalog folder."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+from pydantic import ValidationError
+
+from catalog.diff.compute import UPSTREAM_TOKENS
+from catalog.errors import ImporterError
+from catalog.importers.piebald.parse import UPSTREAM, ReadmeEntry, UpstreamPart, placeholders
+from catalog.importers.piebald.read import Release
+from catalog.importers.writer import CatalogWriter, StoreSize, VersionStatus
+from catalog.manifest.models import CatalogInfo, PartDecl
+
+__all__ = [
+    "ImportReport",
+    "ImportedVersion",
+    "import_releases",
+]
+
+
+@dataclass(frozen=True)
+class ImportedVersion:
+    """What importing one release did."""
+
+    version: str
+    parts: int
+    new_bodies: int
+    status: VersionStatus
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import did, and what the catalog folder holds now."""
+
+    folder: Path
+    versions: tuple[ImportedVersion, ...]
+    size: StoreSize
+    unshared_bytes: int  # what the bodies would take stored once per version
+
+
+def import_releases(
+    releases: Iterable[Release],
+    *,
+    name: str,
+    out: str | Path = ".",
+    force: bool = False,
+    on_version: Callable[[ImportedVersion], None] | None = None,
+) -> ImportReport:
+    """Write each release as version ``out/name/<version>/`` of catalog ``name``."""
+    writer = CatalogWriter(out, name)
+    tables: dict[tuple[str, str, ReadmeEntry | None], str] = {}
+    done: list[ImportedVersion] = []
+    unshared = 0
+    license_text = None
+    for release in releases:
+        before = writer.new_blobs
+        manifest = _manifest(release, name, writer, tables)
+        status = writer.write_version(release.version, manifest, force=force)
+        item = ImportedVersion(
+            release.version, len(release.parts), writer.new_blobs - before, status
+        )
+        done.append(item)
+        if on_version is not None:
+            on_version(item)
+        unshared += sum(len(part.body.encode("utf-8")) for part in release.parts)
+        license_text = release.license or license_text
+    if license_text is not None:
+        writer.write_file("LICENSE", license_text)
+    return ImportReport(writer.folder, tuple(done), writer.size(), unshared)
+
+
+def _manifest(
+    release: Release,
+    name: str,
+    writer: CatalogWriter,
+    tables: dict[tuple[str, str, ReadmeEntry | None], str],
+) -> str:
+    """The ``catalog.toml`` of one release; each part's table is built once per content."""
+    summary = f"Claude Code {release.version} prompt parts from {UPSTREAM}"
+    if release.commit:
+        summary += f" (commit {release.commit[:12]})"
+    info = {"name": name, "version": release.version, "summary": summary}
+    try:
+        CatalogInfo.model_validate(info)
+    except ValidationError as exc:
+        message = exc.errors()[0]["msg"].removeprefix("Value error, ")
+        raise ImporterError(
+            f"cannot import as catalog {name!r} {release.version!r}: {message}",
+            hint="a catalog name is lowercase letters, digits, '.', '_' and '-'",
+        ) from None
+    chunks = [tomli_w.dumps({"catalog": info})]
+    seen: dict[str, str] = {}
+    for part in sorted(release.parts, key=lambda p: (p.category.order, p.id)):
+        if not part.id or part.id in seen:
+            clash = f"as {seen[part.id]!r} does" if part.id else "which is empty"
+            raise ImporterError(
+                f"release {release.version}: {part.file!r} gives the part id {part.id!r}, {clash}",
+                hint="only one file per id can be imported; rename one upstream",
+            )
+        seen[part.id] = part.file
+        entry = release.readme.entries.get(part.file)
+        key = (part.file, part.source or part.body, entry)
+        if key not in tables:
+            tables[key] = tomli_w.dumps({"part": [_part_table(part, entry, writer)]})
+        chunks.append(tables[key])
+    return "\n".join(chunks)
+
+
+def _part_table(
+    part: UpstreamPart, entry: ReadmeEntry | None, writer: CatalogWriter
+) -> dict[str, Any]:
+    body = writer.body(part.body)
+    category = part.category
+    meta = {key: value for key, value in part.header.items() if key != "description"}
+    meta.setdefault("name", entry.name if entry else part.id)
+    found = placeholders(part.body)
+    if found:
+        meta["placeholders"] = found
+    meta["category"] = category.label
+    if entry is not None:
+        meta[UPSTREAM_TOKENS] = entry.tokens
+    table: dict[str, Any] = {"id": part.id, "file": body.file, "kind": category.kind}
+    if category.kind == "tool":
+        label = str(meta["name"])
+        table["name"] = label.split(": ", 1)[1] if ": " in label else part.id
+    table.update(
+        description=part.description or (entry.description if entry else ""),
+        order=category.order,
+        template=False,
+        tokens=body.tokens,
+        sha256=body.sha256,
+        meta=_without_none(meta),
+    )
+    try:
+        PartDecl.model_validate(table)
+    except ValidationError as exc:
+        raise ImporterError(
+            f"cannot import {part.file}: {exc.errors()[0]['msg']}", hint="check its header"
+        ) from None
+    return table
+
+
+def _without_none(value: Any) -> Any:
+    """TOML has no null: drop None values from mappings and lists."""
+    if isinstance(value, Mapping):
+        return {str(k): _without_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_none(v) for v in value if v is not None]
+    return value

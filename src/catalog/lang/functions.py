@@ -1,0 +1,425 @@
+"""The function table: every function an expression may call, with its result shape."""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import types
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final
+
+from catalog.errors import EvaluationError, ExpressionError
+from catalog.lang.brackets import render_brackets
+from catalog.lang.shapes import (
+    ANY,
+    SCALAR,
+    MappingShape,
+    SequenceShape,
+    Shape,
+    common_shape,
+)
+from catalog.lang.values import (
+    MAX_TEXT_LENGTH,
+    contains,
+    get_attribute,
+    iterate,
+    render_value,
+    to_json,
+    type_name,
+)
+
+__all__ = [
+    "FUNCTIONS",
+    "Function",
+]
+
+
+# --------------------------------------------------------------------------
+# The function table
+
+
+def _text(value: object, what: str = "text") -> str:
+    """A text argument; none counts as empty text."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    raise TypeError(f"expected {what}, got {type_name(value)}")
+
+
+def _count(value: object) -> int:
+    """A count argument: a non-negative integer."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"expected a non-negative whole number, got {value!r}")
+    return value
+
+
+def check_length(length: int, what: str) -> None:
+    if length > MAX_TEXT_LENGTH:
+        raise EvaluationError(
+            f"{what} would be {length} long, more than the limit of {MAX_TEXT_LENGTH}"
+        )
+
+
+def _fn_len(value: object) -> int:
+    return 0 if value is None else len(iterate(value))
+
+
+def _fn_int(value: object) -> int:
+    if isinstance(value, str | int | float):
+        return int(value)
+    raise TypeError(f"cannot convert {type_name(value)} to a number")
+
+
+def _fn_collapse(value: object) -> str:
+    return " ".join(_text(value).split())
+
+
+def _fn_join(items: object, sep: object = "") -> str:
+    parts = [render_value(item) for item in iterate(items)]
+    separator = _text(sep, "a text separator")
+    check_length(sum(map(len, parts)) + len(separator) * max(len(parts) - 1, 0), "join()")
+    return separator.join(parts)
+
+
+def _fn_split(value: object, sep: object = None) -> list[str]:
+    return _text(value).split(None if sep is None else _text(sep, "a text separator"))
+
+
+def _fn_replace(value: object, old: object, new: object) -> str:
+    text, old_text, new_text = _text(value), _text(old), _text(new)
+    hits = len(text) + 1 if not old_text else text.count(old_text)
+    check_length(len(text) + hits * (len(new_text) - len(old_text)), "replace()")
+    return text.replace(old_text, new_text)
+
+
+def _prefixes(value: object) -> str | tuple[str, ...]:
+    if isinstance(value, list | tuple):
+        return tuple(_text(item) for item in value)
+    return _text(value)
+
+
+def _fn_truncate(value: object, limit: object, marker: object = "…") -> str:
+    text, count, mark = _text(value), _count(limit), _text(marker)
+    if len(text) <= count:
+        return text
+    if count <= len(mark):
+        return mark[:count]
+    return text[: count - len(mark)] + mark
+
+
+def _fn_default(value: object, fallback: object) -> object:
+    return fallback if value is None or (isinstance(value, str) and not value) else value
+
+
+def _fn_unique(items: object) -> list[Any]:
+    hashable: set[Any] = set()
+    unhashable: list[Any] = []
+    kept: list[Any] = []
+    for item in iterate(items):
+        try:
+            if item in hashable:
+                continue
+            hashable.add(item)
+        except TypeError:
+            if item in unhashable:
+                continue
+            unhashable.append(item)
+        kept.append(item)
+    return kept
+
+
+def _fn_first(items: object) -> Any:
+    found = iterate(items)
+    return found[0] if found else None
+
+
+def _fn_last(items: object) -> Any:
+    found = iterate(items)
+    return found[-1] if found else None
+
+
+def _fn_min(items: object) -> Any:
+    found = iterate(items)
+    return min(found) if found else None
+
+
+def _fn_max(items: object) -> Any:
+    found = iterate(items)
+    return max(found) if found else None
+
+
+def _fn_pluck(items: object, name: object) -> list[Any]:
+    field = _text(name, "a field name")
+    return [get_attribute(item, field) for item in iterate(items)]
+
+
+def _fn_indent(value: object, width: object) -> str:
+    text, count = _text(value), _count(width)
+    lines = text.splitlines(keepends=True)
+    filled = sum(1 for line in lines if line.rstrip("\r\n"))
+    check_length(len(text) + count * filled, "indent()")
+    pad = " " * count
+    return "".join(pad + line if line.rstrip("\r\n") else line for line in lines)
+
+
+def _split_path(value: object) -> tuple[str, str]:
+    """(directory part, final component); '/' and '\\' both separate."""
+    path = _text(value, "a path")
+    cut = max(path.rfind("/"), path.rfind("\\")) + 1
+    head = path[:cut]
+    if head.strip("/\\"):
+        head = head.rstrip("/\\")
+    return head, path[cut:]
+
+
+def _fn_keys(mapping: object) -> list[Any]:
+    if mapping is None:
+        return []
+    if isinstance(mapping, Mapping):
+        return sorted(mapping)
+    raise TypeError(f"expected a mapping, got {type_name(mapping)}")
+
+
+def _fn_values(mapping: object) -> list[Any]:
+    if mapping is None:
+        return []
+    if isinstance(mapping, Mapping):
+        return [mapping[key] for key in sorted(mapping)]
+    raise TypeError(f"expected a mapping, got {type_name(mapping)}")
+
+
+def _fn_flatten(items: object) -> list[Any]:
+    flat: list[Any] = []
+    for item in iterate(items):
+        if isinstance(item, list | tuple):
+            flat.extend(item)
+        else:
+            flat.append(item)
+    check_length(len(flat), "flatten()")
+    return flat
+
+
+def _fn_intersect(items: object, other: object) -> list[Any]:
+    pool = iterate(other)
+    return [item for item in iterate(items) if item in pool]
+
+
+def _fn_compact(items: object) -> list[Any]:
+    return [item for item in iterate(items) if not _empty(item)]
+
+
+def _empty(value: object) -> bool:
+    return value is None or (isinstance(value, str | list | tuple) and not value)
+
+
+def _fn_pick(mapping: object, names: object) -> list[Any]:
+    if mapping is None:
+        return []
+    if not isinstance(mapping, Mapping):
+        raise TypeError(f"expected a mapping, got {type_name(mapping)}")
+    return [mapping[name] for name in iterate(names) if name in mapping]
+
+
+def _fn_escape(value: object) -> str:
+    return html.escape(render_value(value), quote=True)
+
+
+def _fn_brackets(template: object, bindings: object) -> str:
+    if bindings is not None and not isinstance(bindings, Mapping):
+        raise TypeError(f"expected a mapping of bindings, got {type_name(bindings)}")
+    text = render_brackets(_text(template, "a template text"), bindings or {}, render_value)
+    check_length(len(text), "brackets()")
+    return text
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Function:
+    """One callable of the expression language."""
+
+    name: str
+    min_args: int
+    max_args: int
+    doc: str
+    call: Callable[..., Any] = dataclasses.field(repr=False)
+
+
+def _fn_lower(value: object) -> str:
+    return _text(value).lower()
+
+
+def _fn_upper(value: object) -> str:
+    return _text(value).upper()
+
+
+def _fn_strip(value: object) -> str:
+    return _text(value).strip()
+
+
+def _fn_lines(value: object) -> list[str]:
+    return _text(value).splitlines()
+
+
+def _fn_startswith(value: object, prefix: object) -> bool:
+    return _text(value).startswith(_prefixes(prefix))
+
+
+def _fn_endswith(value: object, suffix: object) -> bool:
+    return _text(value).endswith(_prefixes(suffix))
+
+
+def _fn_contains(container: object, item: object) -> bool:
+    return contains(item, container)
+
+
+def _fn_sorted(items: object) -> list[Any]:
+    return sorted(iterate(items))
+
+
+def _fn_any(items: object) -> bool:
+    return any(iterate(items))
+
+
+def _fn_all(items: object) -> bool:
+    return all(iterate(items))
+
+
+def _fn_basename(path: object) -> str:
+    return _split_path(path)[1]
+
+
+def _fn_dirname(path: object) -> str:
+    return _split_path(path)[0]
+
+
+# fmt: off
+FUNCTIONS: Final[Mapping[str, Function]] = types.MappingProxyType({f.name: f for f in (
+    Function("len", 1, 1, "len(x): number of items or characters; 0 for none", _fn_len),
+    Function("str", 1, 1, "str(x): x as it would be written into text", render_value),
+    Function("int", 1, 1, "int(x): text or a decimal as a whole number", _fn_int),
+    Function("bool", 1, 1, "bool(x): whether x is truthy", bool),
+    Function("lower", 1, 1, "lower(s): s in lower case", _fn_lower),
+    Function("upper", 1, 1, "upper(s): s in upper case", _fn_upper),
+    Function("strip", 1, 1, "strip(s): s without leading and trailing whitespace", _fn_strip),
+    Function("collapse", 1, 1, "collapse(s): whitespace runs as one space, stripped", _fn_collapse),
+    Function("join", 1, 2, 'join(seq, sep=""): the items rendered, joined by sep', _fn_join),
+    Function("split", 1, 2, "split(s, sep=none): s cut at sep (default: whitespace)", _fn_split),
+    Function("lines", 1, 1, "lines(s): the lines of s, without line ends", _fn_lines),
+    Function("replace", 3, 3, "replace(s, old, new): every old in s replaced", _fn_replace),
+    Function("startswith", 2, 2, "startswith(s, p): s starts with p (or one of a list)",
+             _fn_startswith),
+    Function("endswith", 2, 2, "endswith(s, p): s ends with p (or one of a list)", _fn_endswith),
+    Function("contains", 2, 2, "contains(c, x): x in c; false when c is none", _fn_contains),
+    Function("truncate", 2, 3, 'truncate(s, n, marker="…"): at most n characters, marker included',
+             _fn_truncate),
+    Function("default", 2, 2, 'default(x, d): d when x is none or "", else x', _fn_default),
+    Function("unique", 1, 1, "unique(seq): first occurrences only, order kept", _fn_unique),
+    Function("sorted", 1, 1, "sorted(seq): the items in ascending order", _fn_sorted),
+    Function("first", 1, 1, "first(seq): the first item; none when empty", _fn_first),
+    Function("last", 1, 1, "last(seq): the last item; none when empty", _fn_last),
+    Function("any", 1, 1, "any(seq): some item is truthy", _fn_any),
+    Function("all", 1, 1, "all(seq): every item is truthy (true when empty)", _fn_all),
+    Function("min", 1, 1, "min(seq): the smallest item; none when empty", _fn_min),
+    Function("max", 1, 1, "max(seq): the largest item; none when empty", _fn_max),
+    Function("pluck", 2, 2, 'pluck(seq, "field"): that field of every item', _fn_pluck),
+    Function("json", 1, 1, "json(x): deterministic JSON (sorted keys, non-ASCII kept)", to_json),
+    Function("indent", 2, 2, "indent(s, n): n spaces before every non-empty line", _fn_indent),
+    Function("basename", 1, 1, "basename(path): the last component ('/' or '\\')", _fn_basename),
+    Function("dirname", 1, 1, "dirname(path): all before the last component", _fn_dirname),
+    Function("keys", 1, 1, "keys(m): the keys of a mapping, sorted", _fn_keys),
+    Function("values", 1, 1, "values(m): the values of a mapping, by sorted key", _fn_values),
+    Function("flatten", 1, 1, "flatten(seq): items of nested lists one level up", _fn_flatten),
+    Function("intersect", 2, 2, "intersect(a, b): the items of a that are in b, order of a",
+             _fn_intersect),
+    Function("compact", 1, 1, 'compact(seq): without none, "" and empty lists', _fn_compact),
+    Function("pick", 2, 2, "pick(m, keys): the values of m for the keys it has, in keys order",
+             _fn_pick),
+    Function("escape", 1, 1, "escape(x): x as text with & < > \" ' escaped for XML/HTML",
+             _fn_escape),
+    Function("brackets", 2, 2, "brackets(text, bindings): a user's [type:name] template rendered",
+             _fn_brackets),
+)})
+# fmt: on
+"""Every function an expression may call, by name; nothing else is callable."""
+
+
+# --------------------------------------------------------------------------
+# Result shapes of functions, so that ``first(skills).name`` is checked too
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Arg:
+    shape: Shape
+    literal: object
+    where: str
+
+
+NOT_LITERAL: Final = object()
+
+
+def shape_scalar(args: Sequence[Arg]) -> Shape:
+    return SCALAR
+
+
+def _shape_texts(args: Sequence[Arg]) -> Shape:
+    return SequenceShape(SCALAR)
+
+
+def _shape_same_list(args: Sequence[Arg]) -> Shape:
+    return SequenceShape(args[0].shape.element(where=args[0].where))
+
+
+def _shape_element(args: Sequence[Arg]) -> Shape:
+    return args[0].shape.element(where=args[0].where)
+
+
+def _shape_iterable(args: Sequence[Arg]) -> Shape:
+    args[0].shape.element(where=args[0].where)
+    return SCALAR
+
+
+def _shape_default(args: Sequence[Arg]) -> Shape:
+    return common_shape(arg.shape for arg in args)
+
+
+def _shape_values(args: Sequence[Arg]) -> Shape:
+    shape = args[0].shape
+    return SequenceShape(shape.value if isinstance(shape, MappingShape) else ANY)
+
+
+def _shape_pluck(args: Sequence[Arg]) -> Shape:
+    item = args[0].shape.element(where=args[0].where)
+    field = args[1].literal
+    if isinstance(field, str):
+        if field.startswith("_"):
+            raise ExpressionError(f"field names starting with '_' are not allowed: {field!r}")
+        return SequenceShape(item.attribute(field, where=f"{args[0].where}[...]"))
+    return SequenceShape(ANY)
+
+
+def _shape_flatten(args: Sequence[Arg]) -> Shape:
+    item = args[0].shape.element(where=args[0].where)
+    return SequenceShape(item.item_shape if isinstance(item, SequenceShape) else ANY)
+
+
+RESULT_SHAPES: Final[Mapping[str, Callable[[Sequence[Arg]], Shape]]] = {
+    "split": _shape_texts,
+    "lines": _shape_texts,
+    "keys": _shape_texts,
+    "values": _shape_values,
+    "unique": _shape_same_list,
+    "sorted": _shape_same_list,
+    "first": _shape_element,
+    "last": _shape_element,
+    "min": _shape_element,
+    "max": _shape_element,
+    "any": _shape_iterable,
+    "all": _shape_iterable,
+    "join": _shape_iterable,
+    "default": _shape_default,
+    "pluck": _shape_pluck,
+    "flatten": _shape_flatten,
+    "intersect": _shape_same_list,
+    "compact": _shape_same_list,
+    "pick": _shape_values,
+}

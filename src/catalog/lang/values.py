@@ -1,0 +1,205 @@
+"""Values as the expression language sees them: limits, attribute access, indexing,
+iteration, and rendering into text or JSON.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import functools
+import json as _json
+import types
+from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from typing import Any, Final, TypeAlias
+
+from pydantic import BaseModel
+
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_NODES",
+    "MAX_SOURCE_LENGTH",
+    "MAX_TEXT_LENGTH",
+    "Scope",
+    "iterate",
+    "render_value",
+    "to_json",
+]
+
+
+MAX_SOURCE_LENGTH: Final = 1000
+"""Longest accepted source, in characters; checked before parsing."""
+MAX_NODES: Final = 256
+"""Most expression nodes (names, literals, operators, calls...) in one expression."""
+MAX_DEPTH: Final = 32
+"""Deepest nesting of expression nodes."""
+MAX_TEXT_LENGTH: Final = 10_000_000
+"""Longest text or list that ``+``, ``join``, ``replace`` or ``indent`` may build."""
+
+Scope: TypeAlias = Mapping[str, Any]
+"""What an expression is evaluated against: root name -> value."""
+Run: TypeAlias = Callable[[Scope], Any]
+OPERATION_ERRORS: Final = (TypeError, ValueError, ArithmeticError)
+LITERAL_NAMES: Final[Mapping[str, bool | None]] = types.MappingProxyType(
+    {"true": True, "false": False, "none": None}
+)
+
+
+# --------------------------------------------------------------------------
+# Values: attribute access, indexing, iteration, rendering
+
+
+def type_name(value: object) -> str:
+    """A reader's name for the type of ``value``, used in error messages."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, list | tuple):
+        return "list"
+    if isinstance(value, Mapping):
+        return "mapping"
+    return type(value).__name__
+
+
+@functools.cache
+def _dataclass_fields(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(cls))
+
+
+def get_attribute(value: object, name: str) -> Any:
+    """``value.name`` by the safe rule: mapping keys and declared fields only."""
+    if value is None or name.startswith("_"):
+        return None
+    cls = type(value)
+    if cls is dict:  # the common case first: isinstance against an ABC is slow
+        return value.get(name)  # type: ignore[attr-defined]
+    if isinstance(value, BaseModel):
+        if name in _model_fields(type(value)):
+            return getattr(value, name)
+        extra = value.model_extra
+        return extra.get(name) if extra else None
+    if isinstance(value, Mapping):
+        return value.get(name)
+    if (
+        dataclasses.is_dataclass(value)
+        and not isinstance(value, type)
+        and name in _dataclass_fields(type(value))
+    ):
+        return getattr(value, name)
+    return None
+
+
+@functools.cache
+def _model_fields(cls: type[BaseModel]) -> frozenset[str]:
+    return frozenset(cls.model_fields) | frozenset(cls.model_computed_fields)
+
+
+def get_item(container: object, key: object) -> Any:
+    """``container[key]``: none when the container is none or the item is missing."""
+    if container is None:
+        return None
+    if isinstance(container, Mapping):
+        return container.get(key)
+    if isinstance(container, Sequence):
+        if isinstance(key, bool) or not isinstance(key, int):
+            raise TypeError(f"a {type_name(container)} is indexed by number, not {type_name(key)}")
+        try:
+            return container[key]
+        except IndexError:
+            return None
+    if isinstance(key, str) and (
+        isinstance(container, BaseModel) or dataclasses.is_dataclass(container)
+    ):
+        return get_attribute(container, key)
+    raise TypeError(f"{type_name(container)} cannot be indexed")
+
+
+_BUILTIN_SEQUENCES = frozenset({tuple, list, str})
+_BUILTIN_CONTAINERS = _BUILTIN_SEQUENCES | {dict, frozenset, set}
+
+
+def contains(item: object, container: object) -> bool:
+    """``item in container``; false for a none container."""
+    if container is None:
+        return False
+    if type(container) in _BUILTIN_CONTAINERS or isinstance(
+        container, str | Mapping | Sequence | AbstractSet
+    ):
+        return item in container  # type: ignore[operator]
+    raise TypeError(f"cannot look for an item in {type_name(container)}")
+
+
+def iterate(value: object) -> Sequence[Any]:
+    """The items met when looping over ``value`` (for loops and list functions).
+
+    none gives no items, text its characters, a list or tuple its items, a
+    mapping its keys (in their order), a set its items sorted. Anything else
+    raises :class:`TypeError`.
+    """
+    if value is None:
+        return ()
+    if type(value) in _BUILTIN_SEQUENCES or isinstance(value, Sequence):  # exact types: no ABC
+        return value  # type: ignore[return-value]
+    if isinstance(value, Mapping):
+        return list(value)
+    if isinstance(value, AbstractSet):
+        return sorted(value, key=to_json)
+    raise TypeError(f"cannot loop over {type_name(value)}")
+
+
+def render_value(value: object) -> str:
+    """How a value is written into text.
+
+    none -> ``""``, true/false -> ``"true"``/``"false"``, text as is, numbers
+    via :class:`str`, lists and tuples -> their items rendered and joined with
+    ``", "``, sets likewise in sorted order, mappings, pydantic models and
+    dataclasses -> :func:`to_json`, enums -> their value, anything else via
+    :class:`str`.
+    """
+    if type(value) is str:  # the common case, before any isinstance check
+        return value
+    if value is None:
+        return ""
+    if isinstance(value, enum.Enum):
+        return render_value(value.value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list | tuple):
+        return ", ".join(render_value(item) for item in value)
+    if isinstance(value, AbstractSet):
+        return ", ".join(sorted(render_value(item) for item in value))
+    if isinstance(value, Mapping | BaseModel) or (
+        dataclasses.is_dataclass(value) and not isinstance(value, type)
+    ):
+        return to_json(value)
+    return str(value)
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {name: getattr(value, name) for name in sorted(_dataclass_fields(type(value)))}
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, AbstractSet):
+        return sorted(value, key=to_json)
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
+        return list(value)
+    if isinstance(value, bytes):
+        raise TypeError("bytes cannot be written as JSON")
+    return str(value)
+
+
+def to_json(value: object) -> str:
+    """Deterministic JSON: keys sorted, non-ASCII kept, models via ``model_dump(mode="json")``."""
+    return _json.dumps(value, sort_keys=True, ensure_ascii=False, default=_json_default)

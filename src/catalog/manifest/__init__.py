@@ -1,0 +1,1 @@
+"""The catalog format: pydantic models of ``catalog.toml`` and of its ``[sources]`` table."""
