@@ -109,26 +109,6 @@ def test_header_values_stay_text() -> None:
     }
 
 
-@pytest.mark.parametrize(
-    ("fields", "line", "message"),
-    [
-        ("a: 1\na: 2\n", 3, "the key 'a' is given twice"),
-        ("? [a]\n: 1\n", 2, "expected `key: value`, found '? [a]'"),
-        ("a:\n\tb: 1\n", 3, "a tab in the indentation"),
-        ("a: 1\n---\nb: 2\n", 3, "expected `key: value`, found '---'"),
-        ("  a: 1\n", 2, "the first key is indented"),
-        ("a:\n  - x\n  b: y\n", 4, "indented but continues nothing"),
-        ("a:\n  b: x\n - c\n", 4, "indented but continues nothing"),
-        ("a: |\n    x\n  y\n", 4, "indented less than the block's first"),
-    ],
-)
-def test_bad_headers_name_file_and_line(fields: str, line: int, message: str) -> None:
-    with pytest.raises(ImporterError) as info:
-        parse_prompt_file(f"<!--\n{fields}-->\nBody.\n", "system-prompts/x.md")
-    assert (info.value.file, info.value.line) == ("system-prompts/x.md", line)
-    assert message in info.value.message
-
-
 def test_a_header_that_is_not_a_mapping() -> None:
     with pytest.raises(ImporterError, match="expected `key: value`, found '- a'"):
         parse_prompt_file("<!--\n- a\n- b\n-->\nBody.\n", "a.md")
@@ -536,7 +516,8 @@ def _out_is_a_file(folder: Path) -> list[str]:
         (lambda f: [str(f)], "{f}: no system-prompts/ folder here"),
         (
             _bad_header,
-            "{f}/checkout/system-prompts/skill-debugging.md:3: header: the key 'name' is given twice",
+            "{f}/checkout/system-prompts/skill-debugging.md:3: "
+            "header: the key 'name' is given twice",
         ),
         (
             _header_list_as_name,

@@ -89,7 +89,10 @@ def yaml_reading(text: str) -> Any:
             },
         ),
         ("a:\n  b:\n    c: deep\n", {"a": {"b": {"c": "deep"}}}),
-        ("items:\n  - type: agent\n    name: x\n  - y\n", {"items": [{"type": "agent", "name": "x"}, "y"]}),
+        (
+            "items:\n  - type: agent\n    name: x\n  - y\n",
+            {"items": [{"type": "agent", "name": "x"}, "y"]},
+        ),
         # Every value is text.
         (
             "ccVersion: 2.1\nvariables:\n  - FALSE\n  - null\n  - 42\n",
@@ -143,9 +146,7 @@ def test_long_header_lines_read_in_linear_time() -> None:
     assert read(f"name: {value}\ntools: [{', '.join(['x'] * 20_000)}]\n")["name"] == value.strip()
 
 
-_WORD = st.text(alphabet="abcXYZ019_-./", min_size=1, max_size=8).filter(
-    lambda w: w[0].isalpha()
-)
+_WORD = st.text(alphabet="abcXYZ019_-./", min_size=1, max_size=8).filter(lambda w: w[0].isalpha())
 _SCALAR = st.one_of(
     st.builds(lambda w: w, _WORD),
     st.builds(lambda w: "'" + w.replace("'", "''") + "'", st.text("ab ':x", max_size=8)),
