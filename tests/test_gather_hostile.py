@@ -11,11 +11,10 @@ import os
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from catalog import Catalog, SourceWarning, load_dir
+from catalog import Catalog, Context, SourceWarning
 from catalog.gather.safe import (
     MAX_YAML_DEPTH,
     ReadRules,
@@ -37,16 +36,6 @@ BILLION_LAUGHS = "\n".join(
 
 
 @pytest.fixture
-def build(make_catalog: Callable[..., Path]) -> Callable[..., Catalog]:
-    def make(sources: dict[str, Any], **kwargs: Any) -> Catalog:
-        extra = {"sources": sources, **kwargs.pop("extra", {})}
-        parts = kwargs.pop("parts", [{"id": "intro", "body": "Hi."}])
-        return load_dir(make_catalog(parts=parts, extra=extra, **kwargs))
-
-    return make
-
-
-@pytest.fixture
 def places(tmp_path: Path) -> tuple[Path, Path, Path]:
     """``(project, home, outside)``: three separate folders."""
     folders = tuple(tmp_path / name for name in ("proj", "home", "outside"))
@@ -55,8 +44,12 @@ def places(tmp_path: Path) -> tuple[Path, Path, Path]:
     return folders  # type: ignore[return-value]
 
 
-def _messages(caught: list[warnings.WarningMessage]) -> list[str]:
-    return [str(w.message) for w in caught if issubclass(w.category, SourceWarning)]
+def _gather_warned(cat: Catalog, cwd: Path, home: Path) -> tuple[Context, list[str]]:
+    """The gathered context and the messages of the source warnings on the way."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ctx = run_gather(cat, cwd, home=home)
+    return ctx, [str(w.message) for w in caught if issubclass(w.category, SourceWarning)]
 
 
 AGENTS = {"files": [{"names": ["AGENTS.md", "CLAUDE.md"], "walk": "cwd"}]}
@@ -73,11 +66,9 @@ def test_an_instruction_file_linked_out_of_the_roots_is_skipped_unless_followed(
     (proj / "AGENTS.md").symlink_to(outside / "secret.md")
     write(proj / "CLAUDE.md", "mine")
     cat = build(AGENTS)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        ctx = run_gather(cat, proj, home=home)
+    ctx, messages = _gather_warned(cat, proj, home)
     assert [f.content for f in ctx.project_files] == ["mine"]
-    [message] = _messages(caught)
+    [message] = messages
     assert message.startswith(f"{proj / 'AGENTS.md'}: skipped, a link to {outside / 'secret.md'}")
     assert "--follow-links" in message
 
@@ -251,11 +242,9 @@ def test_a_bad_skill_is_skipped_naming_the_file_and_the_others_are_gathered(
     proj, home, _ = places
     bad = skill(proj / ".skills" / "bad", front)
     skill(proj / ".skills" / "good", "name: good\ndescription: Fine")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        ctx = run_gather(build({"skills": [".skills"]}), proj, home=home)
+    ctx, messages = _gather_warned(build({"skills": [".skills"]}), proj, home)
     assert [s.name for s in ctx.skills] == ["good"]
-    [message] = _messages(caught)
+    [message] = messages
     where = f"{bad}:{line}" if line is not None else str(bad)
     assert message.startswith(f"{where}: skill skipped, front matter refused")
     assert reason in message
@@ -269,11 +258,9 @@ def test_bad_persona_front_matter_leaves_that_file_out_and_keeps_the_rest(
     write(proj / "USER.md", "---\nname: Ada\ntimezone: CET\n---\nHello.")
     write(proj / "SOUL.md", "Be kind.")
     cat = build({"identity": "IDENTITY.md", "user": "USER.md", "soul": "SOUL.md"})
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        ctx = run_gather(cat, proj, home=home)
+    ctx, messages = _gather_warned(cat, proj, home)
     assert ctx.identity is None
     assert ctx.user is not None and ctx.user.name == "Ada"
     assert ctx.soul == "Be kind."
-    [message] = _messages(caught)
+    [message] = messages
     assert message.startswith(f"{proj / 'IDENTITY.md'}:2: left out, front matter refused")

@@ -16,19 +16,6 @@ from catalog.cli import main
 from tests.gathering import ENVIRON, git, skill, write
 from tests.gathering import gather_in as run_gather
 
-
-@pytest.fixture
-def build(make_catalog: Callable[..., Path]) -> Callable[..., Catalog]:
-    """A catalog with the given [sources] table (and optional bindings/variables)."""
-
-    def make(sources: dict[str, Any], **kwargs: Any) -> Catalog:
-        extra = {"sources": sources, **kwargs.pop("extra", {})}
-        parts = kwargs.pop("parts", [{"id": "intro", "body": "Hi."}])
-        return load_dir(make_catalog(parts=parts, extra=extra, **kwargs))
-
-    return make
-
-
 # -- instruction files
 
 
