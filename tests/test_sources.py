@@ -6,8 +6,10 @@ import os
 import shutil
 import warnings
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -366,12 +368,21 @@ def test_runtime_facts_come_from_the_clock_and_the_environment(
     ctx = run_gather(build({}), tmp_path, model="gpt-x", provider="acme")
     env = ctx.env
     assert (env.date, env.time, env.weekday) == ("2025-01-31", "14:05", "Friday")
-    assert env.timezone == "CET"
+    assert (env.timezone, env.tzname) == ("CET", "CET")
     assert env.datetime == "2025-01-31T14:05:09+01:00"
     assert (env.user, env.shell, env.model, env.provider) == ("ada", "zsh", "gpt-x", "acme")
     assert env.cwd == str(tmp_path.resolve())
     assert env.os and env.arch and env.hostname  # the machine's own, whatever they are
     assert not env.is_git_repo
+
+
+def test_a_named_zone_gives_its_key_and_its_abbreviation(
+    build: Callable[..., Catalog], tmp_path: Path
+) -> None:
+    chicago = datetime(2026, 3, 7, 8, 55, 5, tzinfo=ZoneInfo("America/Chicago"))
+    env = run_gather(build({}), tmp_path, clock=lambda: chicago).env
+    assert (env.timezone, env.tzname) == ("America/Chicago", "CST")
+    assert env.datetime == "2026-03-07T08:55:05-06:00"
 
 
 def test_git_branch_and_short_status(build: Callable[..., Catalog], tmp_path: Path) -> None:

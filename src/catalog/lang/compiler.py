@@ -15,10 +15,8 @@ from catalog.errors import CatalogError, EvaluationError, ExpressionError
 from catalog.lang.functions import (
     FUNCTIONS,
     NOT_LITERAL,
-    RESULT_SHAPES,
     Arg,
     check_length,
-    shape_scalar,
 )
 from catalog.lang.shapes import (
     ANY,
@@ -596,9 +594,8 @@ class _Compiler:
                 function.doc,
             )
         args = [self.compile(arg, depth + 1) for arg in node.args]
-        rule = RESULT_SHAPES.get(name, shape_scalar)
         try:
-            shape = rule(
+            shape = function.shape(
                 [
                     Arg(a.shape, a.literal, self.where(n))
                     for a, n in zip(args, node.args, strict=True)

@@ -18,6 +18,7 @@ from catalog.lang.shapes import (
     Shape,
     common_shape,
 )
+from catalog.lang.timefmt import check_format, format_time
 from catalog.lang.values import (
     MAX_TEXT_LENGTH,
     contains,
@@ -30,7 +31,11 @@ from catalog.lang.values import (
 
 __all__ = [
     "FUNCTIONS",
+    "NOT_LITERAL",
+    "Arg",
     "Function",
+    "ShapeRule",
+    "check_length",
 ]
 
 
@@ -55,6 +60,7 @@ def _count(value: object) -> int:
 
 
 def check_length(length: int, what: str) -> None:
+    """Refuse to build a text or list longer than :data:`MAX_TEXT_LENGTH` (``what`` names it)."""
     if length > MAX_TEXT_LENGTH:
         raise EvaluationError(
             f"{what} would be {length} long, more than the limit of {MAX_TEXT_LENGTH}"
@@ -233,15 +239,92 @@ def _fn_brackets(template: object, bindings: object) -> str:
     return text
 
 
+# --------------------------------------------------------------------------
+# Result shapes of functions, so that ``first(skills).name`` is checked too
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Arg:
+    """One argument as the shape rules see it: its shape, its literal value (or
+    :data:`NOT_LITERAL`) and its source text for messages."""
+
+    shape: Shape
+    literal: object
+    where: str
+
+
+NOT_LITERAL: Final = object()
+"""The ``literal`` of an argument that is not a literal."""
+
+ShapeRule = Callable[[Sequence[Arg]], Shape]
+"""What a function's result shape is, given its arguments' (may raise ExpressionError)."""
+
+
+def _shape_scalar(args: Sequence[Arg]) -> Shape:
+    return SCALAR
+
+
+def _shape_texts(args: Sequence[Arg]) -> Shape:
+    return SequenceShape(SCALAR)
+
+
+def _shape_same_list(args: Sequence[Arg]) -> Shape:
+    return SequenceShape(args[0].shape.element(where=args[0].where))
+
+
+def _shape_element(args: Sequence[Arg]) -> Shape:
+    return args[0].shape.element(where=args[0].where)
+
+
+def _shape_iterable(args: Sequence[Arg]) -> Shape:
+    args[0].shape.element(where=args[0].where)
+    return SCALAR
+
+
+def _shape_default(args: Sequence[Arg]) -> Shape:
+    return common_shape(arg.shape for arg in args)
+
+
+def _shape_values(args: Sequence[Arg]) -> Shape:
+    shape = args[0].shape
+    return SequenceShape(shape.value if isinstance(shape, MappingShape) else ANY)
+
+
+def _shape_pluck(args: Sequence[Arg]) -> Shape:
+    item = args[0].shape.element(where=args[0].where)
+    field = args[1].literal
+    if isinstance(field, str):
+        if field.startswith("_"):
+            raise ExpressionError(f"field names starting with '_' are not allowed: {field!r}")
+        return SequenceShape(item.attribute(field, where=f"{args[0].where}[...]"))
+    return SequenceShape(ANY)
+
+
+def _shape_flatten(args: Sequence[Arg]) -> Shape:
+    item = args[0].shape.element(where=args[0].where)
+    return SequenceShape(item.item_shape if isinstance(item, SequenceShape) else ANY)
+
+
+def _shape_strftime(args: Sequence[Arg]) -> Shape:
+    fmt = args[1].literal
+    if isinstance(fmt, str):
+        check_format(fmt)  # an unknown directive written in the expression fails at load
+    return SCALAR
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Function:
-    """One callable of the expression language."""
+    """One callable of the expression language: its argument counts, a one-line
+    description, the Python callable and the rule giving its result's shape
+    (a plain value unless said otherwise), so that ``first(skills).name`` is
+    checked too."""
 
     name: str
     min_args: int
     max_args: int
     doc: str
     call: Callable[..., Any] = dataclasses.field(repr=False)
+    shape: ShapeRule = dataclasses.field(default=_shape_scalar, repr=False)
 
 
 def _fn_lower(value: object) -> str:
@@ -292,6 +375,12 @@ def _fn_dirname(path: object) -> str:
     return _split_path(path)[0]
 
 
+def _fn_strftime(value: object, fmt: object, zone: object = "") -> str:
+    text = format_time(value, _text(fmt, "a format text"), _text(zone, "a zone name"))
+    check_length(len(text), "strftime()")
+    return text
+
+
 # fmt: off
 FUNCTIONS: Final[Mapping[str, Function]] = types.MappingProxyType({f.name: f for f in (
     Function("len", 1, 1, "len(x): number of items or characters; 0 for none", _fn_len),
@@ -302,9 +391,12 @@ FUNCTIONS: Final[Mapping[str, Function]] = types.MappingProxyType({f.name: f for
     Function("upper", 1, 1, "upper(s): s in upper case", _fn_upper),
     Function("strip", 1, 1, "strip(s): s without leading and trailing whitespace", _fn_strip),
     Function("collapse", 1, 1, "collapse(s): whitespace runs as one space, stripped", _fn_collapse),
-    Function("join", 1, 2, 'join(seq, sep=""): the items rendered, joined by sep', _fn_join),
-    Function("split", 1, 2, "split(s, sep=none): s cut at sep (default: whitespace)", _fn_split),
-    Function("lines", 1, 1, "lines(s): the lines of s, without line ends", _fn_lines),
+    Function("join", 1, 2, 'join(seq, sep=""): the items rendered, joined by sep', _fn_join,
+             shape=_shape_iterable),
+    Function("split", 1, 2, "split(s, sep=none): s cut at sep (default: whitespace)", _fn_split,
+             shape=_shape_texts),
+    Function("lines", 1, 1, "lines(s): the lines of s, without line ends", _fn_lines,
+             shape=_shape_texts),
     Function("replace", 3, 3, "replace(s, old, new): every old in s replaced", _fn_replace),
     Function("startswith", 2, 2, "startswith(s, p): s starts with p (or one of a list)",
              _fn_startswith),
@@ -312,114 +404,47 @@ FUNCTIONS: Final[Mapping[str, Function]] = types.MappingProxyType({f.name: f for
     Function("contains", 2, 2, "contains(c, x): x in c; false when c is none", _fn_contains),
     Function("truncate", 2, 3, 'truncate(s, n, marker="…"): at most n characters, marker included',
              _fn_truncate),
-    Function("default", 2, 2, 'default(x, d): d when x is none or "", else x', _fn_default),
-    Function("unique", 1, 1, "unique(seq): first occurrences only, order kept", _fn_unique),
-    Function("sorted", 1, 1, "sorted(seq): the items in ascending order", _fn_sorted),
-    Function("first", 1, 1, "first(seq): the first item; none when empty", _fn_first),
-    Function("last", 1, 1, "last(seq): the last item; none when empty", _fn_last),
-    Function("any", 1, 1, "any(seq): some item is truthy", _fn_any),
-    Function("all", 1, 1, "all(seq): every item is truthy (true when empty)", _fn_all),
-    Function("min", 1, 1, "min(seq): the smallest item; none when empty", _fn_min),
-    Function("max", 1, 1, "max(seq): the largest item; none when empty", _fn_max),
-    Function("pluck", 2, 2, 'pluck(seq, "field"): that field of every item', _fn_pluck),
+    Function("default", 2, 2, 'default(x, d): d when x is none or "", else x', _fn_default,
+             shape=_shape_default),
+    Function("unique", 1, 1, "unique(seq): first occurrences only, order kept", _fn_unique,
+             shape=_shape_same_list),
+    Function("sorted", 1, 1, "sorted(seq): the items in ascending order", _fn_sorted,
+             shape=_shape_same_list),
+    Function("first", 1, 1, "first(seq): the first item; none when empty", _fn_first,
+             shape=_shape_element),
+    Function("last", 1, 1, "last(seq): the last item; none when empty", _fn_last,
+             shape=_shape_element),
+    Function("any", 1, 1, "any(seq): some item is truthy", _fn_any, shape=_shape_iterable),
+    Function("all", 1, 1, "all(seq): every item is truthy (true when empty)", _fn_all,
+             shape=_shape_iterable),
+    Function("min", 1, 1, "min(seq): the smallest item; none when empty", _fn_min,
+             shape=_shape_element),
+    Function("max", 1, 1, "max(seq): the largest item; none when empty", _fn_max,
+             shape=_shape_element),
+    Function("pluck", 2, 2, 'pluck(seq, "field"): that field of every item', _fn_pluck,
+             shape=_shape_pluck),
     Function("json", 1, 1, "json(x): deterministic JSON (sorted keys, non-ASCII kept)", to_json),
     Function("indent", 2, 2, "indent(s, n): n spaces before every non-empty line", _fn_indent),
     Function("basename", 1, 1, "basename(path): the last component ('/' or '\\')", _fn_basename),
     Function("dirname", 1, 1, "dirname(path): all before the last component", _fn_dirname),
-    Function("keys", 1, 1, "keys(m): the keys of a mapping, sorted", _fn_keys),
-    Function("values", 1, 1, "values(m): the values of a mapping, by sorted key", _fn_values),
-    Function("flatten", 1, 1, "flatten(seq): items of nested lists one level up", _fn_flatten),
+    Function("keys", 1, 1, "keys(m): the keys of a mapping, sorted", _fn_keys, shape=_shape_texts),
+    Function("values", 1, 1, "values(m): the values of a mapping, by sorted key", _fn_values,
+             shape=_shape_values),
+    Function("flatten", 1, 1, "flatten(seq): items of nested lists one level up", _fn_flatten,
+             shape=_shape_flatten),
     Function("intersect", 2, 2, "intersect(a, b): the items of a that are in b, order of a",
-             _fn_intersect),
-    Function("compact", 1, 1, 'compact(seq): without none, "" and empty lists', _fn_compact),
+             _fn_intersect, shape=_shape_same_list),
+    Function("compact", 1, 1, 'compact(seq): without none, "" and empty lists', _fn_compact,
+             shape=_shape_same_list),
     Function("pick", 2, 2, "pick(m, keys): the values of m for the keys it has, in keys order",
-             _fn_pick),
+             _fn_pick, shape=_shape_values),
     Function("escape", 1, 1, "escape(x): x as text with & < > \" ' escaped for XML/HTML",
              _fn_escape),
     Function("brackets", 2, 2, "brackets(text, bindings): a user's [type:name] template rendered",
              _fn_brackets),
+    Function("strftime", 2, 3, 'strftime(t, format, zone=""): an ISO 8601 time written by a '
+             "fixed, locale-free subset of strftime (%A, %B %-d, %Y at %I:%M:%S %p %Z)",
+             _fn_strftime, shape=_shape_strftime),
 )})
 # fmt: on
 """Every function an expression may call, by name; nothing else is callable."""
-
-
-# --------------------------------------------------------------------------
-# Result shapes of functions, so that ``first(skills).name`` is checked too
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Arg:
-    shape: Shape
-    literal: object
-    where: str
-
-
-NOT_LITERAL: Final = object()
-
-
-def shape_scalar(args: Sequence[Arg]) -> Shape:
-    return SCALAR
-
-
-def _shape_texts(args: Sequence[Arg]) -> Shape:
-    return SequenceShape(SCALAR)
-
-
-def _shape_same_list(args: Sequence[Arg]) -> Shape:
-    return SequenceShape(args[0].shape.element(where=args[0].where))
-
-
-def _shape_element(args: Sequence[Arg]) -> Shape:
-    return args[0].shape.element(where=args[0].where)
-
-
-def _shape_iterable(args: Sequence[Arg]) -> Shape:
-    args[0].shape.element(where=args[0].where)
-    return SCALAR
-
-
-def _shape_default(args: Sequence[Arg]) -> Shape:
-    return common_shape(arg.shape for arg in args)
-
-
-def _shape_values(args: Sequence[Arg]) -> Shape:
-    shape = args[0].shape
-    return SequenceShape(shape.value if isinstance(shape, MappingShape) else ANY)
-
-
-def _shape_pluck(args: Sequence[Arg]) -> Shape:
-    item = args[0].shape.element(where=args[0].where)
-    field = args[1].literal
-    if isinstance(field, str):
-        if field.startswith("_"):
-            raise ExpressionError(f"field names starting with '_' are not allowed: {field!r}")
-        return SequenceShape(item.attribute(field, where=f"{args[0].where}[...]"))
-    return SequenceShape(ANY)
-
-
-def _shape_flatten(args: Sequence[Arg]) -> Shape:
-    item = args[0].shape.element(where=args[0].where)
-    return SequenceShape(item.item_shape if isinstance(item, SequenceShape) else ANY)
-
-
-RESULT_SHAPES: Final[Mapping[str, Callable[[Sequence[Arg]], Shape]]] = {
-    "split": _shape_texts,
-    "lines": _shape_texts,
-    "keys": _shape_texts,
-    "values": _shape_values,
-    "unique": _shape_same_list,
-    "sorted": _shape_same_list,
-    "first": _shape_element,
-    "last": _shape_element,
-    "min": _shape_element,
-    "max": _shape_element,
-    "any": _shape_iterable,
-    "all": _shape_iterable,
-    "join": _shape_iterable,
-    "default": _shape_default,
-    "pluck": _shape_pluck,
-    "flatten": _shape_flatten,
-    "intersect": _shape_same_list,
-    "compact": _shape_same_list,
-    "pick": _shape_values,
-}
