@@ -22,24 +22,10 @@ import pytest
 
 from catalog import Catalog, SourceWarning
 from catalog.cli import main
-from tests.gathering import ENVIRON, git, write
+from tests.gathering import ENVIRON, git, git_env, write
 from tests.gathering import gather_in as run_gather
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-
-
-def _git_out(cwd: Path, *args: str) -> str:
-    """What real git prints (no user or system configuration, no hooks run on purpose)."""
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(cwd),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-    }
-    done = subprocess.run(
-        ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
-    )
-    return done.stdout
 
 
 def _facts(build: Callable[..., Catalog], cwd: Path, **kwargs: Any) -> tuple[bool, str, str]:
@@ -110,7 +96,7 @@ def test_the_status_read_from_files_matches_real_git(
     build: Callable[..., Catalog], repo: Path
 ) -> None:
     _disturb(repo)
-    expected = _unstaged(_git_out(repo, "status", "--short", "--no-renames"))
+    expected = _unstaged(git(repo, "status", "--short", "--no-renames"))
     assert "?? fresh/" in expected and " D gone.txt" in expected  # the tree is what we think
     assert _facts(build, repo) == (True, "trunk", expected)
     assert _facts(build, repo / "docs" / "deep")[2] == expected  # from a subfolder too
@@ -120,7 +106,7 @@ def test_index_version_4_and_a_clean_tree(build: Callable[..., Catalog], repo: P
     git(repo, "update-index", "--index-version", "4")
     assert _facts(build, repo) == (True, "trunk", "")
     _disturb(repo)
-    expected = _unstaged(_git_out(repo, "status", "--short", "--no-renames"))
+    expected = _unstaged(git(repo, "status", "--short", "--no-renames"))
     assert _facts(build, repo)[2] == expected
 
 
@@ -262,21 +248,8 @@ def test_no_command_configured_by_the_folder_runs(
     assert branch == ("" if vector == "gitdir-file" else "trunk")
     assert not marker.exists()
     if trigger is not None:  # the attack is live: real git would have run it
-        subprocess.run(["git", *trigger], cwd=repo, env=_attack_env(repo), capture_output=True)
+        subprocess.run(["git", *trigger], cwd=repo, env=git_env(repo), capture_output=True)
         assert marker.exists()
-
-
-def _attack_env(top: Path) -> dict[str, str]:
-    return {
-        "PATH": os.environ["PATH"],
-        "HOME": str(top),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-    }
 
 
 def test_the_environment_cannot_point_git_elsewhere(
@@ -322,5 +295,5 @@ def test_pathological_ignore_patterns_match_in_bounded_steps(
     write(repo / ".gitignore", "*a*a*a*a*a*a*a*a*a*a*a*a*b\n[[[[[[[[[[[[[[[\n**/**/**/**/**/**/z\n")
     write(repo / ("a" * 200), "x\n")
     write(repo / "[[[[[[[[[[[[[[[", "x\n")
-    expected = _unstaged(_git_out(repo, "status", "--short", "--no-renames"))
+    expected = _unstaged(git(repo, "status", "--short", "--no-renames"))
     assert _facts(build, repo)[2] == expected

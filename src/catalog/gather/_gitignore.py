@@ -13,9 +13,10 @@ file is not read (it is configuration).
 from __future__ import annotations
 
 import stat
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from catalog._textfile import read_capped
 
@@ -167,50 +168,41 @@ def _one(token: _Token, char: str) -> bool:
 def _segments(pattern: tuple[_Segment, ...], path: tuple[str, ...]) -> bool:
     """Folder-by-folder match, ``**`` (None) standing for any number of folders.
 
-    The greedy two-pointer method of wildcard matching, one segment at a time:
-    at most ``len(pattern) * len(path)`` segment comparisons. A trailing ``**``
-    needs at least one segment (``a/**`` is what is inside ``a``).
+    A trailing ``**`` needs at least one segment (``a/**`` is what is inside ``a``).
     """
     if pattern[-1] is None and len(pattern) > 1:
         pattern = (*pattern[:-1], None, ("*",))
-    p = s = 0
-    star, mark = -1, 0
-    while s < len(path):
-        if p < len(pattern) and pattern[p] is None:
-            star, mark = p, s
-            p += 1
-        elif p < len(pattern) and _glob(pattern[p], path[s]):
-            p += 1
-            s += 1
-        elif star >= 0:
-            p, mark = star + 1, mark + 1
-            s = mark
-        else:
-            return False
-    while p < len(pattern) and pattern[p] is None:
-        p += 1
-    return p == len(pattern)
+    return _wildcard(pattern, path, None, _glob)
 
 
 def _glob(pattern: _Segment, name: str) -> bool:
-    """Whether one name matches one compiled segment (``*`` within the name), without
-    regex: at most ``len(pattern) * len(name)`` steps."""
-    if pattern is None:
-        return True
-    p = n = 0
-    star, mark = -1, 0
-    while n < len(name):
-        if p < len(pattern) and pattern[p] == "*":
-            star, mark = p, n
+    """Whether one name matches one compiled segment (``*`` within the name)."""
+    return pattern is None or _wildcard(pattern, name, "*", _one)
+
+
+def _wildcard(
+    pattern: Sequence[Any], items: Sequence[Any], star: Any, one: Callable[[Any, Any], bool]
+) -> bool:
+    """Whether ``items`` match ``pattern``, where ``star`` stands for any run of items.
+
+    The greedy two-pointer method: on a mismatch, only the last star is
+    retried one item further, so the cost is at most ``len(pattern) *
+    len(items)`` steps (a backtracking regex can be exponential).
+    """
+    p = i = 0
+    last_star, mark = -1, 0
+    while i < len(items):
+        if p < len(pattern) and pattern[p] == star:
+            last_star, mark = p, i
             p += 1
-        elif p < len(pattern) and _one(pattern[p], name[n]):
+        elif p < len(pattern) and one(pattern[p], items[i]):
             p += 1
-            n += 1
-        elif star >= 0:
-            p, mark = star + 1, mark + 1
-            n = mark
+            i += 1
+        elif last_star >= 0:
+            p, mark = last_star + 1, mark + 1
+            i = mark
         else:
             return False
-    while p < len(pattern) and pattern[p] == "*":
+    while p < len(pattern) and pattern[p] == star:
         p += 1
     return p == len(pattern)
