@@ -18,19 +18,6 @@ from catalog.cli import main
 from tests.gathering import ENVIRON, git, skill, write
 from tests.gathering import gather_in as run_gather
 
-
-@pytest.fixture
-def build(make_catalog: Callable[..., Path]) -> Callable[..., Catalog]:
-    """A catalog with the given [sources] table (and optional bindings/variables)."""
-
-    def make(sources: dict[str, Any], **kwargs: Any) -> Catalog:
-        extra = {"sources": sources, **kwargs.pop("extra", {})}
-        parts = kwargs.pop("parts", [{"id": "intro", "body": "Hi."}])
-        return load_dir(make_catalog(parts=parts, extra=extra, **kwargs))
-
-    return make
-
-
 # -- instruction files
 
 
@@ -315,14 +302,14 @@ def test_an_unreadable_file_is_skipped_with_a_warning(
     write(tmp_path / "AGENTS.md", "locked")
     write(tmp_path / "CLAUDE.md", "open")
     locked = tmp_path / "AGENTS.md"
-    real_open = Path.open
+    real_open = os.open
 
-    def open_(self: Path, *args: Any, **kwargs: Any) -> Any:
-        if self == locked:  # root can read anything: simulate the refusal
+    def open_(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if Path(path) == locked:  # root can read anything: simulate the refusal
             raise PermissionError(13, "Permission denied")
-        return real_open(self, *args, **kwargs)
+        return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "open", open_)
+    monkeypatch.setattr(os, "open", open_)
     cat = build({"files": [{"names": ["AGENTS.md", "CLAUDE.md"], "walk": "cwd"}]})
     with pytest.warns(SourceWarning, match="AGENTS.md: skipped, Permission denied"):
         ctx = run_gather(cat, tmp_path)
@@ -502,11 +489,14 @@ def test_file_references_are_read_and_confined_to_the_project_root(
         ],
     )
     with pytest.warns(SourceWarning) as caught:
-        ctx = run_gather(cat, proj)
+        ctx = run_gather(cat, proj, home=proj)
     assert ctx.files == {"docs/notes.md": "notes"}
-    refused = [str(w.message) for w in caught if "refused" in str(w.message)]
-    assert len(refused) == 3
+    messages = [str(w.message) for w in caught]
+    refused = [m for m in messages if "refused" in m]
+    assert len(refused) == 2
     assert "[file:../secret.txt]: refused, the path leaves the project root" in refused[0]
+    assert f"[file:{tmp_path / 'secret.txt'}]: refused" in refused[1]
+    assert [m for m in messages if "link.txt: skipped, a link to" in m]
 
 
 def test_file_references_in_a_gathered_variable_are_read_too(
