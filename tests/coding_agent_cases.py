@@ -13,10 +13,10 @@ from typing import Any
 __all__ = [
     "ALL_TOOLS",
     "CONTEXTS",
-    "ENV",
-    "PROJECT_FILES",
     "EARLY_RELEASES",
+    "ENV",
     "OUTPUT_STYLE",
+    "PROJECT_FILES",
     "RELEASES",
     "SESSION",
     "TRIGGER_EVERY_REMINDER",

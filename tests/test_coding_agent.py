@@ -28,9 +28,9 @@ from catalog.validate import check_catalog
 from tests.coding_agent_cases import (
     ALL_TOOLS,
     CONTEXTS,
+    EARLY_RELEASES,
     ENV,
     PROJECT_FILES,
-    EARLY_RELEASES,
     SESSION,
     context,
 )
