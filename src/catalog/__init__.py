@@ -1,4 +1,4 @@
-"""prompt-catalog: an LLM agent's system prompt as versioned, checked data.
+"""agent-prompt-catalog: an LLM agent's system prompt as versioned, checked data.
 
 >>> import catalog
 >>> cat = catalog.load("coding-agent", "~=1.0")

@@ -58,7 +58,7 @@ _CATALOG_KEYS = (
     "name", "summary", "tokenizer", "separator", "token_budget", "base", "reference_counter"
 )  # fmt: skip
 # Manifest tables compared as a whole (their JSON form), reported with the settings.
-_MANIFEST_TABLES = ("sources", "binding")
+_MANIFEST_TABLES = ("sources", "binding", "definitions", "lines", "defaults")
 
 
 @dataclass(frozen=True)
@@ -356,7 +356,7 @@ def _label(catalog: Catalog) -> str:
 
 
 def _settings(old: Manifest, new: Manifest) -> tuple[FieldChange, ...]:
-    """Changed ``[catalog]`` keys, then changed ``[sources]`` and ``[[binding]]`` tables."""
+    """Changed ``[catalog]`` keys, then changed tables (sources, bindings, definitions...)."""
     tables = (
         FieldChange(key, before, after)
         for key in _MANIFEST_TABLES
