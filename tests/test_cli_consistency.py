@@ -16,22 +16,6 @@ from catalog.cli import COMMANDS, build_parser
 from tests.conftest import run_cli as run
 
 
-@pytest.fixture
-def root(make_catalog: Callable[..., Path], catalogs_root: Path) -> Path:
-    make_catalog(
-        "demo",
-        "1.0.0",
-        [
-            {"id": "intro", "body": "Hello."},
-            {"id": "grep", "when": '"Grep" in tools', "body": "Grep docs."},
-            {"id": "bash", "kind": "tool", "name": "Bash", "body": "Runs commands."},
-        ],
-        variables=[{"name": "plan_mode", "type": "bool"}],
-        agents=[{"name": "explore", "tools": ["Glob"]}],
-    )
-    return catalogs_root
-
-
 def _subparsers() -> dict[str, argparse.ArgumentParser]:
     parser = build_parser()
     (action,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
@@ -60,63 +44,65 @@ def test_every_command_takes_format_json() -> None:
     ],
 )
 def test_global_options_before_or_after_the_command(
-    root: Path, capsys: pytest.CaptureFixture[str], args: list[str]
+    cli_demo: Path, capsys: pytest.CaptureFixture[str], args: list[str]
 ) -> None:
-    code, out, err = run(capsys, *(a.replace("{root}", str(root)) for a in args))
+    code, out, err = run(capsys, *(a.replace("{root}", str(cli_demo)) for a in args))
     assert (code, err) == (0, "")
     if "json" in args:
         (row,) = [row for row in json.loads(out) if row["name"] == "demo"]
-        assert (row["source"], row["versions"]) == (f"path {root}", ["1.0.0"])
+        assert (row["source"], row["versions"]) == (f"path {cli_demo}", ["1.0.0"])
     else:
         assert "\ndemo " in out
 
 
 def test_paths_before_and_after_the_command_add_up(
-    root: Path,
+    cli_demo: Path,
     make_catalog: Callable[..., Path],
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     other = tmp_path / "other"
-    shutil.copytree(root / "demo", other / "second")
+    shutil.copytree(cli_demo / "demo", other / "second")
     (other / "second" / "1.0.0" / "catalog.toml").write_text(
-        (root / "demo" / "1.0.0" / "catalog.toml")
+        (cli_demo / "demo" / "1.0.0" / "catalog.toml")
         .read_text()
         .replace('name = "demo"', 'name = "second"'),
     )
     code, out, _ = run(
-        capsys, "--path", str(root), "list", "--path", str(other), "--format", "json"
+        capsys, "--path", str(cli_demo), "list", "--path", str(other), "--format", "json"
     )
     assert code == 0
     assert {"demo", "second"} <= {row["name"] for row in json.loads(out)}
 
 
-def test_the_format_after_the_command_wins(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_format_after_the_command_wins(
+    cli_demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, _ = run(
-        capsys, "--format", "json", "show", "demo", "--path", str(root), "--format", "text"
+        capsys, "--format", "json", "show", "demo", "--path", str(cli_demo), "--format", "text"
     )
     assert code == 0
     assert out.startswith("demo 1.0.0")
 
 
 def test_a_format_a_command_does_not_write_is_refused(
-    root: Path, capsys: pytest.CaptureFixture[str]
+    cli_demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = run(capsys, "--format", "markdown", "list", "--path", str(root))
+    code, out, err = run(capsys, "--format", "markdown", "list", "--path", str(cli_demo))
     assert (code, out) == (2, "")
     assert "--format markdown: `catalog list` writes text or json" in err
     code, _, err = run(
-        capsys, "--format", "html", "diff", "demo@1.0.0", "demo@1.0.0", "--path", str(root)
+        capsys, "--format", "html", "diff", "demo@1.0.0", "demo@1.0.0", "--path", str(cli_demo)
     )
     assert code == 0 and err == ""
 
 
 def test_color_is_global_too(
-    root: Path, capsys: pytest.CaptureFixture[str], make_catalog: Callable[..., Path]
+    cli_demo: Path, capsys: pytest.CaptureFixture[str], make_catalog: Callable[..., Path]
 ) -> None:
     make_catalog("demo", "1.1.0", [{"id": "intro", "body": "Hello there."}])
     code, out, _ = run(
-        capsys, "--color", "always", "diff", "demo@1.0.0", "demo@1.1.0", "--path", str(root)
+        capsys, "--color", "always", "diff", "demo@1.0.0", "demo@1.1.0", "--path", str(cli_demo)
     )
     assert code == 1 and "\x1b[" in out
     code, out, _ = run(
@@ -127,7 +113,7 @@ def test_color_is_global_too(
         "demo@1.0.0",
         "demo@1.1.0",
         "--path",
-        str(root),
+        str(cli_demo),
         "--color",
         "never",
     )
@@ -165,8 +151,10 @@ def test_only_the_command_run_is_imported() -> None:
     assert done.stdout.splitlines()[-1] == "['catalog.cli._list']"
 
 
-def test_json_of_validate_stamp_and_lock(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    folder = root / "demo" / "1.0.0"
+def test_json_of_validate_stamp_and_lock(
+    cli_demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = cli_demo / "demo" / "1.0.0"
     assert run(capsys, "stamp", str(folder))[0] == 0  # token estimates counted with cl100k_base
     code, out, _ = run(capsys, "validate", str(folder), "--format", "json")
     assert code == 0
@@ -175,7 +163,7 @@ def test_json_of_validate_stamp_and_lock(root: Path, capsys: pytest.CaptureFixtu
     assert report["catalogs"] == [{"catalog": str(folder), "ok": True, "problems": []}]
 
     (folder / "intro.md").write_text("Hello, edited.")
-    code, out, _ = run(capsys, "validate", "demo", "--path", str(root), "--format", "json")
+    code, out, _ = run(capsys, "validate", "demo", "--path", str(cli_demo), "--format", "json")
     assert code == 1
     (entry,) = json.loads(out)["catalogs"]
     assert entry["ok"] is False
@@ -189,18 +177,18 @@ def test_json_of_validate_stamp_and_lock(root: Path, capsys: pytest.CaptureFixtu
     assert {c["part"] for c in stamped["changes"]} == {"intro"}
     assert run(capsys, "stamp", str(folder))[0] == 0
 
-    code, out, _ = run(capsys, "lock", "demo", "--path", str(root), "--format", "json")
+    code, out, _ = run(capsys, "lock", "demo", "--path", str(cli_demo), "--format", "json")
     assert code == 0
     lock = json.loads(out)
     assert lock["file"] is None
     assert lock["catalog"]["name"] == "demo" and lock["catalog"]["version"] == "1.0.0"
-    assert set(lock["parts"]) == {"intro", "grep", "bash"}
+    assert set(lock["parts"]) == {"intro", "grep", "bash", "shell"}
 
 
 def test_stamp_says_set_for_a_value_not_recorded_before(
-    root: Path, capsys: pytest.CaptureFixture[str]
+    cli_demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    manifest = root / "demo" / "1.0.0" / "catalog.toml"
+    manifest = cli_demo / "demo" / "1.0.0" / "catalog.toml"
     lines = manifest.read_text().splitlines()
     manifest.write_text("\n".join(line for line in lines if not line.startswith("tokens")) + "\n")
     code, out, _ = run(capsys, "stamp", str(manifest.parent))

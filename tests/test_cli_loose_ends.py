@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,26 +13,9 @@ from tests.conftest import run_cli as run
 
 
 @pytest.fixture
-def root(make_catalog: Callable[..., Path], catalogs_root: Path) -> Path:
-    make_catalog(
-        "demo",
-        "1.0.0",
-        [
-            {"id": "intro", "body": "Hello."},
-            {"id": "grep", "when": '"Grep" in tools', "body": "Grep docs."},
-            {"id": "bash", "kind": "tool", "name": "Bash", "agents": ["*"], "body": "Runs."},
-            {"id": "shell", "when": '"Shell" in agent.tools', "agents": ["*"], "body": "Sh."},
-        ],
-        variables=[{"name": "plan_mode", "type": "bool"}],
-        agents=[{"name": "explore", "tools": ["Glob"]}],
-    )
-    return catalogs_root
-
-
-@pytest.fixture
-def misnamed(root: Path) -> Path:
+def misnamed(cli_demo: Path) -> Path:
     """demo 1.0.0 in a folder named 2.0.0."""
-    folder = root / "demo" / "1.0.0"
+    folder = cli_demo / "demo" / "1.0.0"
     return folder.rename(folder.parent / "2.0.0")
 
 
@@ -54,20 +36,20 @@ def test_a_folder_whose_version_is_not_its_name_is_refused(
 
 
 def test_validate_dir_and_validate_name_agree(
-    misnamed: Path, root: Path, capsys: pytest.CaptureFixture[str]
+    misnamed: Path, cli_demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     by_dir = run(capsys, "validate", str(misnamed))
-    by_name = run(capsys, "validate", "demo", "--path", str(root))
+    by_name = run(capsys, "validate", "demo", "--path", str(cli_demo))
     assert by_dir[0] == by_name[0] == 1
     assert "does not match its folder" in by_name[1]
 
 
 def test_lock_with_an_unknown_agent_exits_2_and_writes_nothing(
-    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    cli_demo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out_file = tmp_path / "prompts.lock"
     code, out, err = run(
-        capsys, "lock", "demo", "--path", str(root), "--agent", "explor", "-o", str(out_file)
+        capsys, "lock", "demo", "--path", str(cli_demo), "--agent", "explor", "-o", str(out_file)
     )
     assert (code, out) == (2, "")
     assert "catalog demo 1.0.0 has no agent 'explor'" in err
@@ -76,9 +58,9 @@ def test_lock_with_an_unknown_agent_exits_2_and_writes_nothing(
 
 
 def test_an_unknown_tool_is_a_warning_with_a_did_you_mean(
-    root: Path, capsys: pytest.CaptureFixture[str]
+    cli_demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = run(capsys, "assemble", "demo", "--path", str(root), "--tools", "Bsh,Grep")
+    code, out, err = run(capsys, "assemble", "demo", "--path", str(cli_demo), "--tools", "Bsh,Grep")
     assert code == 0
     assert out == "Hello.\n\nGrep docs.\n"
     assert err == (
@@ -86,30 +68,30 @@ def test_an_unknown_tool_is_a_warning_with_a_did_you_mean(
         "did you mean 'Bash'?\n"
     )
     code, _, err = run(
-        capsys, "assemble", "demo", "--path", str(root), "--tools", "Bsh", "--explain"
+        capsys, "assemble", "demo", "--path", str(cli_demo), "--tools", "Bsh", "--explain"
     )
     assert err.count("tool 'Bsh' matches no part") == 1
     assert "  ! tool 'Bsh' matches no part" in err
-    code, _, err = run(capsys, "tokens", "demo", "--path", str(root), "--tools", "Bsh")
+    code, _, err = run(capsys, "tokens", "demo", "--path", str(cli_demo), "--tools", "Bsh")
     assert "catalog: warning: tool 'Bsh'" in err
 
 
 def test_tool_names_known_from_parts_agents_and_conditions_are_not_warned(
-    root: Path, capsys: pytest.CaptureFixture[str]
+    cli_demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Bash: a tool part; Grep: a condition; Glob: a sub-agent's tools; Shell: a condition
     # on agent.tools; Custom: described by the context's tool_info.
-    context = root / "ctx.json"
+    context = cli_demo / "ctx.json"
     context.write_text(json.dumps({"tool_info": {"Custom": {"description": "mine"}}}))
     code, _, err = run(
-        capsys, "assemble", "demo", "--path", str(root), "--context", str(context),
+        capsys, "assemble", "demo", "--path", str(cli_demo), "--context", str(context),
         "--tools", "Bash,Grep,Glob,Shell,Custom",
     )  # fmt: skip
     assert (code, err) == (0, "")
 
 
-def test_an_unknown_tool_is_a_note_of_the_result_in_python(root: Path) -> None:
-    cat = catalog.load("demo", paths=[root])
+def test_an_unknown_tool_is_a_note_of_the_result_in_python(cli_demo: Path) -> None:
+    cat = catalog.load("demo", paths=[cli_demo])
     prompt = cat.assemble({"tools": ["Bash", "Zzz"]})
     assert prompt.notes == ("tool 'Zzz' matches no part and no agent's tools of demo 1.0.0",)
     assert prompt.to_dict()["notes"] == list(prompt.notes)
@@ -128,8 +110,8 @@ def test_the_bundled_catalogs_know_their_own_tools() -> None:
 
 
 @pytest.mark.parametrize("ttl", ["2d", "5 m", "", "1H"])
-def test_anthropic_ttl_takes_only_what_the_api_accepts(root: Path, ttl: str) -> None:
-    prompt = catalog.load("demo", paths=[root]).assemble()
+def test_anthropic_ttl_takes_only_what_the_api_accepts(cli_demo: Path, ttl: str) -> None:
+    prompt = catalog.load("demo", paths=[cli_demo]).assemble()
     with pytest.raises(UsageError, match=f"ttl={ttl!r} is not a cache lifetime") as info:
         prompt.anthropic_system(ttl=ttl)  # type: ignore[arg-type]
     assert info.value.hint is not None and "'5m', '1h'" in info.value.hint
@@ -139,8 +121,8 @@ def test_anthropic_ttl_takes_only_what_the_api_accepts(root: Path, ttl: str) -> 
 
 
 @pytest.mark.parametrize("role", ["user", "assistant", "System", ""])
-def test_openai_role_takes_only_system_or_developer(root: Path, role: str) -> None:
-    prompt = catalog.load("demo", paths=[root]).assemble()
+def test_openai_role_takes_only_system_or_developer(cli_demo: Path, role: str) -> None:
+    prompt = catalog.load("demo", paths=[cli_demo]).assemble()
     with pytest.raises(UsageError, match=f"role={role!r} is not a role for instructions"):
         prompt.openai_message(role=role)  # type: ignore[arg-type]
     assert prompt.openai_message(role="developer") == {"role": "developer", "content": "Hello."}
@@ -160,7 +142,7 @@ def test_openai_role_takes_only_system_or_developer(root: Path, role: str) -> No
     ],
 )
 def test_context_file_errors_name_the_file_and_line(
-    root: Path,
+    cli_demo: Path,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     text: str,
@@ -169,17 +151,21 @@ def test_context_file_errors_name_the_file_and_line(
 ) -> None:
     context = tmp_path / "ctx.toml"
     context.write_text(text)
-    code, out, err = run(capsys, "assemble", "demo", "--path", str(root), "--context", str(context))
+    code, out, err = run(
+        capsys, "assemble", "demo", "--path", str(cli_demo), "--context", str(context)
+    )
     assert (code, out) == (2, "")
     assert err.startswith(f"catalog: error: {context}:{line}: ")
     assert message in err
 
 
 def test_a_json_context_error_names_the_file(
-    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    cli_demo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     context = tmp_path / "ctx.json"
     context.write_text('{"variables": {"plan_mode": "yes"}}')
-    code, _, err = run(capsys, "assemble", "demo", "--path", str(root), "--context", str(context))
+    code, _, err = run(
+        capsys, "assemble", "demo", "--path", str(cli_demo), "--context", str(context)
+    )
     assert code == 2
     assert err.startswith(f"catalog: error: {context}: variables.plan_mode: variable 'plan_mode'")

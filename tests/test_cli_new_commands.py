@@ -170,22 +170,8 @@ def test_completion_as_json(capsys: pytest.CaptureFixture[str]) -> None:
 # -- lock --update -------------------------------------------------------------------------
 
 
-@pytest.fixture
-def demo_root(make_catalog: Callable[..., Path], catalogs_root: Path) -> Path:
-    make_catalog(
-        "demo",
-        "1.0.0",
-        [
-            {"id": "intro", "body": "Hello."},
-            {"id": "grep", "when": '"Grep" in tools', "body": "Grep docs."},
-        ],
-        agents=[{"name": "explore"}],
-    )
-    return catalogs_root
-
-
 def test_lock_update_relocks_the_prompts_the_lock_holds(
-    demo_root: Path,
+    cli_demo: Path,
     make_catalog: Callable[..., Path],
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
@@ -194,7 +180,7 @@ def test_lock_update_relocks_the_prompts_the_lock_holds(
     grep.write_text('tools = ["Grep"]\n')
     lock = tmp_path / "prompts.lock"
     code, _, _ = run(
-        capsys, "lock", "demo", "--path", str(demo_root), "--context", str(grep),
+        capsys, "lock", "demo", "--path", str(cli_demo), "--context", str(grep),
         "--agent", "main", "--agent", "explore", "-o", str(lock),
     )  # fmt: skip
     assert code == 0
@@ -203,7 +189,7 @@ def test_lock_update_relocks_the_prompts_the_lock_holds(
         "demo", "1.1.0", [{"id": "intro", "body": "Hello again."}], agents=[{"name": "explore"}]
     )
 
-    code, _, err = run(capsys, "lock", "--update", str(lock), "--path", str(demo_root))
+    code, _, err = run(capsys, "lock", "--update", str(lock), "--path", str(cli_demo))
     assert code == 0
     assert err == f"locked demo 1.1.0 in {lock}\n"
     relocked = tomllib.loads(lock.read_text())
@@ -213,17 +199,17 @@ def test_lock_update_relocks_the_prompts_the_lock_holds(
         (str(grep), "explore"),
     ]
     assert all(p["data"] == {"tools": ["Grep"]} for p in relocked["prompt"])
-    assert run(capsys, "verify", str(lock), "--path", str(demo_root))[0] == 0
+    assert run(capsys, "verify", str(lock), "--path", str(cli_demo))[0] == 0
 
 
 def test_lock_update_with_an_explicit_version_and_output(
-    demo_root: Path,
+    cli_demo: Path,
     make_catalog: Callable[..., Path],
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     lock = tmp_path / "prompts.lock"
-    assert run(capsys, "lock", "demo", "--path", str(demo_root), "-o", str(lock))[0] == 0
+    assert run(capsys, "lock", "demo", "--path", str(cli_demo), "-o", str(lock))[0] == 0
     make_catalog("demo", "1.1.0", [{"id": "intro", "body": "Hello again."}])
     out_file = tmp_path / "new.lock"
     code, _, _ = run(
@@ -235,7 +221,7 @@ def test_lock_update_with_an_explicit_version_and_output(
         "-o",
         str(out_file),
         "--path",
-        str(demo_root),
+        str(cli_demo),
     )
     assert code == 0
     assert tomllib.loads(out_file.read_text())["catalog"]["version"] == "1.0.0"
