@@ -151,12 +151,13 @@ def test_zsh_and_fish_scripts_load_in_their_shell(
         pytest.skip(f"{shell} is not installed; the script was only generated")
     script = tmp_path / f"catalog.{shell}"
     script.write_text(out)
-    probe = {
-        "zsh": f"source {script} && complete -p catalog",
-        "fish": f"source {script}; and complete -c catalog | grep -c -- '-a list'",
+    probe, expected = {
+        "zsh": (f"source {script} && print -r -- ${{_comps[catalog]}}", "_bash_complete"),
+        "fish": (f"source {script}; and complete -C 'catalog li'", "list\tlist catalogs"),
     }[shell]
     done = subprocess.run([shell, "-c", probe], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+    assert expected in done.stdout
 
 
 def test_completion_as_json(capsys: pytest.CaptureFixture[str]) -> None:

@@ -29,6 +29,7 @@ __all__ = [
     "Environment",
     "Identity",
     "McpServer",
+    "McpTool",
     "OutputStyle",
     "ProjectFile",
     "SessionInfo",
@@ -51,10 +52,12 @@ class Environment(_Model):
     ``time`` (``14:05``), ``datetime`` (ISO 8601 with offset, seconds included),
     ``weekday``, ``timezone`` (the zone's key, ``America/Chicago``, else its
     name) and ``tzname`` (its abbreviation at that moment, ``CST``) from one
-    clock reading; ``git_status`` is ``git status --short``.
+    clock reading; ``git_status`` is ``git status --short``; ``home`` is the
+    home folder ``~`` stood for while gathering.
     """
 
     cwd: str = ""
+    home: str = ""
     os: str = ""
     os_version: str = ""
     arch: str = ""
@@ -132,11 +135,19 @@ class SessionInfo(_Model):
     dir: str = ""
 
 
+class McpTool(_Model):
+    """One tool a connected MCP server offers."""
+
+    name: str
+    description: str = ""
+
+
 class McpServer(_Model):
-    """A connected MCP server and the instructions it ships."""
+    """A connected MCP server: its name, the instructions it ships and its tools."""
 
     name: str
     instructions: str = ""
+    tools: tuple[McpTool, ...] = ()
 
 
 class Command(_Model):

@@ -45,6 +45,7 @@ COMMANDS: dict[str, str] = {
     "stamp": "rewrite the sha256 and tokens of every part in version folders",
     "init": "write a new catalog that validates and assembles at once",
     "import": "import prompt parts published elsewhere as a catalog",
+    "serve": "run the web UI and the HTTP API (needs the [serve] extra)",
     "completion": "print a shell completion script (bash, zsh or fish)",
 }
 """Every command and its one-line help, in the order ``--help`` lists them."""

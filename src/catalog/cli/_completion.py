@@ -63,6 +63,12 @@ def script(shell: str, commands: Mapping[str, argparse.ArgumentParser]) -> str:
     return _bash(commands, zsh=shell == "zsh")
 
 
+_ZSH_PRELUDE = [
+    "(( $+functions[compdef] )) || { autoload -U +X compinit && compinit -u; }",
+    "autoload -U +X bashcompinit && bashcompinit",
+]
+
+
 def _bash(commands: Mapping[str, argparse.ArgumentParser], *, zsh: bool) -> str:
     cases = []
     choices = []
@@ -82,7 +88,7 @@ def _bash(commands: Mapping[str, argparse.ArgumentParser], *, zsh: bool) -> str:
                     choices.append(f'        {name}:{flag}) values="{values}" ;;')
     lines = [
         "# catalog completion for " + ("zsh (through bashcompinit)" if zsh else "bash"),
-        *(["autoload -U +X bashcompinit && bashcompinit"] if zsh else []),
+        *(_ZSH_PRELUDE if zsh else []),
         "_catalog() {",
         '    local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"',
         '    local command="" i word opts="" values="" words=""',

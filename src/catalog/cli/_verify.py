@@ -7,7 +7,7 @@ import sys
 
 from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, add_format, emit_json, make_store
 from catalog.errors import NotFoundError
-from catalog.lock import read_lock, verify
+from catalog.lock import read_lock, verify, verify_report
 
 __all__ = ["register", "run"]
 
@@ -40,19 +40,7 @@ def run(args: argparse.Namespace) -> int:
             hint="install the catalog, or add its folder with --path or CATALOG_PATH",
         )
     if args.format == "json":
-        emit_json(
-            {
-                "file": read.file,
-                "catalog": lock.catalog.name,
-                "locked_version": lock.catalog.version,
-                "installed_version": None if catalog is None else str(catalog.version),
-                "ok": not problems,
-                "problems": [
-                    {"kind": p.kind, "subject": p.subject, "message": p.message, "line": p.line}
-                    for p in problems
-                ],
-            }
-        )
+        emit_json(verify_report(read, catalog, problems))
     else:
         out = sys.stdout.write
         for problem in problems:

@@ -37,7 +37,7 @@ through a symbolic link that leads out of the project root (``root``, else
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -56,16 +56,16 @@ from catalog.gather._files import (
     warn,
 )
 from catalog.gather._frontmatter import FrontMatterError, split_front_matter
+from catalog.gather._git import git_facts
 from catalog.gather._runtime import (
     Clock,
     default_environ,
-    git_facts,
     machine_facts,
     time_facts,
 )
 from catalog.gather.safe import ReadRules, allowed_path, read_bounded
 from catalog.lang.brackets import find_references
-from catalog.manifest.sources import FileGroup, Sources
+from catalog.manifest.sources import FileGroup, Sources, expand_placeholders
 
 __all__ = ["Clock", "SourceWarning", "gather"]
 
@@ -77,9 +77,16 @@ class _Gatherer:
     """One gathering: the catalog's sources, the folders and the size limit."""
 
     def __init__(
-        self, sources: Sources, cwd: Path, home: Path, root: Path | None, follow_links: bool
+        self,
+        sources: Sources,
+        cwd: Path,
+        home: Path,
+        root: Path | None,
+        follow_links: bool,
+        variables: Mapping[str, Any],
     ) -> None:
         self.sources = sources
+        self.variables = variables
         self.cwd = cwd
         self.home = home
         self.root = root
@@ -87,6 +94,10 @@ class _Gatherer:
             (root or cwd, home), follow_links=follow_links, limit=sources.max_file_bytes
         )
         self.seen: set[Path] = set()
+
+    def names(self, names: Iterable[str]) -> list[str]:
+        """``names`` with their ``{VARIABLE}`` placeholders filled from the catalog's variables."""
+        return expand_placeholders(names, self.variables)
 
     def path(self, name: str, base: Path | None = None) -> Path:
         """A manifest path: ``~`` under the home folder, relative under ``base`` or the cwd."""
@@ -117,7 +128,7 @@ class _Gatherer:
         walk = self.walk()
         for group in self.sources.files:
             if group.dir is not None:
-                folders = [self.path(group.dir)]
+                folders = [self.path(folder) for folder in self.names([group.dir])]
             else:
                 folders = walk if group.walk == "up" else [self.cwd]
                 if group.outermost_first:
@@ -129,7 +140,7 @@ class _Gatherer:
     def _in_folder(self, group: FileGroup, folder: Path) -> list[dict[str, str]]:
         """The files of ``group`` in one folder; a file seen already is not listed again."""
         entries: list[dict[str, str]] = []
-        for name in group.names:
+        for name in self.names(group.names):
             matches = list(glob(folder, name))
             for path in matches:
                 real = allowed_path(path, self.rules)
@@ -149,7 +160,7 @@ class _Gatherer:
     def texts(self, data: dict[str, Any]) -> None:
         """Fill each ``[[sources.text]]`` target in ``data`` from the first of its files found."""
         for source in self.sources.text:
-            for name in source.names:
+            for name in self.names(source.names):
                 path = self.path(name)
                 if not is_file(path):
                     continue
@@ -172,7 +183,7 @@ class _Gatherer:
         found: list[dict[str, str]] = []
         names: dict[str, str] = {}
         visited: set[Path] = set()
-        for entry in self.sources.skills:
+        for entry in self.names(self.sources.skills):
             folder = self.path(entry)
             if is_dir(folder):
                 self._skills_in(folder, 0, visited, names, found)
@@ -223,14 +234,15 @@ class _Gatherer:
             return None
         if fields.get("disable-model-invocation") is True:
             return None
-        description = fields.get("description")
-        if not isinstance(description, str) or not description.strip():
-            warn(f"{path}: skill skipped, its front matter has no `description`")
-            return None
-        name = fields.get("name", path.parent.name)
+        for key in self.sources.skill_fields:
+            value = fields.get(key)
+            if not isinstance(value, str) or not value.strip():
+                warn(f"{path}: skill skipped, its front matter has no `{key}`")
+                return None
+        name = fields.get("name") or path.parent.name
         return {
             "name": str(name),
-            "description": " ".join(description.split()),
+            "description": " ".join(str(fields.get("description") or "").split()),
             "path": str(path),
             "content": body,
         }
@@ -339,7 +351,6 @@ def gather(
     provider: str = "",
     environ: Mapping[str, str] | None = None,
     git: bool = True,
-    git_timeout: float = 2.0,
     follow_links: bool = False,
 ) -> Context:
     """Gather the context ``catalog`` declares, for an agent working in folder ``cwd``.
@@ -364,13 +375,22 @@ def gather(
         )
     env_vars = default_environ() if environ is None else environ
     home_dir = _folder(home if home is not None else Path.home(), "home folder")
-    gatherer = _Gatherer(catalog.manifest.sources, folder, home_dir, top, follow_links)
+    given: Mapping[str, Any] = {}
+    if base is not None:
+        given = base.model_dump(exclude_unset=True) if isinstance(base, Context) else base
+    variables = {**catalog.variables, **given.get("variables", {})}
+    gatherer = _Gatherer(catalog.manifest.sources, folder, home_dir, top, follow_links, variables)
 
-    env: dict[str, Any] = {"cwd": str(folder), "model": model, "provider": provider}
+    env: dict[str, Any] = {
+        "cwd": str(folder),
+        "home": str(home_dir),
+        "model": model,
+        "provider": provider,
+    }
     env.update(machine_facts(env_vars))
     env.update(time_facts(clock or (lambda: datetime.now().astimezone())))
     if git:
-        env.update(git_facts(folder, env_vars, git_timeout))
+        env.update(git_facts(folder, gatherer.rules))
     data: dict[str, Any] = {
         "env": env,
         "project_files": gatherer.project_files(),
@@ -379,7 +399,6 @@ def gather(
     gatherer.texts(data)
     gatherer.persona(data)
     if base is not None:
-        given = base.model_dump(exclude_unset=True) if isinstance(base, Context) else base
         data = _merge(data, given)
     data["files"] = {
         **gatherer.referenced_files(catalog, data.get("variables", {})),
