@@ -15,8 +15,12 @@ A *dynamic type* is bound with a key that ends in a colon and maps names to
 values: with ``{"file:": {"AGENTS.md": "..."}}``, ``[file:AGENTS.md]`` is that
 file's text. Spaces ending a name are ignored: ``[if git:branch ]`` is
 ``[if git:branch]``. An unknown type or a missing name renders as nothing (and
-is false in ``[if]``); a tag without its partner (``[endif]`` alone, an
-``[if]`` never closed, a second ``[else]``) stays in the text as written.
+is false in ``[if]``). What ``[if]`` tests is chosen by the caller: by default
+a value holds when it is not blank; with ``defined=True`` when it is not none,
+so an empty file or a clean ``git status`` exists and only a missing value
+does not (an agent whose resolver maps "not existing" to null). A tag
+without its partner (``[endif]`` alone, an ``[if]`` never closed, a second
+``[else]``) stays in the text as written.
 Values are data: they are inserted as they are and never read again as
 template.
 
@@ -82,12 +86,12 @@ _Piece: TypeAlias = "str | _Tag | _If"
 
 
 def _tags(text: str) -> list[_Tag]:
-    """Every tag of ``text``, in one left-to-right pass (no regular expression).
+    """Every tag of ``text``, in one left-to-right pass (no backtracking regex).
 
     A tag is ``[`` ... ``]`` on one line. Each ``[`` is looked at once: its
     closing ``]`` and the next line end come from pointers that only move
-    forward, and reading its type stops at the first character that cannot be
-    in a type, so the whole scan is linear in the length of ``text``.
+    forward, and its type is looked for in at most :data:`MAX_TYPE_LENGTH`
+    characters, so the whole scan is linear in the length of ``text``.
     """
     found: list[_Tag] = []
     size = len(text)
@@ -247,24 +251,32 @@ def _truthy(value: Any) -> bool:
     return bool(value)
 
 
+def _defined(value: Any) -> bool:
+    return value is not None
+
+
 def render_brackets(
     text: str,
     bindings: Mapping[str, Any],
     render: Callable[[Any], str] = str,
     *,
     max_output: int = MAX_OUTPUT_LENGTH,
+    defined: bool = False,
 ) -> str:
     """Render the bracket template ``text`` against ``bindings``; see the module docstring.
 
-    ``render`` turns a bound value into text (none is always empty). A
-    template longer than :data:`MAX_TEMPLATE_LENGTH` characters, or an output
-    that would pass ``max_output`` characters, raises :class:`EvaluationError`.
+    ``render`` turns a bound value into text (none is always empty); with
+    ``defined``, ``[if]`` holds for every value but none, blank ones included.
+    A template longer than :data:`MAX_TEMPLATE_LENGTH` characters, or an
+    output that would pass ``max_output`` characters, raises
+    :class:`EvaluationError`.
     """
     if len(text) > MAX_TEMPLATE_LENGTH:
         raise EvaluationError(
             f"the bracket template is {len(text)} characters long, more than the limit "
             f"of {MAX_TEMPLATE_LENGTH}"
         )
+    holds_for = _defined if defined else _truthy
     out: list[str] = []
     size = 0
 
@@ -287,7 +299,7 @@ def render_brackets(
                     write(render(value))
             else:
                 tag = piece.tag
-                holds = _truthy(_lookup(bindings, tag.type, tag.name)) != tag.negate
+                holds = holds_for(_lookup(bindings, tag.type, tag.name)) != tag.negate
                 if holds:
                     emit(piece.then)
                 elif piece.orelse is not None:
