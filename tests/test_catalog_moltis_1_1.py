@@ -15,7 +15,7 @@ import pytest
 
 import catalog
 from catalog import Catalog
-from tests.gathering import gather_in, skill, write
+from tests.gathering import gather_in, write
 
 SCHEMA = {"type": "object", "properties": {"command": {"type": "string"}}}
 LONG = "Runs a shell command " + "and waits for it " * 20
@@ -30,28 +30,36 @@ def moltis() -> Catalog:
     return catalog.load("moltis", "==1.1.0")
 
 
+HOME_FILES = {
+    "IDENTITY.md": "---\nname: Molt\nemoji: \U0001f980\ncreature: crab\nvibe: dry\n---\n",
+    "SOUL.md": "Be a good crab.\n",
+    "USER.md": "---\nname: Ada\ntimezone: Europe/Paris\nlocation: Lyon, France\n---\n",
+    "AGENTS.md": "<!-- template: fill this in -->\n\nAlways answer in French.\n",
+    "TOOLS.md": "Prefer rg.\n",
+    "skills/commit/SKILL.md": "---\nname: commit\ndescription: Create git commits\n---\nDo it.\n",
+}
+# A workspace folder holding the project folder "app".
+PROJECT_FILES = {
+    "CLAUDE.md": "workspace claude\n",
+    "app/CLAUDE.md": "app claude\n",
+    "app/CLAUDE.local.md": "app local\n",
+    "app/.claude/rules/b.md": "rule b\n",
+    "app/.claude/rules/a.md": "rule a\n",
+    "app/AGENTS.md": "app agents\n",
+}
+
+
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
-    data = tmp_path / "home" / ".moltis"
-    write(
-        data / "IDENTITY.md", "---\nname: Molt\nemoji: \U0001f980\ncreature: crab\nvibe: dry\n---\n"
-    )
-    write(data / "SOUL.md", "Be a good crab.\n")
-    write(data / "USER.md", "---\nname: Ada\ntimezone: Europe/Paris\nlocation: Lyon, France\n---\n")
-    write(data / "AGENTS.md", "<!-- template: fill this in -->\n\nAlways answer in French.\n")
-    write(data / "TOOLS.md", "Prefer rg.\n")
-    skill(data / "skills" / "commit", "name: commit\ndescription: Create git commits")
+    for name, text in HOME_FILES.items():
+        write(tmp_path / "home" / ".moltis" / name, text)
     return tmp_path / "home"
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    write(tmp_path / "ws" / "CLAUDE.md", "workspace claude\n")
-    write(tmp_path / "ws" / "app" / "CLAUDE.md", "app claude\n")
-    write(tmp_path / "ws" / "app" / "CLAUDE.local.md", "app local\n")
-    write(tmp_path / "ws" / "app" / ".claude" / "rules" / "b.md", "rule b\n")
-    write(tmp_path / "ws" / "app" / ".claude" / "rules" / "a.md", "rule a\n")
-    write(tmp_path / "ws" / "app" / "AGENTS.md", "app agents\n")
+    for name, text in PROJECT_FILES.items():
+        write(tmp_path / "ws" / name, text)
     return tmp_path / "ws" / "app"
 
 
