@@ -224,39 +224,28 @@ DEEP_DOCUMENTS = [
 ]
 
 
-@pytest.mark.parametrize(("text", "line"), DEEP_DOCUMENTS)
+DEEP_JSON = [
+    pytest.param('{\n"env": ' + "[" * 50_000 + "]" * 50_000 + "}", 2, id="json 50,000"),
+    pytest.param('{"variables": {"x": ' + "[" * 70 + "]" * 70 + "}}", 1, id="json 70"),
+]
+TOML_READERS = [(_manifest, ManifestError), (_context, ContextError), (_lock, LockError)]
+
+
 @pytest.mark.parametrize(
-    ("caller", "error"),
+    ("caller", "error", "text", "line"),
     [
-        pytest.param(_manifest, ManifestError, id="manifest"),
-        pytest.param(_context, ContextError, id="context"),
-        pytest.param(_lock, LockError, id="lock"),
-    ],
+        pytest.param(caller, error, *doc.values, id=f"{caller.__name__[1:]} {doc.id}")
+        for caller, error in TOML_READERS
+        for doc in DEEP_DOCUMENTS
+    ]
+    + [pytest.param(_json_context, ContextError, *doc.values, id=doc.id) for doc in DEEP_JSON],
 )
-def test_deep_toml_is_an_error_naming_the_file_and_line(
+def test_a_deep_document_is_an_error_naming_the_file_and_line(
     tmp_path: Path, caller: Caller, error: type[CatalogError], text: str, line: int | None
 ) -> None:
     path, read = caller(tmp_path)
     path.write_text(text)
     with pytest.raises(error) as info:
-        read()
-    assert (info.value.file, info.value.line) == (str(path), line)
-    assert info.value.message == f"nested more than {MAX_NESTING} levels deep"
-
-
-@pytest.mark.parametrize(
-    ("text", "line"),
-    [
-        pytest.param('{\n"env": ' + "[" * 50_000 + "]" * 50_000 + "}", 2, id="50,000"),
-        pytest.param('{"variables": {"x": ' + "[" * 70 + "]" * 70 + "}}", 1, id="70"),
-    ],
-)
-def test_deep_json_context_is_an_error_naming_the_file_and_line(
-    tmp_path: Path, text: str, line: int
-) -> None:
-    path, read = _json_context(tmp_path)
-    path.write_text(text)
-    with pytest.raises(ContextError) as info:
         read()
     assert (info.value.file, info.value.line) == (str(path), line)
     assert info.value.message == f"nested more than {MAX_NESTING} levels deep"
