@@ -283,7 +283,8 @@ def test_p36_to_p43_skills_listing(pi: Catalog, tree: dict[str, Path]) -> None:
     skill(home / ".agents" / "skills" / "commit", "name: commit\ndescription: Commit & push")
     skill(cwd / ".sf" / "skills" / "c", "name: c-skill\ndescription: Third", body="SECRET BODY")
     skill(cwd / ".agents" / "skills" / "d", "name: d-skill\ndescription: Fourth")
-    skill(cwd / ".sf" / "skills" / "e", "name: hidden\ndescription: x\ndisable-model-invocation: true")
+    off = "name: hidden\ndescription: x\ndisable-model-invocation: true"
+    skill(cwd / ".sf" / "skills" / "e", off)
     prompt = text(pi, tree)
     intro, listing = prompt.split("\n\n<available_skills>\n", 1)
     assert intro.rsplit("\n\n", 1)[1].splitlines() == [
