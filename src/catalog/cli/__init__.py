@@ -18,6 +18,7 @@ from catalog import __version__
 from catalog.cli import (
     _assemble,
     _diff,
+    _gather,
     _import,
     _list,
     _lock,
@@ -38,6 +39,7 @@ _COMMANDS = (
     _list,
     _show,
     _assemble,
+    _gather,
     _tokens,
     _variables,
     _diff,

@@ -11,7 +11,7 @@ from catalog.cli._common import (
     add_context_options,
     add_counter,
     add_format,
-    context_from_args,
+    gathering_from_args,
     load_ref,
 )
 
@@ -25,7 +25,8 @@ def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
         parents=[parent],
         help="assemble the prompt for an agent under a context",
         description="Print the assembled system prompt. With --explain, a table of every part "
-        "(in or out, why, tokens) goes to stderr, so stdout stays the prompt alone.",
+        "(in or out, why, tokens) goes to stderr, so stdout stays the prompt alone; with "
+        "--from-dir, followed by the gathered files (where each came from, what was cut).",
     )
     parser.add_argument("ref", metavar="NAME[@SPEC]|DIR")
     parser.add_argument("--agent", default="main", help="main (default) or a sub-agent's name")
@@ -41,7 +42,7 @@ def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Assemble and print."""
     cat = load_ref(args, args.ref)
-    context = context_from_args(args, cat)
+    context, gathering = gathering_from_args(args, cat)
     prompt = cat.assemble(context, agent=args.agent, counter=args.counter)
     if args.format == "json":
         sys.stdout.write(prompt.to_json() + "\n")
@@ -49,4 +50,6 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(prompt.text + "\n")
     if args.explain:
         sys.stderr.write(prompt.explain() + "\n")
+        if gathering is not None:
+            sys.stderr.write(gathering.tree() + "\n")
     return EXIT_OK

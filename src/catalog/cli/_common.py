@@ -13,7 +13,7 @@ from catalog.catalog_path import CatalogPath
 from catalog.compiled import Catalog
 from catalog.context import Context, coerce_context, load_context
 from catalog.errors import CatalogError, ContextError
-from catalog.gather import SourceWarning, gather
+from catalog.gather import Gathering, SourceWarning, gather_with_provenance
 from catalog.lang.shapes import did_you_mean
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "context_from_args",
     "context_requested",
     "emit_json",
+    "gathering_from_args",
     "load_ref",
     "make_store",
     "write_output",
@@ -109,6 +110,14 @@ def add_context_options(parser: argparse.ArgumentParser) -> None:
         "values are read as JSON when they parse, else as text; repeatable",
     )
     parser.add_argument("--tools", metavar="A,B,...", help="the enabled tools, comma-separated")
+    parser.add_argument(
+        "--touched",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a file the agent has read or edited (touched_files): path-scoped rules "
+        "whose globs match it are gathered; repeatable",
+    )
     gathering = parser.add_argument_group(
         "gathering",
         "fill the context from a real folder, as the catalog's [sources] table says "
@@ -132,7 +141,14 @@ def add_context_options(parser: argparse.ArgumentParser) -> None:
 
 
 def context_from_args(args: argparse.Namespace, catalog: Catalog, *also: Catalog) -> Context:
-    """Build the context: gathered (``--from-dir``), then ``--context``, ``--tools``, ``--set``.
+    """Build the context: gathered (``--from-dir``), then ``--context``, ``--tools``, ``--set``."""
+    return gathering_from_args(args, catalog, *also)[0]
+
+
+def gathering_from_args(
+    args: argparse.Namespace, catalog: Catalog, *also: Catalog
+) -> tuple[Context, Gathering | None]:
+    """The context the options describe, and the record of its gathering (with ``--from-dir``).
 
     Each later source wins over the earlier ones. What the options give is
     known before gathering, so a ``[file:PATH]`` in a template set with
@@ -149,6 +165,8 @@ def context_from_args(args: argparse.Namespace, catalog: Catalog, *also: Catalog
         data = load_context(args.context).model_dump(exclude_defaults=True)
     if args.tools is not None:
         data["tools"] = [t.strip() for t in args.tools.split(",") if t.strip()]
+    if args.touched:
+        data["touched_files"] = list(args.touched)
     for item in args.set:
         key, sep, raw = item.partition("=")
         key = key.strip()
@@ -176,10 +194,10 @@ def context_from_args(args: argparse.Namespace, catalog: Catalog, *also: Catalog
                 "when gathering a context",
                 hint="add --from-dir DIR, or set a field directly (e.g. --set env.model=NAME)",
             )
-        return given
+        return given, None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SourceWarning)
-        gathered = gather(
+        gathered = gather_with_provenance(
             catalog,
             args.from_dir,
             base=given,
@@ -191,7 +209,7 @@ def context_from_args(args: argparse.Namespace, catalog: Catalog, *also: Catalog
         )
     for warning in caught:
         sys.stderr.write(f"catalog: warning: {warning.message}\n")
-    return gathered
+    return gathered.context, gathered
 
 
 def context_requested(args: argparse.Namespace) -> bool:
@@ -200,6 +218,7 @@ def context_requested(args: argparse.Namespace) -> bool:
         args.context
         or args.tools is not None
         or args.set
+        or args.touched
         or args.from_dir is not None
         or _gathering_options(args)
     )

@@ -1,0 +1,99 @@
+"""What every part of one gathering shares: the folders, the reads, the record of files.
+
+Each file read for the context goes through :meth:`Reader.read` and is
+recorded with :meth:`Reader.record`, so that the provenance of every gathered
+byte is known (see :mod:`catalog.gather.provenance`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+from pathlib import Path
+
+from catalog.gather._files import confined, expand, read_text, strip_leading_html_comments, warn
+from catalog.gather._find import Finder
+from catalog.gather.provenance import GatheredFile, Status
+from catalog.manifest.sources import Sources
+
+__all__ = ["Reader", "project_root"]
+
+
+def project_root(cwd: Path, root: Path | None, markers: tuple[str, ...]) -> Path:
+    """``root`` if given, else the nearest folder from ``cwd`` up holding a marker, else ``cwd``."""
+    if root is not None:
+        return root
+    for folder in (cwd, *cwd.parents):
+        if any(os.path.lexists(folder / marker) for marker in markers):
+            return folder
+    return cwd
+
+
+class Reader:
+    """The folders of one gathering, its size limit, the files seen and the record kept."""
+
+    def __init__(self, sources: Sources, cwd: Path, home: Path, root: Path | None) -> None:
+        self.sources = sources
+        self.cwd = cwd
+        self.home = home
+        self.root = root
+        self.top = project_root(cwd, root, sources.root_markers)
+        self.limit = sources.max_file_bytes
+        self.seen: set[Path] = set()
+        self.records: list[GatheredFile] = []
+        self.finder = Finder()
+
+    def path(self, name: str, base: Path | None = None) -> Path:
+        """A manifest path: ``~`` under the home folder, relative under ``base`` or the cwd."""
+        return expand(name, base=base or self.cwd, home=self.home)
+
+    def read(self, path: Path, *, strip_comments: bool = False) -> str | None:
+        """A file's text within the size limit (None if unreadable), comments stripped if asked."""
+        text = read_text(path, self.limit)
+        if text is not None and strip_comments:
+            text = strip_leading_html_comments(text)
+        return text
+
+    def inside_roots(self, path: Path) -> Path | None:
+        """``path`` resolved when it lies under the project root or the home folder, else None."""
+        for root in (self.top, self.home):
+            inside = confined(path, root.resolve())
+            if inside is not None:
+                return inside
+        return None
+
+    def record(
+        self,
+        path: Path | str,
+        source: str,
+        target: str,
+        status: Status,
+        reason: str,
+        *,
+        text: str | None = None,
+        imported_by: tuple[str, ...] = (),
+    ) -> int:
+        """Add a file to the record; returns its index (for :meth:`update`)."""
+        size = 0
+        kept = 0
+        if text is not None:
+            kept = len(text.encode("utf-8"))
+            size = kept
+            with contextlib.suppress(OSError):
+                size = os.stat(path).st_size
+            if size > self.limit and status == "included":
+                status = "cut"
+                reason += f"; cut at max_file_bytes ({self.limit})"
+        self.records.append(
+            GatheredFile(str(path), source, target, status, reason, kept, size, imported_by)
+        )
+        return len(self.records) - 1
+
+    def update(self, index: int, **changes: object) -> None:
+        """Change a recorded file's status, reason or byte count (a budget cut it)."""
+        self.records[index] = dataclasses.replace(self.records[index], **changes)  # type: ignore[arg-type]
+
+    def note(self, message: str) -> None:
+        """A warning of this gathering (it also ends up in the notes)."""
+        warn(message)
