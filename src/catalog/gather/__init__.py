@@ -37,7 +37,7 @@ import warnings
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from catalog.compiled import Catalog
 from catalog.context import Context, coerce_context
@@ -65,6 +65,7 @@ from catalog.lang.brackets import find_references
 
 __all__ = [
     "Clock",
+    "GatherOptions",
     "GatheredFile",
     "Gathering",
     "SourceWarning",
@@ -283,46 +284,28 @@ def _folder(value: str | Path, what: str) -> Path:
     return path
 
 
-def gather(
-    catalog: Catalog,
-    cwd: str | Path,
-    *,
-    base: Context | Mapping[str, Any] | None = None,
-    home: str | Path | None = None,
-    root: str | Path | None = None,
-    clock: Clock | None = None,
-    model: str = "",
-    provider: str = "",
-    environ: Mapping[str, str] | None = None,
-    git: bool = True,
-    git_timeout: float = 2.0,
-) -> Context:
+class GatherOptions(TypedDict, total=False):
+    """The keyword options of :func:`gather`, as :func:`gather_with_provenance` documents them."""
+
+    base: Context | Mapping[str, Any] | None
+    home: str | Path | None
+    root: str | Path | None
+    clock: Clock | None
+    model: str
+    provider: str
+    environ: Mapping[str, str] | None
+    git: bool
+    git_timeout: float
+
+
+def gather(catalog: Catalog, cwd: str | Path, **options: Unpack[GatherOptions]) -> Context:
     """Gather the context ``catalog`` declares, for an agent working in folder ``cwd``.
 
-    ``base`` holds what the caller knows already (tools, features, variables,
-    the ``touched_files`` that path-scoped rules match...): every value it
-    sets wins over a gathered one, tables merged key by key. ``home`` (an
-    existing folder) replaces the user's home for ``~`` paths; ``root`` is the
-    top of the project (the walk for instruction files stops there, ``file:``
-    reads stay under it; by default the walk goes to the filesystem root and
-    reads stay under ``cwd``). ``clock`` gives the time (default: now);
-    ``environ`` replaces ``os.environ`` (for the user, the shell and git).
-    Skipped and cut files are reported as :class:`SourceWarning` warnings;
-    :func:`gather_with_provenance` also says where each file came from.
+    The options are those of :func:`gather_with_provenance`, which also says
+    where each gathered file came from. Skipped and cut files are reported
+    as :class:`SourceWarning` warnings.
     """
-    return gather_with_provenance(
-        catalog,
-        cwd,
-        base=base,
-        home=home,
-        root=root,
-        clock=clock,
-        model=model,
-        provider=provider,
-        environ=environ,
-        git=git,
-        git_timeout=git_timeout,
-    ).context
+    return gather_with_provenance(catalog, cwd, **options).context
 
 
 def gather_with_provenance(
@@ -339,8 +322,21 @@ def gather_with_provenance(
     git: bool = True,
     git_timeout: float = 2.0,
 ) -> Gathering:
-    """:func:`gather`, with the record of every file looked at and the notes (see
-    :class:`Gathering`). The warnings are still issued as :class:`SourceWarning`."""
+    """Gather the context ``catalog`` declares for folder ``cwd``, with its provenance.
+
+    ``base`` holds what the caller knows already (tools, features, variables,
+    the ``touched_files`` that path-scoped rules match...): every value it
+    sets wins over a gathered one, tables merged key by key. ``home`` (an
+    existing folder) replaces the user's home for ``~`` paths; ``root`` is the
+    top of the project (the walk for instruction files stops there, ``file:``
+    reads stay under it; by default the walk goes to the filesystem root and
+    reads stay under ``cwd``). ``clock`` gives the time (default: now);
+    ``environ`` replaces ``os.environ`` (for the user, the shell and git).
+
+    The result (:class:`Gathering`) holds the context, every file looked at
+    (taken, cut or left out, and why) and the notes; the notes are also
+    issued as :class:`SourceWarning` warnings.
+    """
     folder = _folder(cwd, "working directory")
     top = _folder(root, "project root") if root is not None else None
     if top is not None and not folder.is_relative_to(top):

@@ -30,9 +30,9 @@ _MAGIC = frozenset("*?[{")
 class Finder:
     """Walks folders for glob names, sharing one budget of entries; remembers what it warned."""
 
-    def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
-        self.max_entries = max_entries
-        self.left = max_entries
+    def __init__(self) -> None:
+        self.max_entries = MAX_ENTRIES
+        self.left = MAX_ENTRIES
         self.exhausted = False
 
     def find(self, folder: Path, name: str, limit: int) -> list[Path]:

@@ -91,17 +91,18 @@ class InstructionFiles:
     ) -> None:
         reader = self.reader
         for name in group.names:
-            left = group.max_files - len(entries)
-            if left <= 0:
+            left = max(group.max_files - len(entries), 0)
+            found = reader.finder.find(folder, name, left + 1)
+            if len(found) > left:
                 if label not in self.capped:
                     self.capped.add(label)
                     warn(
                         f"{label}: stopped at max_files ({group.max_files}); "
                         "later files are not gathered"
                     )
-                return
+                found = found[:left]
             present = False
-            for path in reader.finder.find(folder, name, left):
+            for path in found:
                 present |= self._take(group, label, path, base, f"{name} in {folder}", entries)
             if present and group.first_wins:
                 return
