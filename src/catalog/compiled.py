@@ -9,8 +9,10 @@ assembles.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
-from collections.abc import Callable, Collection, Mapping
+from collections import ChainMap
+from collections.abc import Callable, Collection, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -18,8 +20,14 @@ from packaging.version import Version
 from pydantic import BaseModel, ConfigDict
 
 from catalog.context import CONTROL_FIELDS, Context
+from catalog.definitions import (
+    Definition,
+    compile_definitions,
+    compile_manifest_expression,
+    define,
+)
 from catalog.errors import CatalogError, ManifestError, NotFoundError
-from catalog.lang.compiler import Expression, compile_expression
+from catalog.lang.compiler import Expression
 from catalog.lang.shapes import ANY, SCALAR, MappingShape, SequenceShape, Shape, shape_of
 from catalog.lang.template import Template, compile_template
 from catalog.manifest.models import (
@@ -29,13 +37,14 @@ from catalog.manifest.models import (
     Manifest,
     PartDecl,
     locate_key,
+    parse_key,
 )
 
 if TYPE_CHECKING:
     from catalog.assemble import AssembledPrompt, Reminder
     from catalog.tokens import TokenCounter
 
-__all__ = ["AgentInfo", "Catalog", "CompiledPart", "body_sha256", "compile_catalog"]
+__all__ = ["AgentInfo", "Catalog", "CompiledPart", "PartInfo", "body_sha256", "compile_catalog"]
 
 
 class AgentInfo(BaseModel):
@@ -65,6 +74,22 @@ class AgentInfo(BaseModel):
             critical_reminder=decl.critical_reminder,
             meta=decl.meta,
         )
+
+
+@dataclass(frozen=True)
+class PartInfo:
+    """What a part's own condition and body see as ``part``: its id, name and kind.
+
+    ``name`` is the tool's name for a ``tool`` part, else the id. With it one
+    ``[defaults.tool] when`` serves every tool part (``part.name in tools``).
+    """
+
+    id: str
+    name: str
+    kind: str
+
+
+_PART_SHAPE = shape_of(PartInfo)
 
 
 @dataclass(frozen=True, eq=False)
@@ -135,6 +160,7 @@ class Catalog:
     # everything it holds derives from the immutable fields above).
     _plans: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     _bindings: tuple[tuple[BindingDecl, Expression | None], ...] = field(default=(), repr=False)
+    _definitions: tuple[Definition, ...] = field(default=(), repr=False)
 
     @property
     def name(self) -> str:
@@ -187,6 +213,15 @@ class Catalog:
         for decl, expression in self._bindings:
             resolved[decl.name] = scope.get("files") if expression is None else expression(scope)
         return resolved
+
+    @property
+    def definitions(self) -> tuple[str, ...]:
+        """The names of ``[definitions]`` and ``[lines]``, in evaluation order."""
+        return tuple(d.name for d in self._definitions)
+
+    def resolve_definitions(self, scope: MutableMapping[str, Any]) -> None:
+        """Evaluate the definitions and lines lists into ``scope``, in order."""
+        define(self._definitions, scope)
 
     def part(self, part_id: str) -> CompiledPart:
         """The part with this id."""
@@ -271,6 +306,7 @@ def compile_catalog(
         defaults[var.name] = var.effective_default()
 
     _check_sources(manifest, manifest_text, manifest_file)
+    definitions = compile_definitions(manifest, names, manifest_text, manifest_file)
     bindings = _compile_bindings(manifest, names, manifest_text, manifest_file)
     if bindings:
         if "bindings" in defaults:
@@ -284,33 +320,50 @@ def compile_catalog(
             )
         names["bindings"] = MappingShape(ANY)
 
+    part_names = {**names, "part": _PART_SHAPE}
+    for kind, kind_defaults in manifest.defaults.items():
+        if kind_defaults.when is not None:
+            key = f"defaults.{kind}.when"
+            compile_manifest_expression(
+                kind_defaults.when, part_names, manifest_text, manifest_file, key
+            )
     compiled: list[CompiledPart] = []
-    for index, decl in enumerate(manifest.part):
-        key = f"part[{index}]"
-        condition = _compile_at(
-            decl.when, names, manifest_text, manifest_file, ("part", index, "when")
+    for index, written in enumerate(manifest.part):
+        decl = manifest.with_defaults(written)
+        key = f"part[{index}].when"
+        if "when" not in written.model_fields_set and decl.when != written.when:
+            key = f"defaults.{decl.kind}.when"
+        condition = compile_manifest_expression(
+            decl.when, part_names, manifest_text, manifest_file, key
         )
         if not condition.names:  # a constant: its value is known now
-            line = locate_key(manifest_text, ("part", index, "when"))
+            line = locate_key(manifest_text, parse_key(key))
             try:
                 constant = condition({})
             except CatalogError as exc:
-                raise exc.located(file=manifest_file, line=line, key=f"{key}.when") from None
+                raise exc.located(file=manifest_file, line=line, key=key) from None
             if not constant:
                 raise ManifestError(
                     f"condition {decl.when!r} is always false, so the part can never be selected",
                     file=manifest_file,
                     line=line,
-                    key=f"{key}.when",
+                    key=key,
                     hint="remove the part or fix its condition",
                 )
         text = bodies[decl.id]
         template = None
         if decl.template:
             try:
-                template = compile_template(text, names)
+                template = compile_template(text, part_names)
             except CatalogError as exc:
                 raise exc.located(file=body_files[decl.id], key=f"part {decl.id!r}") from None
+        info = PartInfo(decl.id, decl.tool_name, decl.kind)
+        if "part" in condition.names:
+            condition = dataclasses.replace(
+                condition, evaluate=_with_part(condition.evaluate, info)
+            )
+        if template is not None and "part" in template.names:
+            template = dataclasses.replace(template, render=_with_part(template.render, info))
         compiled.append(
             CompiledPart(
                 decl=decl,
@@ -335,7 +388,18 @@ def compile_catalog(
         _defaults=defaults,
         _types={var.name: var.type for var in manifest.variable},
         _bindings=bindings,
+        _definitions=definitions,
     )
+
+
+def _with_part(run: Callable[[Any], Any], info: PartInfo) -> Callable[[Any], Any]:
+    """``run`` with ``part`` bound to ``info`` on top of the scope it is given."""
+    own = {"part": info}
+
+    def bound(scope: Mapping[str, Any]) -> Any:
+        return run(ChainMap(own, scope))  # type: ignore[arg-type]
+
+    return bound
 
 
 def _compile_bindings(
@@ -345,22 +409,10 @@ def _compile_bindings(
     for index, decl in enumerate(manifest.binding):
         expression = None
         if decl.value is not None:
-            expression = _compile_at(decl.value, names, text, file, ("binding", index, "value"))
+            key = f"binding[{index}].value"
+            expression = compile_manifest_expression(decl.value, names, text, file, key)
         compiled.append((decl, expression))
     return tuple(compiled)
-
-
-def _compile_at(
-    source: str, names: Mapping[str, Shape], text: str, file: str, loc: tuple[str, int, str]
-) -> Expression:
-    """Compile a manifest expression; an error names the file, line and key path."""
-    try:
-        return compile_expression(source, names)
-    except CatalogError as exc:
-        table, index, field_name = loc
-        raise exc.located(
-            file=file, line=locate_key(text, loc), key=f"{table}[{index}].{field_name}"
-        ) from None
 
 
 def _check_sources(manifest: Manifest, text: str, file: str) -> None:

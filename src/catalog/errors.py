@@ -24,6 +24,7 @@ __all__ = [
     "NotFoundError",
     "SessionError",
     "SourceError",
+    "StoreUnavailableError",
     "TemplateError",
     "UsageError",
 ]
@@ -137,3 +138,8 @@ class SourceError(CatalogError, OSError):
 class SessionError(CatalogError, OSError):
     """A per-conversation prompt store cannot be opened, read or written, or holds the
     conversation asked for under another catalog or agent."""
+
+
+class StoreUnavailableError(SessionError):
+    """A prompt store cannot be reached or stayed busy past its retry bound: the
+    operation did nothing and may be retried (a server answers 503)."""

@@ -185,7 +185,7 @@ def read_lock(path: str | Path) -> ReadLock:
             f"lock format {data['lock']!r} is not supported (this version reads {LOCK_FORMAT})",
             file=file,
             line=locate_key(text, ("lock",)),
-            hint="upgrade prompt-catalog, or write the lock again with `catalog lock`",
+            hint="upgrade agent-prompt-catalog, or write the lock again with `catalog lock`",
         )
     try:
         lock = Lock.model_validate(data)

@@ -24,15 +24,19 @@ What is read, in this order:
 * the files that the catalog's string variables reference through a
   ``file``-source binding (``[file:AGENTS.md]``) into ``files``.
 
-Safety: a file over ``max_file_bytes`` is cut with a marker (and never read
-whole); undecodable bytes are replaced; symlink loops and unreadable files or
-folders are skipped with a :class:`SourceWarning`; ``file:`` paths that leave
-the project root (``root``, else ``cwd``), also through a symbolic link, are
-refused with a warning.
+Safety (see :mod:`catalog.gather.safe`): a file over ``max_file_bytes`` is
+cut with a marker (and never read whole); undecodable bytes are replaced;
+FIFOs, devices, symlink loops and unreadable files or folders are skipped with
+a :class:`SourceWarning`; a file, skill folder or ``file:`` reference reached
+through a symbolic link that leads out of the project root (``root``, else
+``cwd``) and the home folder is skipped with a warning unless
+``follow_links``; front matter is read as bounded YAML without aliases;
+``file:`` paths written to leave the project root are refused with a warning.
 """
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Mapping
 from datetime import datetime
@@ -44,7 +48,6 @@ from catalog.context import Context, coerce_context
 from catalog.errors import SourceError
 from catalog.gather._files import (
     SourceWarning,
-    confined,
     is_dir,
     is_file,
     list_dir,
@@ -61,6 +64,7 @@ from catalog.gather._runtime import (
     time_facts,
 )
 from catalog.gather.provenance import GatheredFile, Gathering
+from catalog.gather.safe import allowed_path
 from catalog.lang.brackets import find_references
 
 __all__ = [
@@ -131,7 +135,9 @@ class _Gatherer(Reader):
         found: list[dict[str, str]],
     ) -> None:
         """Search ``folder`` for skill folders, at most ``_MAX_SKILL_DEPTH`` levels down."""
-        real = folder.resolve()
+        real = allowed_path(folder, self.rules)
+        if real is None:
+            return
         if real in visited:
             if depth:
                 warn(f"{folder}: skipped, a symbolic link loop (already visited as {real})")
@@ -170,7 +176,7 @@ class _Gatherer(Reader):
         try:
             fields, body = split_front_matter(text)
         except FrontMatterError as exc:
-            warn(f"{path}: skill skipped, {exc}")
+            warn(f"{_at(path, exc.line)}: skill skipped, {exc}")
             return None
         if fields.get("disable-model-invocation") is True:
             return None
@@ -204,7 +210,7 @@ class _Gatherer(Reader):
             try:
                 header, body = split_front_matter(text)
             except FrontMatterError as exc:
-                warn(f"{path}: left out, {exc}")
+                warn(f"{_at(path, exc.line)}: left out, {exc}")
                 continue
             record = {f: str(header[f]) for f in fields if header.get(f) is not None}
             data[key] = {**record, "content": body.strip()}
@@ -225,25 +231,24 @@ class _Gatherer(Reader):
             return {}
         values = {**catalog.variables, **variables}
         texts = [value for value in values.values() if isinstance(value, str)]
-        root = (self.root or self.cwd).resolve()
+        root = self.root or self.cwd
         files: dict[str, str] = {}
         for type_ in types:
             for text in texts:
                 for name in find_references(text, type_):
                     if name in files:
                         continue
-                    path = self.path(name)
-                    inside = confined(path, root)
-                    if inside is None:
+                    path = Path(os.path.normpath(self.path(name)))
+                    if not path.is_relative_to(root):
                         warn(f"[{type_}:{name}]: refused, the path leaves the project root {root}")
                         continue
-                    if is_file(inside):
-                        content = self.read(inside)
+                    if is_file(path):
+                        content = self.read(path)
                         if content is not None:
                             # Without its final line end a file fits inline: "v[file:VERSION]".
                             files[name] = content.rstrip()
                             self.record(
-                                inside,
+                                path,
                                 f"[{type_}:]",
                                 "files",
                                 "included",
@@ -251,6 +256,11 @@ class _Gatherer(Reader):
                                 text=content,
                             )
         return files
+
+
+def _at(path: Path, line: int | None) -> str:
+    """``path`` or ``path:line`` for a warning."""
+    return f"{path}:{line}" if line is not None else str(path)
 
 
 def _merge(into: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
@@ -296,6 +306,7 @@ class GatherOptions(TypedDict, total=False):
     environ: Mapping[str, str] | None
     git: bool
     git_timeout: float
+    follow_links: bool
 
 
 def gather(catalog: Catalog, cwd: str | Path, **options: Unpack[GatherOptions]) -> Context:
@@ -321,6 +332,7 @@ def gather_with_provenance(
     environ: Mapping[str, str] | None = None,
     git: bool = True,
     git_timeout: float = 2.0,
+    follow_links: bool = False,
 ) -> Gathering:
     """Gather the context ``catalog`` declares for folder ``cwd``, with its provenance.
 
@@ -331,7 +343,9 @@ def gather_with_provenance(
     top of the project (the walk for instruction files stops there, ``file:``
     reads stay under it; by default the walk goes to the filesystem root and
     reads stay under ``cwd``). ``clock`` gives the time (default: now);
-    ``environ`` replaces ``os.environ`` (for the user, the shell and git).
+    ``environ`` replaces ``os.environ`` (for the user and the shell).
+    ``follow_links`` reads files reached through a symbolic link that leads
+    out of the project root and the home folder (skipped by default).
 
     The result (:class:`Gathering`) holds the context, every file looked at
     (taken, cut or left out, and why) and the notes; the notes are also
@@ -345,9 +359,9 @@ def gather_with_provenance(
             hint="give a root that contains the working directory",
         )
     env_vars = default_environ() if environ is None else environ
-    home_dir = _folder(home, "home folder") if home is not None else Path.home()
+    home_dir = _folder(home if home is not None else Path.home(), "home folder")
     given = coerce_context(base, source="the base context")
-    gatherer = _Gatherer(catalog.manifest.sources, folder, home_dir, top)
+    gatherer = _Gatherer(catalog.manifest.sources, folder, home_dir, top, follow_links)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SourceWarning)
         data = _gather_data(

@@ -112,7 +112,9 @@ class InstructionFiles:
     ) -> bool:
         """Gather one found file (and its imports); whether it counts as present."""
         reader = self.reader
-        real = path.resolve()
+        real = reader.real(path)
+        if real is None:
+            return False
         if real in reader.seen:
             reader.record(path, label, "project_files", "skipped", "gathered already")
             return True

@@ -12,9 +12,10 @@ import dataclasses
 import os
 from pathlib import Path
 
-from catalog.gather._files import confined, expand, read_text, strip_leading_html_comments, warn
+from catalog.gather._files import expand, strip_leading_html_comments
 from catalog.gather._find import Finder
 from catalog.gather.provenance import GatheredFile, Status
+from catalog.gather.safe import ReadRules, allowed_path, read_bounded
 from catalog.manifest.sources import Sources
 
 __all__ = ["Reader", "project_root"]
@@ -33,13 +34,18 @@ def project_root(cwd: Path, root: Path | None, markers: tuple[str, ...]) -> Path
 class Reader:
     """The folders of one gathering, its size limit, the files seen and the record kept."""
 
-    def __init__(self, sources: Sources, cwd: Path, home: Path, root: Path | None) -> None:
+    def __init__(
+        self, sources: Sources, cwd: Path, home: Path, root: Path | None, follow_links: bool
+    ) -> None:
         self.sources = sources
         self.cwd = cwd
         self.home = home
         self.root = root
         self.top = project_root(cwd, root, sources.root_markers)
         self.limit = sources.max_file_bytes
+        self.rules = ReadRules.of(
+            (self.top, home), follow_links=follow_links, limit=sources.max_file_bytes
+        )
         self.seen: set[Path] = set()
         self.records: list[GatheredFile] = []
         self.finder = Finder()
@@ -49,19 +55,26 @@ class Reader:
         return expand(name, base=base or self.cwd, home=self.home)
 
     def read(self, path: Path, *, strip_comments: bool = False) -> str | None:
-        """A file's text within the size limit (None if unreadable), comments stripped if asked."""
-        text = read_text(path, self.limit)
+        """A file's text under the read rules (None if refused or unreadable), comments
+        stripped if asked."""
+        text = read_bounded(path, self.rules)
         if text is not None and strip_comments:
             text = strip_leading_html_comments(text)
         return text
 
+    def real(self, path: Path) -> Path | None:
+        """The real path of ``path`` when the link rule lets it be read (see :mod:`.safe`)."""
+        return allowed_path(path, self.rules)
+
     def inside_roots(self, path: Path) -> Path | None:
-        """``path`` resolved when it lies under the project root or the home folder, else None."""
-        for root in (self.top, self.home):
-            inside = confined(path, root.resolve())
-            if inside is not None:
-                return inside
-        return None
+        """The real path of ``path`` when it lies under the project root or the home folder,
+        however it is reached (links followed); None else, whatever ``follow_links`` says."""
+        try:
+            real = path.resolve(strict=True)
+        except (OSError, RuntimeError):
+            return None
+        roots = self.rules.roots
+        return real if any(real == r or real.is_relative_to(r) for r in roots) else None
 
     def record(
         self,
@@ -93,7 +106,3 @@ class Reader:
     def update(self, index: int, **changes: object) -> None:
         """Change a recorded file's status, reason or byte count (a budget cut it)."""
         self.records[index] = dataclasses.replace(self.records[index], **changes)  # type: ignore[arg-type]
-
-    def note(self, message: str) -> None:
-        """A warning of this gathering (it also ends up in the notes)."""
-        warn(message)
