@@ -39,6 +39,7 @@ from catalog.manifest.models import (
     locate_key,
     parse_key,
 )
+from catalog.manifest.sources import placeholders
 
 if TYPE_CHECKING:
     from catalog.assemble import AssembledPrompt, Reminder
@@ -416,9 +417,28 @@ def _compile_bindings(
 
 
 def _check_sources(manifest: Manifest, text: str, file: str) -> None:
-    """Every ``[[sources.text]]`` target must name a slot or a ``str`` variable of the catalog."""
+    """Every ``[[sources.text]]`` target must name a slot or a ``str`` variable of the
+    catalog, and every ``{VARIABLE}`` in a source path one ``str`` or ``list`` variable."""
     slots = {p.slot for p in manifest.part if p.slot}
     types = {v.name: v.type for v in manifest.variable}
+    for key, path in manifest.sources.paths():
+        used = placeholders(path)
+        problem = None
+        if len(used) > 1:
+            problem = "holds more than one {VARIABLE}", "use one placeholder per name"
+        elif used and types.get(used[0]) not in ("str", "list"):
+            problem = (
+                f"{{{used[0]}}} is not a declared variable of type str or list",
+                'declare it with [[variable]] and type = "list" (or "str")',
+            )
+        if problem is not None:
+            raise ManifestError(
+                f"{path!r} {problem[0]}",
+                file=file,
+                line=locate_key(text, parse_key(key)),
+                key=key,
+                hint=problem[1],
+            )
     for index, source in enumerate(manifest.sources.text):
         kind, _, name = source.target.partition(":")
         problem = None

@@ -51,10 +51,12 @@ class Environment(_Model):
     ``time`` (``14:05``), ``datetime`` (ISO 8601 with offset, seconds included),
     ``weekday``, ``timezone`` (the zone's key, ``America/Chicago``, else its
     name) and ``tzname`` (its abbreviation at that moment, ``CST``) from one
-    clock reading; ``git_status`` is ``git status --short``.
+    clock reading; ``git_status`` is ``git status --short``; ``home`` is the
+    home folder ``~`` stood for while gathering.
     """
 
     cwd: str = ""
+    home: str = ""
     os: str = ""
     os_version: str = ""
     arch: str = ""

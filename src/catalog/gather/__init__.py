@@ -89,7 +89,7 @@ class _Gatherer(Reader):
     def texts(self, data: dict[str, Any]) -> None:
         """Fill each ``[[sources.text]]`` target in ``data`` from the first of its files found."""
         for index, source in enumerate(self.sources.text):
-            for name in source.names:
+            for name in self.names(source.names):
                 path = self.path(name)
                 if not is_file(path):
                     continue
@@ -120,7 +120,7 @@ class _Gatherer(Reader):
         found: list[dict[str, str]] = []
         names: dict[str, str] = {}
         visited: set[Path] = set()
-        for entry in self.sources.skills:
+        for entry in self.names(self.sources.skills):
             folder = self.path(entry)
             if is_dir(folder):
                 self._skills_in(folder, 0, visited, names, found)
@@ -180,14 +180,15 @@ class _Gatherer(Reader):
             return None
         if fields.get("disable-model-invocation") is True:
             return None
-        description = fields.get("description")
-        if not isinstance(description, str) or not description.strip():
-            warn(f"{path}: skill skipped, its front matter has no `description`")
-            return None
-        name = fields.get("name", path.parent.name)
+        for key in self.sources.skill_fields:
+            value = fields.get(key)
+            if not isinstance(value, str) or not value.strip():
+                warn(f"{path}: skill skipped, its front matter has no `{key}`")
+                return None
+        name = fields.get("name") or path.parent.name
         return {
             "name": str(name),
-            "description": " ".join(description.split()),
+            "description": " ".join(str(fields.get("description") or "").split()),
             "path": str(path),
             "content": body,
         }
@@ -361,7 +362,8 @@ def gather_with_provenance(
     env_vars = default_environ() if environ is None else environ
     home_dir = _folder(home if home is not None else Path.home(), "home folder")
     given = coerce_context(base, source="the base context")
-    gatherer = _Gatherer(catalog.manifest.sources, folder, home_dir, top, follow_links)
+    variables = {**catalog.variables, **given.variables}
+    gatherer = _Gatherer(catalog.manifest.sources, folder, home_dir, top, follow_links, variables)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SourceWarning)
         data = _gather_data(
@@ -401,7 +403,12 @@ def _gather_data(
 ) -> dict[str, Any]:
     """The gathered context as data, ``base`` laid on top."""
     folder = gatherer.cwd
-    env: dict[str, Any] = {"cwd": str(folder), "model": model, "provider": provider}
+    env: dict[str, Any] = {
+        "cwd": str(folder),
+        "home": str(gatherer.home),
+        "model": model,
+        "provider": provider,
+    }
     env.update(machine_facts(env_vars))
     env.update(time_facts(clock or (lambda: datetime.now().astimezone())))
     if git:

@@ -70,7 +70,7 @@ class InstructionFiles:
         """The folders to look in, each with the base its rules' globs are relative to."""
         reader = self.reader
         if group.dir is not None:
-            return [(reader.path(group.dir), reader.top)]
+            return [(reader.path(folder), reader.top) for folder in reader.names([group.dir])]
         if group.walk == "cwd":
             chain = [reader.cwd]
         elif group.walk == "root":
@@ -90,7 +90,7 @@ class InstructionFiles:
         self, group: FileGroup, label: str, folder: Path, base: Path, entries: list[_Entry]
     ) -> None:
         reader = self.reader
-        for name in group.names:
+        for name in reader.names(group.names):
             left = max(group.max_files - len(entries), 0)
             found = reader.finder.find(folder, name, left + 1)
             if len(found) > left:

@@ -10,13 +10,15 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from catalog.gather._files import expand, strip_leading_html_comments
 from catalog.gather._find import Finder
 from catalog.gather.provenance import GatheredFile, Status
 from catalog.gather.safe import ReadRules, allowed_path, read_bounded
-from catalog.manifest.sources import Sources
+from catalog.manifest.sources import Sources, expand_placeholders
 
 __all__ = ["Reader", "project_root"]
 
@@ -35,9 +37,16 @@ class Reader:
     """The folders of one gathering, its size limit, the files seen and the record kept."""
 
     def __init__(
-        self, sources: Sources, cwd: Path, home: Path, root: Path | None, follow_links: bool
+        self,
+        sources: Sources,
+        cwd: Path,
+        home: Path,
+        root: Path | None,
+        follow_links: bool,
+        variables: Mapping[str, Any],
     ) -> None:
         self.sources = sources
+        self.variables = variables
         self.cwd = cwd
         self.home = home
         self.root = root
@@ -49,6 +58,10 @@ class Reader:
         self.seen: set[Path] = set()
         self.records: list[GatheredFile] = []
         self.finder = Finder()
+
+    def names(self, names: Iterable[str]) -> list[str]:
+        """``names`` with their ``{VARIABLE}`` placeholders filled from the catalog's variables."""
+        return expand_placeholders(names, self.variables)
 
     def path(self, name: str, base: Path | None = None) -> Path:
         """A manifest path: ``~`` under the home folder, relative under ``base`` or the cwd."""
