@@ -38,13 +38,13 @@ def test_assemble_and_show_use_the_copy_once_stamped(
     body = folder / "main-system-prompt.md"
     body.write_text("You are a test double.\n", encoding="utf-8")
     assert run(capsys, "stamp", str(folder))[0] == 0
-    code, out, _ = run(capsys, "assemble", "coding-agent", "--path", str(edited_copy))
+    code, out, _ = run(capsys, "assemble", "coding-agent@1.1.0", "--path", str(edited_copy))
     assert code == 0
     assert out.startswith("You are a test double.\n")
-    code, out, _ = run(capsys, "show", "coding-agent", "--path", str(edited_copy))
+    code, out, _ = run(capsys, "show", "coding-agent@1.1.0", "--path", str(edited_copy))
     assert code == 0
     assert f"from: {folder}\n" in out
-    code, out, _ = run(capsys, "assemble", "coding-agent")
+    code, out, _ = run(capsys, "assemble", "coding-agent@1.1.0")
     assert not out.startswith("You are a test double.")
 
 

@@ -68,14 +68,11 @@ def test_scoped_rules_wait_for_a_matching_touched_file(tree: tuple[Path, Path, P
     assert "Pkg rule" not in [f.content for f in other.project_files]
 
 
-def test_the_prompt_marks_imported_files(tree: tuple[Path, Path, Path]) -> None:
+def test_the_prompt_introduces_imported_files(tree: tuple[Path, Path, Path]) -> None:
     home, repo, cwd = tree
     prompt = cat().assemble(catalog.gather(cat(), cwd, home=home, git=False))
-    assert (
-        f'<project-file path="{repo / "docs" / "conv.md"}" scope="parent" '
-        f'imported-by="{repo / "CLAUDE.md"}">\nconventions\n</project-file>'
-    ) in prompt.text
-    assert f'<project-file path="{repo / "CLAUDE.md"}" scope="parent">' in prompt.text
+    conv, top = repo / "docs" / "conv.md", repo / "CLAUDE.md"
+    assert f"\n\n---\n\n({conv}, imported by {top})\n\nconventions\n\n---\n\n" in prompt.text
 
 
 def test_an_import_cycle_is_reported_once_per_edge(tree: tuple[Path, Path, Path]) -> None:
