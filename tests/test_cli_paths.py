@@ -56,3 +56,15 @@ def test_list_says_a_file_is_not_a_folder(
     assert code == 2
     assert "is a file, not a folder" in err
     assert out == ""
+
+
+def test_a_copied_catalog_hides_the_bundled_versions_of_its_name(
+    edited_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    versions = [str(r.version) for r in catalog.CatalogPath([edited_copy]).versions("coding-agent")]
+    assert versions == ["1.1.0"]
+    code, _, err = run(capsys, "show", "coding-agent@1.0.0", "--path", str(edited_copy))
+    assert code == 2
+    assert "available versions: 1.1.0" in err
+    assert f"'coding-agent' in bundled is hidden by path {edited_copy}" in err
+    assert run(capsys, "show", "coding-agent@1.0.0")[0] == 0

@@ -23,6 +23,7 @@ from catalog.cli import (
     _list,
     _lock,
     _schema,
+    _serve,
     _show,
     _stamp,
     _tokens,
@@ -49,6 +50,7 @@ _COMMANDS = (
     _schema,
     _stamp,
     _import,
+    _serve,
 )
 
 _EPILOG = """\

@@ -54,12 +54,12 @@ from catalog.gather._files import (
     warn,
 )
 from catalog.gather._frontmatter import FrontMatterError, split_front_matter
+from catalog.gather._git import git_facts
 from catalog.gather._instructions import InstructionFiles
 from catalog.gather._reader import Reader
 from catalog.gather._runtime import (
     Clock,
     default_environ,
-    git_facts,
     machine_facts,
     time_facts,
 )
@@ -306,7 +306,6 @@ class GatherOptions(TypedDict, total=False):
     provider: str
     environ: Mapping[str, str] | None
     git: bool
-    git_timeout: float
     follow_links: bool
 
 
@@ -332,7 +331,6 @@ def gather_with_provenance(
     provider: str = "",
     environ: Mapping[str, str] | None = None,
     git: bool = True,
-    git_timeout: float = 2.0,
     follow_links: bool = False,
 ) -> Gathering:
     """Gather the context ``catalog`` declares for folder ``cwd``, with its provenance.
@@ -366,9 +364,7 @@ def gather_with_provenance(
     gatherer = _Gatherer(catalog.manifest.sources, folder, home_dir, top, follow_links, variables)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SourceWarning)
-        data = _gather_data(
-            catalog, gatherer, given, base, clock, model, provider, env_vars, git, git_timeout
-        )
+        data = _gather_data(catalog, gatherer, given, base, clock, model, provider, env_vars, git)
     notes: list[str] = []
     for warning in caught:
         if issubclass(warning.category, SourceWarning):
@@ -399,7 +395,6 @@ def _gather_data(
     provider: str,
     env_vars: Mapping[str, str],
     git: bool,
-    git_timeout: float,
 ) -> dict[str, Any]:
     """The gathered context as data, ``base`` laid on top."""
     folder = gatherer.cwd
@@ -412,7 +407,7 @@ def _gather_data(
     env.update(machine_facts(env_vars))
     env.update(time_facts(clock or (lambda: datetime.now().astimezone())))
     if git:
-        env.update(git_facts(folder, env_vars, git_timeout))
+        env.update(git_facts(folder, gatherer.rules))
     data: dict[str, Any] = {
         "env": env,
         "project_files": InstructionFiles(gatherer, given.touched_files).gather(),
