@@ -50,9 +50,11 @@ class Environment(_Model):
 
     :func:`catalog.gather` fills them from the runtime: ``date`` (``2025-01-31``),
     ``time`` (``14:05``), ``datetime`` (ISO 8601 with offset, seconds included),
-    ``weekday``, ``timezone`` (the zone's key, ``America/Chicago``, else its
-    name) and ``tzname`` (its abbreviation at that moment, ``CST``) from one
-    clock reading; ``git_status`` is ``git status --short``; ``home`` is the
+    ``datetime_utc`` (the same moment in UTC with milliseconds, as JavaScript's
+    ``toISOString`` writes it: ``2026-03-07T14:55:05.123Z``), ``weekday``,
+    ``timezone`` (the zone's key, ``America/Chicago``, else its name) and
+    ``tzname`` (its abbreviation at that moment, ``CST``) from one clock
+    reading; ``git_status`` is ``git status --short``; ``home`` is the
     home folder ``~`` stood for while gathering.
     """
 
@@ -68,6 +70,7 @@ class Environment(_Model):
     date: str = ""
     time: str = ""
     datetime: str = ""
+    datetime_utc: str = ""
     weekday: str = ""
     timezone: str = ""
     tzname: str = ""

@@ -57,6 +57,8 @@ class Reader:
         )
         self.seen: set[Path] = set()
         self.records: list[GatheredFile] = []
+        # Variables whose text came from the user's own files (home folder, absolute path).
+        self.user_texts: set[str] = set()
         self.finder = Finder()
 
     def names(self, names: Iterable[str]) -> list[str]:

@@ -15,8 +15,12 @@ A *dynamic type* is bound with a key that ends in a colon and maps names to
 values: with ``{"file:": {"AGENTS.md": "..."}}``, ``[file:AGENTS.md]`` is that
 file's text. Spaces ending a name are ignored: ``[if git:branch ]`` is
 ``[if git:branch]``. An unknown type or a missing name renders as nothing (and
-is false in ``[if]``); a tag without its partner (``[endif]`` alone, an
-``[if]`` never closed, a second ``[else]``) stays in the text as written.
+is false in ``[if]``). What ``[if]`` tests is chosen by the caller: by default
+a value holds when it is not blank; with ``defined=True`` when it is not none,
+so an empty file or a clean ``git status`` exists and only a missing value
+does not (an agent whose resolver maps "not existing" to null). A tag
+without its partner (``[endif]`` alone, an ``[if]`` never closed, a second
+``[else]``) stays in the text as written.
 Values are data: they are inserted as they are and never read again as
 template.
 
@@ -154,13 +158,23 @@ def _truthy(value: Any) -> bool:
     return bool(value)
 
 
+def _defined(value: Any) -> bool:
+    return value is not None
+
+
 def render_brackets(
-    text: str, bindings: Mapping[str, Any], render: Callable[[Any], str] = str
+    text: str,
+    bindings: Mapping[str, Any],
+    render: Callable[[Any], str] = str,
+    *,
+    defined: bool = False,
 ) -> str:
     """Render the bracket template ``text`` against ``bindings``; see the module docstring.
 
-    ``render`` turns a bound value into text (none is always empty).
+    ``render`` turns a bound value into text (none is always empty); with
+    ``defined``, ``[if]`` holds for every value but none, blank ones included.
     """
+    holds_for = _defined if defined else _truthy
     out: list[str] = []
 
     def emit(pieces: list[_Piece]) -> None:
@@ -173,7 +187,7 @@ def render_brackets(
                     out.append(render(value))
             else:
                 tag = piece.tag
-                holds = _truthy(_lookup(bindings, tag.type, tag.name)) != tag.negate
+                holds = holds_for(_lookup(bindings, tag.type, tag.name)) != tag.negate
                 if holds:
                     emit(piece.then)
                 elif piece.orelse is not None:

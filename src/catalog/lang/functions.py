@@ -231,10 +231,18 @@ def _fn_escape(value: object) -> str:
     return html.escape(render_value(value), quote=True)
 
 
-def _fn_brackets(template: object, bindings: object) -> str:
+_BRACKET_TESTS = ("nonblank", "defined")
+
+
+def _fn_brackets(template: object, bindings: object, test: object = "nonblank") -> str:
     if bindings is not None and not isinstance(bindings, Mapping):
         raise TypeError(f"expected a mapping of bindings, got {type_name(bindings)}")
-    text = render_brackets(_text(template, "a template text"), bindings or {}, render_value)
+    if test not in _BRACKET_TESTS:
+        known = ", ".join(map(repr, _BRACKET_TESTS))
+        raise ValueError(f"the test must be one of {known}, not {test!r}")
+    text = render_brackets(
+        _text(template, "a template text"), bindings or {}, render_value, defined=test == "defined"
+    )
     check_length(len(text), "brackets()")
     return text
 
@@ -440,8 +448,9 @@ FUNCTIONS: Final[Mapping[str, Function]] = types.MappingProxyType({f.name: f for
              _fn_pick, shape=_shape_values),
     Function("escape", 1, 1, "escape(x): x as text with & < > \" ' escaped for XML/HTML",
              _fn_escape),
-    Function("brackets", 2, 2, "brackets(text, bindings): a user's [type:name] template rendered",
-             _fn_brackets),
+    Function("brackets", 2, 3, 'brackets(text, bindings, test="nonblank"): a user\'s [type:name] '
+             'template rendered; [if] holds for a non-blank value, or with "defined" for any '
+             "value but none", _fn_brackets),
     Function("strftime", 2, 3, 'strftime(t, format, zone=""): an ISO 8601 time written by a '
              "fixed, locale-free subset of strftime (%A, %B %-d, %Y at %I:%M:%S %p %Z)",
              _fn_strftime, shape=_shape_strftime),
