@@ -366,4 +366,4 @@ def test_serve_says_how_to_install_the_extra(
     monkeypatch.setitem(__import__("sys").modules, "uvicorn", None)
     code, _, err = run_cli(capsys, "serve")
     assert code == 2
-    assert "pip install 'prompt-catalog[serve]'" in err
+    assert "pip install 'agent-prompt-catalog[serve]'" in err

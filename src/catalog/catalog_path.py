@@ -238,11 +238,14 @@ class CatalogPath:
         return self.find(name, spec).load()
 
     def load_ref(self, ref: str) -> Catalog:
-        """Load ``NAME@SPEC``, or a version folder when ``ref`` is an existing path."""
+        """Load ``NAME@SPEC``, or a version folder when ``ref`` is an existing path.
+
+        A folder's version must be its name, as for a catalog found by name.
+        """
         from catalog.loader import load_dir
 
         if is_folder_ref(ref):
-            return load_dir(ref, resolve_base=self.base_resolver(()))
+            return load_dir(ref, resolve_base=self.base_resolver(()), check_folder_name=True)
         name, spec = parse_ref(ref)
         return self.load(name, spec)
 

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from catalog._textfile import parse_toml, read_text
 from catalog.errors import ContextError
-from catalog.manifest.models import format_key, validation_message
+from catalog.manifest.models import format_key, locate_key, validation_message
 
 __all__ = [
     "CONTROL_FIELDS",
@@ -255,15 +255,21 @@ def load_context(path: str | Path) -> Context:
         data = parse_toml(text, str(file), ContextError, hint)
     if not isinstance(data, dict):
         raise ContextError("the context must be a table/object at the top level", file=str(file))
-    return coerce_context(data, source=str(file))
+    try:
+        return Context.model_validate(data)
+    except ValidationError as exc:
+        toml = text if file.suffix.lower() != ".json" else None
+        raise _context_error(exc, str(file), toml) from None
 
 
-def _context_error(exc: ValidationError, source: str) -> ContextError:
+def _context_error(exc: ValidationError, source: str, toml: str | None = None) -> ContextError:
+    """The first problem of ``exc``; its line when the context is TOML text."""
     first = exc.errors()[0]
     key = format_key(first["loc"])
     count = len(exc.errors())
     more = f" (and {count - 1} more problem{'s' if count > 2 else ''})" if count > 1 else ""
     hint = "see `catalog schema context` for the fields a context may have"
+    line = locate_key(toml, first["loc"]) if toml is not None else None
     return ContextError(
-        f"{validation_message(first)}{more}", file=source, key=key or None, hint=hint
+        f"{validation_message(first)}{more}", file=source, line=line, key=key or None, hint=hint
     )

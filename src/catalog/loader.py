@@ -270,8 +270,17 @@ def _inherit(
         ) from None
 
 
-def load_dir(path: str | Path, *, resolve_base: BaseResolver | None = None) -> Catalog:
-    """Load the catalog version in folder ``path`` (the folder holding ``catalog.toml``)."""
+def load_dir(
+    path: str | Path,
+    *,
+    resolve_base: BaseResolver | None = None,
+    check_folder_name: bool = False,
+) -> Catalog:
+    """Load the catalog version in folder ``path`` (the folder holding ``catalog.toml``).
+
+    ``check_folder_name=True`` refuses a version that differs from the
+    folder's name, as loading by name does (the command line asks for it).
+    """
     folder = Path(path).expanduser().resolve()
     if not folder.joinpath(MANIFEST_NAME).is_file():
         raise ManifestError(
@@ -281,6 +290,6 @@ def load_dir(path: str | Path, *, resolve_base: BaseResolver | None = None) -> C
         )
     return load_version(
         VersionDir(folder.parent, folder.name),
-        check_folder_name=False,
+        check_folder_name=check_folder_name,
         resolve_base=resolve_base,
     )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from catalog.cli._common import (
     EXIT_OK,
@@ -18,16 +17,13 @@ from catalog.cli._common import (
 __all__ = ["register", "run"]
 
 
-def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
+def register(parser: argparse.ArgumentParser) -> None:
     """Add the ``gather`` command."""
-    parser = subparsers.add_parser(
-        "gather",
-        parents=[parent],
-        help="show the context a catalog gathers from a folder, and where each file came from",
-        description="Gather the context the catalog's [sources] table declares (from the "
-        "current folder unless --from-dir says otherwise) and print it: as JSON (the context, "
-        "every file looked at with its source, import chain, bytes and what was cut or left "
-        "out, and the notes), or as a readable tree. Warnings also go to stderr.",
+    parser.description = (
+        "Gather the context the catalog's [sources] table declares (from the current folder "
+        "unless --from-dir says otherwise) and print it: as JSON (the context, every file "
+        "looked at with its source, import chain, bytes and what was cut or left out, and "
+        "the notes), or as a readable tree. Warnings also go to stderr."
     )
     parser.add_argument("ref", metavar="NAME[@SPEC]|DIR")
     add_context_options(parser)
