@@ -26,9 +26,10 @@ __all__ = ["register", "run"]
 def register(parser: argparse.ArgumentParser) -> None:
     """Add the ``diff`` command."""
     parser.description = (
-        "Compare catalog version A with B: parts added, removed, changed (with a "
-        "unified diff of the body), moved, with changed conditions, agents, stability or slot, "
-        "and token deltas. With --context, --tools, --set or --agent, also diff the two "
+        "Compare catalog version A with B: parts added, removed, renamed (same or nearly the "
+        "same body under a new id), changed (prose, whitespace only, placeholders only, "
+        "assembly keys, metadata only; with a unified diff of the body), moved, with changed "
+        "conditions, agents, stability or slot, and token deltas. With --context, --tools, --set or --agent, also diff the two "
         "assembled prompts. Exit 0 identical, 1 different, 2 trouble."
     )
     parser.add_argument("old", metavar="A", help="NAME@VERSION or a version folder")
@@ -39,6 +40,13 @@ def register(parser: argparse.ArgumentParser) -> None:
     add_context_options(parser)
     add_counter(parser)
     add_format(parser, "markdown", "json", "html")
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        dest="all_changes",
+        help="text and markdown: list every changed part, also those changed only in "
+        "whitespace, inside ${...} placeholders or in metadata (counted on one line otherwise)",
+    )
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     parser.set_defaults(func=run)
 
@@ -61,11 +69,11 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         text = render_json(result) + "\n"
     elif args.format == "markdown":
-        text = render_markdown(result)
+        text = render_markdown(result, all_changes=args.all_changes)
     elif args.format == "html":
         text = render_html(result)
     else:
-        text = render_text(result, color=_use_color(args))
+        text = render_text(result, color=_use_color(args), all_changes=args.all_changes)
     if args.output:
         write_output(args.output, text)
     else:

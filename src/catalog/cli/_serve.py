@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 
+from catalog.catalog_path import CatalogPath
 from catalog.cli._common import EXIT_OK, add_format
-from catalog.conversations.connect import default_store_url
+from catalog.conversations.connect import default_store_url, open_store
 from catalog.errors import UsageError
 from catalog.server.state import LOOPBACK, ServerSettings
 
@@ -69,9 +70,15 @@ def run(args: argparse.Namespace) -> int:
             f"catalog serve needs the serve extra ({exc.name} is not installed)",
             hint="pip install 'agent-prompt-catalog[serve]'",
         ) from None
+    store_url = args.store or default_store_url()
+    if not store_url.startswith(("postgresql://", "postgres://")):
+        # A bad URL or an unwritable file fails now, not at the first request; a database
+        # server may be down at start (reads then serve the defaults).
+        open_store(store_url).close()
+    CatalogPath(args.path)  # a --path that is no folder fails now too
     settings = ServerSettings(
         paths=tuple(args.path),
-        store_url=args.store or default_store_url(),
+        store_url=store_url,
         token=token,
         template_catalog=args.template_catalog,
         host=args.host,
