@@ -8,16 +8,18 @@ import sys
 import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from catalog._textfile import read_text
 from catalog.catalog_path import CatalogPath
 from catalog.compiled import Catalog
 from catalog.context import Context, coerce_context, load_context
 from catalog.errors import CatalogError, ContextError, UsageError
-from catalog.gather import Gathering, SourceWarning, gather_with_provenance
 from catalog.lang.shapes import did_you_mean
 from catalog.manifest.models import fits_type, locate_key
+
+if TYPE_CHECKING:
+    from catalog.gather import Gathering
 
 __all__ = [
     "ALL_FORMATS",
@@ -256,6 +258,9 @@ def gathering_from_args(
                 hint="add --from-dir DIR, or set a field directly (e.g. --set env.model=NAME)",
             )
         return given, None
+    # Imported here: gathering (git, front matter, time zones) is not needed otherwise.
+    from catalog.gather import SourceWarning, gather_with_provenance
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SourceWarning)
         gathered = gather_with_provenance(
