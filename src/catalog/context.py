@@ -11,14 +11,13 @@ they are and never parsed again as template.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from catalog._textfile import parse_toml, read_text
+from catalog._textfile import parse_json, parse_toml, read_text
 from catalog.errors import ContextError
 from catalog.manifest.models import format_key, locate_key, validation_message
 
@@ -239,15 +238,7 @@ def load_context(path: str | Path) -> Context:
     text = read_text(file, ContextError, "the context file", "check the path given with --context")
     data: Any
     if file.suffix.lower() == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ContextError(
-                f"invalid JSON: {exc.msg}",
-                file=str(file),
-                line=exc.lineno,
-                hint="fix the JSON syntax",
-            ) from None
+        data = parse_json(text, str(file), ContextError, "fix the JSON syntax")
     else:
         hint = "fix the TOML syntax"
         if file.suffix.lower() != ".toml":

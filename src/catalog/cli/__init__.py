@@ -148,4 +148,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     except KeyboardInterrupt:
         return 130
+    except (RecursionError, MemoryError) as exc:
+        # Last resort: every reader refuses such input with its own error first.
+        what = "nested too deeply" if isinstance(exc, RecursionError) else "too large"
+        sys.stderr.write(
+            f"catalog: error: the input is {what} to process ({type(exc).__name__})\n"
+            "  hint: look for a deeply nested or huge file among those given\n"
+        )
+        return EXIT_USAGE
     return status

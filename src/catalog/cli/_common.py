@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from catalog._textfile import read_text
+from catalog._textfile import read_text, too_deep
 from catalog.catalog_path import CatalogPath
 from catalog.compiled import Catalog
 from catalog.context import Context, coerce_context, load_context
@@ -337,10 +337,12 @@ def _gathering_options(args: argparse.Namespace) -> list[str]:
 
 
 def _guess(raw: str) -> Any:
+    """``raw`` read as JSON when it parses (and is not absurdly deep), else as text."""
     try:
-        return json.loads(raw)
-    except json.JSONDecodeError:
+        value = json.loads(raw)
+    except (ValueError, RecursionError):  # not JSON, a number too long, too deep
         return raw
+    return raw if too_deep(value) else value
 
 
 _TRUE = ("true", "yes", "on", "1")

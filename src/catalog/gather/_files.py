@@ -8,13 +8,16 @@ unreadable file must not stop an agent from starting. Problems become
 from __future__ import annotations
 
 import errno
+import itertools
 import os
 import re
 import stat
 import warnings
 from pathlib import Path
+from typing import Final
 
 __all__ = [
+    "MAX_FOLDER_ENTRIES",
     "SourceWarning",
     "expand",
     "is_dir",
@@ -76,16 +79,30 @@ def is_dir(path: Path) -> bool:
     return found is not None and stat.S_ISDIR(found.st_mode)
 
 
+MAX_FOLDER_ENTRIES: Final = 10_000
+"""Most entries of one folder looked at; the rest are skipped with a warning."""
+
+
 def list_dir(path: Path) -> list[Path]:
-    """The entries of folder ``path`` sorted by name; an unreadable folder warns and is empty."""
+    """The entries of folder ``path`` sorted by name; an unreadable folder warns and is empty.
+
+    At most :data:`MAX_FOLDER_ENTRIES` entries are read (a warning says so), so
+    a folder of millions of files costs a bounded time.
+    """
     try:
         with os.scandir(path) as entries:
-            return sorted((Path(entry.path) for entry in entries), key=lambda p: p.name)
+            found = [
+                Path(entry.path) for entry in itertools.islice(entries, MAX_FOLDER_ENTRIES + 1)
+            ]
     except FileNotFoundError:
         return []
     except OSError as exc:
         warn(f"{path}: folder skipped, {exc.strerror or exc}")
         return []
+    if len(found) > MAX_FOLDER_ENTRIES:
+        warn(f"{path}: only {MAX_FOLDER_ENTRIES} entries of the folder looked at")
+        found = found[:MAX_FOLDER_ENTRIES]
+    return sorted(found, key=lambda p: p.name)
 
 
 def strip_leading_html_comments(text: str) -> str:
