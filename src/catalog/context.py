@@ -81,11 +81,18 @@ class Environment(_Model):
 
 
 class ProjectFile(_Model):
-    """An instruction file (CLAUDE.md, AGENTS.md...) with the path it came from."""
+    """An instruction file (CLAUDE.md, AGENTS.md...) with the path it came from.
+
+    :func:`catalog.gather` also says which ``[sources]`` entry found it
+    (``source``) and, for a file pulled in by an ``@path`` import, the chain
+    of files that imported it, outermost first (``imported_by``).
+    """
 
     path: str
     content: str
     scope: str = "project"
+    source: str = ""
+    imported_by: tuple[str, ...] = ()
 
 
 class Skill(_Model):
@@ -174,9 +181,12 @@ class Context(_Model):
     and ``append`` are the three override modes: replace a slot's parts, replace
     the whole prompt, or add text at the end. ``token_budget`` caps the prompt's
     tokens (replacing the catalog's own budget); optional parts are dropped to fit.
+    ``touched_files`` are the files the agent has read or edited (relative to
+    ``env.cwd`` or absolute): path-scoped rule files apply when one matches.
     """
 
     tools: tuple[str, ...] = ()
+    touched_files: tuple[str, ...] = ()
     tool_info: Mapping[str, ToolInfo] = Field(default_factory=dict)
     guidelines: tuple[str, ...] = ()
     features: tuple[str, ...] = ()

@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "list": "list catalogs and versions",
     "show": "describe one catalog version",
     "assemble": "assemble the prompt for an agent under a context",
+    "gather": "show the context a catalog gathers from a folder, and where each file came from",
     "tokens": "per-part token table of an assembled prompt",
     "variables": "list a catalog's variables and template bindings",
     "diff": "compare two catalog versions (parts, conditions, order, tokens)",

@@ -12,7 +12,6 @@ import itertools
 import os
 import stat
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
@@ -20,7 +19,6 @@ __all__ = [
     "MAX_FOLDER_ENTRIES",
     "SourceWarning",
     "expand",
-    "glob",
     "is_dir",
     "is_file",
     "list_dir",
@@ -102,28 +100,6 @@ def list_dir(path: Path) -> list[Path]:
         warn(f"{path}: only {MAX_FOLDER_ENTRIES} entries of the folder looked at")
         found = found[:MAX_FOLDER_ENTRIES]
     return sorted(found, key=lambda p: p.name)
-
-
-def glob(folder: Path, pattern: str) -> Iterator[Path]:
-    """Files under ``folder`` matching ``pattern`` (``*`` within one name), sorted."""
-    *dirs, last = pattern.replace("\\", "/").split("/")
-    parents = [folder]
-    for segment in dirs:
-        parents = [
-            child
-            for parent in parents
-            for child in (list_dir(parent) if _has_magic(segment) else [parent / segment])
-            if (not _has_magic(segment) or child.match(segment)) and is_dir(child)
-        ]
-    for parent in parents:
-        if _has_magic(last):
-            yield from (c for c in list_dir(parent) if c.match(last) and is_file(c))
-        elif is_file(parent / last):
-            yield parent / last
-
-
-def _has_magic(segment: str) -> bool:
-    return any(char in segment for char in "*?[")
 
 
 def strip_leading_html_comments(text: str) -> str:
