@@ -5,7 +5,7 @@ Reads every version of an imported Claude Code catalog (``catalog import
 piebald``), takes each distinct part text with its published count
 (``reference_tokens``) and its header's ``ccVersion``, and splits them in two
 eras: texts last changed before ``--era`` (counted upstream with an older
-model, about 1.18× cl100k) and the rest (the current model, about 1.58×).
+model, about 1.18 times cl100k) and the rest (the current model, about 1.58 times).
 On the current era it prints, for a plain factor, for the shipped
 coefficients (``catalog.claude_tokens.COEFFICIENTS``) and for freshly fitted
 ones, the share of texts within ±15 % of the published count, and the fitted
@@ -74,9 +74,8 @@ def main() -> None:
     for label, samples in (("older model", older), ("current model", current)):
         ratios = [count / max(cl, 1) for _, cl, count in samples.values()]
         if ratios:
-            print(
-                f"{label}: {len(ratios)} texts, published/cl100k median {statistics.median(ratios):.3f}"
-            )
+            median = statistics.median(ratios)
+            print(f"{label}: {len(ratios)} texts, published/cl100k median {median:.3f}")
     samples = list(current.values())
     if len(samples) < len(FEATURES):
         raise SystemExit("too few texts counted with the current model to fit")
@@ -108,7 +107,7 @@ def main() -> None:
     for name, value in zip(FEATURES, fitted, strict=True):
         print(f"    {value:.5f},  # {name}")
     print(")")
-    if COEFFICIENTS == tuple(round(v, 5) for v in fitted):
+    if tuple(round(v, 5) for v in fitted) == COEFFICIENTS:
         print("(the shipped coefficients are these)")
 
 

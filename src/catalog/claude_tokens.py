@@ -2,7 +2,7 @@
 
 Anthropic publishes no tokenizer for its current models; its token-counting
 API is online. cl100k counts fall well short of it for prompt text (about
-1.58× on the parts of Claude Code 2.1.240 counted with the current model),
+1.58 times on the parts of Claude Code 2.1.240 counted with the current model),
 and by how much depends on the text: code, punctuation and non-ASCII text
 cost relatively more. :func:`estimate` is a small linear model over the
 cl100k count and a few text features (:data:`FEATURES`), each computed in
@@ -116,9 +116,9 @@ def accuracy(
 
 
 def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
-    """Gaussian elimination with partial pivoting (a 10 × 10 system)."""
+    """Gaussian elimination with partial pivoting (a 10 by 10 system)."""
     size = len(vector)
-    rows = [matrix[i][:] + [vector[i]] for i in range(size)]
+    rows = [[*matrix[i], vector[i]] for i in range(size)]
     for column in range(size):
         pivot = max(range(column, size), key=lambda r: abs(rows[r][column]))
         rows[column], rows[pivot] = rows[pivot], rows[column]
