@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from catalog import EvaluationError, ExpressionError, ManifestError, TemplateError, load_dir
-from catalog.manifest.models import dump_manifest, locate_key, parse_manifest
+from catalog.manifest.models import dump_manifest, parse_manifest
+from catalog.manifest.positions import TomlPositions
 from tests.conftest import sha
 
 GOOD = """\
@@ -244,7 +245,7 @@ def test_dump_round_trips() -> None:
     ],
 )
 def test_locate_key(loc: tuple[str | int, ...], line: int | None) -> None:
-    assert locate_key(good(), loc) == line
+    assert TomlPositions(good()).line(loc) == line
 
 
 NESTED = """\
@@ -285,7 +286,7 @@ append = "x"
 def test_locate_key_in_sub_tables_and_top_level_keys(
     loc: tuple[str | int, ...], line: int | None
 ) -> None:
-    assert locate_key(NESTED, loc) == line
+    assert TomlPositions(NESTED).line(loc) == line
 
 
 def test_a_table_where_a_list_belongs_is_named_in_plain_words(tmp_path: Path) -> None:

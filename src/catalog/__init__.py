@@ -18,7 +18,7 @@ from catalog.assemble import (
     ToolDescription,
     UsedPart,
 )
-from catalog.catalog_path import CatalogPath
+from catalog.catalog_path import CatalogPath, load_dir
 from catalog.compiled import AgentInfo, Catalog, CompiledPart
 from catalog.context import (
     Command,
@@ -52,7 +52,6 @@ from catalog.errors import (
     UsageError,
 )
 from catalog.gather import SourceWarning, gather
-from catalog.loader import load_dir
 
 __all__ = [
     "AgentInfo",

@@ -8,14 +8,15 @@ file and says what to do. TOML parsing shares the same error wording.
 
 from __future__ import annotations
 
-import re
-import tomllib
 from importlib.resources.abc import Traversable
 from typing import Any
 
-from catalog.errors import CatalogError
+import tomli
 
-__all__ = ["clean_text", "decode_utf8", "parse_toml", "read_text", "toml_error_line"]
+from catalog.errors import CatalogError
+from catalog.manifest.positions import toml_error_line
+
+__all__ = ["clean_text", "decode_utf8", "parse_toml", "read_text"]
 
 _BOM = "\ufeff"
 
@@ -74,21 +75,8 @@ def parse_toml(text: str, file: str, error_cls: type[CatalogError], hint: str) -
     """``text`` parsed as TOML; a syntax error raises ``error_cls`` with ``file``, the
     line and ``hint``."""
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+        return tomli.loads(text)
+    except tomli.TOMLDecodeError as exc:
         raise error_cls(
             f"invalid TOML: {exc}", file=file, line=toml_error_line(exc, text), hint=hint
         ) from None
-
-
-def toml_error_line(exc: tomllib.TOMLDecodeError, text: str = "") -> int | None:
-    """The 1-based line a TOML syntax error is on; ``text`` places an error at
-    the end of the document on its last line."""
-    lineno = getattr(exc, "lineno", None)
-    if isinstance(lineno, int):
-        return lineno
-    found = re.search(r"at line (\d+)", str(exc))
-    if found:
-        return int(found.group(1))
-    # "(at end of document)": an unclosed value runs to the last line.
-    return max(len(text.splitlines()), 1) if "end of document" in str(exc) else None

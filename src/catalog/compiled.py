@@ -28,8 +28,8 @@ from catalog.manifest.models import (
     BindingDecl,
     Manifest,
     PartDecl,
-    locate_key,
 )
+from catalog.manifest.positions import key_lines
 
 if TYPE_CHECKING:
     from catalog.assemble import AssembledPrompt, Reminder
@@ -254,79 +254,36 @@ def compile_catalog(
 
     ``bodies`` maps part ids to their text (LF line endings); ``body_files``
     maps part ids to the file names used in errors; ``missing`` names the
-    parts whose body file does not exist (see :class:`CompiledPart`).
+    parts whose body file does not exist (see :class:`CompiledPart`). A
+    problem in the manifest names its key path and line there; one in a body
+    names the body file and its line.
     """
-    names = dict(_CONTEXT_NAMES)
-    defaults: dict[str, Any] = {}
-    for index, var in enumerate(manifest.variable):
-        if var.name in names or var.name in CONTROL_FIELDS:
-            raise ManifestError(
-                f"variable {var.name!r} shadows a context name",
-                file=manifest_file,
-                line=locate_key(manifest_text, ("variable", index, "name")),
-                key=f"variable[{index}].name",
-                hint="rename the variable",
+    try:
+        names, defaults = _declared_names(manifest)
+        _check_sources(manifest)
+        bindings = _compile_bindings(manifest, names)
+        if bindings:
+            names["bindings"] = MappingShape(ANY)
+        conditions: dict[str, Expression] = {}
+        parts = [
+            _compile_part(
+                decl,
+                _compile_condition(decl.when, names, conditions, index),
+                bodies[decl.id],
+                body_files[decl.id],
+                names,
+                decl.id in missing,
             )
-        names[var.name] = _variable_shape(var.type)
-        defaults[var.name] = var.effective_default()
-
-    _check_sources(manifest, manifest_text, manifest_file)
-    bindings = _compile_bindings(manifest, names, manifest_text, manifest_file)
-    if bindings:
-        if "bindings" in defaults:
-            index = [var.name for var in manifest.variable].index("bindings")
-            raise ManifestError(
-                "variable 'bindings' shadows the name [[binding]]s are read by",
-                file=manifest_file,
-                line=locate_key(manifest_text, ("variable", index, "name")),
-                key=f"variable[{index}].name",
-                hint="rename the variable",
-            )
-        names["bindings"] = MappingShape(ANY)
-
-    compiled: list[CompiledPart] = []
-    for index, decl in enumerate(manifest.part):
-        key = f"part[{index}]"
-        condition = _compile_at(
-            decl.when, names, manifest_text, manifest_file, ("part", index, "when")
-        )
-        if not condition.names:  # a constant: its value is known now
-            line = locate_key(manifest_text, ("part", index, "when"))
-            try:
-                constant = condition({})
-            except CatalogError as exc:
-                raise exc.located(file=manifest_file, line=line, key=f"{key}.when") from None
-            if not constant:
-                raise ManifestError(
-                    f"condition {decl.when!r} is always false, so the part can never be selected",
-                    file=manifest_file,
-                    line=line,
-                    key=f"{key}.when",
-                    hint="remove the part or fix its condition",
-                )
-        text = bodies[decl.id]
-        template = None
-        if decl.template:
-            try:
-                template = compile_template(text, names)
-            except CatalogError as exc:
-                raise exc.located(file=body_files[decl.id], key=f"part {decl.id!r}") from None
-        compiled.append(
-            CompiledPart(
-                decl=decl,
-                body=text,
-                path=body_files[decl.id],
-                condition=condition,
-                template=template,
-                missing=decl.id in missing,
-            )
-        )
-    compiled.sort(key=lambda p: (p.decl.order, p.decl.id))
+            for index, decl in enumerate(manifest.part)
+        ]
+    except CatalogError as exc:
+        raise exc.located(file=manifest_file, lines=key_lines(manifest_text)) from None
+    parts.sort(key=lambda p: (p.decl.order, p.decl.id))
     agents = {MAIN_AGENT: AgentInfo.from_decl(None)}
     agents.update({a.name: AgentInfo.from_decl(a) for a in manifest.agent})
     return Catalog(
         manifest=manifest,
-        parts=tuple(compiled),
+        parts=tuple(parts),
         location=location,
         source=source,
         manifest_file=manifest_file,
@@ -338,32 +295,85 @@ def compile_catalog(
     )
 
 
+def _declared_names(manifest: Manifest) -> tuple[dict[str, Shape], dict[str, Any]]:
+    """The names conditions and bodies may use (context, agent, the catalog's variables,
+    ``bindings`` when it has [[binding]]s) and the variables' defaults."""
+    names = dict(_CONTEXT_NAMES)
+    defaults: dict[str, Any] = {}
+    taken = set(names) | set(CONTROL_FIELDS)
+    if manifest.binding:
+        taken.add("bindings")
+    for index, var in enumerate(manifest.variable):
+        if var.name in taken:
+            what = (
+                "the name [[binding]]s are read by" if var.name == "bindings" else "a context name"
+            )
+            raise ManifestError(
+                f"variable {var.name!r} shadows {what}",
+                key=("variable", index, "name"),
+                hint="rename the variable",
+            )
+        names[var.name] = _variable_shape(var.type)
+        defaults[var.name] = var.effective_default()
+    return names, defaults
+
+
+def _compile_condition(
+    source: str, names: Mapping[str, Shape], done: dict[str, Expression], index: int
+) -> Expression:
+    """The condition of ``part[index]``, compiled once per distinct source (``done``
+    holds those compiled so far: most parts share a few conditions) and checked
+    not to be always false."""
+    condition = done.get(source)
+    if condition is not None:
+        return condition
+    try:
+        condition = compile_expression(source, names)
+        if not condition.names and not condition({}):  # a constant: its value is known now
+            raise ManifestError(
+                f"condition {source!r} is always false, so the part can never be selected",
+                hint="remove the part or fix its condition",
+            )
+    except CatalogError as exc:
+        raise exc.located(key=("part", index, "when")) from None
+    done[source] = condition
+    return condition
+
+
+def _compile_part(
+    decl: PartDecl,
+    condition: Expression,
+    body: str,
+    path: str,
+    names: Mapping[str, Shape],
+    missing: bool,
+) -> CompiledPart:
+    """One part with its compiled condition and body template."""
+    template = None
+    if decl.template:
+        try:
+            template = compile_template(body, names)
+        except CatalogError as exc:
+            raise exc.located(file=path, key=f"part {decl.id!r}") from None
+    return CompiledPart(decl, body, path, condition, template, missing)
+
+
 def _compile_bindings(
-    manifest: Manifest, names: Mapping[str, Shape], text: str, file: str
+    manifest: Manifest, names: Mapping[str, Shape]
 ) -> tuple[tuple[BindingDecl, Expression | None], ...]:
     compiled: list[tuple[BindingDecl, Expression | None]] = []
     for index, decl in enumerate(manifest.binding):
         expression = None
         if decl.value is not None:
-            expression = _compile_at(decl.value, names, text, file, ("binding", index, "value"))
+            try:
+                expression = compile_expression(decl.value, names)
+            except CatalogError as exc:
+                raise exc.located(key=("binding", index, "value")) from None
         compiled.append((decl, expression))
     return tuple(compiled)
 
 
-def _compile_at(
-    source: str, names: Mapping[str, Shape], text: str, file: str, loc: tuple[str, int, str]
-) -> Expression:
-    """Compile a manifest expression; an error names the file, line and key path."""
-    try:
-        return compile_expression(source, names)
-    except CatalogError as exc:
-        table, index, field_name = loc
-        raise exc.located(
-            file=file, line=locate_key(text, loc), key=f"{table}[{index}].{field_name}"
-        ) from None
-
-
-def _check_sources(manifest: Manifest, text: str, file: str) -> None:
+def _check_sources(manifest: Manifest) -> None:
     """Every ``[[sources.text]]`` target must name a slot or a ``str`` variable of the catalog."""
     slots = {p.slot for p in manifest.part if p.slot}
     types = {v.name: v.type for v in manifest.variable}
@@ -380,8 +390,6 @@ def _check_sources(manifest: Manifest, text: str, file: str) -> None:
         if problem is not None:
             raise ManifestError(
                 f"target {source.target!r}: {problem[0]}",
-                file=file,
-                line=locate_key(text, ("sources.text", index, "target")),
-                key=f"sources.text[{index}].target",
+                key=("sources", "text", index, "target"),
                 hint=problem[1],
             )

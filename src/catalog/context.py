@@ -19,8 +19,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from catalog._textfile import parse_toml, read_text
-from catalog.errors import ContextError
-from catalog.manifest.models import format_key, validation_message
+from catalog.errors import ContextError, format_key
+from catalog.manifest.models import validation_message
 
 __all__ = [
     "CONTROL_FIELDS",
