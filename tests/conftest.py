@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 import tomli_w
 
+from catalog import Catalog, load_dir
+
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
 
@@ -82,6 +84,18 @@ def make_catalog(tmp_path: Path) -> Callable[..., Path]:
 
     def make(*args: Any, **kwargs: Any) -> Path:
         return write_catalog(root, *args, **kwargs)
+
+    return make
+
+
+@pytest.fixture
+def build(make_catalog: Callable[..., Path]) -> Callable[..., Catalog]:
+    """A catalog with the given [sources] table (and optional bindings/variables)."""
+
+    def make(sources: dict[str, Any], **kwargs: Any) -> Catalog:
+        extra = {"sources": sources, **kwargs.pop("extra", {})}
+        parts = kwargs.pop("parts", [{"id": "intro", "body": "Hi."}])
+        return load_dir(make_catalog(parts=parts, extra=extra, **kwargs))
 
     return make
 

@@ -68,20 +68,38 @@ def test_listing_versions_reads_no_bodies(three_versions: Path) -> None:
         refs[-1].load()
 
 
-def test_the_first_source_with_a_version_wins(
+def test_explicit_folders_win_over_the_environment_and_the_bundle(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from tests.conftest import write_catalog
 
-    first, second = tmp_path / "env", tmp_path / "path"
-    write_catalog(first, "twice", "1.0.0", [{"id": "a", "body": "From CATALOG_PATH."}])
-    write_catalog(second, "twice", "1.0.0", [{"id": "a", "body": "From --path."}])
-    write_catalog(second, "twice", "1.1.0", [{"id": "a", "body": "Only in --path."}])
-    write_catalog(second, "coding-agent", "1.0.0", [{"id": "a", "body": "Shadow."}])
-    monkeypatch.setenv("CATALOG_PATH", str(first))
-    assert catalog.load("twice", "==1.0.0", paths=[second]).assemble().text == "From CATALOG_PATH."
-    assert catalog.load("twice", paths=[second]).assemble().text == "Only in --path."
-    assert catalog.load("coding-agent", "==1.0.0", paths=[second]).source == "bundled"
+    env, given = tmp_path / "env", tmp_path / "path"
+    write_catalog(env, "twice", "1.0.0", [{"id": "a", "body": "From CATALOG_PATH."}])
+    write_catalog(env, "twice", "0.9.0", [{"id": "a", "body": "Only in CATALOG_PATH."}])
+    write_catalog(given, "twice", "1.0.0", [{"id": "a", "body": "From --path."}])
+    write_catalog(env, "coding-agent", "1.0.0", [{"id": "a", "body": "Shadow from env."}])
+    write_catalog(given, "coding-agent", "1.1.0", [{"id": "a", "body": "Shadow from --path."}])
+    monkeypatch.setenv("CATALOG_PATH", str(env))
+    assert catalog.load("twice", "==1.0.0", paths=[given]).assemble().text == "From --path."
+    assert catalog.load("twice", "==0.9.0", paths=[given]).assemble().text == (
+        "Only in CATALOG_PATH."
+    )
+    shadowed = catalog.load("coding-agent", "==1.1.0", paths=[given])
+    assert (shadowed.source, shadowed.assemble().text) == (f"path {given}", "Shadow from --path.")
+    from_env = catalog.load("coding-agent", "==1.0.0", paths=[given])
+    assert (from_env.source, from_env.assemble().text) == (f"path {env}", "Shadow from env.")
+    monkeypatch.delenv("CATALOG_PATH")
+    assert catalog.load("coding-agent", "==1.0.0").source == "bundled"
+
+
+def test_the_earlier_of_two_given_folders_wins(tmp_path: Path) -> None:
+    from tests.conftest import write_catalog
+
+    write_catalog(tmp_path / "a", "twice", "1.0.0", [{"id": "a", "body": "From a."}])
+    write_catalog(tmp_path / "b", "twice", "1.0.0", [{"id": "a", "body": "From b."}])
+    folders = [tmp_path / "a", tmp_path / "b"]
+    assert catalog.load("twice", paths=folders).assemble().text == "From a."
+    assert catalog.load("twice", paths=folders[::-1]).assemble().text == "From b."
 
 
 def test_loading_reads_only_the_chosen_version(three_versions: Path) -> None:
@@ -107,6 +125,13 @@ def test_catalog_path_environment(monkeypatch: pytest.MonkeyPatch, three_version
 def test_missing_path_folder_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(NotFoundError, match="does not exist"):
         CatalogPath([tmp_path / "nowhere"])
+
+
+def test_a_file_given_as_a_folder_is_called_a_file(tmp_path: Path) -> None:
+    (tmp_path / "somefile").write_text("x")
+    with pytest.raises(NotFoundError, match="somefile' is a file, not a folder") as caught:
+        CatalogPath([tmp_path / "somefile"])
+    assert caught.value.file == str(tmp_path / "somefile")
 
 
 def test_bundled_catalog_is_found() -> None:

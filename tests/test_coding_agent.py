@@ -606,8 +606,9 @@ PINNED = {
 
 
 def test_version_pinning(capsys: pytest.CaptureFixture[str]) -> None:
-    assert catalog.load("coding-agent").version == Version("1.1.0")
-    assert catalog.load("coding-agent", "~=1.0").version == Version("1.1.0")
+    assert catalog.load("coding-agent").version >= Version("1.2.0")
+    assert catalog.load("coding-agent", "~=1.0").version >= Version("1.2.0")
+    assert catalog.load("coding-agent", "<1.2").version == Version("1.1.0")
     assert catalog.load("coding-agent", "<1.1").version == Version("1.0.0")
     old, new = catalog.load("coding-agent", "==1.0.0"), catalog.load("coding-agent", "1.1.0")
     assert (old.version, new.version) == (Version("1.0.0"), Version("1.1.0"))

@@ -82,10 +82,9 @@ def test_unclosed_header_and_bad_header_name_file_and_line() -> None:
         parse_prompt_file("<!--\nname: x\nbody\n", "system-prompts/a.md")
     assert (info.value.file, info.value.line) == ("system-prompts/a.md", 1)
     with pytest.raises(ImporterError) as info:
-        parse_prompt_file("<!--\nname: x\ndescription: 'open\n-->\nbody\n", "a.md")
-    # The header ends (line 4) inside the quote opened on line 3.
-    assert (info.value.file, info.value.line) == ("a.md", 4)
-    assert "(while scanning a quoted scalar from line 3)" in info.value.message
+        parse_prompt_file("<!--\nname: x\nnot a key\n-->\nbody\n", "a.md")
+    assert (info.value.file, info.value.line) == ("a.md", 3)
+    assert "expected `key: value`, found 'not a key'" in info.value.message
     with pytest.raises(ImporterError, match="'variables' must be a list"):
         parse_prompt_file("<!--\nvariables: A\n-->\nbody\n", "a.md")
 
@@ -110,27 +109,8 @@ def test_header_values_stay_text() -> None:
     }
 
 
-@pytest.mark.parametrize(
-    ("fields", "line", "message"),
-    [
-        ("a: 1\na: 2\n", 3, "duplicate key 'a'"),
-        ("a: &x [1]\nb: *x\n", 2, "anchors and aliases"),
-        ("a: &x [*x]\n", 2, "anchors and aliases"),
-        ("? [a]\n: 1\n", 2, "a key must be plain text"),
-        ("a: 1\n  b: 2\n", 3, "mapping values are not allowed"),
-        ("a:\n\tb: 1\n", 3, "cannot start any token"),
-        ("a: 1\n---\nb: 2\n", 3, "expected a single document"),
-    ],
-)
-def test_bad_headers_name_file_and_line(fields: str, line: int, message: str) -> None:
-    with pytest.raises(ImporterError) as info:
-        parse_prompt_file(f"<!--\n{fields}-->\nBody.\n", "system-prompts/x.md")
-    assert (info.value.file, info.value.line) == ("system-prompts/x.md", line)
-    assert message in info.value.message
-
-
 def test_a_header_that_is_not_a_mapping() -> None:
-    with pytest.raises(ImporterError, match="expected `key: value` lines"):
+    with pytest.raises(ImporterError, match="expected `key: value`, found '- a'"):
         parse_prompt_file("<!--\n- a\n- b\n-->\nBody.\n", "a.md")
     assert header_of("") == {}
 
@@ -536,7 +516,8 @@ def _out_is_a_file(folder: Path) -> list[str]:
         (lambda f: [str(f)], "{f}: no system-prompts/ folder here"),
         (
             _bad_header,
-            "{f}/checkout/system-prompts/skill-debugging.md:3: header: duplicate key 'name'",
+            "{f}/checkout/system-prompts/skill-debugging.md:3: "
+            "header: the key 'name' is given twice",
         ),
         (
             _header_list_as_name,

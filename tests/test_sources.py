@@ -6,8 +6,10 @@ import os
 import shutil
 import warnings
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -15,19 +17,6 @@ from catalog import Catalog, ManifestError, SourceError, SourceWarning, load_dir
 from catalog.cli import main
 from tests.gathering import ENVIRON, git, skill, write
 from tests.gathering import gather_in as run_gather
-
-
-@pytest.fixture
-def build(make_catalog: Callable[..., Path]) -> Callable[..., Catalog]:
-    """A catalog with the given [sources] table (and optional bindings/variables)."""
-
-    def make(sources: dict[str, Any], **kwargs: Any) -> Catalog:
-        extra = {"sources": sources, **kwargs.pop("extra", {})}
-        parts = kwargs.pop("parts", [{"id": "intro", "body": "Hi."}])
-        return load_dir(make_catalog(parts=parts, extra=extra, **kwargs))
-
-    return make
-
 
 # -- instruction files
 
@@ -313,14 +302,14 @@ def test_an_unreadable_file_is_skipped_with_a_warning(
     write(tmp_path / "AGENTS.md", "locked")
     write(tmp_path / "CLAUDE.md", "open")
     locked = tmp_path / "AGENTS.md"
-    real_open = Path.open
+    real_open = os.open
 
-    def open_(self: Path, *args: Any, **kwargs: Any) -> Any:
-        if self == locked:  # root can read anything: simulate the refusal
+    def open_(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if Path(path) == locked:  # root can read anything: simulate the refusal
             raise PermissionError(13, "Permission denied")
-        return real_open(self, *args, **kwargs)
+        return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "open", open_)
+    monkeypatch.setattr(os, "open", open_)
     cat = build({"files": [{"names": ["AGENTS.md", "CLAUDE.md"], "walk": "cwd"}]})
     with pytest.warns(SourceWarning, match="AGENTS.md: skipped, Permission denied"):
         ctx = run_gather(cat, tmp_path)
@@ -366,12 +355,21 @@ def test_runtime_facts_come_from_the_clock_and_the_environment(
     ctx = run_gather(build({}), tmp_path, model="gpt-x", provider="acme")
     env = ctx.env
     assert (env.date, env.time, env.weekday) == ("2025-01-31", "14:05", "Friday")
-    assert env.timezone == "CET"
+    assert (env.timezone, env.tzname) == ("CET", "CET")
     assert env.datetime == "2025-01-31T14:05:09+01:00"
     assert (env.user, env.shell, env.model, env.provider) == ("ada", "zsh", "gpt-x", "acme")
     assert env.cwd == str(tmp_path.resolve())
     assert env.os and env.arch and env.hostname  # the machine's own, whatever they are
     assert not env.is_git_repo
+
+
+def test_a_named_zone_gives_its_key_and_its_abbreviation(
+    build: Callable[..., Catalog], tmp_path: Path
+) -> None:
+    chicago = datetime(2026, 3, 7, 8, 55, 5, tzinfo=ZoneInfo("America/Chicago"))
+    env = run_gather(build({}), tmp_path, clock=lambda: chicago).env
+    assert (env.timezone, env.tzname) == ("America/Chicago", "CST")
+    assert env.datetime == "2026-03-07T08:55:05-06:00"
 
 
 def test_git_branch_and_short_status(build: Callable[..., Catalog], tmp_path: Path) -> None:
@@ -491,11 +489,14 @@ def test_file_references_are_read_and_confined_to_the_project_root(
         ],
     )
     with pytest.warns(SourceWarning) as caught:
-        ctx = run_gather(cat, proj)
+        ctx = run_gather(cat, proj, home=proj)
     assert ctx.files == {"docs/notes.md": "notes"}
-    refused = [str(w.message) for w in caught if "refused" in str(w.message)]
-    assert len(refused) == 3
+    messages = [str(w.message) for w in caught]
+    refused = [m for m in messages if "refused" in m]
+    assert len(refused) == 2
     assert "[file:../secret.txt]: refused, the path leaves the project root" in refused[0]
+    assert f"[file:{tmp_path / 'secret.txt'}]: refused" in refused[1]
+    assert [m for m in messages if "link.txt: skipped, a link to" in m]
 
 
 def test_file_references_in_a_gathered_variable_are_read_too(

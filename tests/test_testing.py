@@ -98,7 +98,7 @@ def test_fixture_without_syrupy_says_what_to_install(pytester: pytest.Pytester) 
     result = pytester.runpytest("-p", "no:syrupy")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(
-        ["*prompt_snapshot fixture needs syrupy*pip install 'prompt-catalog[[]pytest[]]'*"]
+        ["*prompt_snapshot fixture needs syrupy*pip install 'agent-prompt-catalog[[]pytest[]]'*"]
     )
     assert "During handling" not in result.stdout.str()  # one message, no chained lookup error
 

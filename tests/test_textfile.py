@@ -4,12 +4,14 @@ and a missing, unreadable or non-UTF-8 file is an error of the caller's class.""
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from catalog import ContextError, LockError, ManifestError, load_context, load_dir
+from catalog._textfile import MAX_FILE_BYTES
 from catalog.catalog_path import CatalogPath
 from catalog.cli import main
 from catalog.errors import CatalogError
@@ -108,7 +110,7 @@ Caller = Callable[[Path], tuple[Path, Callable[[], object]]]
 )
 @pytest.mark.parametrize(
     ("folder", "message"),
-    [(False, "{} does not exist"), (True, "cannot read {}: Is a directory")],
+    [(False, "{} does not exist"), (True, "cannot read {}: a folder, not a regular file")],
     ids=["missing", "unreadable"],
 )
 def test_a_missing_or_unreadable_file(
@@ -128,6 +130,34 @@ def test_a_missing_or_unreadable_file(
         read()
     assert (info.value.file, info.value.message) == (str(path), message.format(what))
     assert hint in (info.value.hint or "")
+
+
+@pytest.mark.parametrize(
+    ("caller", "error"),
+    [
+        pytest.param(_manifest, ManifestError, id="manifest"),
+        pytest.param(_context, ContextError, id="context"),
+        pytest.param(_lock, LockError, id="lock"),
+    ],
+)
+def test_a_fifo_is_refused_without_blocking_and_a_huge_file_by_its_size(
+    tmp_path: Path, caller: Caller, error: type[CatalogError]
+) -> None:
+    path, read = caller(tmp_path)
+    path.unlink(missing_ok=True)
+    os.mkfifo(path)  # no writer: opening it for reading the usual way would block forever
+    with pytest.raises(error) as info:
+        read()
+    assert info.value.message.endswith(": a named pipe (FIFO), not a regular file")
+    path.unlink()
+    with open(path, "wb") as handle:  # sparse: costs no disk
+        handle.truncate(MAX_FILE_BYTES + 10)
+    with pytest.raises(error) as info:
+        read()
+    assert info.value.file == str(path)
+    assert info.value.message.endswith(
+        f" is {MAX_FILE_BYTES + 10} bytes, more than the limit of {MAX_FILE_BYTES} bytes"
+    )
 
 
 @pytest.mark.parametrize(

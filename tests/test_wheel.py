@@ -36,7 +36,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         check=True,
         capture_output=True,
     )
-    (found,) = out.glob("prompt_catalog-*.whl")
+    (found,) = out.glob("agent_prompt_catalog-*.whl")
     return found
 
 

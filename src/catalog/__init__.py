@@ -1,4 +1,4 @@
-"""prompt-catalog: an LLM agent's system prompt as versioned, checked data.
+"""agent-prompt-catalog: an LLM agent's system prompt as versioned, checked data.
 
 >>> import catalog
 >>> cat = catalog.load("coding-agent", "~=1.0")
@@ -34,7 +34,7 @@ from catalog.context import (
     UserProfile,
     load_context,
 )
-from catalog.conversations.sessions import PromptStore, Sessions, SQLiteStore, StoredPrompt
+from catalog.conversations import PromptStore, Sessions, SQLiteStore, StoredPrompt
 from catalog.diff.compute import CatalogDiff, diff
 from catalog.errors import (
     BudgetError,
@@ -48,6 +48,7 @@ from catalog.errors import (
     NotFoundError,
     SessionError,
     SourceError,
+    StoreUnavailableError,
     TemplateError,
     UsageError,
 )
@@ -86,6 +87,7 @@ __all__ = [
     "Skill",
     "SourceError",
     "SourceWarning",
+    "StoreUnavailableError",
     "StoredPrompt",
     "TemplateError",
     "ToolDescription",

@@ -8,17 +8,77 @@ file and says what to do. TOML parsing shares the same error wording.
 
 from __future__ import annotations
 
+import os
+import stat
 from importlib.resources.abc import Traversable
-from typing import Any
+from pathlib import Path
+from typing import Any, Final
 
 import tomli
 
 from catalog.errors import CatalogError
 from catalog.manifest.positions import toml_error_line
 
-__all__ = ["clean_text", "decode_utf8", "parse_toml", "read_text"]
+__all__ = [
+    "MAX_FILE_BYTES",
+    "NotRegularFileError",
+    "clean_text",
+    "decode_utf8",
+    "parse_toml",
+    "read_capped",
+    "read_text",
+]
 
 _BOM = "\ufeff"
+
+MAX_FILE_BYTES: Final = 32 * 1024 * 1024
+"""Largest manifest, part body, context or lock file read (32 MiB): larger is refused."""
+
+_KINDS: Final = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+class NotRegularFileError(OSError):
+    """The path is a folder, a FIFO, a device or a socket: reading it could block or never end."""
+
+
+def _check_regular(mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        raise NotRegularFileError(f"{kind}, not a regular file")
+
+
+def read_capped(path: str | os.PathLike[str], limit: int) -> tuple[bytes, int]:
+    """At most ``limit + 1`` bytes of the regular file ``path``, and the file's size.
+
+    Reading one byte past ``limit`` tells the caller the file is longer. The
+    file is checked before it is opened and again once open (without blocking),
+    so a FIFO, a device or a socket raises :class:`NotRegularFileError` instead
+    of hanging or reading forever; other failures raise :class:`OSError`.
+    """
+    _check_regular(os.stat(path).st_mode)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        info = os.fstat(fd)
+        _check_regular(info.st_mode)
+        chunks: list[bytes] = []
+        wanted = limit + 1
+        while wanted > 0:
+            chunk = os.read(fd, min(wanted, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            wanted -= len(chunk)
+    finally:
+        os.close(fd)
+    raw = b"".join(chunks)
+    return raw, max(info.st_size, len(raw))
 
 
 def clean_text(text: str, *, keep_bom: bool = False) -> str:
@@ -46,13 +106,22 @@ def read_text(
     """
     where = str(file)
     try:
-        raw = file.read_bytes()
+        # A real path is read bounded; a bundled resource inside the package is ours.
+        raw, size = read_capped(file, MAX_FILE_BYTES) if isinstance(file, Path) else (None, 0)
+        if raw is None:
+            raw = file.read_bytes()
     except FileNotFoundError:
         raise error_cls(f"{what} does not exist", file=where, hint=hint) from None
     except OSError as exc:
         raise error_cls(
             f"cannot read {what}: {exc.strerror or exc}", file=where, hint=hint
         ) from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise error_cls(
+            f"{what} is {size} bytes, more than the limit of {MAX_FILE_BYTES} bytes",
+            file=where,
+            hint="a file this large is not one the tool reads; check the path",
+        )
     text = decode_utf8(raw, where, error_cls, "save the file as UTF-8")
     return clean_text(text, keep_bom=keep_bom)
 

@@ -314,6 +314,7 @@ def _scope(catalog: Catalog, context: Context, agent: str) -> dict[str, Any]:
                 key=f"variables.{name}",
             )
         scope[name] = tuple(value) if declared == "list" else value
+    catalog.resolve_definitions(scope)
     if catalog.bindings:
         scope["bindings"] = catalog.resolve_bindings(scope)
     return scope

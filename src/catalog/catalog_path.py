@@ -1,14 +1,16 @@
 """Where catalogs live, and choosing a version.
 
 Sources are searched in this order, and the first one that has a given
-``name@version`` wins:
+``name@version`` wins, so what a user names explicitly shadows what is
+installed (a bundled catalog copied into a ``--path`` folder and edited
+there is the one used):
 
-1. the catalogs bundled in this package (``importlib.resources``),
-2. packages registered under the entry-point group ``catalog.catalogs``: the
+1. the folders given explicitly (``--path DIR``, ``paths=``), in order,
+2. the folders in ``CATALOG_PATH`` (``os.pathsep``-separated), in order,
+3. packages registered under the entry-point group ``catalog.catalogs``: the
    entry point's value names a package whose resources hold
    ``<name>/<version>/catalog.toml``,
-3. the folders in ``CATALOG_PATH`` (``os.pathsep``-separated), then those
-   given explicitly (``--path DIR``).
+4. the catalogs bundled in this package (``importlib.resources``).
 
 Every source has the same layout: ``<root>/<name>/<version>/catalog.toml``.
 Choosing a version lists folder names only; loading reads just the chosen
@@ -159,24 +161,14 @@ class CatalogPath:
         use_entry_points: bool = True,
         use_bundled: bool = True,
     ) -> None:
-        sources: list[CatalogSource] = []
-        if use_bundled:
-            sources.append(_bundled_source())
-        if use_entry_points:
-            sources.extend(_entry_point_sources())
-        folders: list[str | Path] = []
+        folders: list[str | Path] = list(paths)
         if use_env:
             folders.extend(p for p in os.environ.get(ENV_VAR, "").split(os.pathsep) if p)
-        folders.extend(paths)
-        for folder in folders:
-            path = Path(folder).expanduser()
-            if not path.is_dir():
-                raise NotFoundError(
-                    f"catalog folder {str(path)!r} does not exist",
-                    file=str(path),
-                    hint=f"check --path and {ENV_VAR}",
-                )
-            sources.append(CatalogSource(f"path {path}", path))
+        sources = [CatalogSource(f"path {path}", path) for path in map(_folder, folders)]
+        if use_entry_points:
+            sources.extend(_entry_point_sources())
+        if use_bundled:
+            sources.append(_bundled_source())
         self.sources: tuple[CatalogSource, ...] = tuple(sources)
 
     def names(self) -> list[str]:
@@ -300,6 +292,22 @@ def load_dir(path: str | Path, *, catalog_path: CatalogPath | None = None) -> Ca
     if read.manifest.catalog.base is None:
         return load_version(read, check_folder_name=False)
     return (catalog_path or CatalogPath()).load_manifest(read, check_folder_name=False)
+
+
+def _folder(given: str | Path) -> Path:
+    """A catalog folder of ``--path`` or ``CATALOG_PATH``, checked to be one."""
+    path = Path(given).expanduser()
+    if not path.is_dir():
+        if path.is_file():
+            what = "is a file, not a folder"
+        else:
+            what = "is not a folder" if path.exists() else "does not exist"
+        raise NotFoundError(
+            f"catalog folder {str(path)!r} {what}",
+            file=str(path),
+            hint=f"give --path (or {ENV_VAR}) a folder holding <name>/<version>/catalog.toml",
+        )
+    return path
 
 
 def _has_manifest(ref: VersionRef) -> bool:

@@ -9,8 +9,10 @@ assembles.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
-from collections.abc import Callable, Collection, Mapping
+from collections import ChainMap
+from collections.abc import Callable, Collection, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +20,7 @@ from packaging.version import Version
 from pydantic import BaseModel, ConfigDict
 
 from catalog.context import CONTROL_FIELDS, Context
+from catalog.definitions import Definition, compile_definitions, define
 from catalog.errors import CatalogError, ManifestError, NotFoundError
 from catalog.lang.compiler import Expression, compile_expression
 from catalog.lang.shapes import ANY, SCALAR, MappingShape, SequenceShape, Shape, shape_of
@@ -30,12 +33,13 @@ from catalog.manifest.models import (
     PartDecl,
 )
 from catalog.manifest.positions import key_lines
+from catalog.manifest.sources import placeholders
 
 if TYPE_CHECKING:
     from catalog.assemble import AssembledPrompt, Reminder
     from catalog.tokens import TokenCounter
 
-__all__ = ["AgentInfo", "Catalog", "CompiledPart", "body_sha256", "compile_catalog"]
+__all__ = ["AgentInfo", "Catalog", "CompiledPart", "PartInfo", "body_sha256", "compile_catalog"]
 
 
 class AgentInfo(BaseModel):
@@ -65,6 +69,22 @@ class AgentInfo(BaseModel):
             critical_reminder=decl.critical_reminder,
             meta=decl.meta,
         )
+
+
+@dataclass(frozen=True)
+class PartInfo:
+    """What a part's own condition and body see as ``part``: its id, name and kind.
+
+    ``name`` is the tool's name for a ``tool`` part, else the id. With it one
+    ``[defaults.tool] when`` serves every tool part (``part.name in tools``).
+    """
+
+    id: str
+    name: str
+    kind: str
+
+
+_PART_SHAPE = shape_of(PartInfo)
 
 
 @dataclass(frozen=True, eq=False)
@@ -135,6 +155,7 @@ class Catalog:
     # everything it holds derives from the immutable fields above).
     _plans: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     _bindings: tuple[tuple[BindingDecl, Expression | None], ...] = field(default=(), repr=False)
+    _definitions: tuple[Definition, ...] = field(default=(), repr=False)
 
     @property
     def name(self) -> str:
@@ -187,6 +208,15 @@ class Catalog:
         for decl, expression in self._bindings:
             resolved[decl.name] = scope.get("files") if expression is None else expression(scope)
         return resolved
+
+    @property
+    def definitions(self) -> tuple[str, ...]:
+        """The names of ``[definitions]`` and ``[lines]``, in evaluation order."""
+        return tuple(d.name for d in self._definitions)
+
+    def resolve_definitions(self, scope: MutableMapping[str, Any]) -> None:
+        """Evaluate the definitions and lines lists into ``scope``, in order."""
+        define(self._definitions, scope)
 
     def part(self, part_id: str) -> CompiledPart:
         """The part with this id."""
@@ -261,20 +291,25 @@ def compile_catalog(
     try:
         names, defaults = _declared_names(manifest)
         _check_sources(manifest)
+        definitions = compile_definitions(manifest, names, manifest_text, manifest_file)
         bindings = _compile_bindings(manifest, names)
         if bindings:
             names["bindings"] = MappingShape(ANY)
+        part_names = {**names, "part": _PART_SHAPE}
+        for kind, kind_defaults in manifest.defaults.items():
+            if kind_defaults.when is not None:
+                _compile_condition(kind_defaults.when, part_names, {}, ("defaults", kind, "when"))
         conditions: dict[str, Expression] = {}
         parts = [
             _compile_part(
-                decl,
-                _compile_condition(decl.when, names, conditions, index),
-                bodies[decl.id],
-                body_files[decl.id],
-                names,
-                decl.id in missing,
+                index,
+                manifest.with_defaults(written),
+                written,
+                _Sources(bodies, body_files, missing),
+                part_names,
+                conditions,
             )
-            for index, decl in enumerate(manifest.part)
+            for index, written in enumerate(manifest.part)
         ]
     except CatalogError as exc:
         raise exc.located(file=manifest_file, lines=key_lines(manifest_text)) from None
@@ -292,12 +327,13 @@ def compile_catalog(
         _defaults=defaults,
         _types={var.name: var.type for var in manifest.variable},
         _bindings=bindings,
+        _definitions=definitions,
     )
 
 
 def _declared_names(manifest: Manifest) -> tuple[dict[str, Shape], dict[str, Any]]:
-    """The names conditions and bodies may use (context, agent, the catalog's variables,
-    ``bindings`` when it has [[binding]]s) and the variables' defaults."""
+    """The names conditions and bodies may use (the context, ``agent``, the catalog's
+    variables; ``bindings`` is added when it has [[binding]]s) and the variables' defaults."""
     names = dict(_CONTEXT_NAMES)
     defaults: dict[str, Any] = {}
     taken = set(names) | set(CONTROL_FIELDS)
@@ -305,9 +341,9 @@ def _declared_names(manifest: Manifest) -> tuple[dict[str, Shape], dict[str, Any
         taken.add("bindings")
     for index, var in enumerate(manifest.variable):
         if var.name in taken:
-            what = (
-                "the name [[binding]]s are read by" if var.name == "bindings" else "a context name"
-            )
+            what = "a context name"
+            if var.name == "bindings":
+                what = "the name [[binding]]s are read by"
             raise ManifestError(
                 f"variable {var.name!r} shadows {what}",
                 key=("variable", index, "name"),
@@ -318,10 +354,22 @@ def _declared_names(manifest: Manifest) -> tuple[dict[str, Shape], dict[str, Any
     return names, defaults
 
 
+@dataclass(frozen=True)
+class _Sources:
+    """The part bodies as loaded: text, file name for errors, and which are missing."""
+
+    bodies: Mapping[str, str]
+    files: Mapping[str, str]
+    missing: Collection[str]
+
+
 def _compile_condition(
-    source: str, names: Mapping[str, Shape], done: dict[str, Expression], index: int
+    source: str,
+    names: Mapping[str, Shape],
+    done: dict[str, Expression],
+    key: tuple[str | int, ...],
 ) -> Expression:
-    """The condition of ``part[index]``, compiled once per distinct source (``done``
+    """The condition written at ``key``, compiled once per distinct source (``done``
     holds those compiled so far: most parts share a few conditions) and checked
     not to be always false."""
     condition = done.get(source)
@@ -335,27 +383,48 @@ def _compile_condition(
                 hint="remove the part or fix its condition",
             )
     except CatalogError as exc:
-        raise exc.located(key=("part", index, "when")) from None
+        raise exc.located(key=key) from None
     done[source] = condition
     return condition
 
 
 def _compile_part(
+    index: int,
     decl: PartDecl,
-    condition: Expression,
-    body: str,
-    path: str,
+    written: PartDecl,
+    sources: _Sources,
     names: Mapping[str, Shape],
-    missing: bool,
+    conditions: dict[str, Expression],
 ) -> CompiledPart:
-    """One part with its compiled condition and body template."""
+    """``part[index]`` (``written``, with its kind's defaults applied in ``decl``): its
+    condition, its body template, and ``part`` bound for both when they read it."""
+    key: tuple[str | int, ...] = ("part", index, "when")
+    if "when" not in written.model_fields_set and decl.when != written.when:
+        key = ("defaults", decl.kind, "when")
+    condition = _compile_condition(decl.when, names, conditions, key)
+    body, path = sources.bodies[decl.id], sources.files[decl.id]
     template = None
     if decl.template:
         try:
             template = compile_template(body, names)
         except CatalogError as exc:
             raise exc.located(file=path, key=f"part {decl.id!r}") from None
-    return CompiledPart(decl, body, path, condition, template, missing)
+    info = PartInfo(decl.id, decl.tool_name, decl.kind)
+    if "part" in condition.names:
+        condition = dataclasses.replace(condition, evaluate=_with_part(condition.evaluate, info))
+    if template is not None and "part" in template.names:
+        template = dataclasses.replace(template, render=_with_part(template.render, info))
+    return CompiledPart(decl, body, path, condition, template, decl.id in sources.missing)
+
+
+def _with_part(run: Callable[[Any], Any], info: PartInfo) -> Callable[[Any], Any]:
+    """``run`` with ``part`` bound to ``info`` on top of the scope it is given."""
+    own = {"part": info}
+
+    def bound(scope: Mapping[str, Any]) -> Any:
+        return run(ChainMap(own, scope))  # type: ignore[arg-type]
+
+    return bound
 
 
 def _compile_bindings(
@@ -374,9 +443,22 @@ def _compile_bindings(
 
 
 def _check_sources(manifest: Manifest) -> None:
-    """Every ``[[sources.text]]`` target must name a slot or a ``str`` variable of the catalog."""
+    """Every ``[[sources.text]]`` target must name a slot or a ``str`` variable of the
+    catalog, and every ``{VARIABLE}`` in a source path one ``str`` or ``list`` variable."""
     slots = {p.slot for p in manifest.part if p.slot}
     types = {v.name: v.type for v in manifest.variable}
+    for key, path in manifest.sources.paths():
+        used = placeholders(path)
+        problem = None
+        if len(used) > 1:
+            problem = "holds more than one {VARIABLE}", "use one placeholder per name"
+        elif used and types.get(used[0]) not in ("str", "list"):
+            problem = (
+                f"{{{used[0]}}} is not a declared variable of type str or list",
+                'declare it with [[variable]] and type = "list" (or "str")',
+            )
+        if problem is not None:
+            raise ManifestError(f"{path!r} {problem[0]}", key=key, hint=problem[1])
     for index, source in enumerate(manifest.sources.text):
         kind, _, name = source.target.partition(":")
         problem = None

@@ -48,11 +48,15 @@ class Environment(_Model):
     """Facts about the machine and session the agent runs in.
 
     :func:`catalog.gather` fills them from the runtime: ``date`` (``2025-01-31``),
-    ``time`` (``14:05``), ``datetime`` (ISO 8601 with offset) and ``weekday``
-    from one clock reading; ``git_status`` is ``git status --short``.
+    ``time`` (``14:05``), ``datetime`` (ISO 8601 with offset, seconds included),
+    ``weekday``, ``timezone`` (the zone's key, ``America/Chicago``, else its
+    name) and ``tzname`` (its abbreviation at that moment, ``CST``) from one
+    clock reading; ``git_status`` is ``git status --short``; ``home`` is the
+    home folder ``~`` stood for while gathering.
     """
 
     cwd: str = ""
+    home: str = ""
     os: str = ""
     os_version: str = ""
     arch: str = ""
@@ -65,6 +69,7 @@ class Environment(_Model):
     datetime: str = ""
     weekday: str = ""
     timezone: str = ""
+    tzname: str = ""
     is_git_repo: bool = False
     git_branch: str = ""
     git_status: str = ""

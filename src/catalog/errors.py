@@ -26,6 +26,7 @@ __all__ = [
     "NotFoundError",
     "SessionError",
     "SourceError",
+    "StoreUnavailableError",
     "TemplateError",
     "UsageError",
     "format_key",
@@ -178,3 +179,8 @@ class SourceError(CatalogError, OSError):
 class SessionError(CatalogError, OSError):
     """A per-conversation prompt store cannot be opened, read or written, or holds the
     conversation asked for under another catalog or agent."""
+
+
+class StoreUnavailableError(SessionError):
+    """A prompt store cannot be reached or stayed busy past its retry bound: the
+    operation did nothing and may be retried (a server answers 503)."""

@@ -183,9 +183,10 @@ def read_lock(path: str | Path) -> ReadLock:
     if data.get("lock", LOCK_FORMAT) != LOCK_FORMAT:
         raise LockError(
             f"lock format {data['lock']!r} is not supported (this version reads {LOCK_FORMAT})",
-            key=("lock",),
-            hint="upgrade prompt-catalog, or write the lock again with `catalog lock`",
-        ).located(file=file, lines=key_lines(text))
+            file=file,
+            line=key_lines(text)(("lock",)),
+            hint="upgrade agent-prompt-catalog, or write the lock again with `catalog lock`",
+        )
     try:
         lock = Lock.model_validate(data)
     except ValidationError as exc:

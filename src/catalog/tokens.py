@@ -144,7 +144,8 @@ def _encoding(name: str) -> tiktoken.Encoding:
         import tiktoken
     except ImportError:  # pragma: no cover - tiktoken is a dependency
         raise UsageError(
-            "tiktoken is not installed", hint="pip install prompt-catalog (it depends on tiktoken)"
+            "tiktoken is not installed",
+            hint="pip install agent-prompt-catalog (it depends on tiktoken)",
         ) from None
     offline = _OFFLINE_NAMES.get(name)
     if offline is None:

@@ -128,7 +128,15 @@ def add_context_options(parser: argparse.ArgumentParser) -> None:
     )
     gathering.add_argument("--model", default="", help="the model name, for env.model")
     gathering.add_argument("--provider", default="", help="the provider name, for env.provider")
-    gathering.add_argument("--no-git", action="store_true", help="do not run git")
+    gathering.add_argument(
+        "--no-git", action="store_true", help="leave out the git facts (branch, status)"
+    )
+    gathering.add_argument(
+        "--follow-links",
+        action="store_true",
+        help="read files reached through symbolic links that lead out of the project root "
+        "and the home folder (skipped with a warning by default)",
+    )
 
 
 def context_from_args(args: argparse.Namespace, catalog: Catalog, *also: Catalog) -> Context:
@@ -188,6 +196,7 @@ def context_from_args(args: argparse.Namespace, catalog: Catalog, *also: Catalog
             model=args.model,
             provider=args.provider,
             git=not args.no_git,
+            follow_links=args.follow_links,
         )
     for warning in caught:
         sys.stderr.write(f"catalog: warning: {warning.message}\n")
@@ -213,6 +222,7 @@ def _gathering_options(args: argparse.Namespace) -> list[str]:
         ("--model", args.model),
         ("--provider", args.provider),
         ("--no-git", args.no_git),
+        ("--follow-links", args.follow_links),
     )
     return [option for option, value in given if value]
 

@@ -1,4 +1,4 @@
-"""``catalog show NAME[@SPEC]``: a catalog version's agents, variables and parts."""
+"""``catalog show NAME[@SPEC]``: a catalog version's agents, variables, definitions and parts."""
 
 from __future__ import annotations
 
@@ -39,12 +39,31 @@ def run(args: argparse.Namespace) -> int:
     for var in manifest.variable:
         default = to_json(var.effective_default())
         out(f"variable {var.name}: {var.type} = {default}  {var.description}\n")
+    for name, source in manifest.definitions.items():
+        out(f"definition {name} = {source}\n")
+    for name, entries in manifest.lines.items():
+        out(f"lines {name}:\n")
+        for entry in entries:
+            what = to_json(entry.text) if entry.text is not None else f"items {entry.items}"
+            out(f"  - {what}{'' if entry.when == 'true' else f'  when {entry.when}'}\n")
+    for kind, defaults in manifest.defaults.items():
+        given = defaults.model_dump(exclude_none=True)
+        shown = "; ".join(f"{key} = {_plain(value)}" for key, value in given.items())
+        out(f"defaults for {kind} parts: {shown}\n")
+    written = {decl.id: decl for decl in manifest.part}
     out(f"\n{'order':>5}  {'id':<28} {'kind':<8} {'stability':<9} {'tokens':>6}  agents / when\n")
     for part in cat.parts:
         decl = part.decl
         agents = ",".join(decl.agents)
+        when = decl.when
+        if "when" not in written[decl.id].model_fields_set and when != written[decl.id].when:
+            when = f"(defaults for {decl.kind})"
         out(
             f"{decl.order:>5}  {decl.id:<28} {decl.kind:<8} {decl.stability:<9} "
-            f"{decl.tokens:>6}  {agents} / {decl.when}\n"
+            f"{decl.tokens:>6}  {agents} / {when}\n"
         )
     return EXIT_OK
+
+
+def _plain(value: object) -> str:
+    return ",".join(value) if isinstance(value, list | tuple) else str(value)

@@ -55,7 +55,7 @@ _PART_KEYS = (
 )
 _CATALOG_KEYS = ("name", "summary", "tokenizer", "separator", "token_budget", "base")
 # Manifest tables compared as a whole (their JSON form), reported with the settings.
-_MANIFEST_TABLES = ("sources", "binding")
+_MANIFEST_TABLES = ("sources", "binding", "definitions", "lines", "defaults")
 
 
 @dataclass(frozen=True)
@@ -303,7 +303,7 @@ def _label(catalog: Catalog) -> str:
 
 
 def _settings(old: Manifest, new: Manifest) -> tuple[FieldChange, ...]:
-    """Changed ``[catalog]`` keys, then changed ``[sources]`` and ``[[binding]]`` tables."""
+    """Changed ``[catalog]`` keys, then changed tables (sources, bindings, definitions...)."""
     tables = (
         FieldChange(key, before, after)
         for key in _MANIFEST_TABLES

@@ -24,16 +24,20 @@ What is read, in this order:
 * the files that the catalog's string variables reference through a
   ``file``-source binding (``[file:AGENTS.md]``) into ``files``.
 
-Safety: a file over ``max_file_bytes`` is cut with a marker (and never read
-whole); undecodable bytes are replaced; symlink loops and unreadable files or
-folders are skipped with a :class:`SourceWarning`; ``file:`` paths that leave
-the project root (``root``, else ``cwd``), also through a symbolic link, are
-refused with a warning.
+Safety (see :mod:`catalog.gather.safe`): a file over ``max_file_bytes`` is
+cut with a marker (and never read whole); undecodable bytes are replaced;
+FIFOs, devices, symlink loops and unreadable files or folders are skipped with
+a :class:`SourceWarning`; a file, skill folder or ``file:`` reference reached
+through a symbolic link that leads out of the project root (``root``, else
+``cwd``) and the home folder is skipped with a warning unless
+``follow_links``; front matter is read as bounded YAML without aliases;
+``file:`` paths written to leave the project root are refused with a warning.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -43,13 +47,11 @@ from catalog.context import Context, coerce_context
 from catalog.errors import SourceError
 from catalog.gather._files import (
     SourceWarning,
-    confined,
     expand,
     glob,
     is_dir,
     is_file,
     list_dir,
-    read_text,
     strip_leading_html_comments,
     warn,
 )
@@ -61,8 +63,9 @@ from catalog.gather._runtime import (
     machine_facts,
     time_facts,
 )
+from catalog.gather.safe import ReadRules, allowed_path, read_bounded
 from catalog.lang.brackets import find_references
-from catalog.manifest.sources import FileGroup, Sources
+from catalog.manifest.sources import FileGroup, Sources, expand_placeholders
 
 __all__ = ["Clock", "SourceWarning", "gather"]
 
@@ -73,21 +76,37 @@ _MAX_SKILL_DEPTH = 8
 class _Gatherer:
     """One gathering: the catalog's sources, the folders and the size limit."""
 
-    def __init__(self, sources: Sources, cwd: Path, home: Path, root: Path | None) -> None:
+    def __init__(
+        self,
+        sources: Sources,
+        cwd: Path,
+        home: Path,
+        root: Path | None,
+        follow_links: bool,
+        variables: Mapping[str, Any],
+    ) -> None:
         self.sources = sources
+        self.variables = variables
         self.cwd = cwd
         self.home = home
         self.root = root
-        self.limit = sources.max_file_bytes
+        self.rules = ReadRules.of(
+            (root or cwd, home), follow_links=follow_links, limit=sources.max_file_bytes
+        )
         self.seen: set[Path] = set()
+
+    def names(self, names: Iterable[str]) -> list[str]:
+        """``names`` with their ``{VARIABLE}`` placeholders filled from the catalog's variables."""
+        return expand_placeholders(names, self.variables)
 
     def path(self, name: str, base: Path | None = None) -> Path:
         """A manifest path: ``~`` under the home folder, relative under ``base`` or the cwd."""
         return expand(name, base=base or self.cwd, home=self.home)
 
     def read(self, path: Path, *, strip_comments: bool = False) -> str | None:
-        """A file's text within the size limit (None if unreadable), comments stripped if asked."""
-        text = read_text(path, self.limit)
+        """A file's text under the read rules (None if refused or unreadable), comments
+        stripped if asked."""
+        text = read_bounded(path, self.rules)
         if text is not None and strip_comments:
             text = strip_leading_html_comments(text)
         return text
@@ -109,7 +128,7 @@ class _Gatherer:
         walk = self.walk()
         for group in self.sources.files:
             if group.dir is not None:
-                folders = [self.path(group.dir)]
+                folders = [self.path(folder) for folder in self.names([group.dir])]
             else:
                 folders = walk if group.walk == "up" else [self.cwd]
                 if group.outermost_first:
@@ -121,11 +140,11 @@ class _Gatherer:
     def _in_folder(self, group: FileGroup, folder: Path) -> list[dict[str, str]]:
         """The files of ``group`` in one folder; a file seen already is not listed again."""
         entries: list[dict[str, str]] = []
-        for name in group.names:
+        for name in self.names(group.names):
             matches = list(glob(folder, name))
             for path in matches:
-                real = path.resolve()
-                if real in self.seen:
+                real = allowed_path(path, self.rules)
+                if real is None or real in self.seen:
                     continue
                 text = self.read(path, strip_comments=group.strip_html_comments)
                 if text is None:
@@ -141,7 +160,7 @@ class _Gatherer:
     def texts(self, data: dict[str, Any]) -> None:
         """Fill each ``[[sources.text]]`` target in ``data`` from the first of its files found."""
         for source in self.sources.text:
-            for name in source.names:
+            for name in self.names(source.names):
                 path = self.path(name)
                 if not is_file(path):
                     continue
@@ -164,7 +183,7 @@ class _Gatherer:
         found: list[dict[str, str]] = []
         names: dict[str, str] = {}
         visited: set[Path] = set()
-        for entry in self.sources.skills:
+        for entry in self.names(self.sources.skills):
             folder = self.path(entry)
             if is_dir(folder):
                 self._skills_in(folder, 0, visited, names, found)
@@ -179,7 +198,9 @@ class _Gatherer:
         found: list[dict[str, str]],
     ) -> None:
         """Search ``folder`` for skill folders, at most ``_MAX_SKILL_DEPTH`` levels down."""
-        real = folder.resolve()
+        real = allowed_path(folder, self.rules)
+        if real is None:
+            return
         if real in visited:
             if depth:
                 warn(f"{folder}: skipped, a symbolic link loop (already visited as {real})")
@@ -209,18 +230,19 @@ class _Gatherer:
         try:
             fields, body = split_front_matter(text)
         except FrontMatterError as exc:
-            warn(f"{path}: skill skipped, {exc}")
+            warn(f"{_at(path, exc.line)}: skill skipped, {exc}")
             return None
         if fields.get("disable-model-invocation") is True:
             return None
-        description = fields.get("description")
-        if not isinstance(description, str) or not description.strip():
-            warn(f"{path}: skill skipped, its front matter has no `description`")
-            return None
-        name = fields.get("name", path.parent.name)
+        for key in self.sources.skill_fields:
+            value = fields.get(key)
+            if not isinstance(value, str) or not value.strip():
+                warn(f"{path}: skill skipped, its front matter has no `{key}`")
+                return None
+        name = fields.get("name") or path.parent.name
         return {
             "name": str(name),
-            "description": " ".join(description.split()),
+            "description": " ".join(str(fields.get("description") or "").split()),
             "path": str(path),
             "content": body,
         }
@@ -243,7 +265,7 @@ class _Gatherer:
             try:
                 header, body = split_front_matter(text)
             except FrontMatterError as exc:
-                warn(f"{path}: left out, {exc}")
+                warn(f"{_at(path, exc.line)}: left out, {exc}")
                 continue
             record = {f: str(header[f]) for f in fields if header.get(f) is not None}
             data[key] = {**record, "content": body.strip()}
@@ -262,24 +284,28 @@ class _Gatherer:
             return {}
         values = {**catalog.variables, **variables}
         texts = [value for value in values.values() if isinstance(value, str)]
-        root = (self.root or self.cwd).resolve()
+        root = self.root or self.cwd
         files: dict[str, str] = {}
         for type_ in types:
             for text in texts:
                 for name in find_references(text, type_):
                     if name in files:
                         continue
-                    path = self.path(name)
-                    inside = confined(path, root)
-                    if inside is None:
+                    path = Path(os.path.normpath(self.path(name)))
+                    if not path.is_relative_to(root):
                         warn(f"[{type_}:{name}]: refused, the path leaves the project root {root}")
                         continue
-                    if is_file(inside):
-                        content = self.read(inside)
+                    if is_file(path):
+                        content = self.read(path)
                         if content is not None:
                             # Without its final line end a file fits inline: "v[file:VERSION]".
                             files[name] = content.rstrip()
         return files
+
+
+def _at(path: Path, line: int | None) -> str:
+    """``path`` or ``path:line`` for a warning."""
+    return f"{path}:{line}" if line is not None else str(path)
 
 
 def _merge(into: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
@@ -326,6 +352,7 @@ def gather(
     environ: Mapping[str, str] | None = None,
     git: bool = True,
     git_timeout: float = 2.0,
+    follow_links: bool = False,
 ) -> Context:
     """Gather the context ``catalog`` declares, for an agent working in folder ``cwd``.
 
@@ -335,8 +362,10 @@ def gather(
     of the project (the walk for instruction files stops there, ``file:`` reads
     stay under it; by default the walk goes to the filesystem root and reads
     stay under ``cwd``). ``clock`` gives the time (default: now); ``environ``
-    replaces ``os.environ`` (for the user, the shell and git). Skipped and cut
-    files are reported as :class:`SourceWarning` warnings.
+    replaces ``os.environ`` (for the user and the shell). ``follow_links``
+    reads files reached through a symbolic link that leads out of the project
+    root and the home folder (skipped by default). Skipped and cut files are
+    reported as :class:`SourceWarning` warnings.
     """
     folder = _folder(cwd, "working directory")
     top = _folder(root, "project root") if root is not None else None
@@ -346,10 +375,19 @@ def gather(
             hint="give a root that contains the working directory",
         )
     env_vars = default_environ() if environ is None else environ
-    home_dir = _folder(home, "home folder") if home is not None else Path.home()
-    gatherer = _Gatherer(catalog.manifest.sources, folder, home_dir, top)
+    home_dir = _folder(home if home is not None else Path.home(), "home folder")
+    given: Mapping[str, Any] = {}
+    if base is not None:
+        given = base.model_dump(exclude_unset=True) if isinstance(base, Context) else base
+    variables = {**catalog.variables, **given.get("variables", {})}
+    gatherer = _Gatherer(catalog.manifest.sources, folder, home_dir, top, follow_links, variables)
 
-    env: dict[str, Any] = {"cwd": str(folder), "model": model, "provider": provider}
+    env: dict[str, Any] = {
+        "cwd": str(folder),
+        "home": str(home_dir),
+        "model": model,
+        "provider": provider,
+    }
     env.update(machine_facts(env_vars))
     env.update(time_facts(clock or (lambda: datetime.now().astimezone())))
     if git:
@@ -362,7 +400,6 @@ def gather(
     gatherer.texts(data)
     gatherer.persona(data)
     if base is not None:
-        given = base.model_dump(exclude_unset=True) if isinstance(base, Context) else base
         data = _merge(data, given)
     data["files"] = {
         **gatherer.referenced_files(catalog, data.get("variables", {})),

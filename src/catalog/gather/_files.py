@@ -15,17 +15,13 @@ import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
-from catalog._textfile import clean_text
-
 __all__ = [
     "SourceWarning",
-    "confined",
     "expand",
     "glob",
     "is_dir",
     "is_file",
     "list_dir",
-    "read_text",
     "strip_leading_html_comments",
     "warn",
 ]
@@ -116,39 +112,6 @@ def _has_magic(segment: str) -> bool:
     return any(char in segment for char in "*?[")
 
 
-def read_text(path: Path, limit: int) -> str | None:
-    """The text of ``path``: at most ``limit`` bytes read, cut with a marker past that.
-
-    Undecodable bytes become U+FFFD (a gathered file should not stop assembly),
-    CRLF becomes LF and a leading byte order mark is dropped. An unreadable
-    file warns and gives None.
-    """
-    try:
-        with path.open("rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            raw = handle.read(limit + 1)
-    except OSError as exc:
-        _skipped(path, exc)
-        return None
-    cut = len(raw) > limit
-    text = clean_text(raw[:limit].decode("utf-8", errors="replace"))
-    if cut:
-        # A multi-byte character split by the limit decodes as U+FFFD: drop it.
-        text = text.rstrip("\ufffd")
-        warn(f"{path}: cut at {limit} bytes (the file has {max(size, len(raw))})")
-        text += f"\n\n[... cut: {path.name} is longer than {limit} bytes ...]"
-    return text
-
-
 def strip_leading_html_comments(text: str) -> str:
     """``text`` without the HTML comments (``<!-- ... -->``) it starts with."""
     return _LEADING_COMMENTS.sub("", text, count=1)
-
-
-def confined(path: Path, root: Path) -> Path | None:
-    """``path`` resolved (links followed) when it stays inside ``root``, else None."""
-    try:
-        real = path.resolve()
-    except (OSError, RuntimeError):
-        return None
-    return real if real == root or real.is_relative_to(root) else None

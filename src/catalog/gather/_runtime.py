@@ -22,7 +22,7 @@ _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
 
 
 def time_facts(clock: Clock) -> dict[str, str]:
-    """``date``, ``time``, ``datetime``, ``weekday`` and ``timezone`` from one reading."""
+    """``date``, ``time``, ``datetime``, ``weekday``, ``timezone``, ``tzname``: one reading."""
     now = clock()
     if now.tzinfo is None:
         now = now.astimezone()
@@ -34,6 +34,7 @@ def time_facts(clock: Clock) -> dict[str, str]:
         # Not %A: that one follows the process locale.
         "weekday": _WEEKDAYS[now.weekday()],
         "timezone": zone,
+        "tzname": now.tzname() or "",
     }
 
 

@@ -50,7 +50,8 @@ Functions
 one-line description: ``len str int bool lower upper strip collapse join
 split lines replace startswith endswith contains truncate default unique
 sorted first last any all min max pluck json indent basename dirname keys
-values flatten intersect compact pick escape brackets``. They are lenient
+values flatten intersect compact pick escape brackets strftime``
+(:mod:`catalog.lang.timefmt` lists the date and time directives). They are lenient
 with none, which safe navigation produces: text functions read none as
 ``""``, list functions as an empty list, and ``first``/``last``/``min``/
 ``max`` of nothing give none. ``str(x)`` is

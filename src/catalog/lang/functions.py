@@ -18,6 +18,7 @@ from catalog.lang.shapes import (
     Shape,
     common_shape,
 )
+from catalog.lang.timefmt import check_format, format_time
 from catalog.lang.values import (
     MAX_TEXT_LENGTH,
     contains,
@@ -304,6 +305,13 @@ def _shape_flatten(args: Sequence[Arg]) -> Shape:
     return SequenceShape(item.item_shape if isinstance(item, SequenceShape) else ANY)
 
 
+def _shape_strftime(args: Sequence[Arg]) -> Shape:
+    fmt = args[1].literal
+    if isinstance(fmt, str):
+        check_format(fmt)  # an unknown directive written in the expression fails at load
+    return SCALAR
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Function:
     """One callable of the expression language: its argument counts, a one-line
@@ -367,6 +375,12 @@ def _fn_dirname(path: object) -> str:
     return _split_path(path)[0]
 
 
+def _fn_strftime(value: object, fmt: object, zone: object = "") -> str:
+    text = format_time(value, _text(fmt, "a format text"), _text(zone, "a zone name"))
+    check_length(len(text), "strftime()")
+    return text
+
+
 # fmt: off
 FUNCTIONS: Final[Mapping[str, Function]] = types.MappingProxyType({f.name: f for f in (
     Function("len", 1, 1, "len(x): number of items or characters; 0 for none", _fn_len),
@@ -428,6 +442,9 @@ FUNCTIONS: Final[Mapping[str, Function]] = types.MappingProxyType({f.name: f for
              _fn_escape),
     Function("brackets", 2, 2, "brackets(text, bindings): a user's [type:name] template rendered",
              _fn_brackets),
+    Function("strftime", 2, 3, 'strftime(t, format, zone=""): an ISO 8601 time written by a '
+             "fixed, locale-free subset of strftime (%A, %B %-d, %Y at %I:%M:%S %p %Z)",
+             _fn_strftime, shape=_shape_strftime),
 )})
 # fmt: on
 """Every function an expression may call, by name; nothing else is callable."""

@@ -39,8 +39,10 @@ __all__ = [
     "AgentDecl",
     "BindingDecl",
     "CatalogInfo",
+    "LineDecl",
     "Manifest",
     "PartDecl",
+    "PartDefaults",
     "PartKind",
     "Stability",
     "VariableDecl",
@@ -163,6 +165,47 @@ class AgentDecl(_Model):
     meta: dict[str, Any] = Field(default_factory=dict)
 
 
+def _some_agent(value: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    if value is not None and not value:
+        raise ValueError("lists no agent, so the part can never be selected")
+    return value
+
+
+class LineDecl(_Model):
+    """One entry of a ``[[lines.NAME]]`` list: a line, or the lines an expression gives.
+
+    ``text`` is one fixed line; ``items`` an expression giving a text or a
+    list of texts. Either is taken only when ``when`` holds. The list keeps
+    the entries' order, strips each line and drops blank ones and repeats.
+    """
+
+    text: str | None = None
+    items: str | None = None
+    when: str = "true"
+
+    @model_validator(mode="after")
+    def _one_source(self) -> LineDecl:
+        if (self.text is None) == (self.items is None):
+            raise ValueError(
+                "give exactly one of `text` (a line) and `items` (an expression giving lines)"
+            )
+        return self
+
+
+class PartDefaults(_Model):
+    """A ``[defaults.KIND]`` table: what a part of that kind takes when it leaves a key out.
+
+    ``when`` may read ``part`` (the part's ``id``, ``name`` and ``kind``), so
+    one condition serves every part of the kind: ``part.name in tools``.
+    """
+
+    when: str | None = None
+    agents: tuple[str, ...] | None = None
+    stability: Stability | None = None
+
+    _agents = field_validator("agents")(_some_agent)
+
+
 class PartDecl(_Model):
     """A ``[[part]]``: one prompt part, its body and when it is used.
 
@@ -203,12 +246,7 @@ class PartDecl(_Model):
             raise ValueError("must be a path relative to the version directory")
         return value
 
-    @field_validator("agents")
-    @classmethod
-    def _some_agent(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        if not value:
-            raise ValueError("lists no agent, so the part can never be selected")
-        return value
+    _agents = field_validator("agents")(_some_agent)
 
     @model_validator(mode="after")
     def _one_body(self) -> PartDecl:
@@ -245,6 +283,11 @@ class Manifest(_Model):
     variable: tuple[VariableDecl, ...] = ()
     agent: tuple[AgentDecl, ...] = ()
     binding: tuple[BindingDecl, ...] = ()
+    definitions: dict[Annotated[str, Field(pattern=_IDENT)], str] = Field(default_factory=dict)
+    lines: dict[Annotated[str, Field(pattern=_IDENT)], tuple[LineDecl, ...]] = Field(
+        default_factory=dict
+    )
+    defaults: dict[PartKind, PartDefaults] = Field(default_factory=dict)
     sources: Sources = Field(default_factory=Sources)
     part: tuple[PartDecl, ...] = ()
 
@@ -268,16 +311,40 @@ class Manifest(_Model):
                 raise ManifestError(
                     "'main' is implicit and must not be declared", key=("agent", index, "name")
                 )
-        for index, part in enumerate(self.part):
-            for agent in part.agents:
+        agent_lists: list[tuple[tuple[str | int, ...], tuple[str, ...]]] = [
+            (("part", i, "agents"), part.agents) for i, part in enumerate(self.part)
+        ]
+        agent_lists += [
+            (("defaults", k, "agents"), d.agents or ()) for k, d in self.defaults.items()
+        ]
+        for key, agents in agent_lists:
+            for agent in agents:
                 if agent not in known:
                     declared = ", ".join(sorted(known - {ALL_AGENTS}))
                     raise ManifestError(
                         f"unknown agent {agent!r} (declared: {declared}); "
                         "add an [[agent]] table or fix the name",
-                        key=("part", index, "agents"),
+                        key=key,
                     )
+        for name in self.lines:
+            if name in self.definitions:
+                raise ManifestError(
+                    f"{name!r} is defined twice, in [definitions] and in [lines]",
+                    key=("lines", name),
+                )
         return self
+
+    def with_defaults(self, part: PartDecl) -> PartDecl:
+        """``part`` with the keys it leaves out taken from ``[defaults.KIND]`` of its kind."""
+        defaults = self.defaults.get(part.kind)
+        if defaults is None:
+            return part
+        taken = {
+            key: value
+            for key, value in defaults.model_dump(exclude_none=True).items()
+            if key not in part.model_fields_set
+        }
+        return part.model_copy(update=taken) if taken else part
 
     @property
     def agent_names(self) -> tuple[str, ...]:

@@ -19,16 +19,34 @@ files. A catalog says it as data, and :func:`catalog.gather` (the
 
 Paths starting with ``~`` are under the user's home (which callers and tests
 can replace); other relative paths are relative to the working directory.
+
+A name or folder (in ``files``, ``text`` and ``skills``) may hold one
+``{VARIABLE}``, a catalog variable of type ``str`` or ``list``: the caller's
+value (else the default) is put in its place when gathering, a list giving
+one entry per item, in its order. So a setting the caller gives decides
+where to look::
+
+    [[variable]]
+    name = "context_filenames"
+    type = "list"
+    default = ["AGENTS.md", "OPAL.md"]
+
+    [[sources.files]]
+    names = ["{context_filenames}", ".agents/{context_filenames}"]
+    # AGENTS.md, OPAL.md, .agents/AGENTS.md, .agents/OPAL.md
 """
 
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from collections.abc import Iterable, Mapping
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-__all__ = ["FileGroup", "Sources", "TextSource"]
+__all__ = ["FileGroup", "Sources", "TextSource", "expand_placeholders", "placeholders"]
+
+_PLACEHOLDER = re.compile(r"\{([A-Za-z][A-Za-z0-9_]*)\}")
 
 _TARGET = re.compile(
     r"^(slot:[a-z0-9][a-z0-9._-]*|variable:[A-Za-z][A-Za-z0-9_]*|custom_prompt|append)$"
@@ -87,7 +105,12 @@ class TextSource(_Model):
 
 
 class Sources(_Model):
-    """The ``[sources]`` table: every way a catalog's context is gathered from disk."""
+    """The ``[sources]`` table: every way a catalog's context is gathered from disk.
+
+    ``skill_fields`` names the front-matter keys a ``SKILL.md`` must have; one
+    without them is skipped with a warning (a skill without ``name`` takes its
+    folder's name unless ``name`` is required).
+    """
 
     files: tuple[FileGroup, ...] = ()
     text: tuple[TextSource, ...] = ()
@@ -95,4 +118,40 @@ class Sources(_Model):
     identity: str | None = None
     user: str | None = None
     soul: str | None = None
+    skill_fields: tuple[str, ...] = ("description",)
     max_file_bytes: Annotated[int, Field(gt=0)] = 256 * 1024
+
+    def paths(self) -> list[tuple[str, str]]:
+        """``(key path, name)`` of every name and folder that may hold a ``{VARIABLE}``."""
+        found = [(f"sources.skills[{i}]", name) for i, name in enumerate(self.skills)]
+        for index, group in enumerate(self.files):
+            found += [(f"sources.files[{index}].names", name) for name in group.names]
+            if group.dir is not None:
+                found.append((f"sources.files[{index}].dir", group.dir))
+        for index, text in enumerate(self.text):
+            found += [(f"sources.text[{index}].names", name) for name in text.names]
+        return found
+
+
+def placeholders(name: str) -> list[str]:
+    """The variable names ``name`` refers to as ``{VARIABLE}``."""
+    return _PLACEHOLDER.findall(name)
+
+
+def expand_placeholders(names: Iterable[str], values: Mapping[str, Any]) -> list[str]:
+    """``names`` with each ``{VARIABLE}`` replaced by its value in ``values``.
+
+    A text value replaces the placeholder; a list gives one name per item,
+    in its order (none for an empty list). A name without placeholder stays.
+    """
+    expanded: list[str] = []
+    for name in names:
+        found = _PLACEHOLDER.search(name)
+        if found is None:
+            expanded.append(name)
+            continue
+        value = values.get(found.group(1))
+        items = [value] if isinstance(value, str) else list(value or ())
+        head, tail = name[: found.start()], name[found.end() :]
+        expanded.extend(f"{head}{item}{tail}" for item in items if isinstance(item, str) and item)
+    return expanded

@@ -1,7 +1,7 @@
-"""The pytest plugin of prompt-catalog: snapshot-test assembled prompts.
+"""The pytest plugin of agent-prompt-catalog: snapshot-test assembled prompts.
 
 Installed packages register it through the ``pytest11`` entry point, so a
-project that depends on prompt-catalog gets the ``prompt_snapshot`` fixture
+project that depends on agent-prompt-catalog gets the ``prompt_snapshot`` fixture
 without any configuration::
 
     def test_prompt(prompt_snapshot):
@@ -11,7 +11,7 @@ without any configuration::
 ``pytest --snapshot-update`` writes ``__snapshots__/<test file>/<test>.md``
 beside the test; later runs fail with a line diff when the prompt changes.
 
-The fixture needs syrupy (``pip install 'prompt-catalog[pytest]'``). The
+The fixture needs syrupy (``pip install 'agent-prompt-catalog[pytest]'``). The
 plugin itself imports only pytest, so it loads in any test run, and a test
 that asks for the fixture without syrupy installed errors with that advice.
 """
@@ -29,7 +29,7 @@ __all__ = ["prompt_snapshot"]
 
 _NEEDS_SYRUPY = (
     "the prompt_snapshot fixture needs syrupy and its pytest plugin: "
-    "pip install 'prompt-catalog[pytest]' (and do not disable syrupy with -p no:syrupy)"
+    "pip install 'agent-prompt-catalog[pytest]' (and do not disable syrupy with -p no:syrupy)"
 )
 
 

@@ -4,8 +4,8 @@ That repository (MIT) publishes, for every Claude Code release, one Markdown
 file per prompt part under ``system-prompts/``, one git commit per release
 (subject ``v2.1.37 (+0 tokens)``):
 
-* each file starts with an HTML comment holding YAML fields (read with
-  PyYAML, every value kept as text: :func:`_parse_header`): ``name``
+* each file starts with an HTML comment holding YAML-like fields (read as
+  their authors meant them, every value text: :mod:`.header`): ``name``
   (``Agent Prompt: Explore``), ``description``, ``ccVersion`` (the release
   where the text last changed), optional ``variables`` and ``agentMetadata``;
   the body follows the comment, with the runtime's JavaScript placeholders

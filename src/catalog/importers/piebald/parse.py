@@ -11,6 +11,8 @@ from packaging.version import InvalidVersion, Version
 
 from catalog._textfile import clean_text
 from catalog.errors import ImporterError
+from catalog.importers.piebald.header import read_header
+from catalog.lang.placeholders import placeholders
 from catalog.manifest.models import PartKind
 
 __all__ = [
@@ -129,7 +131,7 @@ def parse_prompt_file(text: str, file: str, *, source: str = "") -> UpstreamPart
                 line=1,
                 hint="the header runs from `<!--` to a line holding only `-->`",
             )
-    header, lines = _parse_header(text[5 : end + 1], file, first_line=2)
+    header, lines = read_header(text[5 : end + 1], file, first_line=2)
     for key, wanted in (("name", str), ("description", str), ("variables", list)):
         if key in header and not isinstance(header[key], wanted):
             raise ImporterError(
@@ -139,140 +141,6 @@ def parse_prompt_file(text: str, file: str, *, source: str = "") -> UpstreamPart
                 hint="check the header comment",
             )
     return UpstreamPart(name, header, text[end + 5 :], source)
-
-
-def _parse_header(
-    text: str, file: str, *, first_line: int
-) -> tuple[dict[str, Any], dict[str, int]]:
-    """The header comment's YAML as mappings, lists and text, every scalar kept as text,
-    and the line of each top-level key.
-
-    PyYAML composes the node tree and this function builds the values, so no
-    scalar is typed: the fields are names, versions and descriptions, and a
-    typed reading changes them. ``yaml.safe_load`` reads the variable
-    ``FALSE`` that ``tool-description-task.md`` lists (2.1.36 to 2.1.38) as the
-    boolean false, and would read ``ccVersion: 2.1`` as a float. Aliases and
-    duplicate keys are refused; every error names the file and line.
-    """
-    import yaml  # imported on first use, so that importing catalog stays cheap
-
-    def fail(problem: str, mark: Any) -> ImporterError:
-        return ImporterError(
-            f"header: {problem}",
-            file=file,
-            line=None if mark is None else first_line + mark.line,
-            hint="the header is YAML: block mappings and lists of text",
-        )
-
-    seen: set[int] = set()
-
-    def build(node: yaml.Node) -> Any:
-        if id(node) in seen:  # the composer hands an alias its anchor's node
-            raise fail("anchors and aliases (&name, *name) are not supported", node.start_mark)
-        seen.add(id(node))
-        if isinstance(node, yaml.ScalarNode):
-            return node.value
-        if isinstance(node, yaml.SequenceNode):
-            return [build(item) for item in node.value]
-        result: dict[str, Any] = {}
-        for key_node, value_node in node.value:
-            if not isinstance(key_node, yaml.ScalarNode):
-                raise fail("a key must be plain text", key_node.start_mark)
-            if key_node.value in result:
-                raise fail(f"duplicate key {key_node.value!r}", key_node.start_mark)
-            result[key_node.value] = build(value_node)
-        return result
-
-    try:
-        root = yaml.compose(text, Loader=getattr(yaml, "CBaseLoader", yaml.BaseLoader))
-    except yaml.MarkedYAMLError as exc:
-        context = ""
-        if exc.context and exc.context_mark is not None:
-            context = f" ({exc.context} from line {first_line + exc.context_mark.line})"
-        raise fail(f"{exc.problem}{context}", exc.problem_mark) from None
-    except yaml.YAMLError as exc:
-        raise fail(str(exc), None) from None
-    if root is None:
-        return {}, {}
-    if not isinstance(root, yaml.MappingNode):
-        raise fail("expected `key: value` lines", root.start_mark)
-    header: dict[str, Any] = build(root)
-    lines = {key.value: first_line + key.start_mark.line for key, _ in root.value}
-    return header, lines
-
-
-def placeholders(body: str) -> list[str]:
-    """The runtime's ``${...}`` placeholders in ``body``, verbatim, each once, in order.
-
-    A body is the text of a JavaScript template literal, so ``\\${`` is text,
-    not a placeholder, and a placeholder runs to the ``}`` that closes it,
-    across strings and nested template literals (``${A?`x${B}`:""}`` is one).
-    A ``${`` that is never closed is text.
-    """
-    found: dict[str, None] = {}
-    position = 0
-    while (start := _next_placeholder(body, position)) >= 0:
-        end = _expression_end(body, start + 2)
-        if end < 0:
-            break
-        found.setdefault(body[start:end])
-        position = end
-    return list(found)
-
-
-def _next_placeholder(text: str, position: int) -> int:
-    """Where the next unescaped ``${`` of template text starts, or -1."""
-    while position < len(text):
-        if text[position] == "\\":
-            position += 2
-        elif text.startswith("${", position):
-            return position
-        else:
-            position += 1
-    return -1
-
-
-def _expression_end(text: str, position: int) -> int:
-    """Just after the ``}`` closing the expression that starts at ``position``, or -1."""
-    depth = 0
-    while position < len(text):
-        char = text[position]
-        if char in "'\"":
-            position = _string_end(text, position + 1, char)
-            continue
-        if char == "`":
-            position = _template_end(text, position + 1)
-            continue
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            if depth == 0:
-                return position + 1
-            depth -= 1
-        position += 1
-    return -1
-
-
-def _string_end(text: str, position: int, quote: str) -> int:
-    while position < len(text) and text[position] != quote:
-        position += 2 if text[position] == "\\" else 1
-    return position + 1
-
-
-def _template_end(text: str, position: int) -> int:
-    """Just after the backtick closing a nested template literal (or the text's end)."""
-    while position < len(text):
-        char = text[position]
-        if char == "\\":
-            position += 2
-        elif char == "`":
-            return position + 1
-        elif text.startswith("${", position):
-            end = _expression_end(text, position + 2)
-            position = len(text) if end < 0 else end
-        else:
-            position += 1
-    return len(text)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,210 @@
+"""The shared prompt store for a fleet: PostgreSQL through psycopg 3.
+
+Several servers behind a load balancer point at one database. Construction
+is ``INSERT ... ON CONFLICT DO NOTHING`` (the first writer wins), a rebuild is
+one ``INSERT ... ON CONFLICT DO UPDATE SET revision = revision + 1`` (the row
+lock makes revisions exact), each in its own transaction. Serialization
+failures, deadlocks and lost connections are retried with a growing pause
+for at most ``timeout`` seconds, then reported as
+:class:`~catalog.errors.StoreUnavailableError`.
+
+psycopg is an optional dependency (``pip install 'prompt-catalog[postgres]'``,
+included in ``[serve]``); this module is imported only for a ``postgresql://`` store.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable
+from typing import Any, Self, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+
+from catalog.conversations.base import (
+    COLUMNS,
+    RETRY_SECONDS,
+    StoredPrompt,
+    schema,
+    with_retries,
+)
+from catalog.errors import SessionError
+
+__all__ = ["PostgresStore"]
+
+_T = TypeVar("_T")
+
+_SCHEMA = schema("catalog_prompts", "catalog_templates", "DOUBLE PRECISION")
+# Any fixed number: servers starting at once create the tables one after the other.
+_SCHEMA_LOCK = 0x70726F6D
+_SELECT = f"SELECT {COLUMNS} FROM catalog_prompts WHERE conversation_id = %s"
+_VALUES = "%s, %s, %s, %s, %s, %s, %s, %s"
+_ADD = (
+    f"INSERT INTO catalog_prompts ({COLUMNS}) VALUES ({_VALUES}) "
+    "ON CONFLICT (conversation_id) DO NOTHING"
+)
+_REPLACE = (
+    f"INSERT INTO catalog_prompts ({COLUMNS}) VALUES ({_VALUES}) "
+    "ON CONFLICT (conversation_id) DO UPDATE SET text = EXCLUDED.text, "
+    "version = EXCLUDED.version, fingerprint = EXCLUDED.fingerprint, "
+    "created = EXCLUDED.created, revision = catalog_prompts.revision + 1 "
+    "WHERE catalog_prompts.catalog = EXCLUDED.catalog "
+    "AND catalog_prompts.agent = EXCLUDED.agent "
+    f"RETURNING {COLUMNS}"
+)
+# Serialization failure, deadlock: the transaction did nothing and may run again.
+_RETRY_STATES = frozenset({"40001", "40P01"})
+_IDLE_CONNECTIONS = 8
+
+
+def _retryable(exc: Exception) -> bool:
+    if isinstance(exc, psycopg.OperationalError):  # connection refused or lost, shutdown
+        return True
+    return isinstance(exc, psycopg.Error) and exc.sqlstate in _RETRY_STATES
+
+
+def _public(url: str) -> str:
+    """``url`` without its password, to name the store in messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+
+
+class PostgresStore:
+    """A prompt store in a PostgreSQL database (tables ``catalog_prompts`` and
+    ``catalog_templates``, created when missing).
+
+    Safe to share between threads: each operation borrows a connection from a
+    small pool kept by the store.
+    """
+
+    def __init__(self, url: str, *, timeout: float = RETRY_SECONDS) -> None:
+        self.url = url
+        self.location = _public(url)
+        self.timeout = timeout
+        self._lock = threading.Lock()
+        self._idle: list[psycopg.Connection[Any]] = []
+        self._closed = False
+        self._run(self._create)
+
+    def _create(self, db: psycopg.Connection[Any]) -> None:
+        db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+        for statement in _SCHEMA:
+            db.execute(statement)
+
+    def _connection(self) -> psycopg.Connection[Any]:
+        with self._lock:
+            if self._closed:
+                raise SessionError(
+                    "the prompt store is closed",
+                    file=self.location,
+                    hint="open a new store (or Sessions) to keep using the conversations",
+                )
+            if self._idle:
+                return self._idle.pop()
+        return psycopg.connect(self.url, autocommit=True, connect_timeout=10)
+
+    def _release(self, db: psycopg.Connection[Any]) -> None:
+        with self._lock:
+            if not (self._closed or db.closed or db.broken) and len(self._idle) < _IDLE_CONNECTIONS:
+                self._idle.append(db)
+                return
+        db.close()
+
+    def _run(self, body: Callable[[psycopg.Connection[Any]], _T]) -> _T:
+        """Run ``body`` in one transaction on a pooled connection, retrying as described."""
+
+        def attempt() -> _T:
+            db = self._connection()
+            try:
+                with db.transaction():
+                    result = body(db)
+            except BaseException:
+                if db.broken or db.closed:
+                    db.close()
+                else:
+                    self._release(db)
+                raise
+            self._release(db)
+            return result
+
+        try:
+            return with_retries(
+                attempt, retryable=_retryable, location=self.location, seconds=self.timeout
+            )
+        except psycopg.Error as exc:
+            raise SessionError(f"prompt store failed: {exc}", file=self.location) from None
+
+    def get(self, conversation_id: str) -> StoredPrompt | None:
+        """The stored prompt of a conversation, or None."""
+        row = self._run(lambda db: db.execute(_SELECT, (conversation_id,)).fetchone())
+        return None if row is None else StoredPrompt(*row)
+
+    def add(self, prompt: StoredPrompt) -> StoredPrompt:
+        """Insert ``prompt`` unless the conversation has one; return the stored prompt."""
+
+        def body(db: psycopg.Connection[Any]) -> StoredPrompt:
+            db.execute(_ADD, dataclasses.astuple(prompt))
+            row = db.execute(_SELECT, (prompt.conversation_id,)).fetchone()
+            if row is None:  # only if someone deleted it in between
+                raise SessionError(
+                    f"conversation {prompt.conversation_id!r} vanished", file=self.location
+                )
+            return StoredPrompt(*row)
+
+        return self._run(body)
+
+    def replace(self, prompt: StoredPrompt) -> StoredPrompt:
+        """Store ``prompt`` as the next revision (see ``PromptStore.replace``)."""
+
+        def body(db: psycopg.Connection[Any]) -> StoredPrompt:
+            row = db.execute(
+                _REPLACE, (*dataclasses.astuple(prompt)[:6], 0, prompt.created)
+            ).fetchone()
+            if row is None:  # constructed for another catalog or agent: left as it is
+                row = db.execute(_SELECT, (prompt.conversation_id,)).fetchone()
+            if row is None:
+                raise SessionError(
+                    f"conversation {prompt.conversation_id!r} vanished", file=self.location
+                )
+            return StoredPrompt(*row)
+
+        return self._run(body)
+
+    def get_template(self, catalog: str) -> str | None:
+        """The user template stored for ``catalog``, or None."""
+        row = self._run(
+            lambda db: db.execute(
+                "SELECT text FROM catalog_templates WHERE catalog = %s", (catalog,)
+            ).fetchone()
+        )
+        return None if row is None else str(row[0])
+
+    def set_template(self, catalog: str, text: str) -> None:
+        """Store ``text`` as the user template of ``catalog``."""
+        self._run(
+            lambda db: db.execute(
+                "INSERT INTO catalog_templates (catalog, text, updated) "
+                "VALUES (%s, %s, extract(epoch from clock_timestamp())) "
+                "ON CONFLICT (catalog) DO UPDATE SET text = EXCLUDED.text, "
+                "updated = EXCLUDED.updated",
+                (catalog, text),
+            )
+        )
+
+    def close(self) -> None:
+        """Close the pooled connections; closing twice does nothing."""
+        with self._lock:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for db in idle:
+            db.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

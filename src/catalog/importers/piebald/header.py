@@ -1,0 +1,312 @@
+"""Reading the YAML-like header comment of an upstream part file, as its authors meant it.
+
+The headers were written by hand or by a generator that did not quote
+values, so many are not YAML: ``description: System Prompt: Main ...`` (a
+``: `` inside a plain value), ``tools:`` followed by ``- *`` (every tool; YAML
+reads an alias), ``name: 'TeammateTool's operation'`` (an unescaped quote in a
+single-quoted value). :func:`read_header` reads them line by line, in one
+pass, the way a person does:
+
+* ``key: rest of the line`` — the key is a name (letters, digits, ``_``,
+  ``-``), the value everything after the first ``: ``, ``:`` inside the
+  value included; lines indented deeper than the key continue a plain value
+  (joined with spaces, as YAML folds them);
+* ``'text'`` is unquoted (``''`` is ``'``; any other ``'`` inside is kept),
+  ``"text"`` is read as a JSON string (YAML's escapes ``\\/``, ``\\t``... are
+  JSON's), falling back to the text between the quotes;
+* ``key: >`` and ``key: |`` (with ``-``/``+`` chomping) take the more
+  indented lines after them, folded or literal, as YAML does;
+* ``key:`` alone takes the more indented block after it: ``- item`` lines
+  (a list, also at the key's own indentation, as YAML allows) or
+  ``key: value`` lines (a nested mapping, by indentation);
+* every value is text: ``2.1`` stays ``"2.1"``, ``FALSE`` stays ``"FALSE"``,
+  ``*`` stays ``"*"``.
+
+Where a header is valid YAML the reading is the one YAML's base loader gives
+(tests check this on real and synthetic headers). A header that cannot be
+read (a line that is no key where a key must be, an indentation that belongs
+to nothing, a tab in the indentation, a key given twice) is a
+:class:`~catalog.errors.ImporterError` naming the file and the line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+from catalog.errors import ImporterError
+
+__all__ = ["HeaderValue", "read_header"]
+
+HeaderValue: TypeAlias = str | list["HeaderValue"] | dict[str, "HeaderValue"]
+
+# What cannot start a key: list items, quotes, flow collections, comments, YAML indicators.
+_NOT_KEY_START = tuple("-?:,[]{}#&*!|>'\"%@`")
+_BLOCK = re.compile(r"([|>])([+-]?)([1-9]?)([+-]?)[ \t]*(?:#.*)?$")
+_HINT = "the header is `key: value` lines, `- item` lists and indented blocks"
+
+
+@dataclass(frozen=True)
+class _Line:
+    number: int  # 1-based, in the file
+    indent: int
+    text: str  # without its indentation or trailing whitespace
+
+
+class _Reader:
+    """The lines of one header and where the reading is; fails with file and line."""
+
+    def __init__(self, text: str, file: str, first_line: int) -> None:
+        self.raw = text.split("\n")
+        if self.raw[-1] == "":
+            self.raw.pop()  # the end of the last line, not a line
+        self.file = file
+        self.first = first_line
+        self.lines: list[_Line | None] = []  # None: blank or comment
+        for offset, raw in enumerate(self.raw):
+            stripped = raw.rstrip()
+            body = stripped.lstrip(" ")
+            if not body or body.startswith("#"):
+                self.lines.append(None)
+                continue
+            if body.startswith("\t"):
+                raise self.fail("a tab in the indentation", offset)
+            self.lines.append(_Line(first_line + offset, len(stripped) - len(body), body))
+        self.position = 0
+
+    def fail(self, problem: str, offset: int) -> ImporterError:
+        return ImporterError(
+            f"header: {problem}", file=self.file, line=self.first + offset, hint=_HINT
+        )
+
+    def peek(self) -> tuple[int, _Line] | None:
+        """The next line holding something, and its index; None at the end."""
+        while self.position < len(self.lines):
+            line = self.lines[self.position]
+            if line is not None:
+                return self.position, line
+            self.position += 1
+        return None
+
+    def mapping(self, indent: int) -> dict[str, HeaderValue]:
+        """``key: value`` lines at ``indent`` (the caller saw the first one)."""
+        result: dict[str, HeaderValue] = {}
+        while (found := self.peek()) is not None:
+            index, line = found
+            if line.indent < indent:
+                break
+            if line.indent > indent:
+                raise self.fail("this line is indented but continues nothing", index)
+            key = _split_key(line.text)
+            if key is None:
+                raise self.fail(f"expected `key: value`, found {_cut(line.text)!r}", index)
+            name, rest = key
+            if name in result:
+                raise self.fail(f"the key {name!r} is given twice", index)
+            self.position += 1
+            result[name] = self.value(rest, indent, index, in_list=False)
+        return result
+
+    def sequence(self, indent: int) -> list[HeaderValue]:
+        """``- item`` lines at ``indent``."""
+        result: list[HeaderValue] = []
+        while (found := self.peek()) is not None:
+            index, line = found
+            if line.indent != indent or not _is_item(line.text):
+                if line.indent > indent:
+                    raise self.fail("this line is indented but continues nothing", index)
+                break
+            rest = line.text[1:].lstrip(" ")
+            width = len(line.text) - len(rest)
+            if _split_key(rest) is not None:
+                # ``- key: value``: a mapping whose keys line up after the dash.
+                self.lines[index] = _Line(line.number, indent + width, rest)
+                result.append(self.mapping(indent + width))
+                continue
+            self.position += 1
+            result.append(self.value(rest, indent, index, in_list=True))
+        return result
+
+    def value(self, rest: str, indent: int, index: int, *, in_list: bool) -> HeaderValue:
+        """The value after ``key:`` or ``-`` on line ``index`` (whose owner is at ``indent``)."""
+        block = _BLOCK.match(rest)
+        if block is not None:
+            return self.block_scalar(block, indent, index)
+        if rest:
+            text = self.scalar(rest, indent)
+            return _flow_list(text) if rest.startswith("[") else text
+        found = self.peek()
+        if found is None:
+            return ""
+        _, line = found
+        if line.indent > indent:
+            if _is_item(line.text):
+                return self.sequence(line.indent)
+            if _split_key(line.text) is not None:
+                return self.mapping(line.indent)
+            return self.scalar("", indent)
+        if line.indent == indent and _is_item(line.text) and not in_list:
+            return self.sequence(indent)
+        return ""
+
+    def scalar(self, first: str, indent: int) -> str:
+        """A value on its line and the deeper lines continuing it, then unquoted.
+
+        Continuation lines are joined with a space, as YAML folds a flow scalar.
+        """
+        pieces = [first] if first else []
+        while (found := self.peek()) is not None and found[1].indent > indent:
+            pieces.append(found[1].text)
+            self.position += 1
+        return _unquote(" ".join(pieces))
+
+    def block_scalar(self, block: re.Match[str], indent: int, index: int) -> str:
+        """A ``|`` (literal) or ``>`` (folded) block: the lines indented deeper than ``indent``."""
+        style = block.group(1)
+        chomp = block.group(2) or block.group(4)
+        start = index + 1
+        end = start
+        content_indent = int(block.group(3)) + indent if block.group(3) else None
+        while end < len(self.raw):
+            raw = self.raw[end].rstrip()
+            if raw.strip():
+                width = len(raw) - len(raw.lstrip(" "))
+                if width <= indent:
+                    break
+                if content_indent is None:
+                    content_indent = width
+                elif width < content_indent:
+                    raise self.fail("a block line is indented less than the block's first", end)
+            end += 1
+        # Trailing blank lines belong to the block only for the `+` chomping.
+        self.position = end
+        while end > start and not self.raw[end - 1].strip():
+            end -= 1
+        lines = [self.raw[i][content_indent or 0 :].rstrip("\r") for i in range(start, end)]
+        trailing = self.position - end
+        if not lines:
+            return ""
+        text = "\n".join(lines) if style == "|" else _fold(lines)
+        if chomp == "-":
+            return text
+        if chomp == "+":
+            return text + "\n" * (1 + trailing)
+        return text + "\n"
+
+
+def _fold(lines: list[str]) -> str:
+    """YAML's folding of a ``>`` block: a line break becomes a space, an empty line a
+    line break; more-indented lines keep their breaks."""
+    out = ""
+    previous_plain = False
+    for line in lines:
+        if not line:
+            out += "\n"
+            previous_plain = False
+            continue
+        indented = line[:1] in (" ", "\t")
+        if previous_plain and not indented:
+            out += " " + line
+        else:
+            if out and not out.endswith("\n"):
+                out += "\n"
+            out += line
+        previous_plain = not indented
+    return out
+
+
+def _split_key(text: str) -> tuple[str, str] | None:
+    """``(key, rest)`` of a ``key: rest`` or ``key:`` line: the key runs to the first
+    colon followed by a space or the line's end; None when the line is no key."""
+    if text.startswith(_NOT_KEY_START):
+        return None
+    colon = text.find(": ")
+    if colon < 0:
+        if not text.endswith(":"):
+            return None
+        colon = len(text) - 1
+    key = text[:colon].rstrip()
+    if not key or " #" in key:
+        return None
+    return key, text[colon + 1 :].strip()
+
+
+def _is_item(text: str) -> bool:
+    return text == "-" or text.startswith("- ")
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= 60 else text[:59] + "\u2026"
+
+
+def _flow_list(text: str) -> HeaderValue:
+    """``[a, "b", 'c']`` as a list of text (YAML's flow sequence of scalars);
+    anything else in brackets (nesting, an unclosed quote) stays text."""
+    if not text.endswith("]"):
+        return text
+    items: list[HeaderValue] = []
+    item = ""
+    quote = ""
+    position = 1
+    while position < len(text) - 1:
+        char = text[position]
+        if quote:
+            item += char
+            if (char == "\\" and quote == '"') or (char == quote == "'" == text[position + 1]):
+                item += text[position + 1]
+                position += 1
+            elif char == quote:
+                quote = ""
+        elif char in "[]{}":
+            return text
+        elif char == ",":
+            items.append(_unquote(item.strip()))
+            item = ""
+        else:
+            if char in "'\"" and not item.strip():
+                quote = char
+            item += char
+        position += 1
+    if quote:
+        return text
+    if item.strip():
+        items.append(_unquote(item.strip()))
+    return items
+
+
+def _unquote(text: str) -> str:
+    """A scalar's text as meant: quotes removed, escapes read."""
+    if len(text) >= 2 and text[0] == "'" and text[-1] == "'":
+        return text[1:-1].replace("''", "'")
+    if len(text) >= 2 and text[0] == '"' and text[-1] == '"':
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return text[1:-1]
+        if isinstance(value, str):
+            return value
+    return text
+
+
+def read_header(
+    text: str, file: str, *, first_line: int = 1
+) -> tuple[dict[str, Any], dict[str, int]]:
+    """The header's fields (text, lists of text, mappings) and the line of each top-level key.
+
+    ``text`` is what lies between ``<!--`` and ``-->``; ``first_line`` is the
+    line of the file it starts on, so errors name the file's own line.
+    """
+    reader = _Reader(text, file, first_line)
+    found = reader.peek()
+    if found is None:
+        return {}, {}
+    index, line = found
+    if line.indent != 0:
+        raise reader.fail("the first key is indented", index)
+    lines: dict[str, int] = {}
+    for offset, item in enumerate(reader.lines):
+        if item is not None and item.indent == 0 and (key := _split_key(item.text)):
+            lines.setdefault(key[0], first_line + offset)
+    return reader.mapping(0), lines

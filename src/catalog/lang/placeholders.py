@@ -1,0 +1,111 @@
+"""The ``${...}`` placeholders of text written as a JavaScript template literal.
+
+Imported bodies (Claude Code's prompt parts) carry the runtime's placeholders
+as written: ``${GLOB_TOOL_NAME}``, or whole expressions such as
+``${A?`x${B}`:""}``. The diff classifies a change made only inside them, and
+an overlay binds the simple ones (``${NAME}``) to values. A placeholder runs
+from an unescaped ``${`` to the ``}`` that closes it, across strings and
+nested template literals; ``\\${`` is text, and a ``${`` that is never closed
+is text. Every function here is one pass over the text.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["mask_placeholders", "placeholder_spans", "placeholders", "simple_name"]
+
+_SIMPLE = re.compile(r"\$\{\s*([A-Za-z_$][A-Za-z0-9_$]*)\s*\}")
+
+
+def placeholder_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of every ``${...}`` placeholder in ``text``, in order."""
+    spans: list[tuple[int, int]] = []
+    position = 0
+    while (start := _next_placeholder(text, position)) >= 0:
+        end = _expression_end(text, start + 2)
+        if end < 0:
+            break
+        spans.append((start, end))
+        position = end
+    return spans
+
+
+def placeholders(text: str) -> list[str]:
+    """The ``${...}`` placeholders in ``text``, verbatim, each once, in order."""
+    return list(dict.fromkeys(text[start:end] for start, end in placeholder_spans(text)))
+
+
+def simple_name(placeholder: str) -> str | None:
+    """``NAME`` for a simple ``${NAME}`` placeholder (a JavaScript identifier), else None."""
+    found = _SIMPLE.fullmatch(placeholder)
+    return found.group(1) if found else None
+
+
+def mask_placeholders(text: str) -> str:
+    """``text`` with every placeholder's expression emptied (``${}``): what is left is
+    the prose around them."""
+    pieces = []
+    position = 0
+    for start, end in placeholder_spans(text):
+        pieces.append(text[position:start])
+        pieces.append("${}")
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+def _next_placeholder(text: str, position: int) -> int:
+    """Where the next unescaped ``${`` starts, or -1 (``\\${`` is text: an odd run of
+    backslashes before the ``$`` escapes it)."""
+    while (found := text.find("${", position)) >= 0:
+        slashes = 0
+        while found - slashes > position and text[found - slashes - 1] == "\\":
+            slashes += 1
+        if slashes % 2 == 0:
+            return found
+        position = found + 2
+    return -1
+
+
+def _expression_end(text: str, position: int) -> int:
+    """Just after the ``}`` closing the expression that starts at ``position``, or -1."""
+    depth = 0
+    while position < len(text):
+        char = text[position]
+        if char in "'\"":
+            position = _string_end(text, position + 1, char)
+            continue
+        if char == "`":
+            position = _template_end(text, position + 1)
+            continue
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            if depth == 0:
+                return position + 1
+            depth -= 1
+        position += 1
+    return -1
+
+
+def _string_end(text: str, position: int, quote: str) -> int:
+    while position < len(text) and text[position] != quote:
+        position += 2 if text[position] == "\\" else 1
+    return position + 1
+
+
+def _template_end(text: str, position: int) -> int:
+    """Just after the backtick closing a nested template literal (or the text's end)."""
+    while position < len(text):
+        char = text[position]
+        if char == "\\":
+            position += 2
+        elif char == "`":
+            return position + 1
+        elif text.startswith("${", position):
+            end = _expression_end(text, position + 2)
+            position = len(text) if end < 0 else end
+        else:
+            position += 1
+    return len(text)

@@ -1,0 +1,87 @@
+"""A throwaway PostgreSQL server for the tests: Debian's binaries, a temporary folder,
+a unix socket inside it, stopped (and deleted) after the test session.
+
+Skips cleanly when the binaries or psycopg are missing (CI installs both).
+When running as root, the server runs as the ``postgres`` user, which
+PostgreSQL requires.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+import tempfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+__all__ = ["fresh_database", "postgres_server"]
+
+
+def _bin_dir() -> Path | None:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    if found:
+        return Path(found[-1]).parent
+    initdb = shutil.which("initdb")
+    return Path(initdb).parent if initdb else None
+
+
+def _as_server_user(command: list[str]) -> list[str]:
+    if os.geteuid() == 0:
+        return ["runuser", "-u", "postgres", "--", *command]
+    return command
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """The base URL (no database) of a PostgreSQL server running for this test session."""
+    pytest.importorskip("psycopg", reason="psycopg is not installed (pip install '.[test]')")
+    bin_dir = _bin_dir()
+    if bin_dir is None:
+        pytest.skip("PostgreSQL binaries not found (apt-get install postgresql)")
+    folder = Path(tempfile.mkdtemp(prefix="pgtest"))
+    if os.geteuid() == 0:
+        shutil.chown(folder, "postgres")
+    data = folder / "data"
+    run = _as_server_user
+    try:
+        subprocess.run(
+            run([str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust",
+                 "-E", "UTF8", "--no-sync"]),
+            check=True, capture_output=True, timeout=120,
+        )  # fmt: skip
+        subprocess.run(
+            run([str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(folder / "log"), "-w",
+                 "-t", "60", "-o",
+                 f"-k {folder} -c listen_addresses='' -c fsync=off -c max_connections=200",
+                 "start"]),
+            check=True, capture_output=True, timeout=120,
+        )  # fmt: skip
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+        log = folder / "log"
+        detail = log.read_text(errors="replace") if log.exists() else ""
+        shutil.rmtree(folder, ignore_errors=True)
+        pytest.fail(f"could not start PostgreSQL: {exc}\n{getattr(exc, 'stderr', '')}{detail}")
+    try:
+        yield f"postgresql://postgres@/?host={folder}"
+    finally:
+        subprocess.run(
+            run([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"]),
+            capture_output=True, timeout=60,
+        )  # fmt: skip
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def fresh_database(postgres_server: str) -> str:
+    """The URL of a new, empty database on the test server."""
+    import psycopg
+
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_server.replace("/?", "/postgres?"), autocommit=True) as db:
+        db.execute(f'CREATE DATABASE "{name}"')
+    return postgres_server.replace("/?", f"/{name}?")

@@ -1,0 +1,246 @@
+"""Both prompt stores, SQLite and PostgreSQL, under the same tests: atomic construct and
+rebuild with exact revisions, user templates, and real processes writing at once."""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from catalog import Catalog, SessionError, Sessions, StoredPrompt, load_dir
+from catalog.conversations import (
+    PromptStore,
+    UserTemplate,
+    accepts_template,
+    open_store,
+    variable_catalog,
+)
+from catalog.errors import StoreUnavailableError, UsageError
+from tests.postgres_server import fresh_database, postgres_server
+
+__all__ = ["fresh_database", "postgres_server"]  # fixtures used by the tests below
+
+pytestmark = pytest.mark.filterwarnings("error::ResourceWarning")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'prompts.sqlite'}"
+    url: str = request.getfixturevalue("fresh_database")
+    return url
+
+
+@pytest.fixture
+def store(store_url: str) -> Iterator[PromptStore]:
+    opened = open_store(store_url)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def folder(make_catalog: Callable[..., Path]) -> Path:
+    return make_catalog(
+        parts=[{"id": "who", "body": "Conversation {{ session.id }} in {{ env.cwd }}."}],
+        agents=[{"name": "helper"}],
+    )
+
+
+@pytest.fixture
+def templated(make_catalog: Callable[..., Path]) -> Catalog:
+    """A catalog that takes a user template, written here (not a bundled one)."""
+    return load_dir(
+        make_catalog(
+            "tpl",
+            parts=[{"id": "prompt", "body": "{{ brackets(template, bindings) }}"}],
+            variables=[{"name": "template", "type": "str", "default": "Default in [p:cwd]."}],
+            extra={
+                "binding": [
+                    {"name": "p:cwd", "value": "env.cwd", "description": "where"},
+                    {"name": "file:", "source": "file", "description": "a file's text"},
+                ]
+            },
+        )
+    )
+
+
+def _prompt(conversation: str, text: str, *, catalog: str = "demo") -> StoredPrompt:
+    return StoredPrompt(conversation, text, catalog, "1.0.0", "main", f"fp-{text}", 7, 1.0)
+
+
+def test_add_keeps_the_first_prompt(store: PromptStore) -> None:
+    assert store.get("c") is None
+    first = store.add(_prompt("c", "first"))
+    assert (first.text, first.revision) == ("first", 7)  # add stores the revision given
+    assert store.add(_prompt("c", "second")) == first
+    assert store.get("c") == first
+
+
+def test_replace_counts_revisions_exactly(store: PromptStore) -> None:
+    assert store.replace(_prompt("c", "zero")).revision == 0  # none stored: revision 0
+    assert store.replace(_prompt("c", "one")).revision == 1
+    stored = store.replace(_prompt("c", "two"))
+    assert (stored.text, stored.revision, stored.fingerprint) == ("two", 2, "fp-two")
+    assert store.get("c") == stored
+
+
+def test_replace_leaves_another_catalogs_conversation_alone(store: PromptStore) -> None:
+    mine = store.add(_prompt("c", "mine"))
+    assert store.replace(_prompt("c", "theirs", catalog="other")) == mine
+    assert store.get("c") == mine
+
+
+def test_templates_are_kept_per_catalog(store: PromptStore) -> None:
+    assert store.get_template("a") is None
+    store.set_template("a", "A [x:y]")
+    store.set_template("b", "B")
+    store.set_template("a", "A again, ünïcode")
+    assert (store.get_template("a"), store.get_template("b")) == ("A again, ünïcode", "B")
+
+
+def test_a_closed_store_says_so(store_url: str) -> None:
+    store = open_store(store_url)
+    store.close()
+    with pytest.raises(SessionError, match="closed"):
+        store.get("c")
+    store.close()
+
+
+def test_sessions_on_a_store_url(folder: Path, store_url: str) -> None:
+    with Sessions(load_dir(folder), store_url) as sessions:
+        made = sessions.construct("c1", {"env": {"cwd": "/a"}})
+        assert sessions.construct("c1", {"env": {"cwd": "/b"}}) == made
+        rebuilt = sessions.reconstruct("c1", {"env": {"cwd": "/b"}})
+        assert (rebuilt.text, rebuilt.revision) == ("Conversation c1 in /b.", 1)
+        assert sessions.rebuild("c1", {}, append="Compact.") == "Conversation c1 in .\n\nCompact."
+        assert sessions.get("c1").revision == 2  # type: ignore[union-attr]
+
+
+def test_user_template_get_put_and_variables(templated: Catalog, store: PromptStore) -> None:
+    assert accepts_template(templated)
+    editor = UserTemplate(templated, store)
+    assert editor.get() == "Default in [p:cwd]."
+    assert editor.put("Saved: [p:cwd]") == "Saved: [p:cwd]"
+    assert editor.get() == "Saved: [p:cwd]"
+    assert (
+        editor.variables()
+        == variable_catalog(templated)
+        == [
+            {"type": "p", "name": "cwd", "description": "where", "dynamic": False},
+            {"type": "file", "name": "", "description": "a file's text", "dynamic": True},
+        ]
+    )
+    with pytest.raises(SessionError, match="at most 100000"):
+        editor.put("x" * 100_001)
+    assert editor.get() == "Saved: [p:cwd]"
+
+
+def test_a_saved_template_affects_only_conversations_constructed_after(
+    templated: Catalog, store: PromptStore
+) -> None:
+    sessions = Sessions(templated, store)
+    before = sessions.construct("old", {"env": {"cwd": "/x"}})
+    assert before.text == "Default in /x."
+    UserTemplate(templated, store).put("Edited, in [p:cwd].")
+    assert sessions.construct("old", {"env": {"cwd": "/x"}}).text == "Default in /x."
+    assert sessions.construct("new", {"env": {"cwd": "/x"}}).text == "Edited, in /x."
+    assert sessions.rebuild("old", {"env": {"cwd": "/y"}}) == "Edited, in /y."  # on compaction
+    # A context that sets the template itself wins over the saved one.
+    own = sessions.construct("own", {"variables": {"template": "Mine."}})
+    assert own.text == "Mine."
+
+
+def test_a_catalog_without_bindings_takes_no_template(folder: Path, store: PromptStore) -> None:
+    cat = load_dir(folder)
+    assert not accepts_template(cat)
+    with pytest.raises(UsageError, match="takes no user template"):
+        UserTemplate(cat, store)
+
+
+def test_bad_store_urls(tmp_path: Path) -> None:
+    with pytest.raises(SessionError, match="unknown prompt store URL"):
+        open_store("mysql://u:secret@h/db")
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(SessionError, match="cannot create the folder"):
+        open_store(f"sqlite:///{blocker / 'sub' / 'x.sqlite'}")
+    memory = open_store("sqlite://")
+    memory.add(_prompt("c", "in memory"))
+    assert memory.get("c") is not None
+    memory.close()
+
+
+def test_an_unreachable_postgres_is_unavailable_and_hides_the_password(tmp_path: Path) -> None:
+    pytest.importorskip("psycopg")
+    url = f"postgresql://u:secret@/db?host={tmp_path}&connect_timeout=1"
+    with pytest.raises(StoreUnavailableError) as info:
+        open_store(url, timeout=0.3)
+    assert "secret" not in str(info.value)
+    assert "u:***@" in str(info.value)
+
+
+# -- real processes writing one store at once
+
+WORKERS = 4
+REBUILDS = 125
+
+
+def _worker(folder: str, url: str, worker: int, queue: Any) -> None:
+    try:
+        queue.put(_work(folder, url, worker))
+    except Exception as exc:  # reported to the parent, which fails the test with it
+        queue.put(repr(exc))
+
+
+def _work(folder: str, url: str, worker: int) -> dict[str, Any]:
+    revisions: list[int] = []
+    constructed: dict[str, str] = {}
+    with Sessions(load_dir(folder), url) as sessions:
+        for index in range(REBUILDS):
+            revisions.append(sessions.reconstruct("c", {"env": {"cwd": f"/w{worker}"}}).revision)
+            shared = f"shared-{index % 10}"
+            made = sessions.construct(shared, {"env": {"cwd": f"/w{worker}"}})
+            constructed[shared] = made.text
+    return {"revisions": revisions, "constructed": constructed}
+
+
+def _run_workers(folder: Path, url: str) -> list[dict[str, Any]]:
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    processes = [
+        context.Process(target=_worker, args=(str(folder), url, worker, queue))
+        for worker in range(WORKERS)
+    ]
+    for process in processes:
+        process.start()
+    results = [queue.get(timeout=240) for _ in processes]
+    for process in processes:
+        process.join(timeout=60)
+        assert process.exitcode == 0
+    assert all(isinstance(result, dict) for result in results), results
+    return results
+
+
+@pytest.mark.slow
+def test_concurrent_processes_rebuild_to_an_exact_revision(folder: Path, store_url: str) -> None:
+    with Sessions(load_dir(folder), store_url) as sessions:
+        assert sessions.construct("c").revision == 0
+    results = _run_workers(folder, store_url)
+    # Each of the 500 rebuilds got a revision of its own: none was read and written twice.
+    handed_out = sorted(r for result in results for r in result["revisions"])
+    assert handed_out == list(range(1, WORKERS * REBUILDS + 1))
+    store = open_store(store_url)
+    try:
+        final = store.get("c")
+        assert final is not None and final.revision == WORKERS * REBUILDS
+        for index in range(10):
+            winner = store.get(f"shared-{index}")
+            assert winner is not None and winner.revision == 0
+            # Every process was handed the one prompt that was stored first.
+            seen = {result["constructed"][f"shared-{index}"] for result in results}
+            assert seen == {winner.text}
+    finally:
+        store.close()

@@ -1,0 +1,231 @@
+"""The README and the pages of docs/ show examples that run as written.
+
+Every ```python and ```sh block of a page runs, in the order of the page, in
+one fresh folder per page (``HOME`` is that folder too), unless an HTML
+comment right before the block says otherwise:
+
+- ``<!-- not run: WHY -->``: the block is left out (it needs the network, or
+  it is an excerpt);
+- ``<!-- file: PATH -->``: the block, in any language, is written to ``PATH``
+  instead (e.g. a context file or a test file that a later block uses).
+
+Python blocks of a page share one namespace, as if typed into one session,
+and carry their own ``assert`` lines. Each line of a ``sh`` block is a
+command (a line ending in ``\\`` continues on the next); it must exit 0, or
+the status its comment names (``# exit 1``). ``catalog`` and ``python`` run
+this tree's code with the test's interpreter.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import catalog
+from catalog.lang.functions import FUNCTIONS
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
+SRC = Path(catalog.__file__).resolve().parents[1]
+
+_FENCE = re.compile(r"^```(\w*)\s*$")
+_MARK = re.compile(r"^<!--\s*(not run|file):\s*(.*?)\s*-->\s*$")
+_EXIT = re.compile(r"#.*\bexit (\d+)")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One fenced block of a page."""
+
+    page: str
+    line: int
+    lang: str
+    text: str
+    mark: str = ""
+    arg: str = ""
+
+
+def blocks(page: Path) -> list[Block]:
+    """The fenced blocks of ``page`` with the marker written right before each."""
+    found: list[Block] = []
+    lines = page.read_text(encoding="utf-8").splitlines()
+    index = 0
+    while index < len(lines):
+        opened = _FENCE.match(lines[index])
+        if opened is None:
+            index += 1
+            continue
+        start = index
+        end = index + 1
+        while end < len(lines) and lines[end].strip() != "```":
+            end += 1
+        mark = _MARK.match(lines[start - 1]) if start else None
+        found.append(
+            Block(
+                page.name,
+                start + 1,
+                opened.group(1),
+                "\n".join(lines[start + 1 : end]) + "\n",
+                *(mark.groups() if mark else ()),
+            )
+        )
+        index = end + 1
+    return found
+
+
+def _commands(text: str) -> list[str]:
+    """The commands of a ``sh`` block, continuation lines joined."""
+    commands: list[str] = []
+    pending = ""
+    for line in text.splitlines():
+        if line.rstrip().endswith("\\"):
+            pending += line.rstrip()[:-1] + " "
+            continue
+        command = (pending + line).strip()
+        pending = ""
+        if command and not command.startswith("#"):
+            commands.append(command)
+    return commands
+
+
+def _run_sh(block: Block, folder: Path) -> None:
+    prelude = (
+        f'catalog() {{ {shlex.quote(sys.executable)} -m catalog "$@"; }}\n'
+        f'python() {{ {shlex.quote(sys.executable)} "$@"; }}\n'
+    )
+    env = {**os.environ, "HOME": str(folder), "PYTHONPATH": str(SRC), "NO_COLOR": "1"}
+    env.pop("CATALOG_PATH", None)
+    for command in _commands(block.text):
+        expected = _EXIT.search(command)
+        done = subprocess.run(
+            ["bash", "-c", prelude + command],
+            cwd=folder,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=300,
+        )
+        status = int(expected.group(1)) if expected else 0
+        assert done.returncode == status, (
+            f"{block.page}:{block.line}: `{command}` exited {done.returncode}, not {status}\n"
+            f"{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+        )
+
+
+def _run_page(page: Path, folder: Path, monkeypatch: pytest.MonkeyPatch) -> int:
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv("HOME", str(folder))
+    monkeypatch.delenv("CATALOG_PATH", raising=False)
+    namespace: dict[str, object] = {"__name__": "__docs__"}
+    ran = 0
+    for block in blocks(page):
+        if block.mark == "file":
+            target = folder / block.arg
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(block.text, encoding="utf-8")
+            continue
+        if block.mark == "not run" or block.lang not in ("python", "sh"):
+            continue
+        ran += 1
+        if block.lang == "sh":
+            _run_sh(block, folder)
+        else:
+            code = compile(block.text, f"{block.page}:{block.line}", "exec")
+            exec(code, namespace)
+    return ran
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+def test_the_examples_of_the_page_run(
+    page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ran = _run_page(page, tmp_path, monkeypatch)
+    runnable = [b for b in blocks(page) if b.lang in ("python", "sh") and b.mark != "not run"]
+    assert ran == len([b for b in runnable if b.mark != "file"])
+
+
+def test_every_page_exists_and_the_readme_links_each() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    names = {p.name for p in (ROOT / "docs").glob("*.md")}
+    expected = {
+        "format.md",
+        "expressions.md",
+        "cli.md",
+        "gathering.md",
+        "diff-and-lock.md",
+        "importing.md",
+        "testing.md",
+        "serving.md",
+    }
+    assert expected <= names
+    for name in sorted(names):
+        assert f"(docs/{name})" in readme, f"README does not link docs/{name}"
+
+
+def test_the_readme_stays_short() -> None:
+    assert len((ROOT / "README.md").read_bytes()) <= 12 * 1024
+
+
+def test_markers_are_recognised_and_unknown_blocks_are_not_run(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "<!-- not run: needs the network -->\n```sh\nexit 3\n```\n"
+        "<!-- file: sub/t.txt -->\n```python\nhello\n```\n"
+        "```text\nnot code\n```\n"
+        "```sh\ntest -f sub/t.txt\nfalse   # exit 1\n```\n"
+        "```python\nassert open('sub/t.txt').read() == 'hello\\n'\nx = 1\n```\n"
+        "```python\nassert x == 1\n```\n",
+        encoding="utf-8",
+    )
+    with pytest.MonkeyPatch.context() as patch:
+        assert _run_page(page, tmp_path, patch) == 3
+
+
+def test_a_failing_example_fails(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text("```sh\ncatalog show no-such-catalog\n```\n", encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch, pytest.raises(AssertionError, match="exited 2"):
+        _run_page(page, tmp_path, patch)
+    page.write_text("```python\nassert 1 == 2\n```\n", encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch, pytest.raises(AssertionError):
+        _run_page(page, tmp_path, patch)
+
+
+def test_the_function_list_is_the_function_table() -> None:
+    grammar = (ROOT / "docs" / "expressions.md").read_text(encoding="utf-8")
+    listed = re.search(r"- functions: `([^`]+)`", grammar)
+    assert listed is not None
+    assert listed.group(1).split() == list(FUNCTIONS)
+
+
+def test_the_grammar_examples_compile_and_hold(make_catalog: Callable[..., Path]) -> None:
+    grammar = (ROOT / "docs" / "expressions.md").read_text(encoding="utf-8")
+    examples = grammar.split("```\n", 2)[1].strip().splitlines()
+    assert len(examples) == 5
+    folder = make_catalog(
+        parts=[
+            {"id": f"e{index}", "when": example, "body": f"example {index}"}
+            for index, example in enumerate(examples)
+        ],
+        variables=[{"name": "plan_mode", "type": "bool"}],
+    )
+    context = {
+        "tools": ["Grep"],
+        "mcp_servers": [{"name": "docs"}],
+        "output_style": {"name": "terse"},
+        "variables": {"plan_mode": True},
+        "env": {"os": "Linux", "shell": "bash"},
+    }
+    prompt = catalog.load_dir(folder).assemble(context)
+    assert [part.id for part in prompt.parts] == ["e0", "e1", "e2", "e3", "e4"]
+    assert catalog.load_dir(folder).assemble({"env": {"os": "Darwin", "shell": "zsh"}}).text == ""
