@@ -13,7 +13,9 @@ from typing import Any
 __all__ = [
     "ALL_TOOLS",
     "CONTEXTS",
+    "EARLY_RELEASES",
     "ENV",
+    "OUTPUT_STYLE",
     "PROJECT_FILES",
     "RELEASES",
     "SESSION",
@@ -21,7 +23,11 @@ __all__ = [
     "context",
 ]
 
-RELEASES = ("1.0.0", "1.1.0")
+# Every release, for the snapshot matrix; spec 05's checklist for the first two is in
+# test_coding_agent.py, for 1.2.0 (which follows the spec behaviour for behaviour) in
+# test_coding_agent_1_2.py.
+RELEASES = ("1.0.0", "1.1.0", "1.2.0")
+EARLY_RELEASES = ("1.0.0", "1.1.0")
 
 ALL_TOOLS = (
     *("Bash", "Read", "Write", "Edit", "Glob", "Grep", "NotebookEdit", "Task", "TodoWrite"),
@@ -181,6 +187,41 @@ TRIGGER_EVERY_REMINDER: Mapping[str, Any] = {
     "truncated_file": "/srv/acme/shop/orders.csv",
     "truncated_file_lines": 2000,
     "diagnostics": ['cart.py:11: error: Unsupported operand types for + ("int" and "str")'],
+    # 1.2.0
+    "empty_file": "/srv/acme/shop/.env.example",
+    "short_file": "/srv/acme/shop/VERSION",
+    "short_file_lines": 1,
+    "files_read_before_summary": ["/srv/acme/shop/cart.py"],
+    "read_file": "/srv/acme/shop/cart.py",
+    "hook_name": "PostToolUse",
+    "hook_context": "Formatted cart.py with black.\n",
+    "hook_succeeded": True,
+    "hook_output": "1 file reformatted\n",
+    "hook_stopped": True,
+    "hook_stop_reason": "The nightly freeze has started.",
+    "mentioned_agent": "pr-review",
+    "invoked_skills": ["release-notes"],
+    "nested_instructions": {"/srv/acme/shop/api/CLAUDE.md": "API handlers return JSON only.\n"},
+    "empty_mcp_resource": "issues://SHOP-123/attachments",
+    "plan_file": "/home/dev/.claude/plans/cart-totals.md",
+    "plan_mode_reentered": True,
+    "plan_mode_exited": True,
+    "todo_list_changed": True,
+    "todos": ["[done] Read cart.py", "[in progress] Fix the totals", "[pending] Run the tests"],
+    "turns_since_todo_update": 12,
+    "tokens_used": 150000,
+    "token_limit": 200000,
+    "usd_spent": 1.25,
+    "usd_budget": 5.0,
+    "background_output": ["bash-2: npm run dev"],
+    "queued_messages": ["Also update the changelog, please.\n"],
+    "finished_agents": ["explore: find every caller of cart.total()"],
+    "plan_implemented": True,
+    "date_changed": True,
+    "new_mcp_servers": ["metrics"],
+    "permission_mode": "acceptEdits",
+    "conversation_compacted": True,
+    "mentioned_files": ["/srv/acme/shop/cart.py"],
 }
 
 

@@ -44,14 +44,24 @@ def gather_in(cat: Catalog, cwd: Path, **kwargs: Any) -> Context:
     return gather(cat, cwd, **kwargs)
 
 
-def git(cwd: Path, *args: str) -> None:
-    """Run git in ``cwd`` with no user or system configuration; new repos start on ``trunk``."""
-    env = {
+def git_env(home: Path) -> dict[str, str]:
+    """An environment for git with no user or system configuration and a commit identity."""
+    return {
         "PATH": os.environ["PATH"],
-        "HOME": str(cwd),
+        "HOME": str(home),
         "GIT_CONFIG_NOSYSTEM": "1",
         "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
     }
-    config = ["-c", "user.name=t", "-c", "user.email=t@example.com"]
-    config += ["-c", "init.defaultBranch=trunk"]
-    subprocess.run(["git", *config, *args], cwd=cwd, env=env, check=True, capture_output=True)
+
+
+def git(cwd: Path, *args: str) -> str:
+    """Run git in ``cwd`` under :func:`git_env`; new repos start on ``trunk``. Returns stdout."""
+    config = ["-c", "init.defaultBranch=trunk"]
+    done = subprocess.run(
+        ["git", *config, *args], cwd=cwd, env=git_env(cwd), check=True, capture_output=True
+    )
+    return done.stdout.decode("utf-8")

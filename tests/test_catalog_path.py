@@ -77,17 +77,19 @@ def test_explicit_folders_win_over_the_environment_and_the_bundle(
     write_catalog(env, "twice", "1.0.0", [{"id": "a", "body": "From CATALOG_PATH."}])
     write_catalog(env, "twice", "0.9.0", [{"id": "a", "body": "Only in CATALOG_PATH."}])
     write_catalog(given, "twice", "1.0.0", [{"id": "a", "body": "From --path."}])
-    write_catalog(env, "coding-agent", "1.0.0", [{"id": "a", "body": "Shadow from env."}])
+    write_catalog(env, "only-env", "1.0.0", [{"id": "a", "body": "Env alone."}])
     write_catalog(given, "coding-agent", "1.1.0", [{"id": "a", "body": "Shadow from --path."}])
     monkeypatch.setenv("CATALOG_PATH", str(env))
     assert catalog.load("twice", "==1.0.0", paths=[given]).assemble().text == "From --path."
-    assert catalog.load("twice", "==0.9.0", paths=[given]).assemble().text == (
-        "Only in CATALOG_PATH."
-    )
-    shadowed = catalog.load("coding-agent", "==1.1.0", paths=[given])
+    # The first place that has a name provides all its versions: no mixing.
+    with pytest.raises(NotFoundError, match=r"available versions: 1\.0\.0"):
+        catalog.load("twice", "==0.9.0", paths=[given])
+    assert catalog.load("twice", "==0.9.0").assemble().text == "Only in CATALOG_PATH."
+    assert catalog.load("only-env", paths=[given]).source == f"path {env}"
+    shadowed = catalog.load("coding-agent", paths=[given])
     assert (shadowed.source, shadowed.assemble().text) == (f"path {given}", "Shadow from --path.")
-    from_env = catalog.load("coding-agent", "==1.0.0", paths=[given])
-    assert (from_env.source, from_env.assemble().text) == (f"path {env}", "Shadow from env.")
+    with pytest.raises(NotFoundError, match="'coding-agent' in bundled is hidden by path"):
+        catalog.load("coding-agent", "==1.0.0", paths=[given])
     monkeypatch.delenv("CATALOG_PATH")
     assert catalog.load("coding-agent", "==1.0.0").source == "bundled"
 

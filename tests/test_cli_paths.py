@@ -38,13 +38,13 @@ def test_assemble_and_show_use_the_copy_once_stamped(
     body = folder / "main-system-prompt.md"
     body.write_text("You are a test double.\n", encoding="utf-8")
     assert run(capsys, "stamp", str(folder))[0] == 0
-    code, out, _ = run(capsys, "assemble", "coding-agent", "--path", str(edited_copy))
+    code, out, _ = run(capsys, "assemble", "coding-agent@1.1.0", "--path", str(edited_copy))
     assert code == 0
     assert out.startswith("You are a test double.\n")
-    code, out, _ = run(capsys, "show", "coding-agent", "--path", str(edited_copy))
+    code, out, _ = run(capsys, "show", "coding-agent@1.1.0", "--path", str(edited_copy))
     assert code == 0
     assert f"from: {folder}\n" in out
-    code, out, _ = run(capsys, "assemble", "coding-agent")
+    code, out, _ = run(capsys, "assemble", "coding-agent@1.1.0")
     assert not out.startswith("You are a test double.")
 
 
@@ -56,3 +56,15 @@ def test_list_says_a_file_is_not_a_folder(
     assert code == 2
     assert "is a file, not a folder" in err
     assert out == ""
+
+
+def test_a_copied_catalog_hides_the_bundled_versions_of_its_name(
+    edited_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    versions = [str(r.version) for r in catalog.CatalogPath([edited_copy]).versions("coding-agent")]
+    assert versions == ["1.1.0"]
+    code, _, err = run(capsys, "show", "coding-agent@1.0.0", "--path", str(edited_copy))
+    assert code == 2
+    assert "available versions: 1.1.0" in err
+    assert f"'coding-agent' in bundled is hidden by path {edited_copy}" in err
+    assert run(capsys, "show", "coding-agent@1.0.0")[0] == 0

@@ -28,9 +28,9 @@ from catalog.validate import check_catalog
 from tests.coding_agent_cases import (
     ALL_TOOLS,
     CONTEXTS,
+    EARLY_RELEASES,
     ENV,
     PROJECT_FILES,
-    RELEASES,
     SESSION,
     context,
 )
@@ -58,7 +58,7 @@ def excluded_reason(prompt: catalog.AssembledPrompt, part_id: str) -> str:
     return part.reason
 
 
-@pytest.fixture(params=RELEASES)
+@pytest.fixture(params=EARLY_RELEASES)
 def cat(request: pytest.FixtureRequest) -> Catalog:
     return release(request.param)
 
@@ -512,7 +512,7 @@ WITH_CRITICAL_REMINDER = {"explore", "plan", "security-review", "conversation-su
 
 @pytest.mark.parametrize(
     ("version", "agent"),
-    [(v, a) for v in RELEASES for a in release(v).agents if a != "main"],
+    [(v, a) for v in EARLY_RELEASES for a in release(v).agents if a != "main"],
 )
 def test_sub_agent_isolation(version: str, agent: str) -> None:
     prompt = release(version).assemble(SESSION, agent=agent)

@@ -1,4 +1,4 @@
-"""Snapshot matrix of the bundled ``coding-agent`` catalog: named contexts x both releases.
+"""Snapshot matrix of the bundled ``coding-agent`` catalog: named contexts x every release.
 
 Each case is one readable Markdown file under
 ``__snapshots__/test_coding_agent_snapshots/``, written by the project's own
@@ -19,7 +19,14 @@ import pytest
 
 import catalog
 from catalog import AssembledPrompt, Catalog
-from tests.coding_agent_cases import CONTEXTS, RELEASES, SESSION, TRIGGER_EVERY_REMINDER
+from tests.coding_agent_cases import (
+    CONTEXTS,
+    ENV,
+    OUTPUT_STYLE,
+    RELEASES,
+    SESSION,
+    TRIGGER_EVERY_REMINDER,
+)
 
 
 @functools.cache
@@ -71,7 +78,14 @@ def test_sub_agent(version: str, agent: str, prompt_snapshot: Any) -> None:
 @pytest.mark.parametrize("version", RELEASES)
 def test_every_reminder(version: str, prompt_snapshot: Any) -> None:
     cat = _release(version)
-    found = cat.reminders({"tools": ["TodoWrite"], "variables": _reminder_variables(cat)})
+    found = cat.reminders(
+        {
+            "tools": ["TodoWrite"],
+            "env": ENV,
+            "output_style": OUTPUT_STYLE,
+            "variables": _reminder_variables(cat),
+        }
+    )
     for reminder in found:
         _assert_clean(reminder.id, reminder.text)
     # Every reminder fires, except "file opened", which yields to the IDE selection.
@@ -87,7 +101,7 @@ def test_matrix_covers_the_issue() -> None:
         *("all-tools", "no-tools", "read-only-tools", "memory-and-sessions", "mcp-servers"),
         *("slash-commands", "output-style", "claude-md", "custom-prompt", "preset-append"),
     } <= CONTEXTS.keys()
-    assert {"1.0.0", "1.1.0"} <= set(RELEASES)
+    assert {"1.0.0", "1.1.0", "1.2.0"} <= set(RELEASES)
     assert len(AGENT_CASES) >= 16
 
 

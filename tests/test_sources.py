@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import warnings
 from collections.abc import Callable
 from datetime import datetime
@@ -398,32 +397,6 @@ def test_a_new_repository_names_its_unborn_branch(
         build({}), repo, git=True, environ={**ENVIRON, "GIT_CONFIG_GLOBAL": os.devnull}
     )
     assert (ctx.env.is_git_repo, ctx.env.git_branch, ctx.env.git_status) == (True, "trunk", "")
-
-
-def test_no_repository_or_no_git_means_no_git_facts(
-    build: Callable[..., Catalog], tmp_path: Path
-) -> None:
-    plain = tmp_path / "plain"
-    plain.mkdir()
-    ctx = run_gather(
-        build({}), plain, git=True, environ={**ENVIRON, "GIT_CEILING_DIRECTORIES": str(tmp_path)}
-    )
-    assert (ctx.env.is_git_repo, ctx.env.git_branch) == (False, "")
-    ctx = run_gather(build({}), plain, git=True, environ={"PATH": str(tmp_path / "nowhere")})
-    assert not ctx.env.is_git_repo
-
-
-def test_a_hanging_git_is_cut_off_with_a_warning(
-    build: Callable[..., Catalog], tmp_path: Path
-) -> None:
-    bin_dir = tmp_path / "bin"
-    fake = write(bin_dir / "git", f"#!/bin/sh\nexec {shutil.which('sleep')} 5\n")
-    fake.chmod(0o755)
-    with pytest.warns(SourceWarning, match="git status took longer than 0.2s"):
-        ctx = run_gather(
-            build({}), tmp_path, git=True, git_timeout=0.2, environ={"PATH": str(bin_dir)}
-        )
-    assert not ctx.env.is_git_repo
 
 
 # -- safety

@@ -131,9 +131,9 @@ def test_importing_catalog_imports_neither_pytest_nor_syrupy() -> None:
 
 @pytest.mark.slow
 def test_the_readme_example_runs(pytester: pytest.Pytester) -> None:
-    """The README's test file works as shown, and fails with the diff it shows."""
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    example = readme.split("A complete test file, `tests/test_prompts.py`:")[1]
+    """docs/testing.md's test file works as shown, and fails with the diff it shows."""
+    page = (Path(__file__).resolve().parents[1] / "docs" / "testing.md").read_text(encoding="utf-8")
+    example = page.split("A complete test file, `tests/test_prompts.py`:")[1]
     code = example.split("```python\n")[1].split("```")[0]
     shown_diff = example.split("```\n>")[1].split("```")[0]
     diff_lines = [line[1:].strip() for line in shown_diff.splitlines() if "Operating" in line]

@@ -62,6 +62,7 @@ __all__ = [
     "UsedPart",
     "assemble",
     "reminders",
+    "share_of",
 ]
 
 ExclusionReason = Literal[
@@ -272,6 +273,34 @@ class AssembledPrompt:
         """:meth:`to_dict` as indented JSON."""
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
 
+    def token_report(self) -> dict[str, Any]:
+        """Where the tokens go, JSON-ready: per part (in prompt order) its tokens and
+        share of the total in percent, the separators, the tools array and the
+        parts dropped to fit the budget (``catalog tokens --format json``)."""
+        total = self.tokens
+        return {
+            "catalog": self.catalog,
+            "version": self.version,
+            "agent": self.agent,
+            "counter": self.counter,
+            "tokens": total,
+            "budget": self.budget,
+            "separator_tokens": self.separator_tokens,
+            "parts": [
+                {
+                    "id": p.id,
+                    "order": p.order,
+                    "kind": p.kind,
+                    "stability": p.stability,
+                    "tokens": p.tokens,
+                    "share": share_of(p.tokens, total),
+                }
+                for p in self.parts
+            ],
+            "tools": [{"name": t.name, "part": t.part_id, "tokens": t.tokens} for t in self.tools],
+            "dropped": [{"id": e.id, "why": e.why} for e in self.excluded if e.reason == "budget"],
+        }
+
     def explain(self) -> str:
         """A table of every part: in or out, why, and what it costs."""
         budget = f" of a budget of {self.budget}" if self.budget is not None else ""
@@ -286,6 +315,11 @@ class AssembledPrompt:
         for left in self.excluded:
             rows.append(f"  - {left.id:<28} {'':>6}  {left.why}")
         return "\n".join(rows)
+
+
+def share_of(tokens: int, total: int) -> float:
+    """``tokens`` as a percentage of ``total``, one decimal (0 when the total is 0)."""
+    return round(100 * tokens / total, 1) if total else 0.0
 
 
 def _asdict(item: Any) -> dict[str, Any]:

@@ -1,9 +1,10 @@
 """Where catalogs live, and choosing a version.
 
-Sources are searched in this order, and the first one that has a given
-``name@version`` wins, so what a user names explicitly shadows what is
-installed (a bundled catalog copied into a ``--path`` folder and edited
-there is the one used):
+Sources are searched in this order, and the first one that has a catalog
+``name`` provides all of its versions, as ``PATH`` does for commands: what a
+user names explicitly shadows what is installed under the same name (a
+bundled catalog copied into a ``--path`` folder and edited there is the one
+used, even where the bundle has a newer version of it):
 
 1. the folders given explicitly (``--path DIR``, ``paths=``), in order,
 2. the folders in ``CATALOG_PATH`` (``os.pathsep``-separated), in order,
@@ -184,20 +185,28 @@ class CatalogPath:
 
     def _candidates(self, name: str) -> list[VersionRef]:
         """Folders of ``name`` named like a version, oldest first; looks at names only."""
+        source = self.source_of(name)
+        if source is None:
+            return []
+        folder = source.root.joinpath(name)
         refs: dict[Version, VersionRef] = {}
-        for source in self.sources:
-            folder = source.root.joinpath(name)
-            if not folder.is_dir():
+        for child in _child_names(folder):
+            try:
+                version = Version(child)
+            except InvalidVersion:
                 continue
-            for child in _child_names(folder):
-                try:
-                    version = Version(child)
-                except InvalidVersion:
-                    continue
-                if version not in refs:
-                    where = VersionDir(folder, child, source.label)
-                    refs[version] = VersionRef(name, version, where, source.label, self)
+            where = VersionDir(folder, child, source.label)
+            refs[version] = VersionRef(name, version, where, source.label, self)
         return [refs[v] for v in sorted(refs)]
+
+    def source_of(self, name: str) -> CatalogSource | None:
+        """The first source that has a catalog folder ``name``: the one that provides it."""
+        return next((s for s in self.sources if s.root.joinpath(name).is_dir()), None)
+
+    def shadowed(self, name: str) -> list[CatalogSource]:
+        """The later sources that also have ``name`` and are hidden by :meth:`source_of`."""
+        having = [s for s in self.sources if s.root.joinpath(name).is_dir()]
+        return having[1:]
 
     def find(self, name: str, spec: str | SpecifierSet | None = None) -> VersionRef:
         """The newest version of ``name`` that satisfies ``spec``.
@@ -220,9 +229,13 @@ class CatalogPath:
                 f"no catalog named {name!r}",
                 hint=f"available catalogs: {known}; add folders with --path or {ENV_VAR}",
             )
+        hidden = "".join(
+            f"; {name!r} in {source.label} is hidden by {available[0].source}"
+            for source in self.shadowed(name)
+        )
         raise NotFoundError(
             f"no version of {name!r} satisfies {str(specifier)!r}",
-            hint=f"available versions: {', '.join(str(r.version) for r in available)}",
+            hint=f"available versions: {', '.join(str(r.version) for r in available)}{hidden}",
         )
 
     def load(self, name: str, spec: str | SpecifierSet | None = None) -> Catalog:

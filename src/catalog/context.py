@@ -29,6 +29,7 @@ __all__ = [
     "Environment",
     "Identity",
     "McpServer",
+    "McpTool",
     "OutputStyle",
     "ProjectFile",
     "SessionInfo",
@@ -134,11 +135,19 @@ class SessionInfo(_Model):
     dir: str = ""
 
 
+class McpTool(_Model):
+    """One tool a connected MCP server offers."""
+
+    name: str
+    description: str = ""
+
+
 class McpServer(_Model):
-    """A connected MCP server and the instructions it ships."""
+    """A connected MCP server: its name, the instructions it ships and its tools."""
 
     name: str
     instructions: str = ""
+    tools: tuple[McpTool, ...] = ()
 
 
 class Command(_Model):

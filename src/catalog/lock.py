@@ -52,8 +52,10 @@ __all__ = [
     "load_locked",
     "make_lock",
     "manifest_sha256",
+    "parse_lock",
     "read_lock",
     "verify",
+    "verify_report",
 ]
 
 LOCK_FORMAT: Literal[1] = 1
@@ -173,10 +175,14 @@ def dump_lock(lock: Lock) -> str:
 
 def read_lock(path: str | Path) -> ReadLock:
     """Read and validate a lock file; every problem is a :class:`LockError` with the line."""
-    file = str(path)
     text = read_text(
         Path(path), LockError, "the lock file", "write one with `catalog lock NAME@VERSION -o FILE`"
     )
+    return parse_lock(text, str(path))
+
+
+def parse_lock(text: str, file: str) -> ReadLock:
+    """Validate the text of a lock (``file`` names it in messages), as :func:`read_lock` does."""
     data = parse_toml(
         text, file, LockError, "fix the syntax or write the lock again with `catalog lock`"
     )
@@ -315,6 +321,23 @@ def verify(
     ref = next((r for r in refs if r.version == locked), refs[-1])
     catalog = ref.load(check_hashes=False)
     return catalog, _compare(catalog, read)
+
+
+def verify_report(
+    read: ReadLock, catalog: Catalog | None, problems: Sequence[Mismatch]
+) -> dict[str, Any]:
+    """What :func:`verify` found, JSON-ready (``catalog verify --format json``)."""
+    return {
+        "file": read.file,
+        "catalog": read.lock.catalog.name,
+        "locked_version": read.lock.catalog.version,
+        "installed_version": None if catalog is None else str(catalog.version),
+        "ok": not problems,
+        "problems": [
+            {"kind": p.kind, "subject": p.subject, "message": p.message, "line": p.line}
+            for p in problems
+        ],
+    }
 
 
 def load_locked(

@@ -22,6 +22,7 @@ from catalog.cli import (
     _list,
     _lock,
     _schema,
+    _serve,
     _show,
     _stamp,
     _tokens,
@@ -47,6 +48,7 @@ _COMMANDS = (
     _schema,
     _stamp,
     _import,
+    _serve,
 )
 
 _EPILOG = """\

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from catalog.assemble import AssembledPrompt
+from catalog.assemble import AssembledPrompt, share_of
 from catalog.cli._common import (
     EXIT_OK,
     add_context_options,
@@ -46,41 +46,11 @@ def run(args: argparse.Namespace) -> int:
     cat = load_ref(args, args.ref)
     prompt = cat.assemble(context_from_args(args, cat), agent=args.agent, counter=args.counter)
     if args.format == "json":
-        emit_json(_as_json(prompt))
+        emit_json(prompt.token_report())
     else:
         unicode = (sys.stdout.encoding or "").lower().replace("-", "") in ("utf8", "utf16")
         sys.stdout.write(table(prompt, unicode=unicode))
     return EXIT_OK
-
-
-def _share(tokens: int, total: int) -> float:
-    return round(100 * tokens / total, 1) if total else 0.0
-
-
-def _as_json(prompt: AssembledPrompt) -> dict[str, Any]:
-    total = prompt.tokens
-    return {
-        "catalog": prompt.catalog,
-        "version": prompt.version,
-        "agent": prompt.agent,
-        "counter": prompt.counter,
-        "tokens": total,
-        "budget": prompt.budget,
-        "separator_tokens": prompt.separator_tokens,
-        "parts": [
-            {
-                "id": p.id,
-                "order": p.order,
-                "kind": p.kind,
-                "stability": p.stability,
-                "tokens": p.tokens,
-                "share": _share(p.tokens, total),
-            }
-            for p in prompt.parts
-        ],
-        "tools": [{"name": t.name, "part": t.part_id, "tokens": t.tokens} for t in prompt.tools],
-        "dropped": [{"id": e.id, "why": e.why} for e in prompt.excluded if e.reason == "budget"],
-    }
 
 
 def _bar(tokens: int, largest: int, unicode: bool) -> str:
@@ -106,12 +76,12 @@ def table(prompt: AssembledPrompt, *, unicode: bool = True) -> str:
         f"{'order':>10}  {'part':<{width}} {'tokens':>7} {'share':>6}",
     ]
     for part in prompt.parts:
-        share = _share(part.tokens, total)
+        share = share_of(part.tokens, total)
         bar = _bar(part.tokens, largest, unicode)
         rows.append(f"{part.order:>10}  {part.id:<{width}} {part.tokens:>7} {share:>5.1f}%  {bar}")
     if prompt.separator_tokens:
         separators = prompt.separator_tokens
-        share = _share(separators, total)
+        share = share_of(separators, total)
         rows.append(f"{'':>10}  {'(separators)':<{width}} {separators:>7} {share:>5.1f}%")
     rows.append(f"{'':>10}  {'total':<{width}} {total:>7}")
     if prompt.tools:

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, add_format, emit_json, make_store
-from catalog.lock import read_lock, verify
+from catalog.lock import read_lock, verify, verify_report
 
 __all__ = ["register", "run"]
 
@@ -34,19 +34,7 @@ def run(args: argparse.Namespace) -> int:
     lock = read.lock
     catalog, problems = verify(read, make_store(args))
     if args.format == "json":
-        emit_json(
-            {
-                "file": read.file,
-                "catalog": lock.catalog.name,
-                "locked_version": lock.catalog.version,
-                "installed_version": None if catalog is None else str(catalog.version),
-                "ok": not problems,
-                "problems": [
-                    {"kind": p.kind, "subject": p.subject, "message": p.message, "line": p.line}
-                    for p in problems
-                ],
-            }
-        )
+        emit_json(verify_report(read, catalog, problems))
     else:
         out = sys.stdout.write
         for problem in problems:

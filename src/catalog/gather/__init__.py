@@ -56,10 +56,10 @@ from catalog.gather._files import (
     warn,
 )
 from catalog.gather._frontmatter import FrontMatterError, split_front_matter
+from catalog.gather._git import git_facts
 from catalog.gather._runtime import (
     Clock,
     default_environ,
-    git_facts,
     machine_facts,
     time_facts,
 )
@@ -351,7 +351,6 @@ def gather(
     provider: str = "",
     environ: Mapping[str, str] | None = None,
     git: bool = True,
-    git_timeout: float = 2.0,
     follow_links: bool = False,
 ) -> Context:
     """Gather the context ``catalog`` declares, for an agent working in folder ``cwd``.
@@ -391,7 +390,7 @@ def gather(
     env.update(machine_facts(env_vars))
     env.update(time_facts(clock or (lambda: datetime.now().astimezone())))
     if git:
-        env.update(git_facts(folder, env_vars, git_timeout))
+        env.update(git_facts(folder, gatherer.rules))
     data: dict[str, Any] = {
         "env": env,
         "project_files": gatherer.project_files(),

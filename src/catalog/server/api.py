@@ -1,0 +1,102 @@
+"""The library's read operations as JSON: catalogs, versions, show, assemble (with the
+explain table and tokens), tokens, diff and verifying a posted lock. Nothing here
+writes; the OpenAPI description is at ``/openapi.json``."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from pydantic import BaseModel, ConfigDict, Field
+
+from catalog.diff import diff
+from catalog.lock import parse_lock, verify, verify_report
+from catalog.manifest.models import MAIN_AGENT
+from catalog.server.deps import State
+from catalog.server.library import describe
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/api", tags=["catalogs"])
+
+Ref = Annotated[str, Field(min_length=1, max_length=200, description="NAME[@SPEC]")]
+
+
+class AssembleBody(BaseModel):
+    """A catalog, an agent and a context to assemble."""
+
+    model_config = ConfigDict(extra="forbid")
+    catalog: Ref
+    agent: str = MAIN_AGENT
+    context: dict[str, Any] = Field(default_factory=dict)
+    counter: str | None = Field(default=None, description="a token counter; default: the catalog's")
+
+
+class VerifyBody(BaseModel):
+    """The text of a lock file written by ``catalog lock``."""
+
+    model_config = ConfigDict(extra="forbid")
+    lock: str
+
+
+@router.get("/catalogs")
+def list_catalogs(state: State) -> dict[str, Any]:
+    """Every catalog name with its versions (oldest first)."""
+    library = state.library
+    return {
+        "catalogs": [
+            {
+                "name": name,
+                "versions": [str(ref.version) for ref in library.catalog_path.versions(name)],
+            }
+            for name in library.names()
+        ]
+    }
+
+
+@router.get("/catalogs/{name}")
+def list_versions(name: str, state: State) -> dict[str, Any]:
+    """Each version of a catalog: summary, number of parts and the sum of their token
+    estimates (the token history)."""
+    return {"name": name, "versions": state.library.versions(name)}
+
+
+@router.get("/catalogs/{name}/{version}")
+def show(name: str, version: str, state: State) -> dict[str, Any]:
+    """A version: settings, variables, agents, tools and every part in order."""
+    return describe(state.library.load(f"{name}@=={version}"))
+
+
+@router.post("/assemble")
+def assemble(body: AssembleBody, state: State) -> dict[str, Any]:
+    """The assembled prompt (text, fingerprint, tokens, parts in and out with why, tools)
+    and its explain table as text."""
+    catalog = state.library.load(body.catalog)
+    prompt = catalog.assemble(body.context, agent=body.agent, counter=body.counter)
+    return prompt.to_dict() | {"explain": prompt.explain()}
+
+
+@router.post("/tokens")
+def tokens(body: AssembleBody, state: State) -> dict[str, Any]:
+    """Where the assembled prompt's tokens go: per part, separators, tools, dropped."""
+    catalog = state.library.load(body.catalog)
+    return catalog.assemble(body.context, agent=body.agent, counter=body.counter).token_report()
+
+
+@router.get("/diff")
+def diff_versions(
+    state: State,
+    old: Annotated[str, Query(min_length=1, max_length=200, description="NAME[@SPEC]")],
+    new: Annotated[str, Query(min_length=1, max_length=200, description="NAME[@SPEC]")],
+) -> dict[str, Any]:
+    """The structured diff of two versions (the JSON form of ``catalog diff``)."""
+    result = diff(state.library.load(old), state.library.load(new))
+    return result.to_dict()
+
+
+@router.post("/verify")
+def verify_lock(body: VerifyBody, state: State) -> dict[str, Any]:
+    """Whether the installed catalog matches a posted lock, with every difference."""
+    read = parse_lock(body.lock, "the posted lock")
+    catalog, problems = verify(read, state.library.catalog_path)
+    return verify_report(read, catalog, problems)

@@ -1,0 +1,170 @@
+"""dispatch's three template routes and the per-conversation prompt routes.
+
+``GET/PUT /system-prompt`` and ``GET /system-prompt/variables`` are exactly
+dispatch's: ``{"template": ...}`` and ``{"variables": [...]}``; when the store
+is unavailable, GET answers the default template and PUT 503. A conversation
+is constructed once (the first writer wins, later PUTs get the persisted
+prompt), read every turn and rebuilt on compaction.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path
+from pydantic import BaseModel, ConfigDict, Field
+
+from catalog.conversations.base import StoredPrompt
+from catalog.conversations.sessions import Sessions
+from catalog.conversations.templates import MAX_TEMPLATE_CHARS, UserTemplate, variable_catalog
+from catalog.errors import NotFoundError, StoreUnavailableError
+from catalog.manifest.models import MAIN_AGENT
+from catalog.server.deps import State, Writer
+from catalog.server.state import ServerState
+
+__all__ = ["router"]
+
+router = APIRouter()
+
+ConversationId = Annotated[str, Path(min_length=1, max_length=256)]
+
+
+class TemplateBody(BaseModel):
+    """dispatch's SetSystemPromptTemplateRequest and SystemPromptTemplateResponse."""
+
+    template: Annotated[str, Field(max_length=MAX_TEMPLATE_CHARS)]
+
+
+class Variable(BaseModel):
+    """dispatch's SystemPromptVariable: ``[type:name]``; ``dynamic`` types take any name."""
+
+    type: str
+    name: str
+    description: str
+    dynamic: bool
+
+
+class VariablesBody(BaseModel):
+    """dispatch's SystemPromptVariablesResponse."""
+
+    variables: list[Variable]
+
+
+class ConstructBody(BaseModel):
+    """What a conversation's first turn sends."""
+
+    model_config = ConfigDict(extra="forbid")
+    catalog: Annotated[str, Field(min_length=1, max_length=200, description="NAME[@SPEC]")]
+    agent: str = MAIN_AGENT
+    context: dict[str, Any] = Field(default_factory=dict)
+
+
+class RebuildBody(BaseModel):
+    """What a compaction turn sends; ``catalog`` (``NAME[@SPEC]``) defaults to the
+    version the conversation was last resolved with."""
+
+    model_config = ConfigDict(extra="forbid")
+    context: dict[str, Any] = Field(default_factory=dict)
+    append: str | None = None
+    catalog: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+
+
+class ConversationPrompt(BaseModel):
+    """A conversation's prompt; after a rebuild, ``text`` holds the appended text too
+    (the stored prompt, which ``fingerprint`` identifies, does not)."""
+
+    conversation_id: str
+    text: str
+    fingerprint: str
+    revision: int
+    catalog: str
+    version: str
+    agent: str
+
+
+def _answer(stored: StoredPrompt, text: str | None = None) -> ConversationPrompt:
+    return ConversationPrompt(
+        conversation_id=stored.conversation_id,
+        text=stored.text if text is None else text,
+        fingerprint=stored.fingerprint,
+        revision=stored.revision,
+        catalog=stored.catalog,
+        version=stored.version,
+        agent=stored.agent,
+    )
+
+
+def _template(state: ServerState) -> UserTemplate:
+    catalog = state.library.template_catalog(state.settings.template_catalog)
+    return UserTemplate(catalog, state.store())
+
+
+@router.get("/system-prompt", tags=["dispatch"])
+def get_template(state: State) -> TemplateBody:
+    """The user template: the one saved, else the built-in default (also when the store
+    is unavailable)."""
+    try:
+        return TemplateBody(template=_template(state).get())
+    except StoreUnavailableError:
+        catalog = state.library.template_catalog(state.settings.template_catalog)
+        return TemplateBody(template=str(catalog.variables["template"]))
+
+
+@router.put("/system-prompt", tags=["dispatch"], dependencies=[Writer])
+def put_template(body: TemplateBody, state: State) -> TemplateBody:
+    """Save the user template for every conversation constructed from now on (503 when
+    the store is unavailable)."""
+    return TemplateBody(template=_template(state).put(body.template))
+
+
+@router.get("/system-prompt/variables", tags=["dispatch"])
+def get_variables(state: State) -> VariablesBody:
+    """The variables a template may use; ``file:`` is ``dynamic`` (any path is a name)."""
+    catalog = state.library.template_catalog(state.settings.template_catalog)
+    return VariablesBody(variables=[Variable(**entry) for entry in variable_catalog(catalog)])
+
+
+@router.put("/conversations/{conversation_id}", tags=["conversations"], dependencies=[Writer])
+def construct(
+    conversation_id: ConversationId, body: ConstructBody, state: State
+) -> ConversationPrompt:
+    """Construct the conversation's prompt once; a conversation that has one keeps it
+    (the first writer wins) and gets it back."""
+    catalog = state.library.load(body.catalog)
+    sessions = Sessions(catalog, state.store(), agent=body.agent)
+    return _answer(sessions.construct(conversation_id, body.context))
+
+
+@router.get("/conversations/{conversation_id}", tags=["conversations"])
+def get_conversation(conversation_id: ConversationId, state: State) -> ConversationPrompt:
+    """The persisted prompt (404 when the conversation was never constructed)."""
+    stored = state.store().get(conversation_id)
+    if stored is None:
+        raise NotFoundError(
+            f"conversation {conversation_id!r} has no prompt",
+            hint="construct it first: PUT /conversations/{id}",
+        )
+    return _answer(stored)
+
+
+@router.post(
+    "/conversations/{conversation_id}/rebuild", tags=["conversations"], dependencies=[Writer]
+)
+def rebuild(conversation_id: ConversationId, body: RebuildBody, state: State) -> ConversationPrompt:
+    """Re-resolve on compaction: persist the new prompt (next revision) without
+    ``append`` and return it with ``append`` added."""
+    store = state.store()
+    stored = store.get(conversation_id)
+    if body.catalog is not None:
+        ref = body.catalog
+    elif stored is not None:
+        ref = f"{stored.catalog}@=={stored.version}"
+    else:
+        raise NotFoundError(
+            f"conversation {conversation_id!r} has no prompt to rebuild",
+            hint="construct it first (PUT /conversations/{id}), or name the catalog in the body",
+        )
+    agent = stored.agent if stored is not None else MAIN_AGENT
+    sessions = Sessions(state.library.load(ref), store, agent=agent)
+    fresh = sessions.reconstruct(conversation_id, body.context)
+    return _answer(fresh, sessions.appended(fresh.text, body.append))

@@ -1,0 +1,180 @@
+// prompt-catalog web UI: the playground and the template editor (the other pages need no script).
+// Plain browser JavaScript, no libraries: it talks to the JSON routes of the same server.
+"use strict";
+
+const $ = (selector) => document.querySelector(selector);
+
+async function api(method, path, body, headers) {
+  const response = await fetch(path, {
+    method,
+    headers: Object.assign({ "Content-Type": "application/json" }, headers || {}),
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    throw new Error(data.error || response.statusText || "request failed");
+  }
+  return data;
+}
+
+function debounce(fn, ms) {
+  let timer = null;
+  return () => {
+    clearTimeout(timer);
+    timer = setTimeout(fn, ms);
+  };
+}
+
+function variableValue(input) {
+  const type = input.dataset.type;
+  if (type === "bool") return input.checked;
+  if (type === "int") return parseInt(input.value || "0", 10);
+  if (type === "float") return parseFloat(input.value || "0");
+  if (type === "str") return input.value;
+  if (type === "list") {
+    return input.value.split(",").map((s) => s.trim()).filter((s) => s);
+  }
+  return JSON.parse(input.value || "null");
+}
+
+function fillExplain(result) {
+  const rows = [];
+  for (const part of result.parts) rows.push(["+", part.id, part.tokens, part.why]);
+  for (const tool of result.tools) rows.push(["T", tool.name, tool.tokens, "tool description"]);
+  for (const left of result.excluded) rows.push(["-", left.id, "", left.why]);
+  const body = $("#explain tbody");
+  body.replaceChildren();
+  for (const cells of rows) {
+    const tr = document.createElement("tr");
+    tr.className = cells[0] === "-" ? "out" : "in";
+    for (const cell of cells) {
+      const td = document.createElement("td");
+      td.textContent = String(cell);
+      tr.appendChild(td);
+    }
+    body.appendChild(tr);
+  }
+}
+
+function playground() {
+  const form = $("#play-form");
+  const name = document.body.dataset.name;
+  let asked = 0;
+  const update = async () => {
+    const error = $("#play-error");
+    let context;
+    try {
+      context = JSON.parse($("#context").value || "{}");
+      if (typeof context !== "object" || context === null || Array.isArray(context)) {
+        throw new Error("the context must be a JSON object");
+      }
+      const variables = Object.assign({}, context.variables || {});
+      for (const input of form.querySelectorAll("[data-var]")) {
+        variables[input.dataset.var] = variableValue(input);
+      }
+      context.variables = variables;
+      const tools = [...form.querySelectorAll("[data-tool]:checked")].map((i) => i.dataset.tool);
+      if (form.querySelector("[data-tool]")) context.tools = tools;
+    } catch (e) {
+      error.textContent = e.message;
+      return;
+    }
+    const mine = ++asked;
+    try {
+      const result = await api("POST", "/api/assemble", {
+        catalog: name + "@==" + $("#version").value,
+        agent: $("#agent").value,
+        context,
+      });
+      if (mine !== asked) return; // a newer request is on its way
+      error.textContent = "";
+      $("#total").textContent = String(result.tokens);
+      $("#fingerprint").textContent = "fingerprint " + result.fingerprint.slice(0, 12);
+      $("#prompt").textContent = result.text;
+      fillExplain(result);
+    } catch (e) {
+      if (mine === asked) error.textContent = e.message;
+    }
+  };
+  const later = debounce(update, 120);
+  form.addEventListener("input", later);
+  form.addEventListener("change", later);
+  const reload = (ref) => {
+    window.location.search = "?catalog=" + encodeURIComponent(ref);
+  };
+  $("#catalog-name").addEventListener("change", (e) => reload(e.target.value));
+  $("#version").addEventListener("change", (e) => reload(name + "@==" + e.target.value));
+  update();
+}
+
+function insertAtCursor(area, text, caretFromEnd) {
+  const start = area.selectionStart;
+  const end = area.selectionEnd;
+  area.value = area.value.slice(0, start) + text + area.value.slice(end);
+  const caret = start + text.length - (caretFromEnd || 0);
+  area.focus();
+  area.setSelectionRange(caret, caret);
+  area.dispatchEvent(new Event("input", { bubbles: true }));
+}
+
+async function editor() {
+  const modal = $("#editor");
+  const area = $("#template");
+  const status = $("#status");
+  const catalog = document.body.dataset.catalog;
+  const open = () => {
+    modal.classList.add("open");
+    area.focus();
+  };
+  $("#open-editor").addEventListener("click", open);
+  $("#close-editor").addEventListener("click", () => modal.classList.remove("open"));
+  const preview = debounce(async () => {
+    try {
+      const result = await api("POST", "/api/assemble", {
+        catalog,
+        context: {
+          variables: { template: area.value },
+          env: { cwd: "/home/user/project", os: "Linux", model: "a-model" },
+          files: { "AGENTS.md": "(the text of AGENTS.md)" },
+        },
+      });
+      $("#preview").textContent = result.text;
+    } catch (e) {
+      $("#preview").textContent = e.message;
+    }
+  }, 150);
+  area.addEventListener("input", preview);
+  const [template, variables] = await Promise.all([
+    api("GET", "/system-prompt"),
+    api("GET", "/system-prompt/variables"),
+  ]);
+  area.value = template.template;
+  for (const variable of variables.variables) {
+    const button = document.createElement("button");
+    button.type = "button";
+    const tag = "[" + variable.type + ":" + variable.name + "]";
+    button.textContent = variable.dynamic ? "[" + variable.type + ":…]" : tag;
+    button.title = variable.description;
+    button.dataset.variable = variable.type + ":" + variable.name;
+    // A dynamic type (file:) takes any name: the caret lands where the name goes.
+    button.addEventListener("click", () => insertAtCursor(area, tag, variable.dynamic ? 1 : 0));
+    $("#variables").appendChild(button);
+  }
+  $("#save").addEventListener("click", async () => {
+    const token = $("#token");
+    const headers = token && token.value ? { Authorization: "Bearer " + token.value } : {};
+    status.textContent = "saving…";
+    try {
+      await api("PUT", "/system-prompt", { template: area.value }, headers);
+      status.textContent = "saved";
+    } catch (e) {
+      status.textContent = e.message;
+    }
+  });
+  preview();
+  open();
+}
+
+const pages = { playground, editor };
+const start = pages[document.body.dataset.page];
+if (start) start();

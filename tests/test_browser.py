@@ -1,0 +1,154 @@
+"""The web UI in a real browser: Debian's Chromium driven by Selenium and chromedriver
+(never a downloaded browser), against a `catalog serve` process.
+
+Skips when chromium, chromedriver or selenium are missing (CI installs them).
+Screenshots go to the test's temporary folder.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi", reason="the serve extra is not installed")
+httpx = pytest.importorskip("httpx")
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
+
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+from tests.serving import running_server, write_demo_catalogs  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+
+def _binary(*names: str) -> str:
+    for name in names:
+        found = shutil.which(name)
+        if found:
+            return found
+    pytest.skip(f"{' or '.join(names)} not found (apt-get install chromium chromium-driver)")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    folder = tmp_path_factory.mktemp("served")
+    catalogs = write_demo_catalogs(folder / "catalogs")
+    args = [
+        "--store",
+        f"sqlite:///{folder / 'prompts.sqlite'}",
+        "--path",
+        str(catalogs),
+        "--template-catalog",
+        "tpl",
+    ]
+    with running_server(args, folder / "server.log") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    chromium = _binary("chromium", "chromium-browser")
+    driver_path = _binary("chromedriver")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        "--window-size=1400,1000",
+        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
+    ):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    service = webdriver.ChromeService(executable_path=driver_path)
+    driver = webdriver.Chrome(service=service, options=options)
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    return tmp_path
+
+
+def _no_console_errors(browser: Any) -> None:
+    errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    assert errors == []
+
+
+def _wait(browser: Any, condition: Any, timeout: float = 20) -> Any:
+    return WebDriverWait(browser, timeout, poll_frequency=0.05).until(condition)
+
+
+def test_playground_follows_a_tool_toggle(browser: Any, server: str, shots: Path) -> None:
+    browser.get(f"{server}/playground?catalog=demo@1.0.0")
+    total = browser.find_element(By.ID, "total")
+    prompt = browser.find_element(By.ID, "prompt")
+    _wait(browser, lambda _: total.text.isdigit())
+    before = int(total.text)
+    assert prompt.text.startswith("You are a demo agent.")
+    assert "Prefer Bash for builds." not in prompt.text
+    browser.find_element(By.CSS_SELECTOR, 'input[data-tool="Bash"]').click()
+    _wait(browser, lambda _: "Prefer Bash for builds." in prompt.text)
+    _wait(browser, lambda _: int(total.text) > before)
+    rows = browser.find_elements(By.CSS_SELECTOR, "#explain tbody tr")
+    assert any(row.text.startswith("+ bash-tips") for row in rows)
+    assert any(row.text.startswith("T Bash") for row in rows)
+    browser.find_element(By.CSS_SELECTOR, 'input[data-tool="Bash"]').click()
+    _wait(browser, lambda _: "Prefer Bash for builds." not in prompt.text)
+    assert int(total.text) == before
+    browser.save_screenshot(str(shots / "playground.png"))
+    _no_console_errors(browser)
+
+
+def test_diff_page_lists_new_and_removed_parts(browser: Any, server: str, shots: Path) -> None:
+    browser.get(f"{server}/diff?old=demo@1.0.0&new=demo@2.0.0")
+    new = browser.find_element(By.CSS_SELECTOR, "li.new").text
+    removed = browser.find_element(By.CSS_SELECTOR, "li.removed").text
+    assert new.startswith("NEW brand-new")
+    assert removed.startswith("REMOVED old-rules")
+    frame = browser.find_element(By.CSS_SELECTOR, "iframe.report")
+    browser.switch_to.frame(frame)
+    assert browser.find_elements(By.CSS_SELECTOR, "table.side")
+    browser.switch_to.default_content()
+    browser.save_screenshot(str(shots / "diff.png"))
+    _no_console_errors(browser)
+
+
+def test_editor_inserts_at_the_cursor_and_saves(browser: Any, server: str, shots: Path) -> None:
+    browser.get(f"{server}/editor")
+    area = browser.find_element(By.ID, "template")
+    _wait(browser, lambda _: area.get_attribute("value") == "Default in [p:cwd].")
+    assert browser.find_element(By.ID, "editor").is_displayed()  # the full-page modal
+    area.clear()
+    area.send_keys("Work in  please.")
+    browser.execute_script("arguments[0].setSelectionRange(8, 8)", area)
+    browser.find_element(By.CSS_SELECTOR, 'button[data-variable="p:cwd"]').click()
+    assert area.get_attribute("value") == "Work in [p:cwd] please."
+    preview = browser.find_element(By.ID, "preview")
+    _wait(browser, lambda _: preview.text == "Work in /home/user/project please.")
+    browser.find_element(By.ID, "save").click()
+    _wait(browser, lambda _: browser.find_element(By.ID, "status").text == "saved")
+    browser.save_screenshot(str(shots / "editor.png"))
+    assert httpx.get(f"{server}/system-prompt").json() == {"template": "Work in [p:cwd] please."}
+    _no_console_errors(browser)
+
+
+def test_pages_load_without_console_errors(browser: Any, server: str, shots: Path) -> None:
+    for index, path in enumerate(["/", "/catalogs/demo", "/catalogs/demo/2.0.0", "/playground"]):
+        browser.get(server + path)
+        _wait(browser, lambda _: browser.execute_script("return document.readyState") == "complete")
+        browser.save_screenshot(str(shots / f"page-{index}.png"))
+        _no_console_errors(browser)

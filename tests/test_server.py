@@ -1,0 +1,369 @@
+"""`catalog serve` in process: dispatch's routes, conversations, the JSON API, the pages,
+limits, the token and every error as a 4xx with a message."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi", reason="the serve extra is not installed")
+
+from fastapi.testclient import TestClient
+
+from catalog.server.app import create_app
+from catalog.server.state import ServerSettings
+from tests.conftest import run_cli
+from tests.serving import write_demo_catalogs
+
+BASE = "http://127.0.0.1"
+
+
+@pytest.fixture
+def catalogs(tmp_path: Path) -> Path:
+    return write_demo_catalogs(tmp_path / "catalogs")
+
+
+def _client(settings: ServerSettings) -> Iterator[TestClient]:
+    with TestClient(create_app(settings), base_url=BASE) as client:
+        yield client
+
+
+@pytest.fixture
+def client(catalogs: Path, tmp_path: Path) -> Iterator[TestClient]:
+    settings = ServerSettings(
+        paths=(str(catalogs),),
+        store_url=f"sqlite:///{tmp_path / 'prompts.sqlite'}",
+        template_catalog="tpl",
+    )
+    yield from _client(settings)
+
+
+def _error(response: Any, status: int) -> str:
+    assert response.status_code == status, response.text
+    message: str = response.json()["error"]
+    assert message
+    return message
+
+
+# -- dispatch's three routes
+
+
+def test_system_prompt_routes(client: TestClient) -> None:
+    assert client.get("/system-prompt").json() == {"template": "Default in [p:cwd]."}
+    saved = client.put("/system-prompt", json={"template": "Saved in [p:cwd]."})
+    assert saved.status_code == 200
+    assert saved.json() == {"template": "Saved in [p:cwd]."}
+    assert client.get("/system-prompt").json() == {"template": "Saved in [p:cwd]."}
+    assert client.get("/system-prompt/variables").json() == {
+        "variables": [
+            {"type": "p", "name": "cwd", "description": "the working directory", "dynamic": False},
+            {"type": "file", "name": "", "description": "a file's text", "dynamic": True},
+        ]
+    }
+
+
+def test_the_default_template_catalog_is_one_that_takes_a_template(tmp_path: Path) -> None:
+    """With only the bundled catalogs, the routes edit the one that takes a user template;
+    its default is read here from the manifest itself."""
+    bundled = resources.files("catalog").joinpath("parts")
+    expected = []
+    for folder in sorted(bundled.iterdir(), key=lambda f: f.name):
+        for version in folder.iterdir() if folder.is_dir() else ():
+            if not version.joinpath("catalog.toml").is_file():
+                continue
+            manifest = tomllib.loads(version.joinpath("catalog.toml").read_text("utf-8"))
+            variables = {v["name"]: v for v in manifest.get("variable", [])}
+            if manifest.get("binding") and variables.get("template", {}).get("type") == "str":
+                expected.append(variables["template"]["default"])
+    assert expected, "a bundled catalog takes a user template"
+    settings = ServerSettings(store_url=f"sqlite:///{tmp_path / 'p.sqlite'}")
+    for client in _client(settings):
+        assert client.get("/system-prompt").json() == {"template": expected[0]}
+        variables = client.get("/system-prompt/variables").json()["variables"]
+        assert {"type": "file", "dynamic": True} in [
+            {"type": v["type"], "dynamic": v["dynamic"]} for v in variables
+        ]
+
+
+def test_an_unavailable_store_serves_the_default_and_refuses_writes(
+    catalogs: Path, tmp_path: Path
+) -> None:
+    pytest.importorskip("psycopg")
+    settings = ServerSettings(
+        paths=(str(catalogs),),
+        store_url=f"postgresql://nobody@/db?host={tmp_path}&connect_timeout=1",
+        template_catalog="tpl",
+        store_timeout=0.2,
+    )
+    for client in _client(settings):
+        assert client.get("/system-prompt").json() == {"template": "Default in [p:cwd]."}
+        assert "busy or unreachable" in _error(
+            client.put("/system-prompt", json={"template": "x"}), 503
+        )
+        assert client.get("/system-prompt/variables").status_code == 200
+        _error(client.put("/conversations/c", json={"catalog": "demo"}), 503)
+
+
+# -- conversations
+
+
+def test_construct_once_get_and_rebuild(client: TestClient) -> None:
+    first = client.put(
+        "/conversations/c1", json={"catalog": "tpl", "context": {"env": {"cwd": "/a"}}}
+    )
+    assert first.status_code == 200
+    body = first.json()
+    assert (body["text"], body["revision"], body["catalog"], body["version"]) == (
+        "Default in /a.", 0, "tpl", "1.0.0"
+    )  # fmt: skip
+    assert len(body["fingerprint"]) == 64
+    again = client.put(
+        "/conversations/c1", json={"catalog": "tpl", "context": {"env": {"cwd": "/b"}}}
+    )
+    assert again.json() == body  # the first writer wins
+    assert client.get("/conversations/c1").json() == body
+    rebuilt = client.post(
+        "/conversations/c1/rebuild", json={"context": {"env": {"cwd": "/b"}}, "append": "Compact."}
+    ).json()
+    assert (rebuilt["text"], rebuilt["revision"]) == ("Default in /b.\n\nCompact.", 1)
+    stored = client.get("/conversations/c1").json()
+    assert (stored["text"], stored["revision"]) == ("Default in /b.", 1)  # without the append
+    assert stored["fingerprint"] == rebuilt["fingerprint"]
+    assert "no prompt" in _error(client.get("/conversations/nobody"), 404)
+    assert "no prompt to rebuild" in _error(
+        client.post("/conversations/nobody/rebuild", json={}), 404
+    )
+
+
+def test_a_changed_template_affects_only_later_conversations(client: TestClient) -> None:
+    context = {"env": {"cwd": "/w"}}
+    old = client.put("/conversations/old", json={"catalog": "tpl", "context": context}).json()
+    client.put("/system-prompt", json={"template": "Edited for [p:cwd]."})
+    assert (
+        client.put("/conversations/old", json={"catalog": "tpl", "context": context}).json() == old
+    )
+    new = client.put("/conversations/new", json={"catalog": "tpl", "context": context}).json()
+    assert (old["text"], new["text"]) == ("Default in /w.", "Edited for /w.")
+
+
+def test_a_conversation_belongs_to_its_catalog_and_agent(client: TestClient) -> None:
+    client.put("/conversations/c", json={"catalog": "tpl"})
+    assert "was constructed for catalog tpl" in _error(
+        client.put("/conversations/c", json={"catalog": "demo"}), 409
+    )
+    _error(client.put("/conversations/c", json={"catalog": "tpl", "agent": "helper"}), 409)
+    assert "no agent 'nobody'" in _error(
+        client.put("/conversations/d", json={"catalog": "tpl", "agent": "nobody"}), 404
+    )
+
+
+# -- the token
+
+
+def test_writes_need_the_token_off_loopback(catalogs: Path, tmp_path: Path) -> None:
+    settings = ServerSettings(
+        paths=(str(catalogs),),
+        store_url=f"sqlite:///{tmp_path / 'p.sqlite'}",
+        template_catalog="tpl",
+        token="s3cret",
+        host="0.0.0.0",
+    )
+    for client in _client(settings):
+        body = {"template": "T"}
+        assert "Bearer" in _error(client.put("/system-prompt", json=body), 401)
+        wrong = {"Authorization": "Bearer nope"}
+        _error(client.put("/system-prompt", json=body, headers=wrong), 401)
+        _error(client.put("/conversations/c", json={"catalog": "tpl"}), 401)
+        _error(client.post("/conversations/c/rebuild", json={}), 401)
+        right = {"Authorization": "Bearer s3cret"}
+        assert client.put("/system-prompt", json=body, headers=right).status_code == 200
+        assert client.get("/system-prompt").json() == body  # reads need no token
+        made = client.put("/conversations/c", json={"catalog": "tpl"}, headers=right)
+        assert made.status_code == 200
+        assert client.post("/api/assemble", json={"catalog": "demo"}).status_code == 200
+
+
+def test_a_loopback_server_answers_only_loopback_host_names(client: TestClient) -> None:
+    assert client.get("/", headers={"host": "attacker.example"}).status_code == 400
+    assert client.get("/", headers={"host": "localhost:8000"}).status_code == 200
+
+
+# -- bad input: 4xx with a message, never 500
+
+
+@pytest.mark.parametrize(
+    ("path", "content", "status", "words"),
+    [
+        ("/api/assemble", b"{not json", 422, "JSON decode error"),
+        ("/api/assemble", b"{}", 422, "body.catalog: Field required"),
+        ("/api/assemble", b'{"catalog": "demo", "context": []}', 422, "body.context"),
+        ("/api/assemble", b'{"catalog": "demo", "extra": 1}', 422, "body.extra"),
+        ("/api/assemble", b"[" * 200_000, 400, "parsing the body"),
+        ("/api/assemble", b'{"catalog": "nope"}', 404, "no catalog named 'nope'"),
+        ("/api/assemble", b'{"catalog": "../etc"}', 404, "not a catalog name"),
+        ("/api/assemble", b'{"catalog": "demo@>9"}', 404, "no version of 'demo'"),
+        ("/api/assemble", b'{"catalog": "demo", "context": {"tools": 3}}', 400, "tools"),
+        ("/api/verify", b'{"lock": "x = "}', 400, "invalid TOML"),
+        ("/system-prompt", b'{"template": 5}', 422, "body.template"),
+    ],
+)
+def test_bad_requests_get_a_message(
+    client: TestClient, path: str, content: bytes, status: int, words: str
+) -> None:
+    method = client.put if path == "/system-prompt" else client.post
+    response = method(path, content=content, headers={"content-type": "application/json"})
+    assert words in _error(response, status)
+
+
+def test_size_limits(client: TestClient) -> None:
+    huge = b'{"catalog": "demo", "context": {"append": "' + b"x" * 1_100_000 + b'"}}'
+    response = client.post(
+        "/api/assemble", content=huge, headers={"content-type": "application/json"}
+    )
+    assert "larger than 1048576 bytes" in _error(response, 413)
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: counted as it streams
+        yield b'{"catalog": "demo", "context": {"append": "'
+        for _ in range(20):
+            yield b"x" * 100_000
+        yield b'"}}'
+
+    streamed = client.post(
+        "/api/assemble", content=chunks(), headers={"content-type": "application/json"}
+    )
+    _error(streamed, 413)
+    too_long = client.put("/system-prompt", json={"template": "x" * 100_001})
+    assert "at most 100000 characters" in _error(too_long, 422)
+
+
+# -- the JSON API
+
+
+def test_catalogs_versions_and_show(client: TestClient) -> None:
+    listed = client.get("/api/catalogs").json()["catalogs"]
+    assert {"name": "demo", "versions": ["1.0.0", "2.0.0"]} in listed
+    versions = client.get("/api/catalogs/demo").json()["versions"]
+    # The fixture's parts count len(body) // 4 tokens each.
+    assert [(v["version"], v["parts"], v["tokens"]) for v in versions] == [
+        ("1.0.0", 6, 5 + 5 + 8 + 5 + 5 + 4),
+        ("2.0.0", 6, 8 + 3 + 8 + 5 + 5 + 4),
+    ]
+    shown = client.get("/api/catalogs/demo/2.0.0").json()
+    ids = [p["id"] for p in shown["parts"]]
+    assert ids == ["intro", "brand-new", "kept-text", "style", "bash-tips", "bash"]
+    assert shown["tools"] == ["Bash"]
+    assert shown["parts"][0]["share"] == round(100 * 8 / 33, 1)
+    _error(client.get("/api/catalogs/demo/9.9.9"), 404)
+
+
+def test_assemble_explains_and_counts(client: TestClient) -> None:
+    result = client.post(
+        "/api/assemble", json={"catalog": "demo@1", "context": {"tools": ["Bash"]}}
+    ).json()
+    assert result["version"] == "1.0.0"
+    assert result["text"].startswith("You are a demo agent.\n\nOld rules that go away.")
+    assert [t["name"] for t in result["tools"]] == ["Bash"]
+    assert "+ intro" in result["explain"]
+    without = client.post("/api/assemble", json={"catalog": "demo@1"}).json()
+    assert without["tools"] == []
+    assert [e["id"] for e in without["excluded"]] == ["bash-tips", "bash"]
+    assert without["tokens"] < result["tokens"]
+    report = client.post("/api/tokens", json={"catalog": "demo@1"}).json()
+    assert report["tokens"] == without["tokens"]
+    assert [p["id"] for p in report["parts"]] == ["intro", "old-rules", "moved-text", "style"]
+    parts_and_separators = sum(p["tokens"] for p in report["parts"]) + report["separator_tokens"]
+    assert parts_and_separators == report["tokens"]
+
+
+def test_diff_and_verify(client: TestClient, catalogs: Path, tmp_path: Path, capsys: Any) -> None:
+    result = client.get("/api/diff", params={"old": "demo@1.0.0", "new": "demo@2.0.0"}).json()
+    statuses = {p["id"]: p["status"] for p in result["parts"]}
+    assert statuses["brand-new"] == "added"
+    assert statuses["old-rules"] == "removed"
+    lock = tmp_path / "demo.lock"
+    code, _, _ = run_cli(capsys, "lock", "demo@1.0.0", "--path", str(catalogs), "-o", str(lock))
+    assert code == 0
+    ok = client.post("/api/verify", json={"lock": lock.read_text()}).json()
+    assert (ok["ok"], ok["installed_version"], ok["problems"]) == (True, "1.0.0", [])
+    tampered = lock.read_text().replace('version = "1.0.0"', 'version = "2.0.0"', 1)
+    bad = client.post("/api/verify", json={"lock": tampered}).json()
+    assert bad["ok"] is False and bad["problems"]
+
+
+def test_openapi_describes_the_routes(client: TestClient) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    for path in (
+        "/system-prompt",
+        "/system-prompt/variables",
+        "/conversations/{conversation_id}",
+        "/conversations/{conversation_id}/rebuild",
+        "/api/catalogs",
+        "/api/assemble",
+        "/api/tokens",
+        "/api/diff",
+        "/api/verify",
+    ):
+        assert path in paths
+    assert set(paths["/system-prompt"]) == {"get", "put"}
+
+
+# -- pages
+
+
+def test_pages_render(client: TestClient) -> None:
+    home = client.get("/").text
+    assert '<a href="/catalogs/demo">demo</a>' in home
+    catalog_page = client.get("/catalogs/demo").text
+    assert catalog_page.count("<circle") == 2  # one point per version in the chart
+    assert "2.0.0: 33 tokens" in catalog_page
+    version = client.get("/catalogs/demo/2.0.0").text
+    assert version.count('class=bar style="width:100.0%"') == 2  # the two largest parts
+    assert 'data-tool="Bash"' in client.get("/playground?catalog=demo").text
+    assert "id=template" in client.get("/editor").text
+    assert client.get("/static/app.js").headers["content-type"].startswith("text/javascript")
+    assert client.get("/static/../app.py").status_code == 404
+
+
+def test_diff_page_reads_like_a_review(client: TestClient) -> None:
+    page = client.get("/diff", params={"old": "demo@1.0.0", "new": "demo@2.0.0"}).text
+    assert '<li class="new"><b>NEW</b> brand-new' in page
+    assert '<li class="removed"><b>REMOVED</b> old-rules' in page
+    assert '<li class="renamed"><b>RENAMED</b> moved-text → kept-text' in page
+    assert '<li class="changed"><b>CHANGED</b> intro' in page
+    # Whitespace only: folded with the minor changes, after the rest.
+    assert page.index("minor changes") > page.index("CHANGED")
+    assert '<li class="minor"><b>minor</b> style' in page
+    assert page.index("NEW") < page.index("REMOVED") < page.index("RENAMED")
+    by_form = client.get(
+        "/diff", params={"name": "demo", "old_version": "1.0.0", "new_version": "2.0.0"}
+    )
+    assert '<li class="new"><b>NEW</b> brand-new' in by_form.text
+    report = client.get("/diff/report", params={"old": "demo@1.0.0", "new": "demo@2.0.0"})
+    assert "table class=side" in report.text
+    assert "name the two versions" in _error(client.get("/diff"), 400)
+
+
+# -- the command
+
+
+def test_serve_refuses_other_addresses_without_a_token(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CATALOG_SERVE_TOKEN", raising=False)
+    code, _, err = run_cli(capsys, "serve", "--host", "0.0.0.0")
+    assert code == 2
+    assert "binding to 0.0.0.0 exposes the server" in err and "--token" in err
+
+
+def test_serve_says_how_to_install_the_extra(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(__import__("sys").modules, "uvicorn", None)
+    code, _, err = run_cli(capsys, "serve")
+    assert code == 2
+    assert "pip install 'prompt-catalog[serve]'" in err
