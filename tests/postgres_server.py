@@ -8,6 +8,7 @@ PostgreSQL requires.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import shutil
@@ -19,15 +20,13 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["fresh_database", "postgres_server"]
-
-
-def _bin_dir() -> Path | None:
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-    if found:
-        return Path(found[-1]).parent
-    initdb = shutil.which("initdb")
-    return Path(initdb).parent if initdb else None
+__all__ = [
+    "bin_dir",
+    "create_database",
+    "fresh_database",
+    "postgres_server",
+    "throwaway_postgres",
+]
 
 
 def _as_server_user(command: list[str]) -> list[str]:
@@ -36,13 +35,19 @@ def _as_server_user(command: list[str]) -> list[str]:
     return command
 
 
-@pytest.fixture(scope="session")
-def postgres_server() -> Iterator[str]:
-    """The base URL (no database) of a PostgreSQL server running for this test session."""
-    pytest.importorskip("psycopg", reason="psycopg is not installed (pip install '.[test]')")
-    bin_dir = _bin_dir()
-    if bin_dir is None:
-        pytest.skip("PostgreSQL binaries not found (apt-get install postgresql)")
+def bin_dir() -> Path | None:
+    """Where Debian (or PATH) keeps initdb and pg_ctl; None when PostgreSQL is absent."""
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    if found:
+        return Path(found[-1]).parent
+    initdb = shutil.which("initdb")
+    return Path(initdb).parent if initdb else None
+
+
+@contextlib.contextmanager
+def throwaway_postgres(binaries: Path) -> Iterator[str]:
+    """Start a PostgreSQL server in a new temporary folder (unix socket inside it, no
+    TCP); yield the base URL (no database); stop it and delete the folder."""
     folder = Path(tempfile.mkdtemp(prefix="pgtest"))
     if os.geteuid() == 0:
         shutil.chown(folder, "postgres")
@@ -50,12 +55,12 @@ def postgres_server() -> Iterator[str]:
     run = _as_server_user
     try:
         subprocess.run(
-            run([str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust",
+            run([str(binaries / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust",
                  "-E", "UTF8", "--no-sync"]),
             check=True, capture_output=True, timeout=120,
         )  # fmt: skip
         subprocess.run(
-            run([str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(folder / "log"), "-w",
+            run([str(binaries / "pg_ctl"), "-D", str(data), "-l", str(folder / "log"), "-w",
                  "-t", "60", "-o",
                  f"-k {folder} -c listen_addresses='' -c fsync=off -c max_connections=200",
                  "start"]),
@@ -65,23 +70,39 @@ def postgres_server() -> Iterator[str]:
         log = folder / "log"
         detail = log.read_text(errors="replace") if log.exists() else ""
         shutil.rmtree(folder, ignore_errors=True)
-        pytest.fail(f"could not start PostgreSQL: {exc}\n{getattr(exc, 'stderr', '')}{detail}")
+        raise RuntimeError(f"could not start PostgreSQL: {exc}\n{detail}") from None
     try:
         yield f"postgresql://postgres@/?host={folder}"
     finally:
         subprocess.run(
-            run([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"]),
+            run([str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"]),
             capture_output=True, timeout=60,
         )  # fmt: skip
         shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.fixture
-def fresh_database(postgres_server: str) -> str:
-    """The URL of a new, empty database on the test server."""
+def create_database(server: str) -> str:
+    """A new, empty database on ``server`` (a base URL); returns its URL."""
     import psycopg
 
     name = f"t_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(postgres_server.replace("/?", "/postgres?"), autocommit=True) as db:
+    with psycopg.connect(server.replace("/?", "/postgres?"), autocommit=True) as db:
         db.execute(f'CREATE DATABASE "{name}"')
-    return postgres_server.replace("/?", f"/{name}?")
+    return server.replace("/?", f"/{name}?")
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """The base URL (no database) of a PostgreSQL server running for this test session."""
+    pytest.importorskip("psycopg", reason="psycopg is not installed (pip install '.[test]')")
+    binaries = bin_dir()
+    if binaries is None:
+        pytest.skip("PostgreSQL binaries not found (apt-get install postgresql)")
+    with throwaway_postgres(binaries) as url:
+        yield url
+
+
+@pytest.fixture
+def fresh_database(postgres_server: str) -> str:
+    """The URL of a new, empty database on the test server."""
+    return create_database(postgres_server)

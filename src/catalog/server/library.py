@@ -47,6 +47,7 @@ class Library:
     def __init__(self, paths: Iterable[str | Path] = ()) -> None:
         self.catalog_path = CatalogPath(paths)
         self._kept: OrderedDict[str, Catalog] = OrderedDict()
+        self._rows: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
 
     def load(self, ref: str) -> Catalog:
@@ -75,21 +76,23 @@ class Library:
 
     def versions(self, name: str) -> list[dict[str, Any]]:
         """Each version of ``name``, oldest first: version, summary, parts and the sum of
-        the parts' token estimates (read from the manifests, nothing compiled)."""
+        the parts' token estimates (read from the manifests once, nothing compiled)."""
         if not _NAME.fullmatch(name):
             raise NotFoundError(f"{name!r} is not a catalog name")
         rows = []
         for ref in self.catalog_path.versions(name):
-            manifest = ref.manifest()
-            rows.append(
-                {
+            key = f"{ref.label} {ref.source}"
+            row = self._rows.get(key)
+            if row is None:  # reading a large manifest costs; each is read once
+                manifest = ref.manifest()
+                row = self._rows[key] = {
                     "version": str(ref.version),
                     "summary": manifest.catalog.summary,
                     "parts": len(manifest.part),
                     "tokens": sum(part.tokens for part in manifest.part),
                     "source": ref.source,
                 }
-            )
+            rows.append(row)
         if not rows:
             self.catalog_path.find(name)  # raises the "no catalog named" error with its hint
         return rows
