@@ -109,9 +109,13 @@ def test_value_spans_cover_the_value_exactly() -> None:
         "[" * 5000,
         "a = " + "[" * 5000,
         "\x00\x01 weird = }",
+        " " * 50_000 + "[t]\n" + "\n" * 50_000 + "# c\n" * 10_000 + "a.b = 1",
+        "\t \n" * 30_000 + "x = " + "1" * 50_000 + " y",
     ],
 )
 def test_text_that_is_not_toml_never_fails(text: str) -> None:
+    # Long runs of blank space and comments before something that is not a plain
+    # key: a pattern that backtracked over them would never finish.
     positions = TomlPositions(text)
     positions.line(("a",))
     positions.line(("x", 0, "y"))

@@ -38,18 +38,21 @@ __all__ = [
 KeyPath = tuple[str | int, ...]
 """A key path as the parsed data is indexed: ``("part", 3, "when")``."""
 
-_SPACE: Final = re.compile(r"(?:[ \t\r\n]+|#[^\n]*)*")
+# Possessive quantifiers (``*+``, ``++``) never give back what they matched, so
+# no pattern here backtracks: each is linear in the text it reads.
+_SPACE: Final = re.compile(r"(?:[ \t\r\n]++|#[^\n]*+)*+")
 _INLINE_SPACE: Final = re.compile(r"[ \t]*")
 _BARE_KEY: Final = re.compile(r"[A-Za-z0-9_-]+")
-_BASIC: Final = re.compile(r'"(?:[^"\\\n]|\\.)*"?')
+_BASIC: Final = re.compile(r'"(?:[^"\\\n]++|\\.)*+"?')
 _LITERAL: Final = re.compile(r"'[^'\n]*'?")
 _SCALAR: Final = re.compile(r"[^,\]}\n#]*")
 # Blank lines and comments, then ``key = value`` with a bare key and a one-line
 # string, number, date or boolean (the lines most files are made of), ending the
 # line or followed by a comment.
 _SIMPLE_KEY_VALUE: Final = re.compile(
-    r"(?:[ \t\r\n]+|#[^\n]*)*"
-    r'([A-Za-z0-9_-]+)[ \t]*=[ \t]*("(?:[^"\\\n]|\\.)*"|[A-Za-z0-9_+.:-]+)[ \t]*(?=#|\r?\n|\Z)'
+    r"(?:[ \t\r\n]++|#[^\n]*+)*+"
+    r'([A-Za-z0-9_-]++)[ \t]*+=[ \t]*+("(?:[^"\\\n]++|\\.)*+"|[A-Za-z0-9_+.:-]++)[ \t]*+'
+    r"(?=#|\r?\n|\Z)"
 )
 _REST_OF_LINE: Final = re.compile(r"[^\n]*")
 _MAX_DEPTH: Final = 64
