@@ -106,6 +106,25 @@ def catalogs_root(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def cli_demo(make_catalog: Callable[..., Path], catalogs_root: Path) -> Path:
+    """A folder of catalogs holding demo 1.0.0: a variable, a sub-agent, a tool part and
+    conditions on the tools; for the command-line tests."""
+    make_catalog(
+        "demo",
+        "1.0.0",
+        [
+            {"id": "intro", "body": "Hello."},
+            {"id": "grep", "when": '"Grep" in tools', "body": "Grep docs."},
+            {"id": "bash", "kind": "tool", "name": "Bash", "agents": ["*"], "body": "Runs."},
+            {"id": "shell", "when": '"Shell" in agent.tools', "agents": ["*"], "body": "Sh."},
+        ],
+        variables=[{"name": "plan_mode", "type": "bool"}],
+        agents=[{"name": "explore", "tools": ["Glob"]}],
+    )
+    return catalogs_root
+
+
+@pytest.fixture
 def shared_fixtures() -> Path:
     """The real data in ../shared/fixtures; skips when this machine has none."""
     path = SHARED / "fixtures"

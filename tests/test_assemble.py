@@ -209,6 +209,7 @@ def test_json_has_the_documented_keys(demo: Catalog) -> None:
         "parts",
         "excluded",
         "tools",
+        "notes",
     }
     assert set(data["parts"][0]) == {
         "id",

@@ -194,3 +194,27 @@ def test_variables_and_show_write_a_map_default_alike_with_keys_sorted(
     assert f"names                  map   default {written}\n" in capsys.readouterr().out
     assert main(["show", str(folder)]) == 0
     assert f"variable names: map = {written}  \n" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("template", "nonblank", "defined"),
+    [
+        ("[if git:status]clean repo[else]none[endif]", "none", "clean repo"),
+        ("[if file:empty.md]exists[endif]", "", "exists"),
+        ("[if !file:missing.md]missing[endif]", "missing", "missing"),
+        ("[if flag:off]false is a value[endif]", "", "false is a value"),
+    ],
+)
+def test_if_tests_non_blank_values_or_with_defined_any_value_but_none(
+    template: str, nonblank: str, defined: str
+) -> None:
+    assert render_brackets(template, BINDINGS) == nonblank
+    assert render_brackets(template, BINDINGS, defined=True) == defined
+    expression = compile_expression(f"brackets(t, b, {'defined'!r})", {"t": ANY, "b": ANY})
+    assert expression.evaluate({"t": template, "b": BINDINGS}) == defined
+
+
+def test_brackets_refuses_an_unknown_test() -> None:
+    expression = compile_expression('brackets("x", none, "maybe")', {})
+    with pytest.raises(EvaluationError, match="'nonblank', 'defined'"):
+        expression.evaluate({})

@@ -263,43 +263,44 @@ def test_human_names_prefer_meta_name_then_description_then_id(
 
 
 @pytest.fixture
-def upstream_pair(make_catalog: Callable[..., Path]) -> CatalogDiff:
-    """Parts carrying the source's own token counts (``meta.upstream_tokens``), or not."""
+def reference_pair(make_catalog: Callable[..., Path]) -> CatalogDiff:
+    """Parts carrying another counter's token counts (``reference_tokens``), or not."""
 
-    def up(name: str, tokens: int | None, **more: Any) -> dict[str, Any]:
-        meta: dict[str, Any] = {"name": name}
-        if tokens is not None:
-            meta["upstream_tokens"] = tokens
-        return {"meta": meta | more.pop("meta", {}), **more}
+    def ref(name: str, tokens: int | None, **more: Any) -> dict[str, Any]:
+        figure = {} if tokens is None else {"reference_tokens": tokens}
+        return {"meta": {"name": name} | more.pop("meta", {}), **figure, **more}
 
+    counted = {"reference_counter": "the vendor's API"}
     old = make_catalog(
         "up",
         "1.0.0",
+        catalog=counted,
         parts=[
-            {"id": "zeta", "body": "Zeta.", **up("Zeta part", 40)},
-            {"id": "gone", "body": "Gone.", **up("Gone part", 213)},
-            {"id": "old-only", "body": "Old.", **up("Half counted", 7)},
-            {"id": "plain", "body": "Plain.", **up("No figure", None)},
-            {"id": "alpha", "body": "Alpha.", **up("Alpha part", 10, meta={"ccVersion": "1"})},
+            {"id": "zeta", "body": "Zeta.", **ref("Zeta part", 40)},
+            {"id": "gone", "body": "Gone.", **ref("Gone part", 213)},
+            {"id": "old-only", "body": "Old.", **ref("Half counted", 7)},
+            {"id": "plain", "body": "Plain.", **ref("No figure", None)},
+            {"id": "alpha", "body": "Alpha.", **ref("Alpha part", 10, meta={"ccVersion": "1"})},
         ],
     )
     new = make_catalog(
         "up",
         "1.1.0",
+        catalog=counted,
         parts=[
-            {"id": "zeta", "body": "Zeta!", **up("Zeta part", 45)},
-            {"id": "fresh", "body": "Fresh text.", **up("Fresh part", 278)},
-            {"id": "old-only", "body": "Old!", **up("Half counted", None)},
-            {"id": "plain", "body": "Plain.", **up("No figure", None)},
-            {"id": "alpha", "body": "Alpha!", **up("Alpha part", 12, meta={"ccVersion": "2"})},
-            {"id": "beta", "body": "Beta.", **up("Beta part", 3)},
+            {"id": "zeta", "body": "Zeta!", **ref("Zeta part", 45)},
+            {"id": "fresh", "body": "Fresh text.", **ref("Fresh part", 278)},
+            {"id": "old-only", "body": "Old!", **ref("Half counted", None)},
+            {"id": "plain", "body": "Plain.", **ref("No figure", None)},
+            {"id": "alpha", "body": "Alpha!", **ref("Alpha part", 12, meta={"ccVersion": "2"})},
+            {"id": "beta", "body": "Beta.", **ref("Beta part", 3)},
         ],
     )
     return catalog.diff(load_dir(old), load_dir(new), counter=len)
 
 
-def test_upstream_token_figures_per_part_and_in_total(upstream_pair: CatalogDiff) -> None:
-    deltas = {p.id: p.upstream_delta for p in upstream_pair.changes}
+def test_reference_token_figures_per_part_and_in_total(reference_pair: CatalogDiff) -> None:
+    deltas = {p.id: p.reference_delta for p in reference_pair.changes}
     assert deltas == {
         "zeta": 5,
         "gone": -213,
@@ -308,61 +309,70 @@ def test_upstream_token_figures_per_part_and_in_total(upstream_pair: CatalogDiff
         "alpha": 2,
         "beta": 3,
     }
-    zeta = _part(upstream_pair, "zeta")
-    assert (zeta.old_upstream_tokens, zeta.new_upstream_tokens) == (40, 45)
+    zeta = _part(reference_pair, "zeta")
+    assert (zeta.old_reference_tokens, zeta.new_reference_tokens) == (40, 45)
     assert zeta.token_delta == 0  # our own count (len here) is reported apart
-    assert upstream_pair.has_upstream
-    assert upstream_pair.old_upstream_tokens == 40 + 213 + 7 + 10
-    assert upstream_pair.new_upstream_tokens == 45 + 278 + 12 + 3
-    assert upstream_pair.upstream_token_delta == 68
+    assert reference_pair.has_reference
+    assert reference_pair.reference_counter == "the vendor's API"
+    assert reference_pair.old_reference_tokens == 40 + 213 + 7 + 10
+    assert reference_pair.new_reference_tokens == 45 + 278 + 12 + 3
+    assert reference_pair.reference_token_delta == 68
     # plain twice, old-only on its new side
-    assert upstream_pair.upstream_uncounted == 2
-    data = json.loads(render_json(upstream_pair))
-    assert data["upstream"] == {"old": 270, "new": 338, "delta": 68, "uncounted": 2}
+    assert reference_pair.reference_uncounted == 2
+    data = json.loads(render_json(reference_pair))
+    assert data["reference"] == {
+        "counter": "the vendor's API",
+        "old": 270,
+        "new": 338,
+        "delta": 68,
+        "uncounted": 2,
+    }
     by_id = {p["id"]: p for p in data["parts"]}
-    assert (by_id["gone"]["old_upstream_tokens"], by_id["gone"]["upstream_token_delta"]) == (
+    assert (by_id["gone"]["old_reference_tokens"], by_id["gone"]["reference_token_delta"]) == (
         213,
         -213,
     )
-    assert by_id["old-only"]["upstream_token_delta"] is None
+    assert by_id["old-only"]["reference_token_delta"] is None
+    assert by_id["zeta"]["change"] == "prose"
 
 
-def test_markdown_lists_new_removed_then_changed_by_name_with_upstream_deltas(
-    upstream_pair: CatalogDiff,
+def test_markdown_lists_new_removed_then_changed_by_name_with_reference_deltas(
+    reference_pair: CatalogDiff,
 ) -> None:
-    lines = render_markdown(upstream_pair).splitlines()
+    lines = render_markdown(reference_pair).splitlines()
     assert lines[2] == "**Tokens: 26 → 37 (+11)** (len, all part bodies)"
     assert lines[4] == (
-        "**Upstream tokens: 270 → 338 (+68)** (`meta.upstream_tokens`, as the source counted "
-        "them; 2 part(s) without a figure not counted)"
+        "**Reference tokens: 270 → 338 (+68)** (counted by the vendor's API; "
+        "2 part(s) without a figure not counted)"
     )
     assert [line for line in lines if line.startswith("- ")] == [
-        "- **NEW:** Beta part (`beta`): system, order 60 (+5 tokens; upstream +3)",
-        "- **NEW:** Fresh part (`fresh`): system, order 20 (+11 tokens; upstream +278)",
-        "- **REMOVED:** Gone part (`gone`) (-5 tokens; upstream -213)",
+        "- **NEW:** Beta part (`beta`): system, order 60 (+5 tokens; reference +3)",
+        "- **NEW:** Fresh part (`fresh`): system, order 20 (+11 tokens; reference +278)",
+        "- **REMOVED:** Gone part (`gone`) (-5 tokens; reference -213)",
         "- Alpha part (`alpha`): text changed; meta.ccVersion `1` → `2` "
-        "(+0 tokens; upstream 10 → 12, +2)",
+        "(+0 tokens; reference 10 → 12, +2)",
         "- Half counted (`old-only`): text changed (+0 tokens)",
-        "- Zeta part (`zeta`): text changed (+0 tokens; upstream 40 → 45, +5)",
+        "- Zeta part (`zeta`): text changed (+0 tokens; reference 40 → 45, +5)",
     ]
 
 
-def test_text_and_html_show_upstream_figures(upstream_pair: CatalogDiff) -> None:
-    text = render_text(upstream_pair)
+def test_text_and_html_show_reference_figures(reference_pair: CatalogDiff) -> None:
+    text = render_text(reference_pair)
     assert text.splitlines()[0].endswith(
-        "; upstream tokens 270 -> 338 (+68); 2 part(s) without a figure not counted"
+        "; reference tokens 270 -> 338 (+68); 2 part(s) without a figure not counted"
     )
-    assert "  - gone  (system, order 20)  -5 tokens; upstream -213" in text
-    assert "  ~ zeta  (system, order 10)  +0 tokens; upstream 40 -> 45, +5" in text
+    assert "  - gone  (system, order 20)  -5 tokens; reference -213" in text
+    assert "  ~ zeta  (system, order 10)  +0 tokens; reference 40 -> 45, +5" in text
     assert '      meta.ccVersion "1" -> "2"' in text
-    page = render_html(upstream_pair)
-    assert "<strong>Upstream tokens: 270 → 338 (+68)</strong>" in page
-    assert "REMOVED: Gone part (gone) (-5 tokens; upstream -213)" in page
+    page = render_html(reference_pair)
+    assert "<strong>Reference tokens: 270 → 338 (+68)</strong>" in page
+    assert "REMOVED: Gone part (gone) (-5 tokens; reference -213)" in page
 
 
-def test_no_upstream_figures_no_upstream_lines(flagship: CatalogDiff) -> None:
-    assert not flagship.has_upstream
-    assert "pstream" not in render_markdown(flagship) + render_text(flagship)
+def test_no_reference_figures_no_reference_lines(flagship: CatalogDiff) -> None:
+    assert not flagship.has_reference
+    assert "Reference tokens" not in render_markdown(flagship)
+    assert "reference tokens" not in render_text(flagship)
 
 
 def test_a_content_addressed_file_name_is_not_reported(
@@ -377,7 +387,13 @@ def test_a_content_addressed_file_name_is_not_reported(
     part = _part(catalog.diff(old, new), "a")
     assert part.field("file") is not None  # the data keeps it
     assert "file" not in render_markdown(catalog.diff(old, new))
-    assert f"file `{sha('Two.')}.md` → `a.md`" in render_markdown(catalog.diff(new, renamed))
+    # The same text kept under another file name: a metadata-only change, counted...
+    moved_file = catalog.diff(new, renamed)
+    assert _part(moved_file, "a").change == "metadata"
+    assert "- 1 part changed only in metadata — `--all` lists them" in render_markdown(moved_file)
+    # ... and spelled out with --all.
+    listed = render_markdown(moved_file, all_changes=True)
+    assert f"- a: file `{sha('Two.')}.md` → `a.md` (+0 tokens)" in listed
 
 
 def test_prompt_diff_leaves_out_undeclared_overrides(pair: tuple[Catalog, Catalog]) -> None:
@@ -439,7 +455,7 @@ def test_json_has_stable_documented_keys(pair: tuple[Catalog, Catalog]) -> None:
         "identical",
         "counter",
         "token_delta",
-        "upstream",
+        "reference",
         "summary",
         "settings",
         "variables",
@@ -447,13 +463,25 @@ def test_json_has_stable_documented_keys(pair: tuple[Catalog, Catalog]) -> None:
         "parts",
         "prompt",
     }
-    assert data["schema"] == 1
-    assert data["upstream"] is None
-    assert data["summary"] == {"added": 0, "removed": 0, "changed": 6, "moved": 1}
+    assert data["schema"] == 2
+    assert data["reference"] is None
+    assert data["summary"] == {
+        "added": 0,
+        "removed": 0,
+        "changed": 6,
+        "renamed": 0,
+        "moved": 1,
+        "only_whitespace": 0,
+        "only_placeholders": 0,
+        "only_metadata": 0,
+    }
     assert set(data["parts"][0]) == {
         "id",
+        "old_id",
         "name",
         "status",
+        "change",
+        "similarity",
         "kind",
         "old_order",
         "new_order",
@@ -463,9 +491,9 @@ def test_json_has_stable_documented_keys(pair: tuple[Catalog, Catalog]) -> None:
         "old_tokens",
         "new_tokens",
         "token_delta",
-        "old_upstream_tokens",
-        "new_upstream_tokens",
-        "upstream_token_delta",
+        "old_reference_tokens",
+        "new_reference_tokens",
+        "reference_token_delta",
         "unified",
     }
     rules = next(p for p in data["parts"] if p["id"] == "rules")

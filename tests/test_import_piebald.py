@@ -13,6 +13,7 @@ import catalog
 from catalog import ImporterError, ManifestError
 from catalog.cli import main
 from catalog.importers.piebald.parse import (
+    UPSTREAM,
     ChangelogItem,
     ChangelogRelease,
     parse_changelog,
@@ -22,7 +23,7 @@ from catalog.importers.piebald.parse import (
     release_version,
 )
 from catalog.importers.piebald.read import read_checkout, read_history
-from catalog.importers.piebald.write import import_releases
+from catalog.importers.piebald.write import REFERENCE_COUNTER, import_releases
 from catalog.manifest.models import parse_manifest
 from catalog.validate import check_catalog
 from tests import conftest
@@ -198,7 +199,7 @@ def test_imported_release_is_an_ordinary_catalog(tmp_path: Path) -> None:
         assert part.decl.sha256 == sha(body_of(text))
         assert part.decl.tokens == tiktoken_count(body_of(text))
         assert part.decl.template is False
-        assert part.decl.meta["upstream_tokens"] == data.README_TOKENS["2.1.38"][f"{part.id}.md"]
+        assert part.decl.reference_tokens == data.README_TOKENS["2.1.38"][f"{part.id}.md"]
         assert part.decl.file is not None and part.decl.file.startswith("../_blobs/")
 
 
@@ -228,22 +229,20 @@ def test_kinds_names_and_meta(tmp_path: Path) -> None:
             "whenToUse": 'Use it to find files ("quick" or "very thorough")',
             "tools": ["Glob", "Grep"],
         },
-        "placeholders": ["${GLOB_TOOL_NAME}"],
         "category": "agent-prompt",
-        "upstream_tokens": 516,
     }
+    # The README's count, by the counter the catalog names.
+    assert explore.reference_tokens == 516
+    assert cat.manifest.catalog.reference_counter == REFERENCE_COUNTER
     assert cat.part("skill-debugging").decl.meta["category"] == "skill"
-    # The placeholders of each body, whole expressions verbatim; escaped `\${` is text.
-    meta = {p.id: p.decl.meta for p in cat.parts}
-    assert meta["system-reminder-plan-mode-is-active"]["placeholders"] == [
+    # The placeholders stay in the bodies, whole expressions verbatim; escaped `\${` is text.
+    assert placeholders(cat.part("system-reminder-plan-mode-is-active").body) == [
         '${IS_BASH_ENV?`\nDo not run commands that change files.`:""}'
     ]
-    assert meta["system-prompt-main-system-prompt"]["placeholders"] == [
+    assert placeholders(cat.part("system-prompt-main-system-prompt").body) == [
         "${PRODUCT_NAME}",
         '${{ISSUES_EXPLAINER:"report the issue"}.ISSUES_EXPLAINER}',
     ]
-    assert "placeholders" not in meta["data-github-actions-workflow"]
-    assert "placeholders" not in meta["system-prompt-tone-and-style"]
 
 
 def test_raw_bodies_reach_the_prompt_unrendered(tmp_path: Path) -> None:
@@ -420,7 +419,10 @@ def test_cli_imports_history_and_prints_the_store_size(
     summary = catalog.load("cc", "2.1.38", paths=[out]).summary
     assert "Piebald-AI/claude-code-system-prompts" in summary
     release_commit = data.git(history, "log", "-1", "--skip=1", "--format=%H").strip()
-    assert f"(commit {release_commit[:12]})" in summary
+    # The release and its commit are named in a comment, not in the summary (which
+    # would make every diff between releases show a changed setting).
+    manifest = (out / "cc" / "2.1.38" / "catalog.toml").read_text(encoding="utf-8")
+    assert manifest.startswith(f"# Claude Code 2.1.38 from {UPSTREAM}, commit {release_commit}\n")
 
 
 def test_cli_imports_a_checkout_into_the_current_folder(
@@ -685,8 +687,8 @@ def test_real_releases_and_the_example_overlay(shared_fixtures: Path, tmp_path: 
     assert hashes[0] == hashes[1]
 
     newest = catalog.load("claude-code", "2.1.38", paths=[root])
-    assert newest.part("agent-prompt-explore").decl.meta["upstream_tokens"] == 516
-    assert newest.part("tool-description-task").decl.meta["upstream_tokens"] == 1214
+    assert newest.part("agent-prompt-explore").decl.reference_tokens == 516
+    assert newest.part("tool-description-task").decl.reference_tokens == 1214
 
     overlay = catalog.load("claude-code-main", paths=[root, EXAMPLES])
     assert check_catalog(overlay) == []
@@ -700,3 +702,81 @@ def test_real_releases_and_the_example_overlay(shared_fixtures: Path, tmp_path: 
     explore = overlay.assemble({"tools": ["Grep"]}, agent="explore")
     assert [p.id for p in explore.parts] == ["agent-explore", "agent-task-notes"]
     assert [t.name for t in explore.tools] == ["Grep"]
+
+
+GROUPED = """\
+# [2.1.240](https://example.com/c)
+
+_-1,911 tokens_
+
+- **NEW:** Data: Agent SDK patterns — Python (2080 tks), Agent SDK patterns — TypeScript \
+(1067 tks) - SDK pattern guides.
+- **REMOVED:** Agent Prompt: Context tip selector; Data: Context tip situation — manual \
+polling; and Data: Context tip situation — persistent memory — Removed the context tips.
+- Data: Claude API reference — C# — Also added Fast Mode (Beta) — and a Models API section.
+- Skill: Artifact PR review, Skill: Design, and Skill: Whiteboard — Move Artifact reads.
+- Tool Description: Bash - Minor formatting cleanup.
+"""
+
+KNOWN = (
+    "Data: Agent SDK patterns — Python",
+    "Data: Agent SDK patterns — TypeScript",
+    "Agent Prompt: Context tip selector",
+    "Data: Context tip situation — manual polling",
+    "Data: Context tip situation — persistent memory",
+    "Data: Claude API reference — C#",
+    "Data: Claude API reference",
+    "Skill: Artifact PR review",
+    "Skill: Design",
+    "Skill: Whiteboard",
+    "Tool Description: Bash",
+)
+
+
+def test_changelog_bullets_naming_several_parts_with_dashes_in_names() -> None:
+    (release,) = parse_changelog(GROUPED, KNOWN)
+    assert release.token_delta == -1911
+    assert [i.names for i in release.new] == [KNOWN[:2]]
+    assert release.new[0].summary == "SDK pattern guides."
+    assert [i.names for i in release.removed] == [KNOWN[2:5]]
+    assert release.removed[0].summary == "Removed the context tips."
+    api, skills, bash = release.changed
+    # The longest known name wins over its prefix, and the summary keeps its own dash.
+    assert (api.names, api.summary) == (
+        ("Data: Claude API reference — C#",),
+        "Also added Fast Mode (Beta) — and a Models API section.",
+    )
+    assert skills.names == ("Skill: Artifact PR review", "Skill: Design", "Skill: Whiteboard")
+    assert (bash.name, bash.summary) == ("Tool Description: Bash", "Minor formatting cleanup.")
+
+
+def test_changelog_bullets_without_known_names_are_guessed() -> None:
+    (release,) = parse_changelog(GROUPED)
+    api, skills, _ = release.changed
+    assert api.name == "Data: Claude API reference — C#"
+    assert skills.names == ("Skill: Artifact PR review", "Skill: Design", "Skill: Whiteboard")
+    assert release.removed[0].names[0] == "Agent Prompt: Context tip selector"
+
+
+def test_real_changelog_bullets_name_real_parts(shared_fixtures: Path) -> None:
+    upstream = shared_fixtures / "claude-code-system-prompts"
+    if not upstream.is_dir():
+        pytest.skip("no claude-code-system-prompts fixture on this machine")
+    readme = parse_readme((upstream / "2.1.240" / "README.md").read_text(encoding="utf-8"))
+    names = {entry.name for entry in readme.entries.values()}
+    text = (upstream / "2.1.240" / "CHANGELOG.md").read_text(encoding="utf-8")
+    (newest, previous, *_) = parse_changelog(text, names)
+    assert (newest.version, previous.version) == ("2.1.240", "2.1.239")
+    assert newest.token_delta == -1911
+    assert [i.name for i in newest.new] == ["Tool Description: Agent (simple usage notes)"]
+    grouped = next(i for i in previous.changed if "Skill: Whiteboard" in i.names)
+    assert grouped.names == (
+        "Tool Description: Artifact publishing and update guidance",
+        "Skill: Artifact PR review",
+        "Skill: Design",
+        "Skill: Whiteboard",
+    )
+    # Nearly every changed-part name of the two newest sections is a part of 2.1.240
+    # (upstream sometimes names a family of parts by its common stem).
+    found = [n for item in (*newest.changed, *previous.changed) for n in item.names]
+    assert sum(n in names for n in found) >= 0.9 * len(found)

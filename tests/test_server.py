@@ -366,4 +366,19 @@ def test_serve_says_how_to_install_the_extra(
     monkeypatch.setitem(__import__("sys").modules, "uvicorn", None)
     code, _, err = run_cli(capsys, "serve")
     assert code == 2
-    assert "pip install 'prompt-catalog[serve]'" in err
+    assert "pip install 'agent-prompt-catalog[serve]'" in err
+
+
+def test_serve_checks_the_store_and_folders_before_starting(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, _, err = run_cli(capsys, "serve", "--store", "mysql://u:pw@db/x")
+    assert code == 2
+    assert "unknown prompt store URL 'db/x'" in err and "pw" not in err
+    code, _, err = run_cli(capsys, "serve", "--store", f"sqlite:///{tmp_path}", "--path", "nowhere")
+    assert code == 2
+    assert "cannot open the prompt store" in err
+    store = f"sqlite:///{tmp_path / 'p.sqlite'}"
+    code, _, err = run_cli(capsys, "serve", "--store", store, "--path", str(tmp_path / "nowhere"))
+    assert code == 2
+    assert "does not exist" in err

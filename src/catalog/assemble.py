@@ -30,6 +30,7 @@ without a budget counts nothing.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 from collections.abc import Callable, Mapping
@@ -155,6 +156,7 @@ class AssembledPrompt:
     text: str
     counter: str
     budget: int | None = None
+    notes: tuple[str, ...] = ()
     _pieces: tuple[_Piece, ...] = field(default=(), kw_only=True, repr=False)
     _left: tuple[tuple[str, str, ExclusionReason, str], ...] = field(
         default=(), kw_only=True, repr=False
@@ -267,6 +269,7 @@ class AssembledPrompt:
             "parts": [_asdict(p) for p in self.parts],
             "excluded": [_asdict(p) for p in self.excluded],
             "tools": [_asdict(t) for t in self.tools],
+            "notes": list(self.notes),
         }
 
     def to_json(self) -> str:
@@ -314,6 +317,7 @@ class AssembledPrompt:
             rows.append(f"  T {tool.name:<28} {tool.tokens:>6}  tool description ({tool.part_id})")
         for left in self.excluded:
             rows.append(f"  - {left.id:<28} {'':>6}  {left.why}")
+        rows.extend(f"  ! {note}" for note in self.notes)
         return "\n".join(rows)
 
 
@@ -569,12 +573,29 @@ def assemble(
         text=catalog.separator.join(p.text for p in pieces),
         counter=count.name,
         budget=budget,
+        notes=_tool_notes(catalog, ctx),
         _pieces=tuple(pieces),
         _left=tuple(excluded),
         _tools=tuple(tools),
         _counter=count,
         _separator=catalog.separator,
     )
+
+
+def _tool_notes(catalog: Catalog, ctx: Context) -> tuple[str, ...]:
+    """A note for each enabled tool the catalog knows nothing of: most likely a typo."""
+    unknown = [
+        name for name in ctx.tools if name not in catalog.tool_names and name not in ctx.tool_info
+    ]
+    notes = []
+    for name in unknown:
+        close = difflib.get_close_matches(name, sorted(catalog.tool_names), n=1, cutoff=0.6)
+        guess = f"; did you mean {close[0]!r}?" if close else ""
+        notes.append(
+            f"tool {name!r} matches no part and no agent's tools of {catalog.name} "
+            f"{catalog.version}{guess}"
+        )
+    return tuple(notes)
 
 
 def _fit(

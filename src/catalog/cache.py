@@ -28,7 +28,9 @@ if TYPE_CHECKING:
     from catalog.assemble import AssembledPrompt
 
 __all__ = [
+    "CACHE_TTLS",
     "MAX_BREAKPOINTS",
+    "OPENAI_ROLES",
     "CacheBlock",
     "anthropic_system",
     "cache_blocks",
@@ -37,6 +39,10 @@ __all__ = [
 
 # Anthropic accepts at most four cache_control breakpoints in one request.
 MAX_BREAKPOINTS = 4
+CACHE_TTLS = ("5m", "1h")
+"""The cache lifetimes Anthropic's ``cache_control`` accepts."""
+OPENAI_ROLES = ("system", "developer")
+"""The roles an OpenAI chat message carrying instructions may have."""
 _RANK = {"static": 0, "session": 1, "turn": 2}
 
 
@@ -94,6 +100,11 @@ def anthropic_system(
     Blocks at breakpoints carry ``cache_control`` (``ephemeral``, with ``ttl``
     when given). An empty prompt gives an empty list.
     """
+    if ttl is not None and ttl not in CACHE_TTLS:
+        raise UsageError(
+            f"ttl={ttl!r} is not a cache lifetime the Anthropic API accepts",
+            hint=f"use one of {', '.join(map(repr, CACHE_TTLS))}, or None for the default (5m)",
+        )
     control: dict[str, Any] = {"type": "ephemeral"}
     if ttl is not None:
         control["ttl"] = ttl
@@ -115,4 +126,9 @@ def openai_message(
     as assembled: its static parts already come first. Use ``developer`` for
     models that take instructions in that role.
     """
+    if role not in OPENAI_ROLES:
+        raise UsageError(
+            f"role={role!r} is not a role for instructions",
+            hint=f"use {' or '.join(map(repr, OPENAI_ROLES))}; a user message is not a prompt",
+        )
     return {"role": role, "content": prompt.text}

@@ -243,9 +243,12 @@ class CatalogPath:
         return self.find(name, spec).load()
 
     def load_ref(self, ref: str) -> Catalog:
-        """Load ``NAME@SPEC``, or a version folder when ``ref`` is an existing path."""
+        """Load ``NAME@SPEC``, or a version folder when ``ref`` is an existing path.
+
+        A folder's version must be its name, as for a catalog found by name.
+        """
         if is_folder_ref(ref):
-            return load_dir(ref, catalog_path=self)
+            return load_dir(ref, catalog_path=self, check_folder_name=True)
         name, spec = parse_ref(ref)
         return self.load(name, spec)
 
@@ -288,11 +291,18 @@ class CatalogPath:
         )
 
 
-def load_dir(path: str | Path, *, catalog_path: CatalogPath | None = None) -> Catalog:
+def load_dir(
+    path: str | Path,
+    *,
+    catalog_path: CatalogPath | None = None,
+    check_folder_name: bool = False,
+) -> Catalog:
     """Load the catalog version in folder ``path`` (the folder holding ``catalog.toml``).
 
     An overlay's base is found in ``catalog_path`` (by default the bundled
-    catalogs, entry points and ``CATALOG_PATH``).
+    catalogs, entry points and ``CATALOG_PATH``). ``check_folder_name=True``
+    refuses a version that differs from the folder's name, as loading by name
+    does (the command line asks for it).
     """
     folder = Path(path).expanduser().resolve()
     if not folder.joinpath(MANIFEST_NAME).is_file():
@@ -303,8 +313,8 @@ def load_dir(path: str | Path, *, catalog_path: CatalogPath | None = None) -> Ca
         )
     read = read_manifest(VersionDir(folder.parent, folder.name))
     if read.manifest.catalog.base is None:
-        return load_version(read, check_folder_name=False)
-    return (catalog_path or CatalogPath()).load_manifest(read, check_folder_name=False)
+        return load_version(read, check_folder_name=check_folder_name)
+    return (catalog_path or CatalogPath()).load_manifest(read, check_folder_name=check_folder_name)
 
 
 def _folder(given: str | Path) -> Path:

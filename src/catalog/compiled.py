@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
 from collections import ChainMap
 from collections.abc import Callable, Collection, Mapping, MutableMapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
@@ -132,6 +134,8 @@ def _context_names() -> dict[str, Shape]:
 
 
 _CONTEXT_NAMES = _context_names()
+_QUOTED = re.compile(r"""(["'])([^"'\n]{1,80})\1""")
+_TAG = re.compile(r"\{[{%]([^{}]{0,1000})[}%]\}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -208,6 +212,30 @@ class Catalog:
         for decl, expression in self._bindings:
             resolved[decl.name] = scope.get("files") if expression is None else expression(scope)
         return resolved
+
+    @cached_property
+    def tool_names(self) -> frozenset[str]:
+        """Every tool name the catalog knows of, to catch a misspelt enabled tool.
+
+        The ``name`` of each ``tool`` part, each sub-agent's ``tools``, the
+        texts of variable defaults (a list of shell names), and every quoted
+        text in a condition or in a tag of a rendered body
+        (``{% if "Bash" in tools %}``).
+        Computed once, on first use.
+        """
+        names = {p.decl.name for p in self.parts if p.decl.kind == "tool" and p.decl.name}
+        for agent in self.manifest.agent:
+            names.update(agent.tools)
+        for variable in self.manifest.variable:
+            default = variable.effective_default()
+            values = default if isinstance(default, tuple) else (default,)
+            names.update(value for value in values if isinstance(value, str))
+        for part in self.parts:
+            names.update(m.group(2) for m in _QUOTED.finditer(part.decl.when))
+            if part.decl.template:
+                for tag in _TAG.finditer(part.body):
+                    names.update(m.group(2) for m in _QUOTED.finditer(tag.group(1)))
+        return frozenset(names)
 
     @property
     def definitions(self) -> tuple[str, ...]:

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from catalog._textfile import parse_toml, read_text
 from catalog.errors import ContextError, format_key
 from catalog.manifest.models import validation_message
+from catalog.manifest.positions import key_lines
 
 __all__ = [
     "CONTROL_FIELDS",
@@ -50,9 +51,11 @@ class Environment(_Model):
 
     :func:`catalog.gather` fills them from the runtime: ``date`` (``2025-01-31``),
     ``time`` (``14:05``), ``datetime`` (ISO 8601 with offset, seconds included),
-    ``weekday``, ``timezone`` (the zone's key, ``America/Chicago``, else its
-    name) and ``tzname`` (its abbreviation at that moment, ``CST``) from one
-    clock reading; ``git_status`` is ``git status --short``; ``home`` is the
+    ``datetime_utc`` (the same moment in UTC with milliseconds, as JavaScript's
+    ``toISOString`` writes it: ``2026-03-07T14:55:05.123Z``), ``weekday``,
+    ``timezone`` (the zone's key, ``America/Chicago``, else its name) and
+    ``tzname`` (its abbreviation at that moment, ``CST``) from one clock
+    reading; ``git_status`` is ``git status --short``; ``home`` is the
     home folder ``~`` stood for while gathering.
     """
 
@@ -68,6 +71,7 @@ class Environment(_Model):
     date: str = ""
     time: str = ""
     datetime: str = ""
+    datetime_utc: str = ""
     weekday: str = ""
     timezone: str = ""
     tzname: str = ""
@@ -242,15 +246,21 @@ def load_context(path: str | Path) -> Context:
         data = parse_toml(text, str(file), ContextError, hint)
     if not isinstance(data, dict):
         raise ContextError("the context must be a table/object at the top level", file=str(file))
-    return coerce_context(data, source=str(file))
+    try:
+        return Context.model_validate(data)
+    except ValidationError as exc:
+        toml = text if file.suffix.lower() != ".json" else None
+        raise _context_error(exc, str(file), toml) from None
 
 
-def _context_error(exc: ValidationError, source: str) -> ContextError:
+def _context_error(exc: ValidationError, source: str, toml: str | None = None) -> ContextError:
+    """The first problem of ``exc``; its line when the context is TOML text."""
     first = exc.errors()[0]
     key = format_key(first["loc"])
     count = len(exc.errors())
     more = f" (and {count - 1} more problem{'s' if count > 2 else ''})" if count > 1 else ""
     hint = "see `catalog schema context` for the fields a context may have"
+    line = key_lines(toml)(first["loc"]) if toml is not None else None
     return ContextError(
-        f"{validation_message(first)}{more}", file=source, key=key or None, hint=hint
+        f"{validation_message(first)}{more}", file=source, line=line, key=key or None, hint=hint
     )

@@ -18,6 +18,7 @@ __all__ = [
     "BudgetError",
     "CatalogError",
     "ContextError",
+    "EvaluationBudgetError",
     "EvaluationError",
     "ExpressionError",
     "ImporterError",
@@ -144,6 +145,13 @@ class TemplateError(ExpressionError):
 
 class EvaluationError(CatalogError, RuntimeError):
     """A well-formed expression failed on the values of a given context."""
+
+
+class EvaluationBudgetError(EvaluationError):
+    """An expression or a body render did more work than its fixed budget allows;
+    ``expression`` is the source of the expression that spent it, when known."""
+
+    expression: str | None = None
 
 
 class NotFoundError(CatalogError, LookupError):

@@ -1,77 +1,92 @@
 """The ``catalog`` command line.
 
-Each command lives in its own module exposing ``register(subparsers, parent)``;
-this module builds the parser, runs the command and turns every library
-error into a one-paragraph message on stderr (never a traceback).
+Each command lives in its own module exposing ``register(parser)`` (its
+arguments, its description and its ``run``). This module builds the parser,
+runs the command and turns every library error into a one-paragraph message
+on stderr (never a traceback).
 
-Exit codes: 0 success; 1 problems found (``validate``, a differing ``diff``,
-a failed ``verify``); 2 bad usage or bad input.
+Only the module of the command being run is imported, so starting one
+command does not pay for the others (``catalog assemble`` never loads the
+diff renderers or the importer); the others appear in ``--help`` by their
+one-line help alone. The global options ``--path``, ``--format`` and
+``--color`` are accepted before the command name as well as after it.
+
+Exit codes (docs/cli.md): 0 success; 1 problems found (``validate``, a
+differing ``diff``, a failed ``verify``, ``stamp --check``); 2 bad usage or
+bad input.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import NoReturn
 
 from catalog import __version__
-from catalog.cli import (
-    _assemble,
-    _diff,
-    _import,
-    _list,
-    _lock,
-    _schema,
-    _serve,
-    _show,
-    _stamp,
-    _tokens,
-    _validate,
-    _variables,
-    _verify,
-)
-from catalog.cli._common import EXIT_OK, EXIT_USAGE, common_parser
+from catalog.cli._common import EXIT_OK, EXIT_USAGE, common_parser, resolve_globals
 from catalog.errors import CatalogError
+from catalog.lang.shapes import did_you_mean
 
-__all__ = ["build_parser", "main"]
+__all__ = ["COMMANDS", "build_parser", "main"]
 
-_COMMANDS = (
-    _list,
-    _show,
-    _assemble,
-    _tokens,
-    _variables,
-    _diff,
-    _lock,
-    _verify,
-    _validate,
-    _schema,
-    _stamp,
-    _import,
-    _serve,
-)
+COMMANDS: dict[str, str] = {
+    "list": "list catalogs and versions",
+    "show": "describe one catalog version",
+    "assemble": "assemble the prompt for an agent under a context",
+    "tokens": "per-part token table of an assembled prompt",
+    "variables": "list a catalog's variables and template bindings",
+    "diff": "compare two catalog versions (parts, conditions, order, tokens)",
+    "lock": "write a lock file: exact version, part hashes, prompt fingerprints",
+    "verify": "check the installed catalog against a lock file",
+    "validate": "check catalogs: manifests, names, hashes, token estimates, cache order",
+    "schema": "print the JSON Schema of a manifest or a context",
+    "stamp": "rewrite the sha256 and tokens of every part in version folders",
+    "init": "write a new catalog that validates and assembles at once",
+    "import": "import prompt parts published elsewhere as a catalog",
+    "serve": "run the web UI and the HTTP API (needs the [serve] extra)",
+    "completion": "print a shell completion script (bash, zsh or fish)",
+}
+"""Every command and its one-line help, in the order ``--help`` lists them."""
 
 _EPILOG = """\
+global options (before or after the command):
+  --path DIR        a folder of catalogs; repeatable; searched before CATALOG_PATH,
+                    installed packages and the bundled catalogs
+  --format FORMAT   output format: text (default), json (every command), and
+                    markdown or html for diff
+  --color WHEN      auto (default), always or never
+
 exit status:
   0  success (diff: identical)
   1  problems found (validate, stamp --check), catalogs differ (diff), the
      installed catalog does not match the lock (verify)
-  2  bad usage or bad input (unknown catalog or version, malformed manifest,
-     context or lock file, a typo in a condition...)
+  2  bad usage or bad input (unknown command, catalog or version, malformed
+     manifest, context or lock file, a typo in a condition...)
 
-Catalogs are found in this package, in packages registered under the entry
-point group 'catalog.catalogs', in CATALOG_PATH and in --path folders."""
+See docs/cli.md for every command."""
+
+_VALUED_GLOBALS = ("--path", "--format", "--color")
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         sys.stderr.write(f"{self.prog}: error: {message}\n")
         raise SystemExit(EXIT_USAGE)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser (exposed for documentation and tests)."""
+def _module_of(command: str) -> str:
+    return f"catalog.cli._{command}"
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; with ``only``, the other commands are listed but not loaded.
+
+    ``build_parser()`` loads every command (for documentation, completion
+    and tests); the namespace's ``commands`` maps each name to its parser.
+    """
     parser = _Parser(
         prog="catalog",
         description="Assemble, inspect and check versioned prompt catalogs.",
@@ -79,19 +94,49 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    common_parser(parser, prefix="global_", help_=argparse.SUPPRESS)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     subparsers.required = True
-    parent = common_parser()
-    for module in _COMMANDS:
-        module.register(subparsers, parent)
+    parent = _Parser(add_help=False)
+    common_parser(parent)
+    for name, help_ in COMMANDS.items():
+        if only is not None and name != only:
+            subparsers.add_parser(name, help=help_, add_help=False)
+            continue
+        command = subparsers.add_parser(name, parents=[parent], help=help_, description=help_)
+        importlib.import_module(_module_of(name)).register(command)
+    parser.set_defaults(commands=subparsers.choices)
     return parser
+
+
+def _command_word(argv: Sequence[str]) -> str | None:
+    """The first word of ``argv`` that is neither a global option nor its value."""
+    words: Iterator[str] = iter(argv)
+    for word in words:
+        if word == "--":
+            return next(words, None)
+        if word in _VALUED_GLOBALS:
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    command = _command_word(args_list)
+    if command is not None and command not in COMMANDS:
+        sys.stderr.write(
+            f"catalog: error: {command!r} is not a command\n"
+            f"  hint: {did_you_mean(command, COMMANDS, what='commands')}\n"
+        )
+        return EXIT_USAGE
+    # A completion script lists every command's options: only it loads them all.
+    parser = build_parser(None if command == "completion" else command)
+    args = parser.parse_args(args_list)
     try:
+        resolve_globals(args)
         status: int = args.func(args)
     except CatalogError as exc:
         sys.stderr.write(f"catalog: error: {exc}\n")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from catalog.cli._common import (
     EXIT_OK,
@@ -13,19 +12,17 @@ from catalog.cli._common import (
     add_format,
     context_from_args,
     load_ref,
+    warn_notes,
 )
 
 __all__ = ["register", "run"]
 
 
-def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
+def register(parser: argparse.ArgumentParser) -> None:
     """Add the ``assemble`` command."""
-    parser = subparsers.add_parser(
-        "assemble",
-        parents=[parent],
-        help="assemble the prompt for an agent under a context",
-        description="Print the assembled system prompt. With --explain, a table of every part "
-        "(in or out, why, tokens) goes to stderr, so stdout stays the prompt alone.",
+    parser.description = (
+        "Print the assembled system prompt. With --explain, a table of every part "
+        "(in or out, why, tokens) goes to stderr, so stdout stays the prompt alone."
     )
     parser.add_argument("ref", metavar="NAME[@SPEC]|DIR")
     parser.add_argument("--agent", default="main", help="main (default) or a sub-agent's name")
@@ -49,4 +46,6 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(prompt.text + "\n")
     if args.explain:
         sys.stderr.write(prompt.explain() + "\n")
+    else:
+        warn_notes(prompt.notes)
     return EXIT_OK

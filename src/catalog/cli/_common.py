@@ -6,17 +6,22 @@ import argparse
 import json
 import sys
 import warnings
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from catalog._textfile import read_text
 from catalog.catalog_path import CatalogPath
 from catalog.compiled import Catalog
 from catalog.context import Context, coerce_context, load_context
-from catalog.errors import CatalogError, ContextError
+from catalog.errors import CatalogError, ContextError, UsageError
 from catalog.gather import SourceWarning, gather
 from catalog.lang.shapes import did_you_mean
+from catalog.manifest.models import fits_type
+from catalog.manifest.positions import key_lines
 
 __all__ = [
+    "ALL_FORMATS",
     "EXIT_OK",
     "EXIT_PROBLEMS",
     "EXIT_USAGE",
@@ -29,6 +34,8 @@ __all__ = [
     "emit_json",
     "load_ref",
     "make_store",
+    "resolve_globals",
+    "warn_notes",
     "write_output",
 ]
 
@@ -36,26 +43,67 @@ EXIT_OK = 0
 EXIT_PROBLEMS = 1
 EXIT_USAGE = 2
 
+ALL_FORMATS = ("text", "json", "markdown", "html")
 
-def common_parser() -> argparse.ArgumentParser:
-    """Options every command takes (``--path``)."""
-    parent = argparse.ArgumentParser(add_help=False)
-    parent.add_argument(
+
+def common_parser(
+    parser: argparse.ArgumentParser, *, prefix: str = "", help_: str | None = None
+) -> argparse.ArgumentParser:
+    """Add the options every command takes (``--path``, ``--color``) to ``parser``.
+
+    The top-level parser gets them too, with ``prefix`` on their names in
+    the namespace and ``--format`` besides, so that they may come before the
+    command; :func:`resolve_globals` joins both places.
+    """
+    parser.add_argument(
         "--path",
         action="append",
         default=[],
+        dest=f"{prefix}path",
         metavar="DIR",
-        help="a folder of catalogs (<DIR>/<name>/<version>/catalog.toml); repeatable; "
-        "searched after the bundled ones, entry points and CATALOG_PATH",
+        help=help_
+        or "a folder of catalogs (<DIR>/<name>/<version>/catalog.toml); repeatable; "
+        "searched before CATALOG_PATH, installed packages and the bundled catalogs",
     )
-    return parent
+    parser.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default=None,
+        dest=f"{prefix}color",
+        help=help_
+        or "colour text output: auto (a terminal, unless NO_COLOR is set), always, never",
+    )
+    if prefix:
+        parser.add_argument(
+            "--format", choices=ALL_FORMATS, default=None, dest=f"{prefix}format", help=help_
+        )
+    return parser
+
+
+def resolve_globals(args: argparse.Namespace) -> None:
+    """Join the global options given before the command with those given after it.
+
+    ``--path`` folders before the command come first; a ``--format`` or
+    ``--color`` after the command wins over one before it. A format the
+    command does not write is a usage error naming those it does.
+    """
+    args.path = [*getattr(args, "global_path", []), *args.path]
+    args.color = args.color or getattr(args, "global_color", None) or "auto"
+    chosen = args.format or getattr(args, "global_format", None) or "text"
+    if chosen not in args.format_choices:
+        raise UsageError(
+            f"--format {chosen}: `catalog {args.command}` writes "
+            f"{' or '.join(args.format_choices)}",
+            hint=f"use --format {args.format_choices[-1]}",
+        )
+    args.format = chosen
 
 
 def add_format(parser: argparse.ArgumentParser, *choices: str) -> None:
-    """Add ``--format`` with ``text`` first (the default)."""
-    parser.add_argument(
-        "--format", choices=("text", *choices), default="text", help="output format"
-    )
+    """Add ``--format`` with ``text`` first (the default) and ``json`` among ``choices``."""
+    formats = ("text", *choices)
+    parser.add_argument("--format", choices=formats, default=None, help="output format")
+    parser.set_defaults(format_choices=formats)
 
 
 def add_counter(parser: argparse.ArgumentParser) -> None:
@@ -81,6 +129,12 @@ def load_ref(args: argparse.Namespace, ref: str) -> Catalog:
 def emit_json(data: Any) -> None:
     """Print ``data`` as indented, key-sorted JSON."""
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+def warn_notes(notes: Iterable[str]) -> None:
+    """Write each note of a result (an unknown tool...) to stderr as a warning."""
+    for note in notes:
+        sys.stderr.write(f"catalog: warning: {note}\n")
 
 
 def write_output(path: str, text: str) -> None:
@@ -154,7 +208,7 @@ def context_from_args(args: argparse.Namespace, catalog: Catalog, *also: Catalog
         types.update(each.variable_types)
     data: dict[str, Any] = {}
     if args.context:
-        data = load_context(args.context).model_dump(exclude_defaults=True)
+        data = _file_context(args.context, types).model_dump(exclude_defaults=True)
     if args.tools is not None:
         data["tools"] = [t.strip() for t in args.tools.split(",") if t.strip()]
     for item in args.set:
@@ -201,6 +255,38 @@ def context_from_args(args: argparse.Namespace, catalog: Catalog, *also: Catalog
     for warning in caught:
         sys.stderr.write(f"catalog: warning: {warning.message}\n")
     return gathered
+
+
+def _file_context(path: str, types: Mapping[str, str]) -> Context:
+    """A ``--context`` file whose variables are checked against the catalog's declarations.
+
+    Assembling would refuse the same values, but only the file knows the
+    line to point at (``[variables] plan_mode = "yes"``).
+    """
+    context = load_context(path)
+    for name, value in context.variables.items():
+        declared = types.get(name)
+        if declared is not None and fits_type(value, declared):
+            continue
+        if declared is None:
+            problem = f"unknown variable {name!r}"
+            hint = did_you_mean(name, types, what="declared variables")
+        else:
+            problem = f"variable {name!r} must be of type {declared}, got {value!r}"
+            hint = f"write a {declared} value"
+        text = (
+            ""
+            if path.lower().endswith(".json")
+            else read_text(Path(path), ContextError, "the context file", "check --context")
+        )
+        raise ContextError(
+            problem,
+            file=path,
+            line=key_lines(text)(("variables", name)) if text else None,
+            key=f"variables.{name}",
+            hint=hint,
+        )
+    return context
 
 
 def context_requested(args: argparse.Namespace) -> bool:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
 
 from catalog.cli._common import (
     EXIT_OK,
     EXIT_PROBLEMS,
     add_context_options,
     add_counter,
+    add_format,
     context_from_args,
     context_requested,
     load_ref,
@@ -23,16 +23,15 @@ from catalog.diff.render import render_html, render_json, render_markdown, rende
 __all__ = ["register", "run"]
 
 
-def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
+def register(parser: argparse.ArgumentParser) -> None:
     """Add the ``diff`` command."""
-    parser = subparsers.add_parser(
-        "diff",
-        parents=[parent],
-        help="compare two catalog versions (parts, conditions, order, tokens)",
-        description="Compare catalog version A with B: parts added, removed, changed (with a "
-        "unified diff of the body), moved, with changed conditions, agents, stability or slot, "
-        "and token deltas. With --context, --tools, --set or --agent, also diff the two "
-        "assembled prompts. Exit 0 identical, 1 different, 2 trouble.",
+    parser.description = (
+        "Compare catalog version A with B: parts added, removed, renamed (same or nearly the "
+        "same body under a new id), changed (prose, whitespace only, placeholders only, "
+        "assembly keys, metadata only; with a unified diff of the body), moved, with changed "
+        "conditions, agents, stability or slot, and token deltas. With --context, --tools, "
+        "--set or --agent, also diff the two assembled prompts. Exit 0 identical, "
+        "1 different, 2 trouble."
     )
     parser.add_argument("old", metavar="A", help="NAME@VERSION or a version folder")
     parser.add_argument("new", metavar="B", help="NAME@VERSION or a version folder")
@@ -41,18 +40,13 @@ def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
     )
     add_context_options(parser)
     add_counter(parser)
+    add_format(parser, "markdown", "json", "html")
     parser.add_argument(
-        "--format",
-        choices=("text", "markdown", "json", "html"),
-        default="text",
-        help="text (coloured on a terminal), markdown (for a changelog), json, html (one "
-        "self-contained page)",
-    )
-    parser.add_argument(
-        "--color",
-        choices=("auto", "always", "never"),
-        default="auto",
-        help="colour the text format: auto (a terminal, unless NO_COLOR is set), always, never",
+        "--all",
+        action="store_true",
+        dest="all_changes",
+        help="text and markdown: list every changed part, also those changed only in "
+        "whitespace, inside ${...} placeholders or in metadata (counted on one line otherwise)",
     )
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     parser.set_defaults(func=run)
@@ -76,11 +70,11 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         text = render_json(result) + "\n"
     elif args.format == "markdown":
-        text = render_markdown(result)
+        text = render_markdown(result, all_changes=args.all_changes)
     elif args.format == "html":
         text = render_html(result)
     else:
-        text = render_text(result, color=_use_color(args))
+        text = render_text(result, color=_use_color(args), all_changes=args.all_changes)
     if args.output:
         write_output(args.output, text)
     else:

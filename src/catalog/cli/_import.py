@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
-from typing import Any
 
-from catalog.cli._common import EXIT_OK
+from catalog.cli._common import EXIT_OK, add_format, emit_json
 from catalog.importers.piebald.parse import UPSTREAM
 from catalog.importers.piebald.read import read_checkout, read_history
 from catalog.importers.piebald.write import ImportedVersion, import_releases
@@ -14,13 +14,9 @@ from catalog.importers.piebald.write import ImportedVersion, import_releases
 __all__ = ["register", "run"]
 
 
-def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
-    """Add the ``import`` command and its formats (``--path`` means nothing here)."""
-    parser = subparsers.add_parser(
-        "import",
-        help="import prompt parts published elsewhere as a catalog",
-        description="Write catalog versions from prompt collections published elsewhere.",
-    )
+def register(parser: argparse.ArgumentParser) -> None:
+    """Add the ``import`` command and its source formats (``--path`` means nothing here)."""
+    parser.description = "Write catalog versions from prompt collections published elsewhere."
     formats = parser.add_subparsers(dest="source_format", metavar="FORMAT", required=True)
     piebald = formats.add_parser(
         "piebald",
@@ -51,6 +47,7 @@ def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
     piebald.add_argument(
         "--force", action="store_true", help="replace versions that exist with other content"
     )
+    add_format(piebald, "json")
     piebald.set_defaults(func=run, parser=piebald)
 
 
@@ -69,10 +66,26 @@ def run(args: argparse.Namespace) -> int:
         if args.versions is not None:
             parser.error("--versions is for --git; SRC holds one release")
         releases = iter([read_checkout(args.src, args.version)])
+    as_json = args.format == "json"
     report = import_releases(
-        releases, name=args.name, out=args.out or ".", force=args.force, on_version=_print_version
+        releases,
+        name=args.name,
+        out=args.out or ".",
+        force=args.force,
+        on_version=None if as_json else _print_version,
     )
     size = report.size
+    if as_json:
+        emit_json(
+            {
+                "name": args.name,
+                "folder": str(report.folder),
+                "versions": [dataclasses.asdict(item) for item in report.versions],
+                "size": dataclasses.asdict(size),
+                "unshared_bytes": report.unshared_bytes,
+            }
+        )
+        return EXIT_OK
     sys.stdout.write(
         f"{args.name}: {len(report.versions)} version(s) imported into {report.folder}\n"
         f"store: {size.versions} version(s), {_bytes(size.total_bytes)} "

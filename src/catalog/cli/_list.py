@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from catalog.cli._common import EXIT_OK, EXIT_USAGE, add_format, emit_json, make_store
 from catalog.errors import CatalogError
@@ -12,9 +11,8 @@ from catalog.errors import CatalogError
 __all__ = ["register", "run"]
 
 
-def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
+def register(parser: argparse.ArgumentParser) -> None:
     """Add the ``list`` command."""
-    parser = subparsers.add_parser("list", parents=[parent], help="list catalogs and versions")
     add_format(parser, "json")
     parser.set_defaults(func=run)
 

@@ -1,30 +1,40 @@
-"""``catalog lock NAME[@SPEC]``: write a lock file pinning a version byte for byte."""
+"""``catalog lock NAME[@SPEC]``: write a lock file pinning a version byte for byte.
+
+``catalog lock --update FILE`` locks again, keeping the prompts the lock
+already pins (each context, with its data, and agent) and writing the lock
+back to ``FILE``: the way to accept a reviewed change of the catalog.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
-from catalog.cli._common import EXIT_OK, load_ref, write_output
+from catalog.cli._common import (
+    EXIT_OK,
+    add_format,
+    emit_json,
+    load_ref,
+    write_output,
+)
+from catalog.compiled import Catalog
 from catalog.context import load_context
-from catalog.lock import dump_lock, make_lock
+from catalog.errors import NotFoundError, UsageError
+from catalog.lang.shapes import did_you_mean
+from catalog.lock import LockedPrompt, dump_lock, make_lock, read_lock
 
 __all__ = ["register", "run"]
 
 
-def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
+def register(parser: argparse.ArgumentParser) -> None:
     """Add the ``lock`` command."""
-    parser = subparsers.add_parser(
-        "lock",
-        parents=[parent],
-        help="write a lock file: exact version, part hashes, prompt fingerprints",
-        description="Write a TOML lock file naming the catalog and its exact version, the "
+    parser.description = (
+        "Write a TOML lock file naming the catalog and its exact version, the "
         "sha256 of every part body and of the manifest, and for each --context the "
         "fingerprint of the assembled prompt (the context is embedded). Check it later with "
-        "`catalog verify FILE`, or load with catalog.load(..., lock=FILE).",
+        "`catalog verify FILE`, or load with catalog.load(..., lock=FILE)."
     )
-    parser.add_argument("ref", metavar="NAME[@SPEC]|DIR")
+    parser.add_argument("ref", metavar="NAME[@SPEC]|DIR", nargs="?")
     parser.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     parser.add_argument(
         "--context",
@@ -40,17 +50,54 @@ def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="record the prompt of this agent for each context (default main); repeatable",
     )
+    parser.add_argument(
+        "--update",
+        metavar="FILE",
+        help="lock again the prompts FILE pins (its contexts and agents), plus any --context, "
+        "and write the result to FILE (or to -o); NAME[@SPEC] defaults to FILE's catalog",
+    )
+    add_format(parser, "json")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Build the lock and write it."""
-    cat = load_ref(args, args.ref)
+    """Build the lock and write it (TOML; ``--format json`` prints the same data as JSON)."""
+    previous = read_lock(args.update).lock if args.update else None
+    ref = args.ref or (previous.catalog.name if previous else None)
+    if ref is None:
+        raise UsageError(
+            "catalog lock needs a catalog", hint="give NAME[@SPEC] or a folder, or --update FILE"
+        )
+    cat = load_ref(args, ref)
+    _check_agents(cat, args.agent)
     contexts = [(path, load_context(path)) for path in args.context]
-    text = dump_lock(make_lock(cat, contexts, agents=args.agent or ["main"]))
-    if args.output:
-        write_output(args.output, text)
-        sys.stderr.write(f"locked {cat.name} {cat.version} in {args.output}\n")
-    else:
-        sys.stdout.write(text)
+    lock = make_lock(cat, contexts, agents=args.agent or ["main"])
+    if previous is not None:
+        kept = tuple(_relock(cat, prompt) for prompt in previous.prompt)
+        lock = lock.model_copy(update={"prompt": kept + lock.prompt})
+    output = args.output or args.update
+    if output:
+        write_output(output, dump_lock(lock))
+        sys.stderr.write(f"locked {cat.name} {cat.version} in {output}\n")
+    if args.format == "json":
+        emit_json({"file": output, **lock.model_dump(mode="json")})
+    elif not output:
+        sys.stdout.write(dump_lock(lock))
     return EXIT_OK
+
+
+def _check_agents(cat: Catalog, agents: list[str]) -> None:
+    """Refuse an agent the catalog does not have, before anything is written."""
+    for agent in agents:
+        if agent not in cat.agents:
+            raise NotFoundError(
+                f"catalog {cat.name} {cat.version} has no agent {agent!r}",
+                hint=did_you_mean(agent, cat.agents, what="agents"),
+            )
+
+
+def _relock(cat: Catalog, prompt: LockedPrompt) -> LockedPrompt:
+    """``prompt`` (context label, agent, data) assembled again from ``cat``."""
+    _check_agents(cat, [prompt.agent])
+    (fresh,) = make_lock(cat, [(prompt.context, prompt.data)], agents=[prompt.agent]).prompt
+    return fresh

@@ -5,26 +5,39 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from catalog.cli._common import EXIT_OK, emit_json
+from catalog.cli._common import EXIT_OK, add_format, emit_json
 from catalog.context import Context
+from catalog.errors import UsageError
 from catalog.manifest.models import Manifest
 
 __all__ = ["register", "run"]
 
 _MODELS: dict[str, Any] = {"manifest": Manifest, "context": Context}
+_WHAT = {
+    "manifest": "a catalog.toml (point your editor's TOML schema setting at it)",
+    "context": "a context file given with --context (.toml or .json)",
+}
 
 
-def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
+def register(parser: argparse.ArgumentParser) -> None:
     """Add the ``schema`` command."""
-    parser = subparsers.add_parser(
-        "schema", parents=[parent], help="print the JSON Schema of a manifest or a context"
+    parser.description = "Print the JSON Schema of " + "; or of ".join(
+        f"{name}: {what}" for name, what in _WHAT.items()
     )
-    parser.add_argument("which", choices=sorted(_MODELS), help="which schema")
+    parser.add_argument(
+        "which", nargs="?", choices=sorted(_MODELS), help="which schema: manifest or context"
+    )
+    add_format(parser, "json")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the schema."""
+    """Print the schema (JSON whatever the format: a schema is JSON)."""
+    if args.which is None:
+        raise UsageError(
+            "catalog schema needs to know which schema to print",
+            hint="; ".join(f"`catalog schema {name}` for {what}" for name, what in _WHAT.items()),
+        )
     schema = _MODELS[args.which].model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     emit_json(schema)

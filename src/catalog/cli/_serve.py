@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Any
 
-from catalog.cli._common import EXIT_OK
-from catalog.conversations.connect import default_store_url
+from catalog.catalog_path import CatalogPath
+from catalog.cli._common import EXIT_OK, add_format
+from catalog.conversations.connect import default_store_url, open_store
 from catalog.errors import UsageError
 from catalog.server.state import LOOPBACK, ServerSettings
 
@@ -16,16 +16,14 @@ __all__ = ["TOKEN_ENV", "register", "run"]
 TOKEN_ENV = "CATALOG_SERVE_TOKEN"
 
 
-def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
+def register(parser: argparse.ArgumentParser) -> None:
     """Add the ``serve`` command."""
-    parser = subparsers.add_parser(
-        "serve",
-        parents=[parent],
-        help="run the web UI and the HTTP API (needs the [serve] extra)",
-        description="Serve the catalogs' JSON API (described at /openapi.json), dispatch's "
+    parser.description = (
+        "Serve the catalogs' JSON API (described at /openapi.json), dispatch's "
         "/system-prompt routes, per-conversation prompts under /conversations and the web "
         "UI. Binds to 127.0.0.1; any other address needs --token, and then every write "
-        "needs `Authorization: Bearer TOKEN`. Install with: pip install 'prompt-catalog[serve]'.",
+        "needs `Authorization: Bearer TOKEN`. Install with: "
+        "pip install 'agent-prompt-catalog[serve]'."
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port (8000)")
@@ -48,6 +46,7 @@ def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
         help="the catalog whose user template /system-prompt edits "
         "(default: the first catalog that takes one)",
     )
+    add_format(parser, "json")
     parser.set_defaults(func=run)
 
 
@@ -69,11 +68,17 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise UsageError(
             f"catalog serve needs the serve extra ({exc.name} is not installed)",
-            hint="pip install 'prompt-catalog[serve]'",
+            hint="pip install 'agent-prompt-catalog[serve]'",
         ) from None
+    store_url = args.store or default_store_url()
+    if not store_url.startswith(("postgresql://", "postgres://")):
+        # A bad URL or an unwritable file fails now, not at the first request; a database
+        # server may be down at start (reads then serve the defaults).
+        open_store(store_url).close()
+    CatalogPath(args.path)  # a --path that is no folder fails now too
     settings = ServerSettings(
         paths=tuple(args.path),
-        store_url=args.store or default_store_url(),
+        store_url=store_url,
         token=token,
         template_catalog=args.template_catalog,
         host=args.host,

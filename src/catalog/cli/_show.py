@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from catalog.cli._common import EXIT_OK, add_format, emit_json, load_ref
 from catalog.lang.values import to_json
@@ -12,9 +11,8 @@ from catalog.lang.values import to_json
 __all__ = ["register", "run"]
 
 
-def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
+def register(parser: argparse.ArgumentParser) -> None:
     """Add the ``show`` command."""
-    parser = subparsers.add_parser("show", parents=[parent], help="describe one catalog version")
     parser.add_argument("ref", metavar="NAME[@SPEC]|DIR")
     add_format(parser, "json")
     parser.set_defaults(func=run)

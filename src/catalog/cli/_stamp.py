@@ -3,24 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
-from typing import Any
 
-from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, make_store
+from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, add_format, emit_json, make_store
 from catalog.stamp import stamp_folder
 
 __all__ = ["register", "run"]
 
 
-def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
+def register(parser: argparse.ArgumentParser) -> None:
     """Add the ``stamp`` command."""
-    parser = subparsers.add_parser(
-        "stamp",
-        parents=[parent],
-        help="rewrite the sha256 and tokens of every part in version folders",
-        description="After editing part bodies, record their new sha256 and token counts. "
+    parser.description = (
+        "After editing part bodies, record their new sha256 and token counts. "
         "Comments and layout of catalog.toml are kept. Parts with `from` take their body from "
-        "the catalog's base, found like any catalog (--path, CATALOG_PATH...).",
+        "the catalog's base, found like any catalog (--path, CATALOG_PATH...)."
     )
     parser.add_argument("folders", nargs="+", metavar="DIR", help="catalog version folders")
     parser.add_argument(
@@ -28,18 +25,30 @@ def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
         action="store_true",
         help="change nothing; exit 1 when a value would change",
     )
+    add_format(parser, "json")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Stamp each folder and report what changed."""
-    changed = 0
+    """Stamp each folder and report what changed (a value not recorded before is "set")."""
     # Only overlays need a store (for their base): build one lazily unless --path is given.
     store = make_store(args) if args.path else None
-    for folder in args.folders:
-        for stamp in stamp_folder(folder, write=not args.check, store=store):
-            changed += 1
-            sys.stdout.write(f"{folder}: {stamp.part}.{stamp.key}: {stamp.old} -> {stamp.new}\n")
-    verb = "would change" if args.check else "changed"
-    sys.stdout.write(f"{changed} value(s) {verb}\n")
-    return EXIT_PROBLEMS if args.check and changed else EXIT_OK
+    changes = [
+        {"folder": folder, **dataclasses.asdict(stamp)}
+        for folder in args.folders
+        for stamp in stamp_folder(folder, write=not args.check, store=store)
+    ]
+    if args.format == "json":
+        emit_json({"check": args.check, "changed": len(changes), "changes": changes})
+    else:
+        for change in changes:
+            what = f"{change['part']}.{change['key']}"
+            if change["old"] is None:
+                sys.stdout.write(f"{change['folder']}: {what}: set to {change['new']}\n")
+            else:
+                sys.stdout.write(
+                    f"{change['folder']}: {what}: {change['old']} -> {change['new']}\n"
+                )
+        verb = "would change" if args.check else "changed"
+        sys.stdout.write(f"{len(changes)} value(s) {verb}\n")
+    return EXIT_PROBLEMS if args.check and changes else EXIT_OK

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from catalog.assemble import AssembledPrompt, share_of
 from catalog.cli._common import (
@@ -15,6 +14,7 @@ from catalog.cli._common import (
     context_from_args,
     emit_json,
     load_ref,
+    warn_notes,
 )
 
 __all__ = ["register", "run", "table"]
@@ -23,15 +23,12 @@ _BAR_WIDTH = 32
 _EIGHTHS = " ▏▎▍▌▋▊▉█"
 
 
-def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
+def register(parser: argparse.ArgumentParser) -> None:
     """Add the ``tokens`` command."""
-    parser = subparsers.add_parser(
-        "tokens",
-        parents=[parent],
-        help="per-part token table of an assembled prompt",
-        description="Assemble like `catalog assemble` and print one row per part, in prompt "
+    parser.description = (
+        "Assemble like `catalog assemble` and print one row per part, in prompt "
         "order, with its tokens, its share of the total and a bar scaled to the largest part; "
-        "then the tool descriptions and any part dropped to fit the token budget.",
+        "then the tool descriptions and any part dropped to fit the token budget."
     )
     parser.add_argument("ref", metavar="NAME[@SPEC]|DIR")
     parser.add_argument("--agent", default="main", help="main (default) or a sub-agent's name")
@@ -45,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
     """Assemble and print the table."""
     cat = load_ref(args, args.ref)
     prompt = cat.assemble(context_from_args(args, cat), agent=args.agent, counter=args.counter)
+    warn_notes(prompt.notes)
     if args.format == "json":
         emit_json(prompt.token_report())
     else:

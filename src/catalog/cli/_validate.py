@@ -3,31 +3,30 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Any
 
 from catalog.catalog_path import CatalogPath, is_folder_ref, parse_ref
-from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, make_store
+from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, add_format, emit_json, make_store
 from catalog.errors import CatalogError, NotFoundError
 from catalog.validate import Problem, check_catalog
 
 __all__ = ["register", "run"]
 
 
-def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
+def register(parser: argparse.ArgumentParser) -> None:
     """Add the ``validate`` command."""
-    parser = subparsers.add_parser(
-        "validate",
-        parents=[parent],
-        help="check catalogs: manifests, names, hashes, token estimates, cache order",
-        description="Check every version of every catalog found (no arguments), or the given "
-        "NAME, NAME@SPEC or version folders. Exit 1 when an error is found.",
+    parser.description = (
+        "Check every version of every catalog found (no arguments), or the given "
+        "NAME, NAME@SPEC or version folders. Exit 1 when an error is found."
     )
     parser.add_argument("targets", nargs="*", metavar="NAME[@SPEC]|DIR")
     parser.add_argument(
         "--strict", action="store_true", help="treat warnings as errors (exit 1 on any finding)"
     )
+    add_format(parser, "json")
     parser.set_defaults(func=run)
 
 
@@ -56,19 +55,28 @@ def _targets(store: CatalogPath, targets: list[str]) -> list[tuple[str, Any]]:
 def run(args: argparse.Namespace) -> int:
     """Validate and report; exit 1 on errors (or on warnings with --strict)."""
     store = make_store(args)
-    errors = warnings = 0
+    checked: list[dict[str, Any]] = []
     for label, load in _targets(store, args.targets):
         try:
             problems = check_catalog(load())
         except CatalogError as exc:
             problems = [Problem("error", label, str(exc))]
-        for problem in problems:
-            where = f"{problem.location}: " if problem.line is not None else ""
-            sys.stdout.write(f"{label}: {problem.severity}: {where}{problem.message}\n")
-        errors += sum(p.severity == "error" for p in problems)
-        warnings += sum(p.severity == "warning" for p in problems)
-        if not problems:
-            sys.stdout.write(f"{label}: ok\n")
-    sys.stdout.write(f"{errors} error(s), {warnings} warning(s)\n")
+        checked.append({"catalog": label, "ok": not problems, "problems": problems})
+    every = [p for entry in checked for p in entry["problems"]]
+    errors = sum(p.severity == "error" for p in every)
+    warnings = sum(p.severity == "warning" for p in every)
+    if args.format == "json":
+        for entry in checked:
+            entry["problems"] = [dataclasses.asdict(p) for p in entry["problems"]]
+        emit_json({"catalogs": checked, "errors": errors, "warnings": warnings})
+    else:
+        for entry in checked:
+            label = entry["catalog"]
+            for problem in entry["problems"]:
+                where = f"{problem.location}: " if problem.line is not None else ""
+                sys.stdout.write(f"{label}: {problem.severity}: {where}{problem.message}\n")
+            if entry["ok"]:
+                sys.stdout.write(f"{label}: ok\n")
+        sys.stdout.write(f"{errors} error(s), {warnings} warning(s)\n")
     failed = errors or (args.strict and warnings)
     return EXIT_PROBLEMS if failed else EXIT_OK

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from catalog.cli._common import EXIT_OK, add_format, emit_json, load_ref
 from catalog.lang.values import to_json
@@ -17,15 +16,12 @@ from catalog.lang.values import to_json
 __all__ = ["register", "run"]
 
 
-def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
+def register(parser: argparse.ArgumentParser) -> None:
     """Add the ``variables`` command."""
-    parser = subparsers.add_parser(
-        "variables",
-        parents=[parent],
-        help="list a catalog's variables and template bindings",
-        description="Print the variables a catalog declares (set them with --set NAME=VALUE "
+    parser.description = (
+        "Print the variables a catalog declares (set them with --set NAME=VALUE "
         "or a context's `variables` table) and the [type:name] bindings a user's bracket "
-        "template may use.",
+        "template may use."
     )
     parser.add_argument("ref", metavar="NAME[@SPEC]|DIR")
     add_format(parser, "json")

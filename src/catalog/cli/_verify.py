@@ -4,24 +4,21 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, add_format, emit_json, make_store
+from catalog.errors import NotFoundError
 from catalog.lock import read_lock, verify, verify_report
 
 __all__ = ["register", "run"]
 
 
-def register(subparsers: Any, parent: argparse.ArgumentParser) -> None:
+def register(parser: argparse.ArgumentParser) -> None:
     """Add the ``verify`` command."""
-    parser = subparsers.add_parser(
-        "verify",
-        parents=[parent],
-        help="check the installed catalog against a lock file",
-        description="Exit 0 when the installed catalog matches the lock byte for byte, 1 with "
+    parser.description = (
+        "Exit 0 when the installed catalog matches the lock byte for byte, 1 with "
         "one line per difference (changed or missing part, missing body file, different "
         "version installed, changed prompt), 2 when the lock file is malformed or the "
-        "installed catalog cannot be loaded.",
+        "installed catalog cannot be loaded."
     )
     parser.add_argument("file", metavar="FILE")
     add_format(parser, "json")
@@ -33,6 +30,15 @@ def run(args: argparse.Namespace) -> int:
     read = read_lock(args.file)
     lock = read.lock
     catalog, problems = verify(read, make_store(args))
+    if catalog is None:
+        # Nothing to compare with: bad input (a catalog not installed), not a mismatch.
+        (missing,) = problems
+        raise NotFoundError(
+            missing.message,
+            file=read.file,
+            line=missing.line,
+            hint="install the catalog, or add its folder with --path or CATALOG_PATH",
+        )
     if args.format == "json":
         emit_json(verify_report(read, catalog, problems))
     else:

@@ -50,7 +50,7 @@ def open_store(url: str | Path, *, timeout: float = RETRY_SECONDS) -> PromptStor
             raise SessionError(
                 "a PostgreSQL store needs psycopg 3, which is not installed",
                 file=text.split("@")[-1],
-                hint="pip install 'prompt-catalog[postgres]' (or '[serve]')",
+                hint="pip install 'agent-prompt-catalog[postgres]' (or '[serve]')",
             ) from None
         return PostgresStore(text, timeout=timeout)
     if text.startswith("sqlite://"):

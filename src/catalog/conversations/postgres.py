@@ -8,7 +8,7 @@ failures, deadlocks and lost connections are retried with a growing pause
 for at most ``timeout`` seconds, then reported as
 :class:`~catalog.errors.StoreUnavailableError`.
 
-psycopg is an optional dependency (``pip install 'prompt-catalog[postgres]'``,
+psycopg is an optional dependency (``pip install 'agent-prompt-catalog[postgres]'``,
 included in ``[serve]``); this module is imported only for a ``postgresql://`` store.
 """
 

@@ -1,9 +1,12 @@
 """Diffs between two catalog versions, and between the prompts they assemble.
 
 :func:`diff` compares two compiled catalogs part by part (matched by id) and
-returns an immutable :class:`CatalogDiff`: parts added, removed and changed
-(text with a unified diff, order, condition, agents, stability, slot and the
-other manifest keys), parts moved (their place among the parts both versions
+returns an immutable :class:`CatalogDiff`: parts added, removed, renamed
+(a removed and an added part with the same or nearly the same body) and
+changed (text with a unified diff, order, condition, agents, stability, slot
+and the other manifest keys), each change classified (:data:`ChangeClass`:
+prose, whitespace only, placeholders only, assembly keys, metadata only),
+parts moved (their place among the parts both versions
 share changed; see :func:`_moved` for which of two swapped parts), token deltas
 per part and in total, and the changes to the catalog's settings, variables
 and sub-agents. Given a context, it also assembles both versions and diffs
@@ -22,8 +25,8 @@ from __future__ import annotations
 
 from catalog.diff.compute import (
     JSON_SCHEMA_VERSION,
-    UPSTREAM_TOKENS,
     CatalogDiff,
+    ChangeClass,
     FieldChange,
     ItemDiff,
     PartDiff,
@@ -41,8 +44,8 @@ from catalog.diff.render import (
 
 __all__ = [
     "JSON_SCHEMA_VERSION",
-    "UPSTREAM_TOKENS",
     "CatalogDiff",
+    "ChangeClass",
     "FieldChange",
     "ItemDiff",
     "PartDiff",

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from catalog.context import Context, coerce_context
+from catalog.diff.classify import ASSEMBLY_KEYS, ChangeClass, find_renames, text_class
 from catalog.manifest.models import MAIN_AGENT, AgentDecl, Manifest, PartDecl, VariableDecl
 from catalog.tokens import TokenCounter, get_counter
 
@@ -16,8 +18,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "JSON_SCHEMA_VERSION",
-    "UPSTREAM_TOKENS",
     "CatalogDiff",
+    "ChangeClass",
     "FieldChange",
     "ItemDiff",
     "PartDiff",
@@ -29,12 +31,10 @@ __all__ = [
 
 
 # Bumped when a key of the JSON form changes meaning or disappears.
-JSON_SCHEMA_VERSION = 1
+# 2: "upstream" became "reference"; parts have "change" and "old_id"; status "renamed".
+JSON_SCHEMA_VERSION = 2
 
-# The ``meta`` key holding a part's token count as its source counted it.
-UPSTREAM_TOKENS = "upstream_tokens"
-
-Status = Literal["added", "removed", "changed", "unchanged"]
+Status = Literal["added", "removed", "changed", "renamed", "unchanged"]
 
 # Manifest keys compared for a part, in report order (body, sha256 and tokens
 # are covered by the text comparison).
@@ -51,9 +51,12 @@ _PART_KEYS = (
     "priority",
     "description",
     "file",
+    "reference_tokens",
     "meta",
 )
-_CATALOG_KEYS = ("name", "summary", "tokenizer", "separator", "token_budget", "base")
+_CATALOG_KEYS = (
+    "name", "summary", "tokenizer", "separator", "token_budget", "base", "reference_counter"
+)  # fmt: skip
 # Manifest tables compared as a whole (their JSON form), reported with the settings.
 _MANIFEST_TABLES = ("sources", "binding", "definitions", "lines", "defaults")
 
@@ -78,7 +81,13 @@ class ItemDiff:
 
 @dataclass(frozen=True)
 class PartDiff:
-    """How one part (matched by id) differs between the two versions."""
+    """How one part differs between the two versions: matched by id, or renamed.
+
+    ``change`` says what kind of change it is (:data:`ChangeClass`); for a
+    rename, ``old_id`` is the id it had and ``similarity`` how alike the two
+    bodies are (1.0: the same). Token counts and the unified diff are
+    computed when first read, so a report counts only what it shows.
+    """
 
     id: str
     name: str
@@ -89,13 +98,38 @@ class PartDiff:
     fields: tuple[FieldChange, ...]
     moved: bool
     text_changed: bool
-    unified: str
     old_body: str | None
     new_body: str | None
-    old_tokens: int
-    new_tokens: int
-    old_upstream_tokens: int | None = None
-    new_upstream_tokens: int | None = None
+    change: ChangeClass | None = None
+    old_id: str | None = None
+    old_name: str | None = None
+    similarity: float | None = None
+    old_reference_tokens: int | None = None
+    new_reference_tokens: int | None = None
+    labels: tuple[str, str] = ("a", "b")
+    count: Callable[[str], int] = field(default=len, repr=False, compare=False)
+    # The manifests' own ``tokens`` where they are in the counter's unit, else None.
+    stamps: tuple[int | None, int | None] = field(default=(None, None), repr=False)
+
+    @cached_property
+    def old_tokens(self) -> int:
+        """Tokens of the old body (0 when added)."""
+        return _tokens(self.old_body, self.stamps[0], self.count)
+
+    @cached_property
+    def new_tokens(self) -> int:
+        """Tokens of the new body (0 when removed)."""
+        return _tokens(self.new_body, self.stamps[1], self.count)
+
+    @cached_property
+    def unified(self) -> str:
+        """A unified diff of the two bodies (empty when the text is the same)."""
+        return _unified(
+            self.old_body or "",
+            self.new_body or "",
+            f"{self.labels[0]}/{self.old_id or self.id}",
+            f"{self.labels[1]}/{self.id}",
+        )
 
     @property
     def token_delta(self) -> int:
@@ -103,15 +137,21 @@ class PartDiff:
         return self.new_tokens - self.old_tokens
 
     @property
-    def upstream_delta(self) -> int | None:
-        """The delta in ``meta["upstream_tokens"]``; None when a side present has no figure."""
-        old = 0 if self.status == "added" else self.old_upstream_tokens
-        new = 0 if self.status == "removed" else self.new_upstream_tokens
+    def reference_delta(self) -> int | None:
+        """The delta in ``reference_tokens``; None when a side present has no figure."""
+        old = 0 if self.status == "added" else self.old_reference_tokens
+        new = 0 if self.status == "removed" else self.new_reference_tokens
         return None if old is None or new is None else new - old
 
     def field(self, key: str) -> FieldChange | None:
         """The change of manifest key ``key``, if it changed."""
         return next((f for f in self.fields if f.key == key), None)
+
+
+def _tokens(body: str | None, stamp: int | None, count: Callable[[str], int]) -> int:
+    if body is None:
+        return 0
+    return stamp if stamp is not None else count(body)
 
 
 @dataclass(frozen=True)
@@ -155,6 +195,7 @@ class CatalogDiff:
     agents: tuple[ItemDiff, ...]
     parts: tuple[PartDiff, ...]
     prompt: PromptDiff | None = None
+    reference_counter: str | None = None
 
     @property
     def old_label(self) -> str:
@@ -187,36 +228,40 @@ class CatalogDiff:
         return self.new_tokens - self.old_tokens
 
     @property
-    def has_upstream(self) -> bool:
-        """Whether any part, on either side, carries ``meta["upstream_tokens"]``."""
+    def has_reference(self) -> bool:
+        """Whether any part, on either side, carries ``reference_tokens``."""
         return any(
-            p.old_upstream_tokens is not None or p.new_upstream_tokens is not None
+            p.old_reference_tokens is not None or p.new_reference_tokens is not None
             for p in self.parts
         )
 
     @property
-    def old_upstream_tokens(self) -> int:
-        """The sum of the old parts' upstream figures (parts without one not counted)."""
-        return sum(p.old_upstream_tokens or 0 for p in self.parts)
+    def old_reference_tokens(self) -> int:
+        """The sum of the old parts' reference figures (parts without one not counted)."""
+        return sum(p.old_reference_tokens or 0 for p in self.parts)
 
     @property
-    def new_upstream_tokens(self) -> int:
-        """The sum of the new parts' upstream figures (parts without one not counted)."""
-        return sum(p.new_upstream_tokens or 0 for p in self.parts)
+    def new_reference_tokens(self) -> int:
+        """The sum of the new parts' reference figures (parts without one not counted)."""
+        return sum(p.new_reference_tokens or 0 for p in self.parts)
 
     @property
-    def upstream_token_delta(self) -> int:
-        """``new_upstream_tokens - old_upstream_tokens``."""
-        return self.new_upstream_tokens - self.old_upstream_tokens
+    def reference_token_delta(self) -> int:
+        """``new_reference_tokens - old_reference_tokens``."""
+        return self.new_reference_tokens - self.old_reference_tokens
 
     @property
-    def upstream_uncounted(self) -> int:
-        """How many parts lack an upstream figure on a side where they exist."""
+    def reference_uncounted(self) -> int:
+        """How many parts lack a reference figure on a side where they exist."""
         return sum(
-            (p.status != "added" and p.old_upstream_tokens is None)
-            or (p.status != "removed" and p.new_upstream_tokens is None)
+            (p.status != "added" and p.old_reference_tokens is None)
+            or (p.status != "removed" and p.new_reference_tokens is None)
             for p in self.parts
         )
+
+    def by_change(self, change: ChangeClass) -> tuple[PartDiff, ...]:
+        """The changed or renamed parts of one :data:`ChangeClass`."""
+        return tuple(p for p in self.changes if p.change == change and p.status != "added")
 
     @property
     def identical(self) -> bool:
@@ -237,9 +282,15 @@ class CatalogDiff:
             "identical": self.identical,
             "counter": self.counter,
             "token_delta": self.token_delta,
-            "upstream": _upstream_json(self),
-            "summary": {status: self.count(status) for status in ("added", "removed", "changed")}
-            | {"moved": sum(p.moved for p in self.parts)},
+            "reference": _reference_json(self),
+            "summary": {
+                status: self.count(status) for status in ("added", "removed", "changed", "renamed")
+            }
+            | {"moved": sum(p.moved for p in self.parts)}
+            | {
+                f"only_{change}": len(self.by_change(change))
+                for change in ("whitespace", "placeholders", "metadata")
+            },
             "settings": [_field_json(f) for f in self.settings],
             "variables": [_item_json(i) for i in self.variables],
             "agents": [_item_json(i) for i in self.agents],
@@ -287,6 +338,8 @@ def diff(
         agents=_items(old_cat.manifest.agent, new_cat.manifest.agent),
         parts=_part_diffs(old_cat, new_cat, count),
         prompt=prompt,
+        reference_counter=new_cat.manifest.catalog.reference_counter
+        or old_cat.manifest.catalog.reference_counter,
     )
 
 
@@ -343,34 +396,45 @@ def _items(
 def _moved(old: Catalog, new: Catalog) -> set[str]:
     """Ids of the shared parts to take out so that the rest keep their relative order.
 
-    A common subsequence of the two orders is chosen to keep as many parts as
-    possible, a part whose ``order`` value is unchanged counting 3 and a
-    renumbered one 2: the parts an author renumbered are the ones called
-    moved, not the neighbours they jumped over.
+    The parts kept are a heaviest common subsequence of the two orders, a
+    part whose ``order`` value is unchanged weighing 3 and a renumbered one 2:
+    the parts an author renumbered are the ones called moved, not the
+    neighbours they jumped over. Each id appears once on each side, so this is
+    a heaviest increasing subsequence of new positions taken in old order:
+    O(n log n), and O(n) when nothing moved (the usual case).
     """
     before_orders = {p.id: p.decl.order for p in old.parts}
     after_orders = {p.id: p.decl.order for p in new.parts}
     before = [i for i in before_orders if i in after_orders]
     after = [i for i in after_orders if i in before_orders]
-    weight = {i: 2 + (before_orders[i] == after_orders[i]) for i in before}
-    rows, cols = len(before), len(after)
-    best = [[0] * (cols + 1) for _ in range(rows + 1)]
-    for r in range(rows - 1, -1, -1):
-        for c in range(cols - 1, -1, -1):
-            if before[r] == after[c]:
-                best[r][c] = best[r + 1][c + 1] + weight[before[r]]
-            else:
-                best[r][c] = max(best[r + 1][c], best[r][c + 1])
+    if before == after:
+        return set()
+    position = {part_id: index for index, part_id in enumerate(after)}
+    sequence = [position[i] for i in before]
+    weight = [2 + (before_orders[i] == after_orders[i]) for i in before]
+    # best[k]: the heaviest chain ending at a new position <= k (Fenwick tree of maxima).
+    size = len(sequence)
+    tree = [(0, -1)] * (size + 1)
+    chain_end: list[tuple[int, int]] = []
+    for index, value in enumerate(sequence):
+        best, previous = 0, -1
+        k = value  # prefix of positions < value
+        while k > 0:
+            if tree[k][0] > best:
+                best, previous = tree[k]
+            k -= k & -k
+        total = best + weight[index]
+        chain_end.append((total, previous))
+        k = value + 1
+        while k <= size:
+            if total > tree[k][0]:
+                tree[k] = (total, index)
+            k += k & -k
     kept: set[str] = set()
-    r = c = 0
-    while r < rows and c < cols:
-        if before[r] == after[c]:
-            kept.add(before[r])
-            r, c = r + 1, c + 1
-        elif best[r + 1][c] >= best[r][c + 1]:
-            r += 1
-        else:
-            c += 1
+    index = max(range(size), key=lambda i: (chain_end[i][0], -i))
+    while index >= 0:
+        kept.add(before[index])
+        index = chain_end[index][1]
     return set(before) - kept
 
 
@@ -383,27 +447,52 @@ def _unified(old: str, new: str, old_label: str, new_label: str) -> str:
     return "\n".join(lines)
 
 
+def _stamp(catalog: Catalog, count: TokenCounter) -> Callable[[PartDecl], int | None]:
+    """A part's own ``tokens`` when they are in ``count``'s unit (the catalog's tokenizer)."""
+    if count.name != catalog.manifest.catalog.tokenizer:
+        return lambda decl: None
+    return lambda decl: decl.tokens
+
+
 def _part_diffs(old: Catalog, new: Catalog, count: TokenCounter) -> tuple[PartDiff, ...]:
     before = {p.id: p for p in old.parts}
     after = {p.id: p for p in new.parts}
+    renames = {
+        new_id: (old_id, similarity)
+        for old_id, new_id, similarity in find_renames(
+            {i: p.body for i, p in before.items() if i not in after},
+            {i: p.body for i, p in after.items() if i not in before},
+        )
+    }
+    renamed_from = {old_id for old_id, _ in renames.values()}
     moved = _moved(old, new)
+    old_stamp, new_stamp = _stamp(old, count), _stamp(new, count)
+    labels = (_label(old), _label(new))
     ids = sorted(
-        before.keys() | after.keys(),
+        (before.keys() - renamed_from) | after.keys(),
         key=lambda i: ((after.get(i) or before[i]).decl.order, i),
     )
     found = []
     for part_id in ids:
-        a, b = before.get(part_id), after.get(part_id)
+        b = after.get(part_id)
+        rename = renames.get(part_id)
+        a = before[rename[0]] if rename else before.get(part_id)
         decl = b.decl if b is not None else before[part_id].decl
-        old_body = a.body if a else None
-        new_body = b.body if b else None
         fields: tuple[FieldChange, ...] = ()
         status: Status = "added" if a is None else "removed" if b is None else "unchanged"
-        text_changed = False
+        change: ChangeClass | None = None
         if a is not None and b is not None:
             fields = _fields(a.decl, b.decl, _PART_KEYS)
-            text_changed = a.body != b.body
-            if fields or text_changed or part_id in moved:
+            change = text_class(a.body, b.body)
+            # A rename's class is its text's: its id, file and name change by definition.
+            if change is None and not rename:
+                if part_id in moved or any(f.key in ASSEMBLY_KEYS for f in fields):
+                    change = "assembly"
+                elif fields:
+                    change = "metadata"
+            if rename:
+                status = "renamed"
+            elif change is not None or part_id in moved:
                 status = "changed"
         found.append(
             PartDiff(
@@ -415,27 +504,24 @@ def _part_diffs(old: Catalog, new: Catalog, count: TokenCounter) -> tuple[PartDi
                 new_order=b.decl.order if b else None,
                 fields=fields,
                 moved=part_id in moved,
-                text_changed=text_changed,
-                unified=_unified(
-                    old_body or "",
-                    new_body or "",
-                    f"{_label(old)}/{part_id}",
-                    f"{_label(new)}/{part_id}",
+                text_changed=a is not None and b is not None and a.body != b.body,
+                old_body=a.body if a else None,
+                new_body=b.body if b else None,
+                change=change,
+                old_id=rename[0] if rename else None,
+                old_name=human_name(a.decl) if rename and a else None,
+                similarity=rename[1] if rename else None,
+                old_reference_tokens=a.decl.reference_tokens if a else None,
+                new_reference_tokens=b.decl.reference_tokens if b else None,
+                labels=labels,
+                count=count,
+                stamps=(
+                    old_stamp(a.decl) if a else None,
+                    new_stamp(b.decl) if b else None,
                 ),
-                old_body=old_body,
-                new_body=new_body,
-                old_tokens=count(old_body) if old_body is not None else 0,
-                new_tokens=count(new_body) if new_body is not None else 0,
-                old_upstream_tokens=_upstream_tokens(a.decl) if a else None,
-                new_upstream_tokens=_upstream_tokens(b.decl) if b else None,
             )
         )
     return tuple(found)
-
-
-def _upstream_tokens(decl: PartDecl) -> int | None:
-    value = decl.meta.get(UPSTREAM_TOKENS)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _fit_context(catalog: Catalog, context: Context) -> tuple[Context, list[str]]:
@@ -521,22 +607,26 @@ def _item_json(item: ItemDiff) -> dict[str, Any]:
     return {"name": item.name, "status": item.status, "fields": fields}
 
 
-def _upstream_json(result: CatalogDiff) -> dict[str, int] | None:
-    if not result.has_upstream:
+def _reference_json(result: CatalogDiff) -> dict[str, Any] | None:
+    if not result.has_reference:
         return None
     return {
-        "old": result.old_upstream_tokens,
-        "new": result.new_upstream_tokens,
-        "delta": result.upstream_token_delta,
-        "uncounted": result.upstream_uncounted,
+        "counter": result.reference_counter,
+        "old": result.old_reference_tokens,
+        "new": result.new_reference_tokens,
+        "delta": result.reference_token_delta,
+        "uncounted": result.reference_uncounted,
     }
 
 
 def _part_json(part: PartDiff) -> dict[str, Any]:
     return {
         "id": part.id,
+        "old_id": part.old_id,
         "name": part.name,
         "status": part.status,
+        "change": part.change,
+        "similarity": part.similarity,
         "kind": part.kind,
         "old_order": part.old_order,
         "new_order": part.new_order,
@@ -546,9 +636,9 @@ def _part_json(part: PartDiff) -> dict[str, Any]:
         "old_tokens": part.old_tokens,
         "new_tokens": part.new_tokens,
         "token_delta": part.token_delta,
-        "old_upstream_tokens": part.old_upstream_tokens,
-        "new_upstream_tokens": part.new_upstream_tokens,
-        "upstream_token_delta": part.upstream_delta,
+        "old_reference_tokens": part.old_reference_tokens,
+        "new_reference_tokens": part.new_reference_tokens,
+        "reference_token_delta": part.reference_delta,
         "unified": part.unified,
     }
 

@@ -6,28 +6,32 @@ import difflib
 import html
 import json
 import re
-from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from catalog.compiled import body_sha256
 from catalog.diff.compute import (
-    UPSTREAM_TOKENS,
     CatalogDiff,
+    ChangeClass,
     FieldChange,
     ItemDiff,
     PartDiff,
     _jsonable,
 )
 
-if TYPE_CHECKING:
-    pass
-
 __all__ = [
+    "FOLDED",
     "render_html",
     "render_json",
     "render_markdown",
     "render_text",
 ]
+
+# Changes the text and Markdown forms count instead of listing (``all_changes`` lists them).
+FOLDED: tuple[ChangeClass, ...] = ("metadata", "placeholders", "whitespace")
+_FOLDED_WORDS = {
+    "metadata": "only in metadata",
+    "placeholders": "only inside placeholders",
+    "whitespace": "only in whitespace",
+}
 
 
 def render_json(result: CatalogDiff) -> str:
@@ -35,11 +39,40 @@ def render_json(result: CatalogDiff) -> str:
     return json.dumps(result.to_dict(), indent=2, ensure_ascii=False, sort_keys=True)
 
 
+def _listed(result: CatalogDiff, all_changes: bool) -> tuple[PartDiff, ...]:
+    """The parts a report lists one by one: all of them, or all but the folded kinds."""
+    if all_changes:
+        return result.changes
+    return tuple(
+        p
+        for p in result.changes
+        if p.status in ("added", "removed", "renamed") or p.change not in FOLDED
+    )
+
+
+def _folded_line(result: CatalogDiff, all_changes: bool) -> str | None:
+    """``90 parts changed only inside placeholders, 3 only in whitespace — `--all`
+    lists them``; None when nothing is folded."""
+    if all_changes:
+        return None
+    counts = [
+        (len(p), _FOLDED_WORDS[change])
+        for change in FOLDED
+        if (p := [x for x in result.by_change(change) if x.status == "changed"])
+    ]
+    if not counts:
+        return None
+    first, *rest = counts
+    words = [f"{first[0]} part{'s' if first[0] != 1 else ''} changed {first[1]}"]
+    words += [f"{count} {what}" for count, what in rest]
+    return ", ".join(words)
+
+
 # ------------------------------------------------------------------ text
 
 
-_COLOURS = {"+": "32", "-": "31", "~": "33", "@": "36", "!": "1"}
-_MARK = {"added": "+", "removed": "-", "changed": "~", "unchanged": " "}
+_COLOURS = {"+": "32", "-": "31", "~": "33", "@": "36", "!": "1", ">": "35"}
+_MARK = {"added": "+", "removed": "-", "changed": "~", "renamed": ">", "unchanged": " "}
 
 
 def _signed(value: int) -> str:
@@ -63,10 +96,10 @@ def _item_detail(item: ItemDiff, arrow: str) -> str:
 def _shown_fields(part: PartDiff) -> list[FieldChange]:
     """The key changes a report spells out.
 
-    ``meta`` is split key by key (``meta.ccVersion``), leaving out
-    ``upstream_tokens``, which the token figures show. A ``file`` change is left
-    out when both names are their bodies' sha256 (content-addressed storage):
-    such a name changes whenever the text does and says nothing more.
+    ``meta`` is split key by key (``meta.ccVersion``); ``reference_tokens`` is
+    left out (the token figures show it), and so is a ``file`` change that
+    comes with a text change or a rename (where the text is kept says nothing
+    more), and a renamed part's ``meta.name`` (its label shows both names).
     """
     shown: list[FieldChange] = []
     for change in part.fields:
@@ -75,72 +108,109 @@ def _shown_fields(part: PartDiff) -> list[FieldChange]:
             shown.extend(
                 FieldChange(f"meta.{key}", old.get(key), new.get(key))
                 for key in dict.fromkeys([*old, *new])
-                if key != UPSTREAM_TOKENS and old.get(key) != new.get(key)
+                if old.get(key) != new.get(key) and not (part.old_id and key == "name")
             )
-        elif not (
-            change.key == "file"
-            and _content_addressed(change.old, part.old_body)
-            and _content_addressed(change.new, part.new_body)
+        elif change.key == "reference_tokens" or (
+            change.key == "file" and (part.text_changed or part.old_id)
         ):
+            continue
+        else:
             shown.append(change)
     return shown
 
 
-def _content_addressed(file: Any, body: str | None) -> bool:
-    return body is not None and PurePosixPath(str(file)).stem == body_sha256(body)
+def _elements(change: FieldChange) -> tuple[list[Any], list[Any]] | None:
+    """The elements a list-valued change added and removed; None unless both sides are lists."""
+    if not isinstance(change.old, list | tuple) or not isinstance(change.new, list | tuple):
+        return None
+    old = {_show(v) for v in change.old}
+    new = {_show(v) for v in change.new}
+    return [v for v in change.new if _show(v) not in old], [
+        v for v in change.old if _show(v) not in new
+    ]
 
 
-def _describe_fields(part: PartDiff) -> list[str]:
-    """One phrase per change of a changed part, for the text and HTML forms."""
-    phrases = []
-    if part.text_changed:
-        phrases.append("text changed")
+def _phrase(
+    change: FieldChange, arrow: str, code: Any = _show, escape: Any = lambda text: text
+) -> str:
+    """``condition "a" -> "b"``, or for a list ``meta.variables +"A", -"B"`` element by
+    element (reordered when nothing was added or removed)."""
+    label = escape("condition" if change.key == "when" else change.key)
+    elements = _elements(change)
+    if elements is not None:
+        added, removed = elements
+        words = [f"+{code(v)}" for v in added] + [f"-{code(v)}" for v in removed]
+        return f"{label} {', '.join(words) if words else 'reordered'}"
+    return f"{label} {code(change.old)} {arrow} {code(change.new)}"
+
+
+def _describe_fields(part: PartDiff, phrase: Any = None) -> list[str]:
+    """One phrase per change of a changed or renamed part (``phrase`` words a key's
+    change; plain text by default)."""
+    phrases = [_TEXT_WORDS[part.change]] if part.change in _TEXT_WORDS else []
     if part.moved:
         phrases.append("moved")
-    for change in _shown_fields(part):
-        label = "condition" if change.key == "when" else change.key
-        phrases.append(f"{label} {_show(change.old)} -> {_show(change.new)}")
+    phrases.extend((phrase or _text_phrase)(change) for change in _shown_fields(part))
     return phrases
 
 
+def _text_phrase(change: FieldChange) -> str:
+    return _phrase(change, "->")
+
+
+_TEXT_WORDS = {
+    "prose": "text changed",
+    "whitespace": "whitespace changed",
+    "placeholders": "placeholders changed",
+}
+
+
 def _part_tokens(part: PartDiff, arrow: str) -> str:
-    """``+253 tokens``, with ``; upstream +283`` (or ``180 → 154, -26``) where known."""
+    """``+253 tokens``, with ``; reference +283`` (or ``180 → 154, -26``) where known."""
     text = f"{_signed(part.token_delta)} tokens"
-    delta = part.upstream_delta
+    delta = part.reference_delta
     if delta is None:
         return text
     if part.status in ("added", "removed"):
-        return f"{text}; upstream {_signed(delta)}"
-    old, new = part.old_upstream_tokens, part.new_upstream_tokens
-    return f"{text}; upstream {old} {arrow} {new}, {_signed(delta)}"
+        return f"{text}; reference {_signed(delta)}"
+    old, new = part.old_reference_tokens, part.new_reference_tokens
+    return f"{text}; reference {old} {arrow} {new}, {_signed(delta)}"
 
 
-def _upstream_total(result: CatalogDiff, arrow: str) -> tuple[str, str]:
+def _reference_total(result: CatalogDiff, arrow: str) -> tuple[str, str]:
     """``("51575 → 51680 (+105)", "; 4 part(s) without a figure not counted")``."""
     total = (
-        f"{result.old_upstream_tokens} {arrow} {result.new_upstream_tokens} "
-        f"({_signed(result.upstream_token_delta)})"
+        f"{result.old_reference_tokens} {arrow} {result.new_reference_tokens} "
+        f"({_signed(result.reference_token_delta)})"
     )
-    missing = result.upstream_uncounted
+    missing = result.reference_uncounted
     return total, f"; {missing} part(s) without a figure not counted" if missing else ""
 
 
 def _headline(result: CatalogDiff) -> str:
     moved = sum(p.moved for p in result.parts)
-    upstream = ""
-    if result.has_upstream:
-        total, missing = _upstream_total(result, "->")
-        upstream = f"; upstream tokens {total}{missing}"
+    reference = ""
+    if result.has_reference:
+        total, missing = _reference_total(result, "->")
+        reference = f"; reference tokens {total}{missing}"
+    renamed = result.count("renamed")
     return (
         f"{result.old_label} -> {result.new_label}: {result.count('added')} added, "
-        f"{result.count('removed')} removed, {result.count('changed')} changed, {moved} moved; "
+        f"{result.count('removed')} removed, "
+        + (f"{renamed} renamed, " if renamed else "")
+        + f"{result.count('changed')} changed, {moved} moved; "
         f"tokens {result.old_tokens} -> {result.new_tokens} ({_signed(result.token_delta)}, "
-        f"{result.counter}, part bodies as written){upstream}"
+        f"{result.counter}, part bodies as written){reference}"
     )
 
 
-def render_text(result: CatalogDiff, *, color: bool = False) -> str:
-    """A plain-text report; ``color`` adds ANSI colours (for a terminal)."""
+def render_text(result: CatalogDiff, *, color: bool = False, all_changes: bool = False) -> str:
+    """A plain-text report; ``color`` adds ANSI colours (for a terminal).
+
+    Parts changed only in whitespace, inside placeholders or in metadata are
+    counted on one line unless ``all_changes``; a text change shows its
+    unified diff.
+    """
 
     def paint(code: str, text: str) -> str:
         return f"\x1b[{_COLOURS[code]}m{text}\x1b[0m" if color else text
@@ -166,17 +236,22 @@ def render_text(result: CatalogDiff, *, color: bool = False) -> str:
                 detail = _item_detail(item, "->")
                 tail = f"  {detail}" if detail else ""
                 rows.append(paint(mark, f"  {mark} {item.name}") + tail)
-    if result.changes:
+    listed = _listed(result, all_changes)
+    folded = _folded_line(result, all_changes)
+    if listed or folded:
         rows.append("\nparts:")
-    for part in result.changes:
+    for part in listed:
         mark = _MARK[part.status]
         order = part.new_order if part.new_order is not None else part.old_order
         tokens = _part_tokens(part, "->")
-        head = f"  {mark} {part.id}  ({part.kind}, order {order})  {tokens}"
+        name = f"{part.old_id} -> {part.id}" if part.old_id else part.id
+        head = f"  {mark} {name}  ({part.kind}, order {order})  {tokens}"
         rows.append(paint(mark, head))
-        if part.status == "changed":
+        if part.status in ("changed", "renamed"):
             rows.extend(f"      {phrase}" for phrase in _describe_fields(part))
             rows.extend(diff_lines(part.unified, "        "))
+    if folded:
+        rows.append(f"  {folded} (--all lists them)")
     if result.prompt is not None:
         prompt = result.prompt
         rows.append(
@@ -228,18 +303,21 @@ def _md_code(value: Any) -> str:
 
 
 def _md_phrase(change: FieldChange) -> str:
-    label = {"when": "condition", "agents": "agents", "stability": "stability"}.get(
-        change.key, change.key
-    )
-    return f"{_md_escape(label)} {_md_code(change.old)} → {_md_code(change.new)}"
+    return _phrase(change, "→", _md_code, _md_escape)
 
 
-def render_markdown(result: CatalogDiff) -> str:
+def _md_label(name: str, part_id: str) -> str:
+    escaped = _md_escape(name)
+    return escaped if name == part_id else f"{escaped} ({_md_code(part_id)})"
+
+
+def render_markdown(result: CatalogDiff, *, all_changes: bool = False) -> str:
     """Changelog-ready Markdown: the token totals first, then one bullet per part.
 
-    Parts come as a changelog lists them: **NEW:**, then **REMOVED:**, then
-    changed, each group sorted by name, so the bullets can be read against a
-    release's changelog line by line.
+    Parts come as upstream changelogs list them: **NEW:**, **REMOVED:**,
+    **RENAMED:**, then changed parts, each group sorted by name, one line
+    each. Parts changed only in whitespace, inside placeholders or in metadata
+    are counted on one closing line unless ``all_changes``.
     """
     rows = [
         f"### {_md_escape(result.old_label)} → {_md_escape(result.new_label)}",
@@ -247,31 +325,36 @@ def render_markdown(result: CatalogDiff) -> str:
         f"**Tokens: {result.old_tokens} → {result.new_tokens} ({_signed(result.token_delta)})** "
         f"({result.counter}, all part bodies)",
     ]
-    if result.has_upstream:
-        total, missing = _upstream_total(result, "→")
-        rows += [
-            "",
-            f"**Upstream tokens: {total}** (`meta.{UPSTREAM_TOKENS}`, as the source counted "
-            f"them{missing})",
-        ]
+    if result.has_reference:
+        total, missing = _reference_total(result, "→")
+        who = "`reference_tokens`"
+        if result.reference_counter:
+            who = f"counted by {_md_escape(result.reference_counter)}"
+        rows += ["", f"**Reference tokens: {total}** ({who}{missing})"]
     rows.append("")
     if result.identical:
         rows.append("No changes.")
-    rank = {"added": 0, "removed": 1, "changed": 2}
-    for part in sorted(result.changes, key=lambda p: (rank[p.status], p.name.casefold(), p.id)):
-        name = _md_escape(part.name)
-        label = name if part.name == part.id else f"{name} ({_md_code(part.id)})"
+    rank = {"added": 0, "removed": 1, "renamed": 2, "changed": 3}
+    listed = _listed(result, all_changes)
+    for part in sorted(listed, key=lambda p: (rank[p.status], p.name.casefold(), p.id)):
+        label = _md_label(part.name, part.id)
         tokens = f"({_part_tokens(part, '→')})"
         if part.status == "added":
             rows.append(f"- **NEW:** {label}: {part.kind}, order {part.new_order} {tokens}")
         elif part.status == "removed":
             rows.append(f"- **REMOVED:** {label} {tokens}")
         else:
-            phrases = ["text changed"] if part.text_changed else []
-            if part.moved:
-                phrases.append("moved")
-            phrases.extend(_md_phrase(c) for c in _shown_fields(part))
-            rows.append(f"- {label}: {'; '.join(phrases)} {tokens}")
+            phrases = _describe_fields(part, _md_phrase)
+            detail = f": {'; '.join(phrases)}" if phrases else ""
+            if part.status == "renamed":
+                old = _md_label(part.old_name or str(part.old_id), str(part.old_id))
+                alike = f"{round(100 * (part.similarity or 0))}% alike"
+                rows.append(f"- **RENAMED:** {old} → {label} ({alike}){detail} {tokens}")
+            else:
+                rows.append(f"- {label}{detail} {tokens}")
+    folded = _folded_line(result, all_changes)
+    if folded:
+        rows.append(f"- {folded} — `--all` lists them")
     for title, items in (("variable", result.variables), ("sub-agent", result.agents)):
         for item in items:
             mark = {"added": "**NEW:** ", "removed": "**REMOVED:** ", "changed": ""}[item.status]
@@ -299,7 +382,7 @@ _CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:2em}
 code,td.l,td.r{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
-.added>summary{color:#1a7f37}.removed>summary{color:#cf222e}.changed>summary{color:#9a6700}
+.added>summary{color:#1a7f37}.renamed>summary{color:#8250df}.removed>summary{color:#cf222e}.changed>summary{color:#9a6700}
 details{border:1px solid #d0d7de;border-radius:6px;margin:.6em 0;padding:.4em .8em}
 summary{cursor:pointer;font-weight:600}
 table.side{border-collapse:collapse;width:100%;table-layout:fixed;margin-top:.5em}
@@ -369,11 +452,12 @@ def render_html(result: CatalogDiff) -> str:
         f"{result.count('added')} added, {result.count('removed')} removed, "
         f"{result.count('changed')} changed, {sum(p.moved for p in result.parts)} moved.</p>",
     ]
-    if result.has_upstream:
-        total, missing = _upstream_total(result, "→")
+    if result.has_reference:
+        total, missing = _reference_total(result, "→")
+        who = result.reference_counter or "reference_tokens"
         body.append(
-            f"<p><strong>Upstream tokens: {esc(total)}</strong> (<code>meta.{UPSTREAM_TOKENS}"
-            f"</code>, as the source counted them{esc(missing)}).</p>"
+            f"<p><strong>Reference tokens: {esc(total)}</strong> (counted by {esc(who)}"
+            f"{esc(missing)}).</p>"
         )
     if result.identical:
         body.append("<p>No changes.</p>")
@@ -397,10 +481,12 @@ def render_html(result: CatalogDiff) -> str:
         body.append("<h2>Parts</h2>")
     for part in result.changes:
         name = part.name if part.name == part.id else f"{part.name} ({part.id})"
+        if part.old_id:
+            name = f"{part.old_name} ({part.old_id}) → {name}"
         head = f"{part.status.upper()}: {name} ({_part_tokens(part, '→')})"
-        open_attr = " open" if part.text_changed else ""
+        open_attr = " open" if part.change == "prose" else ""
         body.append(f"<details class={part.status}{open_attr}><summary>{esc(head)}</summary>")
-        phrases = [p for p in _describe_fields(part) if p != "text changed"]
+        phrases = [p for p in _describe_fields(part) if p not in _TEXT_WORDS.values()]
         if phrases:
             listed = "".join(f"<li>{esc(p)}</li>" for p in phrases)
             body.append(f"<ul class=fields>{listed}</ul>")

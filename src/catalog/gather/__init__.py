@@ -31,7 +31,9 @@ a :class:`SourceWarning`; a file, skill folder or ``file:`` reference reached
 through a symbolic link that leads out of the project root (``root``, else
 ``cwd``) and the home folder is skipped with a warning unless
 ``follow_links``; front matter is read as bounded YAML without aliases;
-``file:`` paths written to leave the project root are refused with a warning.
+``file:`` paths written to leave the project root are refused with a warning
+unless the text holding them is the user's own: read from the home folder (or
+an absolute path) or given by the caller, which may name any file.
 """
 
 from __future__ import annotations
@@ -94,6 +96,8 @@ class _Gatherer:
             (root or cwd, home), follow_links=follow_links, limit=sources.max_file_bytes
         )
         self.seen: set[Path] = set()
+        # Variables whose text came from the user's own files (home folder, absolute path).
+        self.user_texts: set[str] = set()
 
     def names(self, names: Iterable[str]) -> list[str]:
         """``names`` with their ``{VARIABLE}`` placeholders filled from the catalog's variables."""
@@ -172,6 +176,10 @@ class _Gatherer:
                     data.setdefault("overrides", {})[key] = text
                 elif kind == "variable":
                     data.setdefault("variables", {})[key] = text
+                    if name.startswith("~") or Path(name).is_absolute():
+                        self.user_texts.add(key)
+                    else:
+                        self.user_texts.discard(key)
                 else:
                     data[source.target] = text
                 break
@@ -277,22 +285,32 @@ class _Gatherer:
 
     # -- file references
 
-    def referenced_files(self, catalog: Catalog, variables: Mapping[str, Any]) -> dict[str, str]:
-        """The files that ``file``-source bindings reference in the string variables, confined."""
+    def referenced_files(
+        self, catalog: Catalog, variables: Mapping[str, Any], given: Iterable[str] = ()
+    ) -> dict[str, str]:
+        """The files that ``file``-source bindings reference in the string variables.
+
+        A reference is a path relative to the working directory, or absolute.
+        In a text the user keeps in their home folder (or at an absolute path)
+        and in one the caller gave (``given`` names those variables) it may
+        reach any file; in any other text (read from inside the project, or
+        the catalog's default) it must stay under the project root.
+        """
         types = [b.name[:-1] for b in catalog.bindings if b.source == "file"]
         if not types:
             return {}
         values = {**catalog.variables, **variables}
-        texts = [value for value in values.values() if isinstance(value, str)]
+        trusted = self.user_texts | set(given)
+        texts = [(name, value) for name, value in values.items() if isinstance(value, str)]
         root = self.root or self.cwd
         files: dict[str, str] = {}
         for type_ in types:
-            for text in texts:
+            for variable, text in texts:
                 for name in find_references(text, type_):
                     if name in files:
                         continue
                     path = Path(os.path.normpath(self.path(name)))
-                    if not path.is_relative_to(root):
+                    if variable not in trusted and not path.is_relative_to(root):
                         warn(f"[{type_}:{name}]: refused, the path leaves the project root {root}")
                         continue
                     if is_file(path):
@@ -401,7 +419,7 @@ def gather(
     if base is not None:
         data = _merge(data, given)
     data["files"] = {
-        **gatherer.referenced_files(catalog, data.get("variables", {})),
+        **gatherer.referenced_files(catalog, data.get("variables", {}), given.get("variables", {})),
         **data.get("files", {}),
     }
     return coerce_context(data, source=f"the context gathered from {folder}")

@@ -6,7 +6,7 @@ import os
 import platform
 import sys
 from collections.abc import Callable, Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 __all__ = ["Clock", "default_environ", "machine_facts", "time_facts"]
@@ -18,7 +18,8 @@ _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
 
 
 def time_facts(clock: Clock) -> dict[str, str]:
-    """``date``, ``time``, ``datetime``, ``weekday``, ``timezone``, ``tzname``: one reading."""
+    """``date``, ``time``, ``datetime``, ``datetime_utc``, ``weekday``, ``timezone``,
+    ``tzname``: one reading."""
     now = clock()
     if now.tzinfo is None:
         now = now.astimezone()
@@ -27,6 +28,8 @@ def time_facts(clock: Clock) -> dict[str, str]:
         "date": now.strftime("%Y-%m-%d"),
         "time": now.strftime("%H:%M"),
         "datetime": now.isoformat(timespec="seconds"),
+        # JavaScript's Date.toISOString(): UTC, milliseconds, "Z".
+        "datetime_utc": now.astimezone(UTC).isoformat(timespec="milliseconds")[:-6] + "Z",
         # Not %A: that one follows the process locale.
         "weekday": _WEEKDAYS[now.weekday()],
         "timezone": zone,

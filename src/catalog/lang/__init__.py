@@ -38,11 +38,22 @@ Limits
 * :data:`MAX_NODES` (256) expression nodes;
 * :data:`MAX_DEPTH` (32) levels of nesting;
 * :data:`MAX_TEXT_LENGTH` (10 million) characters or items for a text or list
-  built by ``+``, ``join``, ``replace`` or ``indent`` at evaluation time.
+  built by ``+``, ``join``, ``replace`` or ``indent`` at evaluation time;
+* :data:`MAX_LIST_LENGTH` (1 million) items for a list built by ``split``,
+  ``lines``, ``flatten`` or ``+``;
+* a fixed evaluation budget, :data:`MAX_EVALUATION_COST` (50 million units),
+  for one condition or one body render, placeholders and loops included:
+  function calls spend what they read and build (a character of text is one
+  unit, a list or mapping item :data:`ITEM_COST`), ``+`` what it joins, ``in``
+  the list or text it searches, a body what it writes and each loop
+  iteration. Past it, :class:`~catalog.errors.EvaluationBudgetError` (an
+  :class:`EvaluationError`) names the expression, and assembly adds the
+  catalog's file and the part.
 
 The language has no loops, no recursion and no way to define anything, and
 every operation that can grow a value is bounded, so the time and memory an
-evaluation takes are bounded by the size of the source and of the data read.
+evaluation takes are bounded by the size of the source and of the data read,
+and by the budget whatever the data.
 
 Functions
 ---------

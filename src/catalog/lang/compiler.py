@@ -11,11 +11,17 @@ import warnings
 from collections.abc import Callable, Mapping
 from typing import Any, Final, NoReturn
 
-from catalog.errors import CatalogError, EvaluationError, ExpressionError
+from catalog.errors import (
+    CatalogError,
+    EvaluationBudgetError,
+    EvaluationError,
+    ExpressionError,
+)
 from catalog.lang.functions import (
     FUNCTIONS,
     NOT_LITERAL,
     Arg,
+    check_items,
     check_length,
 )
 from catalog.lang.shapes import (
@@ -34,7 +40,10 @@ from catalog.lang.values import (
     OPERATION_ERRORS,
     Run,
     Scope,
+    budgeted,
+    charge,
     contains,
+    cost,
     get_attribute,
     get_item,
     type_name,
@@ -59,7 +68,8 @@ class Expression:
 
     ``names`` holds the root names the expression reads, ``shape`` the shape
     of its result (``ANY`` when unknown). ``evaluate`` is the compiled closure
-    itself: hot loops call it directly to skip one call level.
+    (under a fresh evaluation budget when the expression calls a function or
+    uses ``+``): hot loops call it directly to skip one call level.
     """
 
     source: str
@@ -187,7 +197,11 @@ def compile_expression(source: str, names: Mapping[str, Shape]) -> Expression:
     compiler = _Compiler(text, base, names)
     compiler.check_brackets(tree)
     node = compiler.compile(tree.body, 1)
-    return Expression(source, frozenset(compiler.used), node.shape, node.run)
+    run = node.run
+    if any(isinstance(n, ast.Call | ast.BinOp) for n in ast.walk(tree)):
+        # Only calls and '+' can build large values: the rest needs no budget of its own.
+        run = budgeted(run, f"`{text}`")
+    return Expression(source, frozenset(compiler.used), node.shape, run)
 
 
 def _parse(text: str, base: int) -> ast.Expression:
@@ -496,8 +510,10 @@ class _Compiler:
                     return a - b
                 if isinstance(a, str | list | tuple) and isinstance(b, str | list | tuple):
                     check_length(len(a) + len(b), "the result of '+'")
+                    charge(cost(a) + cost(b))
                     if isinstance(a, list | tuple) and isinstance(b, list | tuple):
                         # A context's tuples and a literal's lists join as one list.
+                        check_items(len(a) + len(b), "the result of '+'")
                         return [*a, *b]
                 return a + b
             except OPERATION_ERRORS:
@@ -608,11 +624,15 @@ class _Compiler:
         def run(scope: Scope) -> Any:
             values = [arg(scope) for arg in runs]
             try:
-                return call(*values)
+                result = call(*values)
+            except EvaluationBudgetError:
+                raise
             except CatalogError as exc:
                 raise EvaluationError(f"{name}(): {exc.message}", column=column) from None
             except Exception as exc:
                 raise EvaluationError(f"{name}(): {exc}", column=column) from None
+            charge(1 + cost(result) + sum(map(cost, values)))
+            return result
 
         return _Node(run, shape)
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import re
 import types
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any, Final
 
 from catalog.errors import EvaluationError, ExpressionError
@@ -20,8 +22,11 @@ from catalog.lang.shapes import (
 )
 from catalog.lang.timefmt import check_format, format_time
 from catalog.lang.values import (
+    MAX_LIST_LENGTH,
     MAX_TEXT_LENGTH,
+    charge,
     contains,
+    cost,
     get_attribute,
     iterate,
     render_value,
@@ -35,12 +40,15 @@ __all__ = [
     "Arg",
     "Function",
     "ShapeRule",
+    "check_items",
     "check_length",
 ]
 
 
 # --------------------------------------------------------------------------
 # The function table
+
+_WORD: Final = re.compile(r"\S+")  # one run of non-space: linear, no backtracking
 
 
 def _text(value: object, what: str = "text") -> str:
@@ -67,6 +75,19 @@ def check_length(length: int, what: str) -> None:
         )
 
 
+def check_items(count: int, what: str) -> None:
+    """Refuse to build a list of more than :data:`MAX_LIST_LENGTH` items (``what`` names it)."""
+    if count > MAX_LIST_LENGTH:
+        raise EvaluationError(
+            f"{what} would have {count} items, more than the limit of {MAX_LIST_LENGTH}"
+        )
+
+
+def _listed(items: list[Any], what: str) -> list[Any]:
+    check_items(len(items), what)
+    return items
+
+
 def _fn_len(value: object) -> int:
     return 0 if value is None else len(iterate(value))
 
@@ -89,7 +110,14 @@ def _fn_join(items: object, sep: object = "") -> str:
 
 
 def _fn_split(value: object, sep: object = None) -> list[str]:
-    return _text(value).split(None if sep is None else _text(sep, "a text separator"))
+    separator = None if sep is None else _text(sep, "a text separator")
+    text = _text(value)
+    # Count the pieces before building them: a huge list never exists.
+    if separator:
+        check_items(text.count(separator) + 1, "split()")
+    elif len(text) > 2 * MAX_LIST_LENGTH:
+        check_items(sum(1 for _ in _WORD.finditer(text)), "split()")
+    return text.split(separator)
 
 
 def _fn_replace(value: object, old: object, new: object) -> str:
@@ -128,6 +156,7 @@ def _fn_unique(items: object) -> list[Any]:
                 continue
             hashable.add(item)
         except TypeError:
+            charge(cost(unhashable))
             if item in unhashable:
                 continue
             unhashable.append(item)
@@ -203,12 +232,26 @@ def _fn_flatten(items: object) -> list[Any]:
         else:
             flat.append(item)
     check_length(len(flat), "flatten()")
-    return flat
+    return _listed(flat, "flatten()")
 
 
 def _fn_intersect(items: object, other: object) -> list[Any]:
     pool = iterate(other)
-    return [item for item in iterate(items) if item in pool]
+    try:
+        lookup: AbstractSet[Any] | Sequence[Any] = frozenset(pool)
+    except TypeError:  # unhashable items (lists, mappings): each look-up reads the pool
+        lookup = pool
+    kept = []
+    for item in iterate(items):
+        if lookup is pool:
+            charge(cost(pool))
+        try:
+            found = item in lookup
+        except TypeError:  # an unhashable item is in no set of hashable ones
+            found = False
+        if found:
+            kept.append(item)
+    return kept
 
 
 def _fn_compact(items: object) -> list[Any]:
@@ -231,12 +274,22 @@ def _fn_escape(value: object) -> str:
     return html.escape(render_value(value), quote=True)
 
 
-def _fn_brackets(template: object, bindings: object) -> str:
+_BRACKET_TESTS = ("nonblank", "defined")
+
+
+def _fn_brackets(template: object, bindings: object, test: object = "nonblank") -> str:
     if bindings is not None and not isinstance(bindings, Mapping):
         raise TypeError(f"expected a mapping of bindings, got {type_name(bindings)}")
-    text = render_brackets(_text(template, "a template text"), bindings or {}, render_value)
-    check_length(len(text), "brackets()")
-    return text
+    if test not in _BRACKET_TESTS:
+        known = ", ".join(map(repr, _BRACKET_TESTS))
+        raise ValueError(f"the test must be one of {known}, not {test!r}")
+    return render_brackets(
+        _text(template, "a template text"),
+        bindings or {},
+        render_value,
+        max_output=MAX_TEXT_LENGTH,
+        defined=test == "defined",
+    )
 
 
 # --------------------------------------------------------------------------
@@ -340,7 +393,9 @@ def _fn_strip(value: object) -> str:
 
 
 def _fn_lines(value: object) -> list[str]:
-    return _text(value).splitlines()
+    text = _text(value)
+    check_items(text.count("\n") + 1, "lines()")
+    return _listed(text.splitlines(), "lines()")
 
 
 def _fn_startswith(value: object, prefix: object) -> bool:
@@ -440,8 +495,9 @@ FUNCTIONS: Final[Mapping[str, Function]] = types.MappingProxyType({f.name: f for
              _fn_pick, shape=_shape_values),
     Function("escape", 1, 1, "escape(x): x as text with & < > \" ' escaped for XML/HTML",
              _fn_escape),
-    Function("brackets", 2, 2, "brackets(text, bindings): a user's [type:name] template rendered",
-             _fn_brackets),
+    Function("brackets", 2, 3, 'brackets(text, bindings, test="nonblank"): a user\'s [type:name] '
+             'template rendered; [if] holds for a non-blank value, or with "defined" for any '
+             "value but none", _fn_brackets),
     Function("strftime", 2, 3, 'strftime(t, format, zone=""): an ISO 8601 time written by a '
              "fixed, locale-free subset of strftime (%A, %B %-d, %Y at %I:%M:%S %p %Z)",
              _fn_strftime, shape=_shape_strftime),

@@ -53,7 +53,15 @@ from typing import Any, Final, Literal, NoReturn, TypeAlias
 from catalog.errors import EvaluationError, ExpressionError, TemplateError
 from catalog.lang.compiler import Expression, compile_expression
 from catalog.lang.shapes import SCALAR, RecordShape, Shape, did_you_mean
-from catalog.lang.values import MAX_TEXT_LENGTH, Scope, iterate, render_value
+from catalog.lang.values import (
+    ITEM_COST,
+    MAX_TEXT_LENGTH,
+    Scope,
+    budgeted,
+    charge,
+    iterate,
+    render_value,
+)
 
 __all__ = [
     "LOOP_SHAPE",
@@ -100,6 +108,7 @@ class _Output:
     def write(self, text: str) -> None:
         """Add ``text`` to the output, within :data:`MAX_OUTPUT_LENGTH`."""
         self.size += len(text)
+        charge(len(text))
         if self.size > MAX_OUTPUT_LENGTH:
             raise EvaluationError(
                 f"the rendered body would be longer than {MAX_OUTPUT_LENGTH} characters"
@@ -109,6 +118,7 @@ class _Output:
     def tick(self) -> None:
         """Count one loop iteration against :data:`MAX_LOOP_ITERATIONS`."""
         self.iterations += 1
+        charge(ITEM_COST)
         if self.iterations > MAX_LOOP_ITERATIONS:
             raise EvaluationError(f"more than {MAX_LOOP_ITERATIONS} loop iterations in one render")
 
@@ -124,7 +134,7 @@ class Template:
     ``is_static`` is true when the body has no tag at all, in which case
     ``render`` returns ``source`` itself. ``render`` is the compiled closure
     itself (as :attr:`Expression.evaluate <catalog.lang.Expression.evaluate>`
-    is), so calling it costs no extra call level. It raises
+    is), run under the evaluation budget of :mod:`catalog.lang.values`. It raises
     :class:`EvaluationError` (with the body line and column) when a value does
     not fit the operation applied to it.
     """
@@ -152,7 +162,7 @@ def compile_template(source: str, names: Mapping[str, Shape]) -> Template:
         run(scope, out)
         return "".join(out.parts)
 
-    return Template(source, frozenset(compiler.used), False, render)
+    return Template(source, frozenset(compiler.used), False, budgeted(render, "the body"))
 
 
 # --------------------------------------------------------------------------

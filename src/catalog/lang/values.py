@@ -11,16 +11,25 @@ import json as _json
 import types
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
+from contextvars import ContextVar
 from typing import Any, Final, TypeAlias
 
 from pydantic import BaseModel
 
+from catalog.errors import EvaluationBudgetError
+
 __all__ = [
+    "ITEM_COST",
     "MAX_DEPTH",
+    "MAX_EVALUATION_COST",
+    "MAX_LIST_LENGTH",
     "MAX_NODES",
     "MAX_SOURCE_LENGTH",
     "MAX_TEXT_LENGTH",
     "Scope",
+    "budgeted",
+    "charge",
+    "cost",
     "iterate",
     "render_value",
     "to_json",
@@ -35,6 +44,12 @@ MAX_DEPTH: Final = 32
 """Deepest nesting of expression nodes."""
 MAX_TEXT_LENGTH: Final = 10_000_000
 """Longest text or list that ``+``, ``join``, ``replace`` or ``indent`` may build."""
+MAX_LIST_LENGTH: Final = 1_000_000
+"""Longest list that ``split``, ``lines``, ``flatten`` or ``+`` may build."""
+MAX_EVALUATION_COST: Final = 50_000_000
+"""Most work one evaluation may do, in units: see :func:`charge`."""
+ITEM_COST: Final = 16
+"""Units one list or mapping item costs (a character of text costs one)."""
 
 Scope: TypeAlias = Mapping[str, Any]
 """What an expression is evaluated against: root name -> value."""
@@ -121,6 +136,7 @@ def get_item(container: object, key: object) -> Any:
 
 _BUILTIN_SEQUENCES = frozenset({tuple, list, str})
 _BUILTIN_CONTAINERS = _BUILTIN_SEQUENCES | {dict, frozenset, set}
+_SEARCHED: Final = frozenset({list, tuple, str})  # `in` reads them item by item
 
 
 def contains(item: object, container: object) -> bool:
@@ -130,6 +146,8 @@ def contains(item: object, container: object) -> bool:
     if type(container) in _BUILTIN_CONTAINERS or isinstance(
         container, str | Mapping | Sequence | AbstractSet
     ):
+        if type(container) in _SEARCHED and len(container) > 64:  # type: ignore[arg-type]
+            charge(cost(container))
         return item in container  # type: ignore[operator]
     raise TypeError(f"cannot look for an item in {type_name(container)}")
 
@@ -203,3 +221,83 @@ def _json_default(value: object) -> object:
 def to_json(value: object) -> str:
     """Deterministic JSON: keys sorted, non-ASCII kept, models via ``model_dump(mode="json")``."""
     return _json.dumps(value, sort_keys=True, ensure_ascii=False, default=_json_default)
+
+
+# --------------------------------------------------------------------------
+# The evaluation budget
+
+
+class _Budget:
+    """Units of work left to one evaluation (one condition, one body render)."""
+
+    __slots__ = ("left",)
+
+    def __init__(self) -> None:
+        self.left = MAX_EVALUATION_COST
+
+
+_CURRENT: Final[ContextVar[_Budget | None]] = ContextVar("catalog_budget", default=None)
+
+
+def cost(value: object) -> int:
+    """The units ``value`` costs to read or build: its length for text,
+    :data:`ITEM_COST` per item for a list or a mapping, one for anything else."""
+    kind = type(value)
+    if kind is str:
+        return len(value)  # type: ignore[arg-type]
+    if kind in _BUILTIN_CONTAINERS or isinstance(value, Mapping | Sequence | AbstractSet):
+        return ITEM_COST * len(value)  # type: ignore[arg-type]
+    return 1
+
+
+def charge(units: int) -> None:
+    """Spend ``units`` of the running evaluation's budget (nothing when none runs).
+
+    Function calls charge what they read and build, ``+`` what it joins,
+    ``in`` the container it searches, body renders what they write and each
+    loop iteration. Past :data:`MAX_EVALUATION_COST`, raises
+    :class:`~catalog.errors.EvaluationBudgetError`: nested ``replace``, ``split``
+    of huge generated texts or loops over them stop there instead of burning
+    CPU and memory.
+    """
+    budget = _CURRENT.get()
+    if budget is not None:
+        budget.left -= units
+        if budget.left < 0:
+            budget.left = 0  # every later charge fails too
+            raise EvaluationBudgetError(
+                f"more work than the evaluation budget of {MAX_EVALUATION_COST} units "
+                f"(a character of text is one, a list item {ITEM_COST})",
+                hint="build smaller texts and lists: the budget is fixed",
+            )
+
+
+def budgeted(run: Callable[[Scope], Any], where: str) -> Callable[[Scope], Any]:
+    """``run`` under a fresh budget, or the running one when called inside another
+    evaluation (a placeholder inside a body render shares the render's budget).
+
+    A spent budget raised inside ``run`` is said to be spent in ``where`` (the
+    expression, or "the body") unless an inner evaluation named itself.
+    """
+
+    def guarded(scope: Scope) -> Any:
+        if _CURRENT.get() is not None:
+            return _naming(run, scope, where)
+        token = _CURRENT.set(_Budget())
+        try:
+            return _naming(run, scope, where)
+        finally:
+            _CURRENT.reset(token)
+
+    return guarded
+
+
+def _naming(run: Callable[[Scope], Any], scope: Scope, where: str) -> Any:
+    try:
+        return run(scope)
+    except EvaluationBudgetError as exc:
+        if exc.expression is None:
+            exc.expression = where
+            exc.message = f"{exc.message}, in {where}"
+            exc.args = (exc.message,)
+        raise

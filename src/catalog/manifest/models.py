@@ -98,6 +98,10 @@ class CatalogInfo(_Model):
     reuse with ``from``: an overlay that adds order, conditions and agents to
     text kept elsewhere (an imported upstream release, say). It is resolved
     through the store when the catalog loads.
+
+    ``reference_counter`` names who counted the parts' ``reference_tokens``
+    (another tokenizer, a vendor's counting API): figures kept beside the
+    catalog's own ``tokens`` and shown next to them by ``catalog diff``.
     """
 
     name: Annotated[str, Field(pattern=_SLUG)]
@@ -107,6 +111,7 @@ class CatalogInfo(_Model):
     separator: str = "\n\n"
     token_budget: Annotated[int, Field(gt=0)] | None = None
     base: str | None = None
+    reference_counter: str | None = None
 
 
 class VariableDecl(_Model):
@@ -211,12 +216,15 @@ class PartDecl(_Model):
 
     The body is either ``file`` (a path relative to the version folder) or
     ``from``, the id of a part of the catalog's ``base``: that part's body,
-    and its ``kind``, ``name``, ``description``, ``template`` and ``meta``
+    and its ``kind``, ``name``, ``description``, ``template``,
+    ``reference_tokens`` and ``meta``
     where this part leaves them out. ``sha256`` and ``tokens`` are recorded
     either way, so an overlay pins the exact base text it was reviewed with.
 
     ``required`` and ``priority`` matter only under a token budget: optional
     parts are dropped, lowest ``priority`` first, until the prompt fits.
+    ``reference_tokens`` is the body's count by the catalog's
+    ``reference_counter`` (for imported parts, the count their source published).
     """
 
     id: Annotated[str, Field(pattern=_SLUG)]
@@ -235,6 +243,7 @@ class PartDecl(_Model):
     priority: int = 0
     tokens: Annotated[int, Field(ge=0)]
     sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+    reference_tokens: Annotated[int, Field(ge=0)] | None = None
     meta: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("file")

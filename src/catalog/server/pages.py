@@ -230,27 +230,17 @@ def playground(
     return _page("Playground", body, page="playground", data={"name": name})
 
 
-def change_class(part: PartDiff, renamed: set[str]) -> str:
-    """How a part's change reads in a review: NEW, REMOVED, RENAMED (same text under
-    another id), CHANGED (its prose differs) or minor (order, metadata, whitespace)."""
-    if part.id in renamed:
+def change_class(part: PartDiff) -> str:
+    """How a part's change reads in a review: NEW, REMOVED, RENAMED (the same or nearly
+    the same text under another id), CHANGED (its prose differs) or minor (order,
+    metadata, whitespace, placeholders), from the diff's own classes."""
+    if part.status == "renamed":
         return "RENAMED"
     if part.status == "added":
         return "NEW"
     if part.status == "removed":
         return "REMOVED"
-    old, new = " ".join((part.old_body or "").split()), " ".join((part.new_body or "").split())
-    return "CHANGED" if part.text_changed and old != new else "minor"
-
-
-def _renamed(result: CatalogDiff) -> dict[str, str]:
-    """Added part id -> removed part id, for pairs whose bodies are the same text."""
-    removed = {p.old_body: p.id for p in result.changes if p.status == "removed" and p.old_body}
-    pairs = {}
-    for part in result.changes:
-        if part.status == "added" and part.new_body in removed:
-            pairs[part.id] = removed.pop(part.new_body)
-    return pairs
+    return "CHANGED" if part.change == "prose" else "minor"
 
 
 def _diff_refs(
@@ -276,18 +266,14 @@ def diff_page(
     changes folded, then the side-by-side report."""
     old_ref, new_ref = _diff_refs(name, old, new, old_version, new_version)
     result = _diff(state, old_ref, new_ref)
-    renamed = _renamed(result)
-    hidden = set(renamed.values())
     groups: dict[str, list[str]] = {"NEW": [], "REMOVED": [], "RENAMED": [], "CHANGED": []}
     minor: list[str] = []
     for part in result.changes:
-        if part.id in hidden:
-            continue
-        kind = change_class(part, set(renamed))
+        kind = change_class(part)
         label = _esc(part.id if part.name == part.id else f"{part.name} ({part.id})")
         delta = f" <small>{part.token_delta:+d} tokens</small>"
         if kind == "RENAMED":
-            label = f"{_esc(renamed[part.id])} → {label}"
+            label = f"{_esc(str(part.old_id))} → {label}"
         item = f'<li class="{kind.lower()}"><b>{kind}</b> {label}{delta}</li>'
         (minor if kind == "minor" else groups[kind]).append(item)
     sections = "".join(

@@ -21,8 +21,9 @@ Each release becomes one catalog version. Parts are raw text
 (``template = false``): bodies are never rendered, so ``${...}`` and even
 ``${{ ... }}`` reach the prompt as published. The header fields (but
 ``description``, which is the part's own ``description``), the body's
-``${...}`` placeholders (:func:`placeholders`), the category and the README's
-token count (``upstream_tokens``) are kept in the part's ``meta``;
+``${...}`` placeholders (:func:`placeholders`) and the category are kept in
+the part's ``meta``; the README's token count is the part's
+``reference_tokens`` (``[catalog] reference_counter`` says who counted it);
 ``tokens`` is our own count with the catalog's tokenizer. Bodies are stored
 once by content (:mod:`catalog.importers.writer`). An imported
 catalog has no conditions: assemble it through an overlay

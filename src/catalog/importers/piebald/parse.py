@@ -11,6 +11,7 @@ from packaging.version import InvalidVersion, Version
 
 from catalog._textfile import clean_text
 from catalog.errors import ImporterError
+from catalog.importers.piebald.changelog import ChangelogItem, ChangelogRelease, parse_changelog
 from catalog.importers.piebald.header import read_header
 from catalog.lang.placeholders import placeholders
 from catalog.manifest.models import PartKind
@@ -178,74 +179,6 @@ def parse_readme(text: str) -> Readme:
         for found in _README_ENTRY.finditer(text)
     }
     return Readme(version["version"] if version else None, entries)
-
-
-@dataclass(frozen=True)
-class ChangelogItem:
-    """A bullet of a changelog section: a part's upstream name and what changed."""
-
-    name: str
-    summary: str
-
-
-@dataclass(frozen=True)
-class ChangelogRelease:
-    """One section of the upstream ``CHANGELOG.md``."""
-
-    version: str
-    token_delta: int | None = None
-    new: tuple[ChangelogItem, ...] = ()
-    removed: tuple[ChangelogItem, ...] = ()
-    changed: tuple[ChangelogItem, ...] = ()
-
-
-_SECTION = re.compile(r"^#{1,6}\s+\[v?(?P<version>\d[^\]]*)\]\([^)]*\)\s*$")
-_DELTA = re.compile(r"^_(?P<sign>[+\-\u2212]?)(?P<amount>[\d,]+) tokens?_\s*$")
-_BULLET = re.compile(r"^[-*]\s+(?:\*\*(?P<tag>NEW|REMOVED):\*\*\s*)?(?P<rest>.+?)\s*$")
-_NAME_SPLIT = re.compile(r"\s+[-\u2013\u2014]\s+")
-
-
-def parse_changelog(text: str) -> list[ChangelogRelease]:
-    """Every release section of the upstream ``CHANGELOG.md``, newest first (as written).
-
-    A section is a heading ``# [2.1.33](...)`` (any level), an optional
-    ``_-1,086 tokens_`` line and bullets: ``**NEW:** Name - summary``,
-    ``**REMOVED:** Name - summary`` or ``Name - summary`` for a changed part.
-    """
-    releases: list[ChangelogRelease] = []
-    current: dict[str, Any] | None = None
-    for line in text.splitlines():
-        heading = _SECTION.match(line)
-        if heading:
-            if current is not None:
-                releases.append(_release(current))
-            current = {"version": heading["version"], "new": [], "removed": [], "changed": []}
-            continue
-        if current is None:
-            continue
-        delta = _DELTA.match(line.strip())
-        if delta:
-            sign = -1 if delta["sign"] in ("-", "\u2212") else 1
-            current["token_delta"] = sign * int(delta["amount"].replace(",", ""))
-            continue
-        bullet = _BULLET.match(line)
-        if bullet:
-            parts = _NAME_SPLIT.split(bullet["rest"], maxsplit=1)
-            item = ChangelogItem(parts[0], parts[1] if len(parts) > 1 else "")
-            current[(bullet["tag"] or "changed").lower()].append(item)
-    if current is not None:
-        releases.append(_release(current))
-    return releases
-
-
-def _release(data: dict[str, Any]) -> ChangelogRelease:
-    return ChangelogRelease(
-        data["version"],
-        data.get("token_delta"),
-        tuple(data["new"]),
-        tuple(data["removed"]),
-        tuple(data["changed"]),
-    )
 
 
 _SUBJECT = re.compile(r"^v?(?P<version>\d+(?:\.\d+)+[^\s(]*)(?:\s+\(.*\))?\s*$")

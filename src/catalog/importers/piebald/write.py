@@ -10,18 +10,22 @@ from typing import Any
 import tomli_w
 from pydantic import ValidationError
 
-from catalog.diff.compute import UPSTREAM_TOKENS
 from catalog.errors import ImporterError
-from catalog.importers.piebald.parse import UPSTREAM, ReadmeEntry, UpstreamPart, placeholders
+from catalog.importers.piebald.parse import UPSTREAM, ReadmeEntry, UpstreamPart
 from catalog.importers.piebald.read import Release
 from catalog.importers.writer import CatalogWriter, StoreSize, VersionStatus
 from catalog.manifest.models import CatalogInfo, PartDecl
 
 __all__ = [
+    "REFERENCE_COUNTER",
     "ImportReport",
     "ImportedVersion",
     "import_releases",
 ]
+
+
+# Who counted the README's figures, kept as each part's ``reference_tokens``.
+REFERENCE_COUNTER = f"Anthropic's token counting API, as published in {UPSTREAM}'s README"
 
 
 @dataclass(frozen=True)
@@ -82,10 +86,18 @@ def _manifest(
     tables: dict[tuple[str, str, ReadmeEntry | None], str],
 ) -> str:
     """The ``catalog.toml`` of one release; each part's table is built once per content."""
-    summary = f"Claude Code {release.version} prompt parts from {UPSTREAM}"
+    # The summary is the same in every release, so that diffs between releases show
+    # no change in it; the release and its commit are said in a comment.
+    summary = f"Claude Code's prompt parts, from {UPSTREAM}"
+    provenance = f"# Claude Code {release.version} from {UPSTREAM}"
     if release.commit:
-        summary += f" (commit {release.commit[:12]})"
-    info = {"name": name, "version": release.version, "summary": summary}
+        provenance += f", commit {release.commit}"
+    info = {
+        "name": name,
+        "version": release.version,
+        "summary": summary,
+        "reference_counter": REFERENCE_COUNTER,
+    }
     try:
         CatalogInfo.model_validate(info)
     except ValidationError as exc:
@@ -94,7 +106,7 @@ def _manifest(
             f"cannot import as catalog {name!r} {release.version!r}: {message}",
             hint="a catalog name is lowercase letters, digits, '.', '_' and '-'",
         ) from None
-    chunks = [tomli_w.dumps({"catalog": info})]
+    chunks = [provenance + "\n" + tomli_w.dumps({"catalog": info})]
     seen: dict[str, str] = {}
     for part in sorted(release.parts, key=lambda p: (p.category.order, p.id)):
         if not part.id or part.id in seen:
@@ -119,12 +131,7 @@ def _part_table(
     category = part.category
     meta = {key: value for key, value in part.header.items() if key != "description"}
     meta.setdefault("name", entry.name if entry else part.id)
-    found = placeholders(part.body)
-    if found:
-        meta["placeholders"] = found
     meta["category"] = category.label
-    if entry is not None:
-        meta[UPSTREAM_TOKENS] = entry.tokens
     table: dict[str, Any] = {"id": part.id, "file": body.file, "kind": category.kind}
     if category.kind == "tool":
         label = str(meta["name"])
@@ -137,6 +144,8 @@ def _part_table(
         sha256=body.sha256,
         meta=_without_none(meta),
     )
+    if entry is not None:
+        table["reference_tokens"] = entry.tokens
     try:
         PartDecl.model_validate(table)
     except ValidationError as exc:

@@ -1,0 +1,132 @@
+"""``catalog init NAME [--path DIR]``: write a new catalog to start from.
+
+The catalog is small but shows every moving piece: two parts (one given to
+every agent, one under a condition on a declared variable), a variable, a
+sub-agent, and the sha256 and token count of each body, recorded by the
+same code as ``catalog stamp``. It validates and assembles at once:
+``catalog assemble NAME --path DIR``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+from catalog.catalog_path import CatalogPath
+from catalog.cli._common import EXIT_OK, add_format, emit_json
+from catalog.errors import CatalogError, UsageError
+from catalog.loader import MANIFEST_NAME
+from catalog.stamp import stamp_folder
+from catalog.validate import check_catalog
+
+__all__ = ["register", "run"]
+
+_VERSION = "1.0.0"
+_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
+
+_MANIFEST = """\
+# The catalog {name}: one folder per version, each with this manifest and the
+# part bodies it names. Format: docs/format.md; expressions: docs/expressions.md.
+
+[catalog]
+name = "{name}"
+version = "{version}"               # equal to the folder's name
+summary = "A new catalog: edit the parts, then run `catalog stamp` on this folder"
+
+[[variable]]                      # set with --set plan_mode=true or a context's [variables]
+name = "plan_mode"
+type = "bool"
+default = false
+description = "The agent is planning, not yet changing files"
+
+[[agent]]                         # a sub-agent: catalog assemble {name} --agent reviewer
+name = "reviewer"
+description = "Reads a change and reports problems"
+tools = ["Read", "Grep"]
+
+[[part]]
+id = "identity"
+file = "identity.md"
+order = 10
+agents = ["*"]                    # every agent, sub-agents included (default: main only)
+description = "Who the agent is"
+
+[[part]]
+id = "planning"
+file = "planning.md"
+order = 20
+when = "plan_mode"                # a condition over the context and the variables
+stability = "session"
+description = "Plan before acting, while plan mode is on"
+"""
+
+_BODIES = {
+    "identity.md": (
+        "You are {{ agent.name }}, an assistant of the {name} catalog.\n"
+        "{% if agent.is_subagent %}\n"
+        "{{ agent.description }}. You may use: {{ agent.tools }}.\n"
+        "{% endif %}\n"
+    ),
+    "planning.md": "Plan mode is on: write a plan and wait for approval before changing files.\n",
+}
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    """Add the ``init`` command."""
+    parser.description = (
+        f"Write DIR/NAME/{_VERSION}/ (DIR: the first --path, else the current folder) with a "
+        "manifest and two part bodies: a part for every agent, a part under a condition on a "
+        "variable, and a sub-agent, each body's sha256 and tokens recorded. Then: "
+        "`catalog assemble NAME --path DIR`."
+    )
+    parser.add_argument(
+        "name", metavar="NAME", help="the catalog's name (lowercase, e.g. my-agent)"
+    )
+    add_format(parser, "json")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the catalog, stamp it and check that it loads."""
+    if _NAME.fullmatch(args.name) is None:
+        raise UsageError(
+            f"{args.name!r} is not a catalog name",
+            hint="use lowercase letters, digits, '.', '_' and '-', starting with a letter or digit",
+        )
+    root = Path(args.path[0] if args.path else ".")
+    folder = root / args.name / _VERSION
+    if folder.exists():
+        raise UsageError(
+            "this folder exists already; nothing was written",
+            file=str(folder),
+            hint="choose another NAME or --path, or remove the folder",
+        )
+    try:
+        folder.mkdir(parents=True)
+        manifest = _MANIFEST.format(name=args.name, version=_VERSION)
+        (folder / MANIFEST_NAME).write_text(manifest, encoding="utf-8")
+        for file, body in _BODIES.items():
+            (folder / file).write_text(body.replace("{name}", args.name), encoding="utf-8")
+    except OSError as exc:
+        raise CatalogError(
+            f"cannot write the catalog: {exc.strerror or exc}",
+            file=str(folder),
+            hint="check that --path names a folder you may write to",
+        ) from None
+    stamp_folder(folder)
+    problems = check_catalog(CatalogPath([root], use_env=False).load(args.name, _VERSION))
+    files = [str(folder / name) for name in (MANIFEST_NAME, *_BODIES)]
+    if args.format == "json":
+        emit_json({"name": args.name, "version": _VERSION, "folder": str(folder), "files": files})
+    else:
+        path = f" --path {root}" if args.path else ""
+        sys.stdout.write(
+            f"wrote {args.name} {_VERSION} in {folder}\n"
+            f"try: catalog assemble {args.name}{path} --set plan_mode=true\n"
+            f"     catalog assemble {args.name}{path} --agent reviewer\n"
+        )
+    for problem in problems:
+        sys.stderr.write(f"catalog: warning: {problem}\n")
+    return EXIT_OK

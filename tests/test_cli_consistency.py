@@ -1,0 +1,207 @@
+"""One command line: global options anywhere, JSON from every command, help for typos."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from catalog.cli import COMMANDS, build_parser
+from tests.conftest import run_cli as run
+
+
+def _subparsers() -> dict[str, argparse.ArgumentParser]:
+    parser = build_parser()
+    (action,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(action.choices)
+
+
+def test_every_command_takes_format_json() -> None:
+    commands = _subparsers()
+    assert set(commands) == set(COMMANDS)
+    for name, parser in commands.items():
+        if name == "import":  # the format is chosen with the source format
+            (action,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+            parser = action.choices["piebald"]
+        (option,) = [a for a in parser._actions if "--format" in a.option_strings]
+        assert option.choices is not None and "json" in option.choices, name
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--path", "{root}", "list"],
+        ["list", "--path", "{root}"],
+        ["--format", "json", "--path", "{root}", "list"],
+        ["--path", "{root}", "--format", "json", "list"],
+        ["list", "--path", "{root}", "--format", "json"],
+    ],
+)
+def test_global_options_before_or_after_the_command(
+    cli_demo: Path, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    code, out, err = run(capsys, *(a.replace("{root}", str(cli_demo)) for a in args))
+    assert (code, err) == (0, "")
+    if "json" in args:
+        (row,) = [row for row in json.loads(out) if row["name"] == "demo"]
+        assert (row["source"], row["versions"]) == (f"path {cli_demo}", ["1.0.0"])
+    else:
+        assert "\ndemo " in out
+
+
+def test_paths_before_and_after_the_command_add_up(
+    cli_demo: Path,
+    make_catalog: Callable[..., Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    other = tmp_path / "other"
+    shutil.copytree(cli_demo / "demo", other / "second")
+    (other / "second" / "1.0.0" / "catalog.toml").write_text(
+        (cli_demo / "demo" / "1.0.0" / "catalog.toml")
+        .read_text()
+        .replace('name = "demo"', 'name = "second"'),
+    )
+    code, out, _ = run(
+        capsys, "--path", str(cli_demo), "list", "--path", str(other), "--format", "json"
+    )
+    assert code == 0
+    assert {"demo", "second"} <= {row["name"] for row in json.loads(out)}
+
+
+def test_the_format_after_the_command_wins(
+    cli_demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(
+        capsys, "--format", "json", "show", "demo", "--path", str(cli_demo), "--format", "text"
+    )
+    assert code == 0
+    assert out.startswith("demo 1.0.0")
+
+
+def test_a_format_a_command_does_not_write_is_refused(
+    cli_demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "--format", "markdown", "list", "--path", str(cli_demo))
+    assert (code, out) == (2, "")
+    assert "--format markdown: `catalog list` writes text or json" in err
+    code, _, err = run(
+        capsys, "--format", "html", "diff", "demo@1.0.0", "demo@1.0.0", "--path", str(cli_demo)
+    )
+    assert code == 0 and err == ""
+
+
+def test_color_is_global_too(
+    cli_demo: Path, capsys: pytest.CaptureFixture[str], make_catalog: Callable[..., Path]
+) -> None:
+    make_catalog("demo", "1.1.0", [{"id": "intro", "body": "Hello there."}])
+    code, out, _ = run(
+        capsys, "--color", "always", "diff", "demo@1.0.0", "demo@1.1.0", "--path", str(cli_demo)
+    )
+    assert code == 1 and "\x1b[" in out
+    code, out, _ = run(
+        capsys,
+        "--color",
+        "always",
+        "diff",
+        "demo@1.0.0",
+        "demo@1.1.0",
+        "--path",
+        str(cli_demo),
+        "--color",
+        "never",
+    )
+    assert code == 1 and "\x1b[" not in out
+
+
+@pytest.mark.parametrize(
+    ("typed", "suggested"), [("lst", "'list'"), ("asemble", "'assemble'"), ("verfy", "'verify'")]
+)
+def test_a_mistyped_command_gets_a_did_you_mean(
+    capsys: pytest.CaptureFixture[str], typed: str, suggested: str
+) -> None:
+    code, out, err = run(capsys, "--path", ".", typed, "x")
+    assert (code, out) == (2, "")
+    assert err.startswith(f"catalog: error: '{typed}' is not a command\n")
+    assert f"did you mean {suggested}?" in err
+
+
+def test_an_unknown_word_far_from_any_command_lists_them(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, _, err = run(capsys, "zzzzzz")
+    assert code == 2
+    assert "did you mean" not in err
+    assert "commands: assemble, completion, diff" in err
+
+
+def test_only_the_command_run_is_imported() -> None:
+    code = (
+        "import sys; from catalog.cli import main; main(['list']); "
+        "print(sorted(m for m in sys.modules if m.startswith('catalog.cli._') "
+        "and m != 'catalog.cli._common'))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == "['catalog.cli._list']"
+
+
+def test_json_of_validate_stamp_and_lock(
+    cli_demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = cli_demo / "demo" / "1.0.0"
+    assert run(capsys, "stamp", str(folder))[0] == 0  # token estimates counted with cl100k_base
+    code, out, _ = run(capsys, "validate", str(folder), "--format", "json")
+    assert code == 0
+    report = json.loads(out)
+    assert (report["errors"], report["warnings"]) == (0, 0)
+    assert report["catalogs"] == [{"catalog": str(folder), "ok": True, "problems": []}]
+
+    (folder / "intro.md").write_text("Hello, edited.")
+    code, out, _ = run(capsys, "validate", "demo", "--path", str(cli_demo), "--format", "json")
+    assert code == 1
+    (entry,) = json.loads(out)["catalogs"]
+    assert entry["ok"] is False
+    assert entry["problems"][0]["severity"] == "error"
+    assert "sha256" in entry["problems"][0]["message"]
+
+    code, out, _ = run(capsys, "stamp", str(folder), "--check", "--format", "json")
+    assert code == 1
+    stamped = json.loads(out)
+    assert stamped["check"] is True and stamped["changed"] == len(stamped["changes"]) >= 1
+    assert {c["part"] for c in stamped["changes"]} == {"intro"}
+    assert run(capsys, "stamp", str(folder))[0] == 0
+
+    code, out, _ = run(capsys, "lock", "demo", "--path", str(cli_demo), "--format", "json")
+    assert code == 0
+    lock = json.loads(out)
+    assert lock["file"] is None
+    assert lock["catalog"]["name"] == "demo" and lock["catalog"]["version"] == "1.0.0"
+    assert set(lock["parts"]) == {"intro", "grep", "bash", "shell"}
+
+
+def test_stamp_says_set_for_a_value_not_recorded_before(
+    cli_demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    manifest = cli_demo / "demo" / "1.0.0" / "catalog.toml"
+    lines = manifest.read_text().splitlines()
+    manifest.write_text("\n".join(line for line in lines if not line.startswith("tokens")) + "\n")
+    code, out, _ = run(capsys, "stamp", str(manifest.parent))
+    assert code == 0
+    assert "None" not in out
+    assert f"{manifest.parent}: intro.tokens: set to " in out
+
+
+def test_schema_without_an_argument_says_which_exist(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "schema")
+    assert (code, out) == (2, "")
+    assert "catalog schema needs to know which schema to print" in err
+    assert "`catalog schema manifest`" in err and "`catalog schema context`" in err
+    assert "the following arguments are required" not in err
+    code, out, _ = run(capsys, "--format", "json", "schema", "context")
+    assert code == 0 and json.loads(out)["title"] == "Context"
