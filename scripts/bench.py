@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """Benchmarks printed as comparable figures (never asserted in tests).
 
-Prints, for a synthetic catalog of about 40 parts:
-- the import time of ``catalog`` in a fresh interpreter, and whether it pulled
-  in tiktoken, pytest or syrupy;
+Prints:
+- the cost of ``import catalog`` over a bare interpreter (``python -c pass``),
+  and whether it pulled in pydantic, tiktoken, pytest or syrupy (it must not);
+- the wall time of ``catalog assemble coding-agent`` (a whole command: start,
+  load, compile, assemble, print) as a multiple of ``python -c pass``;
+
+and for a synthetic catalog of about 40 parts:
 - the time to load one version, with 1 and with 200 versions installed (it
   must not grow with the number of versions);
 - the median of one warm ``assemble`` call, next to a plain Python function
@@ -80,21 +84,33 @@ def timed(fn: Callable[[], Any], repeat: int) -> float:
     return statistics.median(samples)
 
 
-def import_time() -> tuple[float, list[str]]:
+def _wall(argv: list[str], runs: int) -> float:
+    """Median wall-clock seconds of running ``argv`` in a fresh process."""
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(argv, capture_output=True, check=True)
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def import_time(runs: int) -> tuple[float, float, list[str]]:
+    """``python -c "import catalog"`` over ``python -c pass`` (seconds), and heavy modules."""
+    bare = _wall([sys.executable, "-c", "pass"], runs)
+    loaded = _wall([sys.executable, "-c", "import catalog"], runs)
     code = (
-        "import time, sys; t = time.perf_counter(); import catalog; "
-        "d = time.perf_counter() - t; "
-        "print(d, *[m for m in ('tiktoken', 'pytest', 'syrupy') if m in sys.modules])"
+        "import sys, catalog; "
+        "print(*[m for m in ('pydantic', 'tiktoken', 'pytest', 'syrupy') if m in sys.modules])"
     )
-    runs = []
-    heavy: list[str] = []
-    for _ in range(5):
-        out = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, check=True
-        )
-        first, *heavy = out.stdout.split()
-        runs.append(float(first))
-    return statistics.median(runs), heavy
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return bare, loaded - bare, out.stdout.split()
+
+
+def startup(runs: int) -> tuple[float, float]:
+    """Wall seconds of ``python -c pass`` and of ``catalog assemble coding-agent``."""
+    bare = _wall([sys.executable, "-c", "pass"], runs)
+    command = _wall([sys.executable, "-m", "catalog", "assemble", "coding-agent"], runs)
+    return bare, command
 
 
 def reference(
@@ -111,13 +127,20 @@ def reference(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=2000)
+    parser.add_argument("--runs", type=int, default=15, help="fresh processes per start-up figure")
     args = parser.parse_args()
 
     import catalog
 
-    seconds, heavy = import_time()
+    bare, extra, heavy = import_time(args.runs)
     print(
-        f"import catalog                {seconds * 1e3:8.2f} ms   heavy modules: {heavy or 'none'}"
+        f"import catalog                {extra * 1e3:8.2f} ms   over a bare interpreter "
+        f"({bare * 1e3:.1f} ms); heavy modules loaded: {heavy or 'none'}"
+    )
+    bare, command = startup(args.runs)
+    print(
+        f"catalog assemble coding-agent {command * 1e3:8.2f} ms   {command / bare:.1f}x "
+        f"python -c pass ({bare * 1e3:.1f} ms)"
     )
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

@@ -44,7 +44,7 @@ def write_demo_catalogs(root: Path) -> Path:
         {"id": "brand-new", "body": "Something new.", "order": 15},
         {"id": "kept-text", "body": "A paragraph that keeps its words.", "order": 30},
         {"id": "style", "body": "Write short answers.", "order": 40},
-        _BASH_TIPS,
+        {**_BASH_TIPS, "order": 44},
         _BASH,
     ])  # fmt: skip
     write_catalog(

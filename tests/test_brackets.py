@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from catalog import EvaluationError, ExpressionError, ManifestError, load_dir
+from catalog import ManifestError, load_dir
 from catalog.cli import main
+from catalog.errors import EvaluationError, ExpressionError
 from catalog.lang.brackets import find_references, render_brackets
 from catalog.lang.compiler import compile_expression
 from catalog.lang.shapes import ANY

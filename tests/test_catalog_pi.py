@@ -203,7 +203,7 @@ def test_gathering_from_the_command_line(
     code = catalog.cli.main(
         [
             "assemble",
-            "pi",
+            "pi@1.0.0",
             "--from-dir",
             str(project["cwd"]),
             "--home",

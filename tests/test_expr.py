@@ -400,7 +400,7 @@ EXPECTED_FUNCTIONS = [
     "lines", "replace", "startswith", "endswith", "contains", "truncate", "default", "unique",
     "sorted", "first", "last", "any", "all", "min", "max", "pluck", "json", "indent",
     "basename", "dirname", "keys", "values", "flatten", "intersect", "compact", "pick",
-    "escape", "brackets", "strftime",
+    "escape", "brackets", "expanduser", "strftime",
 ]  # fmt: skip
 
 

@@ -10,8 +10,9 @@ import tiktoken
 import tomli_w
 
 import catalog
-from catalog import ImporterError, ManifestError
+from catalog import ManifestError
 from catalog.cli import main
+from catalog.errors import ImporterError
 from catalog.importers.piebald.parse import (
     UPSTREAM,
     ChangelogItem,

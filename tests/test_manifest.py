@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from catalog import EvaluationError, ExpressionError, ManifestError, TemplateError, load_dir
+from catalog import ManifestError, load_dir
+from catalog.errors import EvaluationError, ExpressionError, TemplateError
 from catalog.manifest.models import dump_manifest, parse_manifest
 from catalog.manifest.positions import TomlPositions
 from tests.conftest import sha

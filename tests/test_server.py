@@ -337,7 +337,8 @@ def test_diff_page_reads_like_a_review(client: TestClient) -> None:
     assert '<li class="changed"><b>CHANGED</b> intro' in page
     # Whitespace only: folded with the minor changes, after the rest.
     assert page.index("minor changes") > page.index("CHANGED")
-    assert '<li class="minor"><b>minor</b> style' in page
+    assert '<li class="minor"><b>whitespace</b> style' in page
+    assert '<li class="assembly"><b>ASSEMBLY</b> bash-tips' in page  # renumbered
     assert page.index("NEW") < page.index("REMOVED") < page.index("RENAMED")
     by_form = client.get(
         "/diff", params={"name": "demo", "old_version": "1.0.0", "new_version": "2.0.0"}

@@ -12,8 +12,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from catalog import Catalog, ManifestError, SourceError, SourceWarning, load_dir
+from catalog import Catalog, ManifestError, SourceWarning, load_dir
 from catalog.cli import main
+from catalog.errors import SourceError
 from tests.gathering import ENVIRON, git, skill, write
 from tests.gathering import gather_in as run_gather
 

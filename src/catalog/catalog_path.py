@@ -24,11 +24,11 @@ import functools
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from importlib import metadata, resources
+from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from catalog.compiled import Catalog
@@ -41,6 +41,9 @@ from catalog.loader import (
     read_manifest,
 )
 from catalog.manifest.models import Manifest
+
+if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -98,6 +101,9 @@ class VersionRef:
 
 def parse_spec(spec: str | SpecifierSet | None) -> SpecifierSet:
     """A PEP 440 specifier; a bare version ``1.0.0`` means ``==1.0.0``."""
+    # Imported here: a command that names no version never needs specifiers.
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
     if spec is None:
         return SpecifierSet()
     if isinstance(spec, SpecifierSet):
@@ -133,6 +139,8 @@ def parse_ref(ref: str) -> tuple[str, str | None]:
 
 @functools.cache
 def _entry_point_sources() -> tuple[CatalogSource, ...]:
+    from importlib import metadata  # costly to import: only when the sources are listed
+
     found = []
     for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         try:
@@ -215,10 +223,16 @@ class CatalogPath:
         costs the same however many versions are installed (a folder without
         a manifest is passed over for the next newest).
         """
-        specifier = parse_spec(spec)
         refs = self._candidates(name)
         by_version = {ref.version: ref for ref in refs}
-        chosen = sorted(specifier.filter(by_version, prereleases=None), reverse=True)
+        if spec is None:
+            # What an empty SpecifierSet's filter gives, without importing specifiers:
+            # final releases, or the pre-releases when there is nothing else.
+            finals = [v for v in by_version if not v.is_prerelease]
+            chosen = sorted(finals or by_version, reverse=True)
+        else:
+            specifier = parse_spec(spec)
+            chosen = sorted(specifier.filter(by_version, prereleases=None), reverse=True)
         for version in chosen:
             if _has_manifest(by_version[version]):
                 return by_version[version]
@@ -234,7 +248,7 @@ class CatalogPath:
             for source in self.shadowed(name)
         )
         raise NotFoundError(
-            f"no version of {name!r} satisfies {str(specifier)!r}",
+            f"no version of {name!r} satisfies {str(parse_spec(spec))!r}",
             hint=f"available versions: {', '.join(str(r.version) for r in available)}{hidden}",
         )
 

@@ -219,7 +219,7 @@ class Catalog:
 
         The ``name`` of each ``tool`` part, each sub-agent's ``tools``, the
         texts of variable defaults (a list of shell names), and every quoted
-        text in a condition or in a tag of a rendered body
+        text in a condition, a definition, a lines entry or a tag of a rendered body
         (``{% if "Bash" in tools %}``).
         Computed once, on first use.
         """
@@ -230,8 +230,12 @@ class Catalog:
             default = variable.effective_default()
             values = default if isinstance(default, tuple) else (default,)
             names.update(value for value in values if isinstance(value, str))
+        conditions = [p.decl.when for p in self.parts] + list(self.manifest.definitions.values())
+        for entries in self.manifest.lines.values():
+            conditions += [text for e in entries for text in (e.when, e.items) if text]
+        for condition in conditions:
+            names.update(m.group(2) for m in _QUOTED.finditer(condition))
         for part in self.parts:
-            names.update(m.group(2) for m in _QUOTED.finditer(part.decl.when))
             if part.decl.template:
                 for tag in _TAG.finditer(part.body):
                     names.update(m.group(2) for m in _QUOTED.finditer(tag.group(1)))

@@ -15,7 +15,6 @@ from catalog.catalog_path import CatalogPath
 from catalog.compiled import Catalog
 from catalog.context import Context, coerce_context, load_context
 from catalog.errors import CatalogError, ContextError, UsageError
-from catalog.gather import SourceWarning, gather
 from catalog.lang.shapes import did_you_mean
 from catalog.manifest.models import fits_type
 from catalog.manifest.positions import key_lines
@@ -239,6 +238,9 @@ def context_from_args(args: argparse.Namespace, catalog: Catalog, *also: Catalog
                 hint="add --from-dir DIR, or set a field directly (e.g. --set env.model=NAME)",
             )
         return given
+    # Imported here: gathering (git, front matter, time zones) is not needed otherwise.
+    from catalog.gather import SourceWarning, gather
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SourceWarning)
         gathered = gather(

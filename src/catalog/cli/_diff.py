@@ -30,8 +30,8 @@ def register(parser: argparse.ArgumentParser) -> None:
         "same body under a new id), changed (prose, whitespace only, placeholders only, "
         "assembly keys, metadata only; with a unified diff of the body), moved, with changed "
         "conditions, agents, stability or slot, and token deltas. With --context, --tools, "
-        "--set or --agent, also diff the two assembled prompts. Exit 0 identical, "
-        "1 different, 2 trouble."
+        "--set or --agent, also diff the two assembled prompts. Exit 0 identical, 1 different, "
+        "2 trouble."
     )
     parser.add_argument("old", metavar="A", help="NAME@VERSION or a version folder")
     parser.add_argument("new", metavar="B", help="NAME@VERSION or a version folder")

@@ -61,7 +61,7 @@ Functions
 one-line description: ``len str int bool lower upper strip collapse join
 split lines replace startswith endswith contains truncate default unique
 sorted first last any all min max pluck json indent basename dirname keys
-values flatten intersect compact pick escape brackets strftime``
+values flatten intersect compact pick escape brackets expanduser strftime``
 (:mod:`catalog.lang.timefmt` lists the date and time directives). They are lenient
 with none, which safe navigation produces: text functions read none as
 ``""``, list functions as an empty list, and ``first``/``last``/``min``/

@@ -430,6 +430,13 @@ def _fn_dirname(path: object) -> str:
     return _split_path(path)[0]
 
 
+def _fn_expanduser(path: object, home: object) -> str:
+    text, folder = _text(path, "a path"), _text(home, "a home folder")
+    if folder and (text == "~" or text.startswith(("~/", "~\\"))):
+        return folder.rstrip("/\\") + text[1:]
+    return text
+
+
 def _fn_strftime(value: object, fmt: object, zone: object = "") -> str:
     text = format_time(value, _text(fmt, "a format text"), _text(zone, "a zone name"))
     check_length(len(text), "strftime()")
@@ -498,6 +505,8 @@ FUNCTIONS: Final[Mapping[str, Function]] = types.MappingProxyType({f.name: f for
     Function("brackets", 2, 3, 'brackets(text, bindings, test="nonblank"): a user\'s [type:name] '
              'template rendered; [if] holds for a non-blank value, or with "defined" for any '
              "value but none", _fn_brackets),
+    Function("expanduser", 2, 2, 'expanduser(path, home): a leading "~" of path as the folder '
+             "home (unchanged when home is empty)", _fn_expanduser),
     Function("strftime", 2, 3, 'strftime(t, format, zone=""): an ISO 8601 time written by a '
              "fixed, locale-free subset of strftime (%A, %B %-d, %Y at %I:%M:%S %p %Z)",
              _fn_strftime, shape=_shape_strftime),

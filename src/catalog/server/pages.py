@@ -231,16 +231,17 @@ def playground(
 
 
 def change_class(part: PartDiff) -> str:
-    """How a part's change reads in a review: NEW, REMOVED, RENAMED (the same or nearly
-    the same text under another id), CHANGED (its prose differs) or minor (order,
-    metadata, whitespace, placeholders), from the diff's own classes."""
+    """How a part's change reads in a review, from the diff's own classes: NEW, REMOVED,
+    RENAMED (the same or nearly the same text under another id), CHANGED (its prose
+    differs), ASSEMBLY (same text, assembled differently: order, condition, agents...)
+    or minor (whitespace, placeholders or metadata only)."""
     if part.status == "renamed":
         return "RENAMED"
     if part.status == "added":
         return "NEW"
     if part.status == "removed":
         return "REMOVED"
-    return "CHANGED" if part.change == "prose" else "minor"
+    return {"prose": "CHANGED", "assembly": "ASSEMBLY"}.get(part.change or "", "minor")
 
 
 def _diff_refs(
@@ -262,11 +263,13 @@ def diff_page(
     old_version: Annotated[str | None, Query(max_length=100)] = None,
     new_version: Annotated[str | None, Query(max_length=100)] = None,
 ) -> HTMLResponse:
-    """Two versions compared: what is new, removed, renamed and rewritten first, minor
-    changes folded, then the side-by-side report."""
+    """Two versions compared: what is new, removed, renamed, rewritten and assembled
+    differently first, minor changes folded, then the side-by-side report."""
     old_ref, new_ref = _diff_refs(name, old, new, old_version, new_version)
     result = _diff(state, old_ref, new_ref)
-    groups: dict[str, list[str]] = {"NEW": [], "REMOVED": [], "RENAMED": [], "CHANGED": []}
+    groups: dict[str, list[str]] = {
+        "NEW": [], "REMOVED": [], "RENAMED": [], "CHANGED": [], "ASSEMBLY": []
+    }  # fmt: skip
     minor: list[str] = []
     for part in result.changes:
         kind = change_class(part)
@@ -274,7 +277,8 @@ def diff_page(
         delta = f" <small>{part.token_delta:+d} tokens</small>"
         if kind == "RENAMED":
             label = f"{_esc(str(part.old_id))} → {label}"
-        item = f'<li class="{kind.lower()}"><b>{kind}</b> {label}{delta}</li>'
+        shown = part.change if kind == "minor" else kind
+        item = f'<li class="{kind.lower()}"><b>{shown}</b> {label}{delta}</li>'
         (minor if kind == "minor" else groups[kind]).append(item)
     sections = "".join(
         f"<h2>{kind} ({len(items)})</h2><ul class=changes>{''.join(items)}</ul>"
@@ -283,7 +287,7 @@ def diff_page(
     )
     if minor:
         sections += (
-            f"<details><summary>{len(minor)} minor changes (order, metadata, whitespace)"
+            f"<details><summary>{len(minor)} minor changes (whitespace, placeholders, metadata)"
             f"</summary><ul class=changes>{''.join(minor)}</ul></details>"
         )
     title = f"{result.old_label} → {result.new_label}"

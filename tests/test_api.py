@@ -1,0 +1,68 @@
+"""The package's public API: a small ``__all__``, loaded lazily, and a fast import."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+import catalog
+from catalog import assemble, compiled, context, errors
+
+
+def test_all_is_small_and_every_name_resolves() -> None:
+    assert len(catalog.__all__) <= 25
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for name in catalog.__all__:
+            assert getattr(catalog, name) is not None, name
+    assert set(catalog.__all__) <= set(dir(catalog))
+
+
+def test_import_catalog_loads_no_heavy_module() -> None:
+    code = (
+        "import sys, catalog; "
+        "print(sorted(m for m in ('pydantic', 'tiktoken', 'pytest', 'syrupy', 'catalog.compiled',"
+        " 'catalog.context', 'packaging') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_diff_and_gather_stay_functions_whoever_imports_their_subpackages() -> None:
+    code = (
+        "import catalog.diff.render, catalog.gather, catalog; "
+        "from catalog import diff, gather; "
+        "print(callable(catalog.diff), callable(catalog.gather), diff is catalog.diff, "
+        "diff.__module__, gather.__module__)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["True", "True", "True", "catalog.diff.compute", "catalog.gather"]
+
+
+@pytest.mark.parametrize(
+    ("name", "module"),
+    [
+        ("ExpressionError", errors),
+        ("TemplateError", errors),
+        ("Reminder", assemble),
+        ("UsedPart", assemble),
+        ("CompiledPart", compiled),
+        ("Skill", context),
+        ("Environment", context),
+    ],
+)
+def test_names_moved_out_of_the_top_level_still_work_with_a_warning(
+    name: str, module: object
+) -> None:
+    assert name not in catalog.__all__
+    with pytest.warns(DeprecationWarning, match=f"import it from {module.__name__}"):  # type: ignore[attr-defined]
+        value = getattr(catalog, name)
+    assert value is getattr(module, name)
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="has no attribute 'Nope'"):
+        catalog.Nope  # noqa: B018
