@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from catalog import Catalog, Context, gather
+from catalog.gather import Gathering, gather_with_provenance
 
 NOW = datetime(2025, 1, 31, 14, 5, 9, tzinfo=timezone(timedelta(hours=1), "CET"))
 ENVIRON = {"USER": "ada", "SHELL": "/usr/bin/zsh", "PATH": "/usr/bin:/bin"}
@@ -37,11 +38,16 @@ def skill(folder: Path, front: str, body: str = "Do it.") -> Path:
 def gather_in(cat: Catalog, cwd: Path, **kwargs: Any) -> Context:
     """:func:`catalog.gather` with a fixed clock and environment, no git, home at ``/``
     unless given, so nothing of this machine's user leaks into a test."""
-    kwargs.setdefault("home", cwd.anchor)
-    kwargs.setdefault("clock", clock)
-    kwargs.setdefault("environ", ENVIRON)
-    kwargs.setdefault("git", False)
-    return gather(cat, cwd, **kwargs)
+    return gather(cat, cwd, **_quiet(cwd, kwargs))
+
+
+def trace_in(cat: Catalog, cwd: Path, **kwargs: Any) -> Gathering:
+    """:func:`catalog.gather.gather_with_provenance` with the defaults of :func:`gather_in`."""
+    return gather_with_provenance(cat, cwd, **_quiet(cwd, kwargs))
+
+
+def _quiet(cwd: Path, kwargs: dict[str, Any]) -> dict[str, Any]:
+    return {"home": cwd.anchor, "clock": clock, "environ": ENVIRON, "git": False, **kwargs}
 
 
 def git_env(home: Path) -> dict[str, str]:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from catalog import Catalog, Context, SourceWarning
+from catalog.gather import _files
 from catalog.gather.safe import (
     MAX_YAML_DEPTH,
     ReadRules,
@@ -264,3 +265,15 @@ def test_bad_persona_front_matter_leaves_that_file_out_and_keeps_the_rest(
     assert ctx.soul == "Be kind."
     [message] = messages
     assert message.startswith(f"{proj / 'IDENTITY.md'}:2: left out, front matter refused")
+
+
+def test_a_folder_of_too_many_entries_is_read_in_part_with_a_warning(
+    build: Callable[..., Catalog], places: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proj, home, _ = places
+    for index in range(8):
+        skill(proj / ".skills" / f"s{index}", f"name: s{index}\ndescription: Skill {index}")
+    monkeypatch.setattr(_files, "MAX_FOLDER_ENTRIES", 5)
+    ctx, messages = _gather_warned(build({"skills": [".skills"]}), proj, home)
+    assert len(ctx.skills) == 5
+    assert messages == [f"{proj / '.skills'}: only 5 entries of the folder looked at"]

@@ -191,16 +191,16 @@ walk = "up"
 id = "a"
 file = "a.md"
 """
-WALK_DOWN = ('walk = "up"', 'walk = "down"')
+WALK_SIDEWAYS = ('walk = "up"', 'walk = "sideways"')
 
 
 @pytest.mark.parametrize(
     ("edits", "key", "line"),
     [
-        ([WALK_DOWN], "sources.files[1].walk", 13),
+        ([WALK_SIDEWAYS], "sources.files[1].walk", 13),
         ([('walk = "up"', "first_win = true")], "sources.files[1].first_win", 13),
         ([('skills = ["s"]', "max_file_bytes = 0")], "sources.max_file_bytes", 6),
-        ([WALK_DOWN, ('[sources]\nskills = ["s"]\n', "")], "sources.files[1].walk", 11),
+        ([WALK_SIDEWAYS, ('[sources]\nskills = ["s"]\n', "")], "sources.files[1].walk", 11),
     ],
 )
 def test_a_sources_error_names_its_line(

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from catalog import ContextError, LockError, ManifestError, load_context, load_dir
-from catalog._textfile import MAX_FILE_BYTES
+from catalog._textfile import MAX_FILE_BYTES, MAX_NESTING
 from catalog.catalog_path import CatalogPath
 from catalog.cli import main
 from catalog.errors import CatalogError
@@ -206,3 +206,107 @@ def test_stamp_reports_invalid_toml_with_the_line(tmp_path: Path) -> None:
         stamp_folder(folder)
     assert (info.value.file, info.value.line) == (str(folder / "catalog.toml"), 2)
     assert info.value.message.startswith("invalid TOML: ")
+
+
+def _json_context(tmp_path: Path) -> tuple[Path, Callable[[], object]]:
+    path = tmp_path / "ctx.json"
+    return path, lambda: load_context(path)
+
+
+DEEP_DOCUMENTS = [
+    pytest.param("# fine\nx = " + "[" * 50_000 + "]" * 50_000 + "\n", 2, id="50,000 arrays"),
+    pytest.param("# fine\n\nx = " + "{a = " * 50_000 + "1" + "}" * 50_000, 3, id="inline tables"),
+    # Within what the parser survives, past what any reader needs:
+    pytest.param("x = " + "[" * (MAX_NESTING + 1) + "]" * (MAX_NESTING + 1), 1, id="65 arrays"),
+    pytest.param(
+        "x = 1\n" + "".join(f"{'  ' * i}[{'.'.join(['t'] * (i + 1))}]\n" for i in range(70)),
+        None,
+        id="70 table headers",
+    ),
+]
+
+
+DEEP_JSON = [
+    pytest.param('{\n"env": ' + "[" * 50_000 + "]" * 50_000 + "}", 2, id="json 50,000"),
+    pytest.param('{"variables": {"x": ' + "[" * 70 + "]" * 70 + "}}", 1, id="json 70"),
+]
+TOML_READERS = [(_manifest, ManifestError), (_context, ContextError), (_lock, LockError)]
+
+
+@pytest.mark.parametrize(
+    ("caller", "error", "text", "line"),
+    [
+        pytest.param(caller, error, *doc.values, id=f"{caller.__name__[1:]} {doc.id}")
+        for caller, error in TOML_READERS
+        for doc in DEEP_DOCUMENTS
+    ]
+    + [pytest.param(_json_context, ContextError, *doc.values, id=doc.id) for doc in DEEP_JSON],
+)
+def test_a_deep_document_is_an_error_naming_the_file_and_line(
+    tmp_path: Path, caller: Caller, error: type[CatalogError], text: str, line: int | None
+) -> None:
+    path, read = caller(tmp_path)
+    path.write_text(text)
+    with pytest.raises(error) as info:
+        read()
+    assert (info.value.file, info.value.line) == (str(path), line)
+    assert info.value.message == f"nested more than {MAX_NESTING} levels deep"
+
+
+@pytest.mark.parametrize(
+    ("caller", "text"),
+    [
+        pytest.param(_context, "x = " + "1" * 5000, id="toml"),
+        pytest.param(_json_context, '{"x": ' + "1" * 5000 + "}", id="json"),
+    ],
+)
+def test_a_number_too_long_to_convert_is_an_error(
+    tmp_path: Path, caller: Caller, text: str
+) -> None:
+    path, read = caller(tmp_path)
+    path.write_text(text)
+    with pytest.raises(ContextError) as info:
+        read()
+    assert info.value.file == str(path)
+    assert "Exceeds the limit" in info.value.message
+    assert info.value.hint == "write long numbers as text (in quotes)"
+
+
+def test_the_cli_exits_2_with_one_message_on_deep_documents(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    deep = "[" * 50_000 + "]" * 50_000
+    folder = write_catalog(tmp_path, parts=[{"id": "intro"}])
+    (folder / "catalog.toml").write_text(f"x = {deep}\n")
+    context = tmp_path / "ctx.json"
+    context.write_text(f'{{"env": {deep}}}')
+    for args in (["show", str(folder)], ["assemble", "pi", "--context", str(context)]):
+        assert main(args) == 2
+        out, err = capsys.readouterr()
+        assert out == ""
+        assert err.count("\n") == 2 and err.startswith("catalog: error: ")  # message + hint
+        assert "Traceback" not in err and "nested more than 64 levels deep" in err
+    assert main(["validate", str(folder)]) == 1  # validate's "errors found"
+    assert "catalog.toml:1: nested more than 64 levels deep" in capsys.readouterr().out
+
+
+def test_a_deep_set_value_is_taken_as_text(capsys: pytest.CaptureFixture[str]) -> None:
+    deep = "[" * 50_000 + "]" * 50_000
+    assert main(["assemble", "pi", "--set", f"env.model={deep}"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("exc", [RecursionError, MemoryError])
+def test_the_cli_turns_a_stray_recursion_or_memory_error_into_one_message(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], exc: type[BaseException]
+) -> None:
+    import catalog.cli._list as listing
+
+    def boom(args: object) -> int:
+        raise exc()
+
+    monkeypatch.setattr(listing, "run", boom)
+    assert main(["list"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("catalog: error: the input is ") and f"({exc.__name__})" in err
+    assert "Traceback" not in err

@@ -3,11 +3,16 @@
 One reader so every file is treated alike: UTF-8, a leading byte order mark
 dropped (Windows editors write one), CRLF turned into LF, and every failure a
 :class:`~catalog.errors.CatalogError` of the caller's class that names the
-file and says what to do. TOML parsing shares the same error wording.
+file and says what to do. TOML and JSON parsing share the same error
+wording, and refuse what their parsers cannot survive: nesting past
+:data:`MAX_NESTING` levels (50,000 nested brackets used to raise
+RecursionError), numbers too long to convert, files over
+:data:`MAX_FILE_BYTES`, FIFOs and devices.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from importlib.resources.abc import Traversable
@@ -21,18 +26,23 @@ from catalog.manifest.positions import toml_error_line
 
 __all__ = [
     "MAX_FILE_BYTES",
+    "MAX_NESTING",
     "NotRegularFileError",
     "clean_text",
     "decode_utf8",
+    "parse_json",
     "parse_toml",
     "read_capped",
     "read_text",
+    "too_deep",
 ]
 
 _BOM = "\ufeff"
 
 MAX_FILE_BYTES: Final = 32 * 1024 * 1024
 """Largest manifest, part body, context or lock file read (32 MiB): larger is refused."""
+MAX_NESTING: Final = 64
+"""Deepest nesting of tables and arrays in a TOML or JSON document read."""
 
 _KINDS: Final = (
     (stat.S_ISDIR, "a folder"),
@@ -142,10 +152,94 @@ def decode_utf8(raw: bytes, file: str, error_cls: type[CatalogError], hint: str)
 
 def parse_toml(text: str, file: str, error_cls: type[CatalogError], hint: str) -> dict[str, Any]:
     """``text`` parsed as TOML; a syntax error raises ``error_cls`` with ``file``, the
-    line and ``hint``."""
+    line and ``hint``, and so does a document nested deeper than :data:`MAX_NESTING`
+    or holding a number too long to convert."""
     try:
-        return tomli.loads(text)
+        data = tomli.loads(text)
     except tomli.TOMLDecodeError as exc:
         raise error_cls(
             f"invalid TOML: {exc}", file=file, line=toml_error_line(exc, text), hint=hint
         ) from None
+    except (RecursionError, ValueError) as exc:
+        raise _unreadable(exc, text, file, error_cls, "TOML") from None
+    _check_nesting(data, text, file, error_cls)
+    return data
+
+
+def parse_json(text: str, file: str, error_cls: type[CatalogError], hint: str) -> Any:
+    """``text`` parsed as JSON, refused as :func:`parse_toml` refuses TOML."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error_cls(f"invalid JSON: {exc.msg}", file=file, line=exc.lineno, hint=hint) from None
+    except (RecursionError, ValueError) as exc:
+        raise _unreadable(exc, text, file, error_cls, "JSON") from None
+    _check_nesting(data, text, file, error_cls)
+    return data
+
+
+def _unreadable(
+    exc: RecursionError | ValueError, text: str, file: str, error_cls: type[CatalogError], kind: str
+) -> CatalogError:
+    """The error for a document the parser gave up on: too deep, or a number too long."""
+    if isinstance(exc, RecursionError):
+        return _too_deep(text, file, error_cls)
+    return error_cls(
+        f"invalid {kind}: {exc}", file=file, hint="write long numbers as text (in quotes)"
+    )
+
+
+def _too_deep(text: str, file: str, error_cls: type[CatalogError]) -> CatalogError:
+    return error_cls(
+        f"nested more than {MAX_NESTING} levels deep",
+        file=file,
+        line=_deep_line(text),
+        hint="flatten the data: no catalog, context or lock needs this depth",
+    )
+
+
+def _check_nesting(data: Any, text: str, file: str, error_cls: type[CatalogError]) -> None:
+    if too_deep(data):
+        raise _too_deep(text, file, error_cls)
+
+
+def too_deep(data: Any, limit: int = MAX_NESTING) -> bool:
+    """Whether parsed data nests dicts and lists deeper than ``limit``, found without
+    recursion, so that no later reader of accepted data meets Python's recursion limit."""
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            children: Any = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if depth >= limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def _deep_line(text: str) -> int | None:
+    """The line where brackets first open deeper than :data:`MAX_NESTING` (quoted text
+    skipped, roughly: a quote runs to the next one on its line); None if none does."""
+    depth = 0
+    line = 1
+    quote = ""
+    for char in text:
+        if char == "\n":
+            line += 1
+            quote = ""
+        elif quote:
+            if char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char in "[{":
+            depth += 1
+            if depth > MAX_NESTING:
+                return line
+        elif char in "]}":
+            depth -= 1
+    return None

@@ -11,14 +11,13 @@ they are and never parsed again as template.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from catalog._textfile import parse_toml, read_text
+from catalog._textfile import parse_json, parse_toml, read_text
 from catalog.errors import ContextError, format_key
 from catalog.manifest.models import validation_message
 from catalog.manifest.positions import key_lines
@@ -83,11 +82,18 @@ class Environment(_Model):
 
 
 class ProjectFile(_Model):
-    """An instruction file (CLAUDE.md, AGENTS.md...) with the path it came from."""
+    """An instruction file (CLAUDE.md, AGENTS.md...) with the path it came from.
+
+    :func:`catalog.gather` also says which ``[sources]`` entry found it
+    (``source``) and, for a file pulled in by an ``@path`` import, the chain
+    of files that imported it, outermost first (``imported_by``).
+    """
 
     path: str
     content: str
     scope: str = "project"
+    source: str = ""
+    imported_by: tuple[str, ...] = ()
 
 
 class Skill(_Model):
@@ -176,9 +182,12 @@ class Context(_Model):
     and ``append`` are the three override modes: replace a slot's parts, replace
     the whole prompt, or add text at the end. ``token_budget`` caps the prompt's
     tokens (replacing the catalog's own budget); optional parts are dropped to fit.
+    ``touched_files`` are the files the agent has read or edited (relative to
+    ``env.cwd`` or absolute): path-scoped rule files apply when one matches.
     """
 
     tools: tuple[str, ...] = ()
+    touched_files: tuple[str, ...] = ()
     tool_info: Mapping[str, ToolInfo] = Field(default_factory=dict)
     guidelines: tuple[str, ...] = ()
     features: tuple[str, ...] = ()
@@ -230,15 +239,7 @@ def load_context(path: str | Path) -> Context:
     text = read_text(file, ContextError, "the context file", "check the path given with --context")
     data: Any
     if file.suffix.lower() == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ContextError(
-                f"invalid JSON: {exc.msg}",
-                file=str(file),
-                line=exc.lineno,
-                hint="fix the JSON syntax",
-            ) from None
+        data = parse_json(text, str(file), ContextError, "fix the JSON syntax")
     else:
         hint = "fix the TOML syntax"
         if file.suffix.lower() != ".toml":

@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "list": "list catalogs and versions",
     "show": "describe one catalog version",
     "assemble": "assemble the prompt for an agent under a context",
+    "gather": "show the context a catalog gathers from a folder, and where each file came from",
     "tokens": "per-part token table of an assembled prompt",
     "variables": "list a catalog's variables and template bindings",
     "diff": "compare two catalog versions (parts, conditions, order, tokens)",
@@ -147,4 +148,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     except KeyboardInterrupt:
         return 130
+    except (RecursionError, MemoryError) as exc:
+        # Last resort: every reader refuses such input with its own error first.
+        what = "nested too deeply" if isinstance(exc, RecursionError) else "too large"
+        sys.stderr.write(
+            f"catalog: error: the input is {what} to process ({type(exc).__name__})\n"
+            "  hint: look for a deeply nested or huge file among those given\n"
+        )
+        return EXIT_USAGE
     return status

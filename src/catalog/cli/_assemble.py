@@ -10,7 +10,7 @@ from catalog.cli._common import (
     add_context_options,
     add_counter,
     add_format,
-    context_from_args,
+    gathering_from_args,
     load_ref,
     warn_notes,
 )
@@ -22,7 +22,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     """Add the ``assemble`` command."""
     parser.description = (
         "Print the assembled system prompt. With --explain, a table of every part "
-        "(in or out, why, tokens) goes to stderr, so stdout stays the prompt alone."
+        "(in or out, why, tokens) goes to stderr, so stdout stays the prompt alone; with "
+        "--from-dir, followed by the gathered files (where each came from, what was cut)."
     )
     parser.add_argument("ref", metavar="NAME[@SPEC]|DIR")
     parser.add_argument("--agent", default="main", help="main (default) or a sub-agent's name")
@@ -38,7 +39,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Assemble and print."""
     cat = load_ref(args, args.ref)
-    context = context_from_args(args, cat)
+    context, gathering = gathering_from_args(args, cat)
     prompt = cat.assemble(context, agent=args.agent, counter=args.counter)
     if args.format == "json":
         sys.stdout.write(prompt.to_json() + "\n")
@@ -46,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(prompt.text + "\n")
     if args.explain:
         sys.stderr.write(prompt.explain() + "\n")
+        if gathering is not None:
+            sys.stderr.write(gathering.tree() + "\n")
     else:
         warn_notes(prompt.notes)
     return EXIT_OK

@@ -8,9 +8,9 @@ import sys
 import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from catalog._textfile import read_text
+from catalog._textfile import read_text, too_deep
 from catalog.catalog_path import CatalogPath
 from catalog.compiled import Catalog
 from catalog.context import Context, coerce_context, load_context
@@ -18,6 +18,9 @@ from catalog.errors import CatalogError, ContextError, UsageError
 from catalog.lang.shapes import did_you_mean
 from catalog.manifest.models import fits_type
 from catalog.manifest.positions import key_lines
+
+if TYPE_CHECKING:
+    from catalog.gather import Gathering
 
 __all__ = [
     "ALL_FORMATS",
@@ -31,6 +34,7 @@ __all__ = [
     "context_from_args",
     "context_requested",
     "emit_json",
+    "gathering_from_args",
     "load_ref",
     "make_store",
     "resolve_globals",
@@ -162,6 +166,14 @@ def add_context_options(parser: argparse.ArgumentParser) -> None:
         "values are read as JSON when they parse, else as text; repeatable",
     )
     parser.add_argument("--tools", metavar="A,B,...", help="the enabled tools, comma-separated")
+    parser.add_argument(
+        "--touched",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a file the agent has read or edited (touched_files): path-scoped rules "
+        "whose globs match it are gathered; repeatable",
+    )
     gathering = parser.add_argument_group(
         "gathering",
         "fill the context from a real folder, as the catalog's [sources] table says "
@@ -193,7 +205,14 @@ def add_context_options(parser: argparse.ArgumentParser) -> None:
 
 
 def context_from_args(args: argparse.Namespace, catalog: Catalog, *also: Catalog) -> Context:
-    """Build the context: gathered (``--from-dir``), then ``--context``, ``--tools``, ``--set``.
+    """Build the context: gathered (``--from-dir``), then ``--context``, ``--tools``, ``--set``."""
+    return gathering_from_args(args, catalog, *also)[0]
+
+
+def gathering_from_args(
+    args: argparse.Namespace, catalog: Catalog, *also: Catalog
+) -> tuple[Context, Gathering | None]:
+    """The context the options describe, and the record of its gathering (with ``--from-dir``).
 
     Each later source wins over the earlier ones. What the options give is
     known before gathering, so a ``[file:PATH]`` in a template set with
@@ -210,6 +229,8 @@ def context_from_args(args: argparse.Namespace, catalog: Catalog, *also: Catalog
         data = _file_context(args.context, types).model_dump(exclude_defaults=True)
     if args.tools is not None:
         data["tools"] = [t.strip() for t in args.tools.split(",") if t.strip()]
+    if args.touched:
+        data["touched_files"] = list(args.touched)
     for item in args.set:
         key, sep, raw = item.partition("=")
         key = key.strip()
@@ -237,13 +258,13 @@ def context_from_args(args: argparse.Namespace, catalog: Catalog, *also: Catalog
                 "when gathering a context",
                 hint="add --from-dir DIR, or set a field directly (e.g. --set env.model=NAME)",
             )
-        return given
+        return given, None
     # Imported here: gathering (git, front matter, time zones) is not needed otherwise.
-    from catalog.gather import SourceWarning, gather
+    from catalog.gather import SourceWarning, gather_with_provenance
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SourceWarning)
-        gathered = gather(
+        gathered = gather_with_provenance(
             catalog,
             args.from_dir,
             base=given,
@@ -256,7 +277,7 @@ def context_from_args(args: argparse.Namespace, catalog: Catalog, *also: Catalog
         )
     for warning in caught:
         sys.stderr.write(f"catalog: warning: {warning.message}\n")
-    return gathered
+    return gathered.context, gathered
 
 
 def _file_context(path: str, types: Mapping[str, str]) -> Context:
@@ -297,6 +318,7 @@ def context_requested(args: argparse.Namespace) -> bool:
         args.context
         or args.tools is not None
         or args.set
+        or args.touched
         or args.from_dir is not None
         or _gathering_options(args)
     )
@@ -316,10 +338,12 @@ def _gathering_options(args: argparse.Namespace) -> list[str]:
 
 
 def _guess(raw: str) -> Any:
+    """``raw`` read as JSON when it parses (and is not absurdly deep), else as text."""
     try:
-        return json.loads(raw)
-    except json.JSONDecodeError:
+        value = json.loads(raw)
+    except (ValueError, RecursionError):  # not JSON, a number too long, too deep
         return raw
+    return raw if too_deep(value) else value
 
 
 _TRUE = ("true", "yes", "on", "1")

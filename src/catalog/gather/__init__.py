@@ -39,131 +39,58 @@ an absolute path) or given by the caller, which may name any file.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from catalog.compiled import Catalog
 from catalog.context import Context, coerce_context
 from catalog.errors import SourceError
 from catalog.gather._files import (
     SourceWarning,
-    expand,
-    glob,
     is_dir,
     is_file,
     list_dir,
-    strip_leading_html_comments,
     warn,
 )
 from catalog.gather._frontmatter import FrontMatterError, split_front_matter
 from catalog.gather._git import git_facts
+from catalog.gather._instructions import InstructionFiles
+from catalog.gather._reader import Reader
 from catalog.gather._runtime import (
     Clock,
     default_environ,
     machine_facts,
     time_facts,
 )
-from catalog.gather.safe import ReadRules, allowed_path, read_bounded
+from catalog.gather.provenance import GatheredFile, Gathering
+from catalog.gather.safe import allowed_path
 from catalog.lang.brackets import find_references
-from catalog.manifest.sources import FileGroup, Sources, expand_placeholders
 
-__all__ = ["Clock", "SourceWarning", "gather"]
+__all__ = [
+    "Clock",
+    "GatherOptions",
+    "GatheredFile",
+    "Gathering",
+    "SourceWarning",
+    "gather",
+    "gather_with_provenance",
+]
 
 _SKILL_FILE = "SKILL.md"
 _MAX_SKILL_DEPTH = 8
 
 
-class _Gatherer:
-    """One gathering: the catalog's sources, the folders and the size limit."""
-
-    def __init__(
-        self,
-        sources: Sources,
-        cwd: Path,
-        home: Path,
-        root: Path | None,
-        follow_links: bool,
-        variables: Mapping[str, Any],
-    ) -> None:
-        self.sources = sources
-        self.variables = variables
-        self.cwd = cwd
-        self.home = home
-        self.root = root
-        self.rules = ReadRules.of(
-            (root or cwd, home), follow_links=follow_links, limit=sources.max_file_bytes
-        )
-        self.seen: set[Path] = set()
-        # Variables whose text came from the user's own files (home folder, absolute path).
-        self.user_texts: set[str] = set()
-
-    def names(self, names: Iterable[str]) -> list[str]:
-        """``names`` with their ``{VARIABLE}`` placeholders filled from the catalog's variables."""
-        return expand_placeholders(names, self.variables)
-
-    def path(self, name: str, base: Path | None = None) -> Path:
-        """A manifest path: ``~`` under the home folder, relative under ``base`` or the cwd."""
-        return expand(name, base=base or self.cwd, home=self.home)
-
-    def read(self, path: Path, *, strip_comments: bool = False) -> str | None:
-        """A file's text under the read rules (None if refused or unreadable), comments
-        stripped if asked."""
-        text = read_bounded(path, self.rules)
-        if text is not None and strip_comments:
-            text = strip_leading_html_comments(text)
-        return text
-
-    # -- instruction files
-
-    def walk(self) -> list[Path]:
-        """The folders from the working directory up to the root (or ``/``), innermost first."""
-        folders = [self.cwd]
-        for parent in self.cwd.parents:
-            if self.root is not None and not parent.is_relative_to(self.root):
-                break
-            folders.append(parent)
-        return folders
-
-    def project_files(self) -> list[dict[str, str]]:
-        """The ``[[sources.files]]`` entries found, group by group, in walk order."""
-        found: list[dict[str, str]] = []
-        walk = self.walk()
-        for group in self.sources.files:
-            if group.dir is not None:
-                folders = [self.path(folder) for folder in self.names([group.dir])]
-            else:
-                folders = walk if group.walk == "up" else [self.cwd]
-                if group.outermost_first:
-                    folders = folders[::-1]
-            for folder in folders:
-                found.extend(self._in_folder(group, folder))
-        return found
-
-    def _in_folder(self, group: FileGroup, folder: Path) -> list[dict[str, str]]:
-        """The files of ``group`` in one folder; a file seen already is not listed again."""
-        entries: list[dict[str, str]] = []
-        for name in self.names(group.names):
-            matches = list(glob(folder, name))
-            for path in matches:
-                real = allowed_path(path, self.rules)
-                if real is None or real in self.seen:
-                    continue
-                text = self.read(path, strip_comments=group.strip_html_comments)
-                if text is None:
-                    continue
-                self.seen.add(real)
-                entries.append({"path": str(path), "content": text, "scope": group.scope})
-            if matches and group.first_wins:
-                break
-        return entries
+class _Gatherer(Reader):
+    """One gathering: the reader's folders and record, and the non-instruction sources."""
 
     # -- single texts
 
     def texts(self, data: dict[str, Any]) -> None:
         """Fill each ``[[sources.text]]`` target in ``data`` from the first of its files found."""
-        for source in self.sources.text:
+        for index, source in enumerate(self.sources.text):
             for name in self.names(source.names):
                 path = self.path(name)
                 if not is_file(path):
@@ -171,6 +98,14 @@ class _Gatherer:
                 text = self.read(path, strip_comments=source.strip_html_comments)
                 if text is None:
                     continue
+                self.record(
+                    path,
+                    f"text[{index}]",
+                    source.target,
+                    "included",
+                    f"{name}, the first found",
+                    text=text,
+                )
                 kind, _, key = source.target.partition(":")
                 if kind == "slot":
                     data.setdefault("overrides", {})[key] = text
@@ -221,8 +156,17 @@ class _Gatherer:
                 first = names.setdefault(skill["name"], str(skill_file))
                 if first == str(skill_file):
                     found.append(skill)
+                    self.record(
+                        skill_file,
+                        "skills",
+                        "skills",
+                        "included",
+                        f"skill {skill['name']!r}",
+                        text=skill["content"],
+                    )
                 else:
                     warn(f"{skill_file}: skill {skill['name']!r} skipped, {first} has that name")
+                    self.record(skill_file, "skills", "skills", "skipped", f"{first} has that name")
             return
         if depth >= _MAX_SKILL_DEPTH:
             return
@@ -277,11 +221,13 @@ class _Gatherer:
                 continue
             record = {f: str(header[f]) for f in fields if header.get(f) is not None}
             data[key] = {**record, "content": body.strip()}
+            self.record(path, key, key, "included", name, text=text)
         if self.sources.soul is not None:
             path = self.path(self.sources.soul)
             text = self.read(path) if is_file(path) else None
             if text is not None:
                 data["soul"] = text.strip()
+                self.record(path, "soul", "soul", "included", self.sources.soul, text=text)
 
     # -- file references
 
@@ -318,6 +264,14 @@ class _Gatherer:
                         if content is not None:
                             # Without its final line end a file fits inline: "v[file:VERSION]".
                             files[name] = content.rstrip()
+                            self.record(
+                                path,
+                                f"[{type_}:]",
+                                "files",
+                                "included",
+                                f"[{type_}:{name}] in a variable",
+                                text=content,
+                            )
         return files
 
 
@@ -357,7 +311,31 @@ def _folder(value: str | Path, what: str) -> Path:
     return path
 
 
-def gather(
+class GatherOptions(TypedDict, total=False):
+    """The keyword options of :func:`gather`, as :func:`gather_with_provenance` documents them."""
+
+    base: Context | Mapping[str, Any] | None
+    home: str | Path | None
+    root: str | Path | None
+    clock: Clock | None
+    model: str
+    provider: str
+    environ: Mapping[str, str] | None
+    git: bool
+    follow_links: bool
+
+
+def gather(catalog: Catalog, cwd: str | Path, **options: Unpack[GatherOptions]) -> Context:
+    """Gather the context ``catalog`` declares, for an agent working in folder ``cwd``.
+
+    The options are those of :func:`gather_with_provenance`, which also says
+    where each gathered file came from. Skipped and cut files are reported
+    as :class:`SourceWarning` warnings.
+    """
+    return gather_with_provenance(catalog, cwd, **options).context
+
+
+def gather_with_provenance(
     catalog: Catalog,
     cwd: str | Path,
     *,
@@ -370,19 +348,23 @@ def gather(
     environ: Mapping[str, str] | None = None,
     git: bool = True,
     follow_links: bool = False,
-) -> Context:
-    """Gather the context ``catalog`` declares, for an agent working in folder ``cwd``.
+) -> Gathering:
+    """Gather the context ``catalog`` declares for folder ``cwd``, with its provenance.
 
-    ``base`` holds what the caller knows already (tools, features, variables...):
-    every value it sets wins over a gathered one, tables merged key by key.
-    ``home`` (an existing folder) replaces the user's home for ``~`` paths; ``root`` is the top
-    of the project (the walk for instruction files stops there, ``file:`` reads
-    stay under it; by default the walk goes to the filesystem root and reads
-    stay under ``cwd``). ``clock`` gives the time (default: now); ``environ``
-    replaces ``os.environ`` (for the user and the shell). ``follow_links``
-    reads files reached through a symbolic link that leads out of the project
-    root and the home folder (skipped by default). Skipped and cut files are
-    reported as :class:`SourceWarning` warnings.
+    ``base`` holds what the caller knows already (tools, features, variables,
+    the ``touched_files`` that path-scoped rules match...): every value it
+    sets wins over a gathered one, tables merged key by key. ``home`` (an
+    existing folder) replaces the user's home for ``~`` paths; ``root`` is the
+    top of the project (the walk for instruction files stops there, ``file:``
+    reads stay under it; by default the walk goes to the filesystem root and
+    reads stay under ``cwd``). ``clock`` gives the time (default: now);
+    ``environ`` replaces ``os.environ`` (for the user and the shell).
+    ``follow_links`` reads files reached through a symbolic link that leads
+    out of the project root and the home folder (skipped by default).
+
+    The result (:class:`Gathering`) holds the context, every file looked at
+    (taken, cut or left out, and why) and the notes; the notes are also
+    issued as :class:`SourceWarning` warnings.
     """
     folder = _folder(cwd, "working directory")
     top = _folder(root, "project root") if root is not None else None
@@ -393,15 +375,48 @@ def gather(
         )
     env_vars = default_environ() if environ is None else environ
     home_dir = _folder(home if home is not None else Path.home(), "home folder")
-    given: Mapping[str, Any] = {}
-    if base is not None:
-        given = base.model_dump(exclude_unset=True) if isinstance(base, Context) else base
-    variables = {**catalog.variables, **given.get("variables", {})}
+    given = coerce_context(base, source="the base context")
+    variables = {**catalog.variables, **given.variables}
     gatherer = _Gatherer(catalog.manifest.sources, folder, home_dir, top, follow_links, variables)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SourceWarning)
+        data = _gather_data(catalog, gatherer, given, base, clock, model, provider, env_vars, git)
+    notes: list[str] = []
+    for warning in caught:
+        if issubclass(warning.category, SourceWarning):
+            notes.append(str(warning.message))
+        warnings.warn_explicit(
+            warning.message,
+            warning.category,
+            warning.filename,
+            warning.lineno,
+            source=warning.source,
+        )
+    return Gathering(
+        context=coerce_context(data, source=f"the context gathered from {folder}"),
+        files=tuple(gatherer.records),
+        notes=tuple(notes),
+        cwd=str(folder),
+        root=str(gatherer.top),
+    )
 
+
+def _gather_data(
+    catalog: Catalog,
+    gatherer: _Gatherer,
+    given: Context,
+    base: Context | Mapping[str, Any] | None,
+    clock: Clock | None,
+    model: str,
+    provider: str,
+    env_vars: Mapping[str, str],
+    git: bool,
+) -> dict[str, Any]:
+    """The gathered context as data, ``base`` laid on top."""
+    folder = gatherer.cwd
     env: dict[str, Any] = {
         "cwd": str(folder),
-        "home": str(home_dir),
+        "home": str(gatherer.home),
         "model": model,
         "provider": provider,
     }
@@ -411,15 +426,17 @@ def gather(
         env.update(git_facts(folder, gatherer.rules))
     data: dict[str, Any] = {
         "env": env,
-        "project_files": gatherer.project_files(),
+        "project_files": InstructionFiles(gatherer, given.touched_files).gather(),
         "skills": gatherer.skills(),
     }
     gatherer.texts(data)
     gatherer.persona(data)
     if base is not None:
-        data = _merge(data, given)
+        data = _merge(
+            data, base.model_dump(exclude_unset=True) if isinstance(base, Context) else base
+        )
     data["files"] = {
-        **gatherer.referenced_files(catalog, data.get("variables", {}), given.get("variables", {})),
+        **gatherer.referenced_files(catalog, data.get("variables", {}), given.variables),
         **data.get("files", {}),
     }
-    return coerce_context(data, source=f"the context gathered from {folder}")
+    return data

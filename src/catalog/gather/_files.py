@@ -8,17 +8,18 @@ unreadable file must not stop an agent from starting. Problems become
 from __future__ import annotations
 
 import errno
+import itertools
 import os
 import re
 import stat
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
+from typing import Final
 
 __all__ = [
+    "MAX_FOLDER_ENTRIES",
     "SourceWarning",
     "expand",
-    "glob",
     "is_dir",
     "is_file",
     "list_dir",
@@ -78,38 +79,30 @@ def is_dir(path: Path) -> bool:
     return found is not None and stat.S_ISDIR(found.st_mode)
 
 
+MAX_FOLDER_ENTRIES: Final = 10_000
+"""Most entries of one folder looked at; the rest are skipped with a warning."""
+
+
 def list_dir(path: Path) -> list[Path]:
-    """The entries of folder ``path`` sorted by name; an unreadable folder warns and is empty."""
+    """The entries of folder ``path`` sorted by name; an unreadable folder warns and is empty.
+
+    At most :data:`MAX_FOLDER_ENTRIES` entries are read (a warning says so), so
+    a folder of millions of files costs a bounded time.
+    """
     try:
         with os.scandir(path) as entries:
-            return sorted((Path(entry.path) for entry in entries), key=lambda p: p.name)
+            found = [
+                Path(entry.path) for entry in itertools.islice(entries, MAX_FOLDER_ENTRIES + 1)
+            ]
     except FileNotFoundError:
         return []
     except OSError as exc:
         warn(f"{path}: folder skipped, {exc.strerror or exc}")
         return []
-
-
-def glob(folder: Path, pattern: str) -> Iterator[Path]:
-    """Files under ``folder`` matching ``pattern`` (``*`` within one name), sorted."""
-    *dirs, last = pattern.replace("\\", "/").split("/")
-    parents = [folder]
-    for segment in dirs:
-        parents = [
-            child
-            for parent in parents
-            for child in (list_dir(parent) if _has_magic(segment) else [parent / segment])
-            if (not _has_magic(segment) or child.match(segment)) and is_dir(child)
-        ]
-    for parent in parents:
-        if _has_magic(last):
-            yield from (c for c in list_dir(parent) if c.match(last) and is_file(c))
-        elif is_file(parent / last):
-            yield parent / last
-
-
-def _has_magic(segment: str) -> bool:
-    return any(char in segment for char in "*?[")
+    if len(found) > MAX_FOLDER_ENTRIES:
+        warn(f"{path}: only {MAX_FOLDER_ENTRIES} entries of the folder looked at")
+        found = found[:MAX_FOLDER_ENTRIES]
+    return sorted(found, key=lambda p: p.name)
 
 
 def strip_leading_html_comments(text: str) -> str:

@@ -44,6 +44,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from catalog.lang.globs import Glob, GlobError
+
 __all__ = ["FileGroup", "Sources", "TextSource", "expand_placeholders", "placeholders"]
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z][A-Za-z0-9_]*)\}")
@@ -66,21 +68,52 @@ def _some(value: tuple[str, ...]) -> tuple[str, ...]:
 class FileGroup(_Model):
     """A ``[[sources.files]]`` entry: instruction files that become ``project_files``.
 
-    Without ``dir`` the files are looked for in every folder from the working
-    directory up to the top (``walk = "up"``, the default) or in the working
-    directory only (``walk = "cwd"``); with ``dir`` in that one folder. A name
-    may be a glob (``.claude/rules/*.md``, matches sorted by name).
+    Where to look: with ``dir``, in that one folder; else in the folders that
+    ``walk`` names: ``"up"`` (the default) from the working directory up to the
+    project root given by the caller (or ``/``), ``"down"`` from the project
+    root (the caller's, else the nearest folder holding one of the
+    ``root_markers``, else the working directory) down to the working
+    directory, ``"cwd"`` the working directory only, ``"root"`` the project
+    root only. A name may be a glob (``.claude/rules/**/*.md``, matches sorted
+    by path). ``first_wins``: per folder, only the first name found (override
+    and fallback names); ``skip_empty``: a blank file counts as absent.
+
+    ``imports`` follows ``@path`` lines (at most ``max_import_depth`` hops);
+    ``scoped_by`` reads each file's front matter to decide whether it applies
+    (``"paths"``: a glob or a list of globs, none means always; ``"globs"``: a
+    comma-separated ``globs`` string and ``alwaysApply``). ``max_bytes`` is
+    the group's budget in bytes: the file that crosses it is cut
+    (``over_budget = "cut"``) or dropped (``"drop"``), the ones after it are
+    dropped. ``max_files`` bounds how many files the group may gather.
     """
 
+    label: Annotated[str, Field(min_length=1, max_length=80)] | None = None
     scope: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$")] = "project"
     names: tuple[str, ...]
     dir: str | None = None
-    walk: Literal["up", "cwd"] = "up"
+    walk: Literal["up", "down", "cwd", "root"] = "up"
     first_wins: bool = False
+    skip_empty: bool = False
     outermost_first: bool = True
     strip_html_comments: bool = False
+    imports: bool = False
+    max_import_depth: Annotated[int, Field(ge=1, le=20)] = 5
+    scoped_by: Literal["paths", "globs"] | None = None
+    max_bytes: Annotated[int, Field(gt=0)] | None = None
+    over_budget: Literal["cut", "drop"] = "cut"
+    max_files: Annotated[int, Field(gt=0, le=100_000)] = 1000
 
     _names = field_validator("names")(_some)
+
+    @field_validator("names")
+    @classmethod
+    def _globs_compile(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for name in value:
+            try:
+                Glob(name)
+            except GlobError as exc:
+                raise ValueError(f"{name[:40]!r}: {exc}") from None
+        return value
 
 
 class TextSource(_Model):
@@ -120,6 +153,7 @@ class Sources(_Model):
     soul: str | None = None
     skill_fields: tuple[str, ...] = ("description",)
     max_file_bytes: Annotated[int, Field(gt=0)] = 256 * 1024
+    root_markers: tuple[str, ...] = (".git",)
 
     def paths(self) -> list[tuple[str, str]]:
         """``(key path, name)`` of every name and folder that may hold a ``{VARIABLE}``."""

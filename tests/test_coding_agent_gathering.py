@@ -1,0 +1,83 @@
+"""coding-agent 1.2.0 gathers as Claude Code does: imports, path-scoped rules, user rules."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import pytest
+
+import catalog
+from catalog import Catalog, SourceWarning
+from tests.gathering import write
+
+
+@functools.cache
+def cat() -> Catalog:
+    return catalog.load("coding-agent", "==1.2.0")
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """(home, repository, working directory) with CLAUDE.md files, imports and rules."""
+    home, repo = tmp_path / "home", tmp_path / "repo"
+    cwd = repo / "pkg"
+    (repo / ".git").mkdir(parents=True)
+    write(home / ".claude" / "CLAUDE.md", "user prefs, see @~/notes/extra.md")
+    write(home / "notes" / "extra.md", "extra prefs")
+    write(home / ".claude" / "rules" / "py.md", '---\npaths: "**/*.py"\n---\nUser python rule')
+    write(repo / "CLAUDE.md", "repo, see @docs/conv.md\n```\n@docs/not-an-import.md\n```")
+    write(repo / "docs" / "conv.md", "conventions")
+    write(repo / "docs" / "not-an-import.md", "NOT IMPORTED")
+    write(repo / ".claude" / "rules" / "all.md", "always rule")
+    write(
+        repo / ".claude" / "rules" / "api" / "py.md",
+        "---\npaths:\n  - pkg/src/**/*.py\n---\nPkg rule",
+    )
+    write(cwd / "CLAUDE.md", "pkg")
+    write(cwd / "CLAUDE.local.md", "pkg local")
+    return home, repo, cwd
+
+
+def test_imports_rules_and_user_rules_in_order(tree: tuple[Path, Path, Path]) -> None:
+    home, repo, cwd = tree
+    touched = {"touched_files": ["src/app.py"]}
+    files = catalog.gather(cat(), cwd, home=home, git=False, base=touched).project_files
+    assert [(f.content, f.scope, f.source) for f in files] == [
+        ("pkg", "project", "project"),
+        ("pkg local", "local", "local"),
+        ("repo, see @docs/conv.md\n```\n@docs/not-an-import.md\n```", "parent", "parent"),
+        ("conventions", "parent", "parent"),
+        ("always rule", "project", "rules"),
+        ("Pkg rule", "project", "rules"),
+        ("user prefs, see @~/notes/extra.md", "user", "user"),
+        ("extra prefs", "user", "user"),
+        ("User python rule", "user", "user-rules"),
+    ]
+    assert files[3].imported_by == (str(repo / "CLAUDE.md"),)
+    assert files[7].imported_by == (str(home / ".claude" / "CLAUDE.md"),)
+
+
+def test_scoped_rules_wait_for_a_matching_touched_file(tree: tuple[Path, Path, Path]) -> None:
+    home, _, cwd = tree
+    files = catalog.gather(cat(), cwd, home=home, git=False).project_files
+    assert "Pkg rule" not in [f.content for f in files]
+    assert "User python rule" not in [f.content for f in files]
+    assert "always rule" in [f.content for f in files]
+    other = catalog.gather(cat(), cwd, home=home, git=False, base={"touched_files": ["a.ts"]})
+    assert "Pkg rule" not in [f.content for f in other.project_files]
+
+
+def test_the_prompt_introduces_imported_files(tree: tuple[Path, Path, Path]) -> None:
+    home, repo, cwd = tree
+    prompt = cat().assemble(catalog.gather(cat(), cwd, home=home, git=False))
+    conv, top = repo / "docs" / "conv.md", repo / "CLAUDE.md"
+    assert f"\n\n---\n\n({conv}, imported by {top})\n\nconventions\n\n---\n\n" in prompt.text
+
+
+def test_an_import_cycle_is_reported_once_per_edge(tree: tuple[Path, Path, Path]) -> None:
+    home, repo, cwd = tree
+    write(repo / "docs" / "conv.md", "conventions, back to @../CLAUDE.md")
+    with pytest.warns(SourceWarning, match="import cycle"):
+        files = catalog.gather(cat(), cwd, home=home, git=False).project_files
+    assert [f.content for f in files].count("conventions, back to @../CLAUDE.md") == 1
