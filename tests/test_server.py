@@ -188,6 +188,17 @@ def test_writes_need_the_token_off_loopback(catalogs: Path, tmp_path: Path) -> N
         assert client.post("/api/assemble", json={"catalog": "demo"}).status_code == 200
 
 
+def test_writes_from_another_sites_pages_are_refused(client: TestClient) -> None:
+    evil = {"Origin": "http://attacker.example"}
+    assert "refused" in _error(
+        client.put("/system-prompt", json={"template": "x"}, headers=evil), 403
+    )
+    _error(client.post("/conversations/c/rebuild", json={"catalog": "tpl"}, headers=evil), 403)
+    same = {"Origin": BASE}
+    assert client.put("/system-prompt", json={"template": "x"}, headers=same).status_code == 200
+    assert client.post("/api/assemble", json={"catalog": "demo"}, headers=evil).status_code == 200
+
+
 def test_a_loopback_server_answers_only_loopback_host_names(client: TestClient) -> None:
     assert client.get("/", headers={"host": "attacker.example"}).status_code == 400
     assert client.get("/", headers={"host": "localhost:8000"}).status_code == 200
