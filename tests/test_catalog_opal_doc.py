@@ -209,9 +209,7 @@ def test_o15_a_skill_without_name_or_description_is_skipped_with_a_warning(
     assert "has no `name`" in messages and "has no `description`" in messages
 
 
-def test_o16_skills_enabled_false_leaves_the_menu_out(
-    opal: Catalog, tree: dict[str, Path]
-) -> None:
+def test_o16_skills_enabled_false_leaves_the_menu_out(opal: Catalog, tree: dict[str, Path]) -> None:
     skill(tree["cwd"] / ".agents" / "skills" / "one", "name: one\ndescription: First")
     assert "<skills>" in text(opal, tree)
     assert "<skills>" not in text(opal, tree, variables={"skills_enabled": False})
@@ -226,9 +224,7 @@ def test_o17_extra_skill_folders_come_last(opal: Catalog, tree: dict[str, Path])
     assert menu.splitlines()[-2:] == ["- **four**: Fourth", "- **five**: Fifth"]
 
 
-def test_o18_environment_holds_the_working_directory(
-    opal: Catalog, tree: dict[str, Path]
-) -> None:
+def test_o18_environment_holds_the_working_directory(opal: Catalog, tree: dict[str, Path]) -> None:
     environment = text(opal, tree).split("<environment>\n", 1)[1].split("\n</environment>")[0]
     assert str(tree["cwd"].resolve()) in environment
 
