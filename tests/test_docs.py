@@ -55,8 +55,13 @@ class Block:
 
 def blocks(page: Path) -> list[Block]:
     """The fenced blocks of ``page`` with the marker written right before each."""
+    return blocks_in(page.read_text(encoding="utf-8"), page.name)
+
+
+def blocks_in(text: str, page: str) -> list[Block]:
+    """The fenced blocks of the Markdown ``text`` (from ``page``), with their markers."""
     found: list[Block] = []
-    lines = page.read_text(encoding="utf-8").splitlines()
+    lines = text.splitlines()
     index = 0
     while index < len(lines):
         opened = _FENCE.match(lines[index])
@@ -70,7 +75,7 @@ def blocks(page: Path) -> list[Block]:
         mark = _MARK.match(lines[start - 1]) if start else None
         found.append(
             Block(
-                page.name,
+                page,
                 start + 1,
                 opened.group(1),
                 "\n".join(lines[start + 1 : end]) + "\n",
@@ -229,3 +234,14 @@ def test_the_grammar_examples_compile_and_hold(make_catalog: Callable[..., Path]
     prompt = catalog.load_dir(folder).assemble(context)
     assert [part.id for part in prompt.parts] == ["e0", "e1", "e2", "e3", "e4"]
     assert catalog.load_dir(folder).assemble({"env": {"os": "Darwin", "shell": "zsh"}}).text == ""
+
+
+def test_ci_runs_exactly_the_readme_test_command() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    after = readme.split("Install the test extra and run the tests:", 1)[1]
+    command = blocks_in(after, "README.md")[0].text.strip()
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
+    assert ci[-1] == command
+    setup = readme.split("Install and assemble the bundled default catalog", 1)[1]
+    first = blocks_in(setup, "README.md")[0].text.strip()
+    assert first.startswith("python -m pip install . && catalog assemble coding-agent")
