@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 
 from catalog.server.app import create_app
 from catalog.server.state import ServerSettings
-from tests.conftest import run_cli
+from tests.conftest import run_cli, write_catalog
 from tests.serving import write_demo_catalogs
 
 BASE = "http://127.0.0.1"
@@ -338,6 +338,24 @@ def test_pages_render(client: TestClient) -> None:
     assert "id=template" in client.get("/editor").text
     assert client.get("/static/app.js").headers["content-type"].startswith("text/javascript")
     assert client.get("/static/../app.py").status_code == 404
+
+
+def test_the_chart_draws_reference_figures_where_parts_carry_them(
+    client: TestClient, catalogs: Path
+) -> None:
+    for version, figures in (("1.0.0", (10, 20)), ("2.0.0", (15, None)), ("3.0.0", (None, None))):
+        parts = [
+            {"id": f"p{i}", "body": "Some text.", **({} if f is None else {"reference_tokens": f})}
+            for i, f in enumerate(figures)
+        ]
+        write_catalog(catalogs, "counted", version, parts=parts,
+                      catalog={"reference_counter": "upstream"})  # fmt: skip
+    rows = client.get("/api/catalogs/counted").json()["versions"]
+    assert [r["reference_tokens"] for r in rows] == [30, 15, None]
+    page = client.get("/catalogs/counted").text
+    assert page.count("<circle") == 3
+    assert "1.0.0: 4 tokens, reference 30" in page  # two bodies of 10 characters, 2 each
+    assert page.count("<polyline class=reference") == 1
 
 
 def test_diff_page_reads_like_a_review(client: TestClient) -> None:

@@ -3,16 +3,16 @@
 Works on anything ``importlib.resources`` hands out (a directory, a wheel, a
 zip) as well as on plain paths. Every body named by the manifest is read,
 checked against its sha256 and compiled; nothing else is read. A version
-with a ``base`` (an overlay) loads its base catalog first and takes the
-bodies of its ``from`` parts from there.
+with a ``base`` (an overlay) is given its base catalog by the caller (the
+catalog path, which alone resolves ``NAME@SPEC``) and takes the bodies of
+its ``from`` parts from there.
 """
 
 from __future__ import annotations
 
 import difflib
 import posixpath
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
@@ -21,14 +21,13 @@ from pydantic import ValidationError
 from catalog._textfile import read_text
 from catalog.compiled import Catalog, CompiledPart, body_sha256, compile_catalog
 from catalog.errors import CatalogError, ManifestError
-from catalog.manifest.models import Manifest, PartDecl, locate_key, parse_manifest
+from catalog.manifest.models import Manifest, PartDecl, parse_manifest
+from catalog.manifest.positions import key_lines
 
 __all__ = [
     "MANIFEST_NAME",
-    "BaseResolver",
     "VersionDir",
-    "load_base",
-    "load_dir",
+    "VersionManifest",
     "load_version",
     "manifest_text",
     "read_body",
@@ -65,6 +64,8 @@ class VersionDir:
         normal = posixpath.normpath(posixpath.join(self.name, file.replace("\\", "/")))
         if normal.startswith("../") or normal == ".." or posixpath.isabs(normal):
             return None
+        if isinstance(self.catalog_dir, Path):  # one join, not one per segment
+            return self.catalog_dir / normal
         target = self.catalog_dir
         for segment in normal.split("/"):
             target = target.joinpath(segment)
@@ -82,91 +83,121 @@ def manifest_text(where: VersionDir) -> str:
     )
 
 
-def read_manifest(where: VersionDir) -> tuple[Manifest, str]:
+@dataclass(frozen=True)
+class VersionManifest:
+    """One version's manifest, read and validated: what loading the version starts from.
+
+    Reading it first lets the caller see ``manifest.catalog.base`` and load
+    an overlay's base before the version itself (see :func:`load_version`).
+    """
+
+    where: VersionDir
+    manifest: Manifest
+    text: str = field(repr=False)
+
+    @property
+    def file(self) -> str:
+        """The manifest's path, as errors name it."""
+        return str(self.where.manifest_path)
+
+    def locate(self, error: CatalogError, key: tuple[str | int, ...] | None = None) -> CatalogError:
+        """``error`` (about ``key``, or its own key path) placed in this manifest at its line."""
+        return error.located(file=self.file, key=key, lines=key_lines(self.text))
+
+
+def read_manifest(where: VersionDir) -> VersionManifest:
     """Read and validate only the manifest of a version (no part bodies)."""
     text = manifest_text(where)
-    return parse_manifest(text, str(where.manifest_path)), text
-
-
-BaseResolver = Callable[[str, str | None], Catalog]
-"""Loads the base catalog ``(name, spec)`` of an overlay (see ``CatalogPath.load``)."""
+    return VersionManifest(where, parse_manifest(text, str(where.manifest_path)), text)
 
 
 def load_version(
-    where: VersionDir,
+    version: VersionManifest,
     *,
+    base: Catalog | None = None,
     check_folder_name: bool = True,
-    resolve_base: BaseResolver | None = None,
     check_hashes: bool = True,
 ) -> Catalog:
-    """Read, verify and compile one catalog version.
+    """Read, verify and compile one catalog version whose manifest has been read.
 
-    A version with ``[catalog] base`` gets its base through ``resolve_base``
-    (by default a :class:`~catalog.catalog_path.CatalogPath` with the bundled catalogs,
-    entry points and ``CATALOG_PATH``); each ``from`` part then takes its body
-    from the base part it names. ``check_hashes=False`` loads a body that no
-    longer matches its manifest's sha256 as it is, and a body file that does
-    not exist as an empty body marked ``missing``, for a caller that compares
-    the bodies themselves (:func:`catalog.lock.verify` reports each one).
+    A version with ``[catalog] base`` (an overlay) needs that ``base``
+    catalog, loaded by the caller (the catalog path resolves ``NAME@SPEC``);
+    each ``from`` part then takes its body from the base part it names.
+    ``check_hashes=False`` loads a body that no longer matches its manifest's
+    sha256 as it is, and a body file that does not exist as an empty body
+    marked ``missing``, for a caller that compares the bodies themselves
+    (:func:`catalog.lock.verify` reports each one).
     """
-    manifest, text = read_manifest(where)
-    manifest_file = str(where.manifest_path)
-    if check_folder_name and manifest.catalog.version != where.name:
-        raise ManifestError(
-            f"version {manifest.catalog.version!r} does not match its folder {where.name!r}",
-            file=manifest_file,
-            line=locate_key(text, ("catalog", "version")),
-            key="catalog.version",
-            hint="rename the folder or fix the version",
-        )
-    base = None
-    if manifest.catalog.base is not None:
-        base = load_base(manifest.catalog.base, text, manifest_file, resolve_base)
-    bodies: dict[str, str] = {}
-    files: dict[str, str] = {}
-    parts: list[PartDecl] = []
-    missing: set[str] = set()
-    for index, part in enumerate(manifest.part):
-        if part.from_ is not None and base is not None:
-            source = _base_part(base, part, index, text, manifest_file)
-            part = _inherit(part, source.decl, index, text, manifest_file)
-            body, files[part.id] = source.body, source.path
-            what = f"base part {part.from_!r} of {base.name} {base.version}"
-            if source.missing:
-                missing.add(part.id)
-        elif not check_hashes and (absent := _absent_body(where, str(part.file))) is not None:
-            body, files[part.id] = "", absent
-            missing.add(part.id)
-        else:
-            body, files[part.id] = read_body(
-                where, part.id, str(part.file), index, text, manifest_file
-            )
-            what = str(part.file)
-        digest = body_sha256(body)
-        if check_hashes and digest != part.sha256:
+    manifest = version.manifest
+    try:
+        if check_folder_name and manifest.catalog.version != version.where.name:
             raise ManifestError(
-                f"part {part.id!r}: {what} has sha256 {digest[:12]}..., "
-                f"the manifest says {part.sha256[:12]}...",
-                file=manifest_file,
-                line=locate_key(text, ("part", index, "sha256")),
-                key=f"part[{index}].sha256",
-                hint="the body changed since the manifest was written: review it, then run "
-                "`catalog stamp` on the folder to record the new hash",
+                f"version {manifest.catalog.version!r} does not match its folder "
+                f"{version.where.name!r}",
+                key=("catalog", "version"),
+                hint="rename the folder or fix the version",
             )
-        bodies[part.id] = body
-        parts.append(part)
+        if manifest.catalog.base is not None and base is None:
+            raise ManifestError(
+                f"this catalog is an overlay of {manifest.catalog.base}, which was not given",
+                key=("catalog", "base"),
+                hint="load it through a catalog path (catalog.load, catalog.load_dir, "
+                "CatalogPath), which finds the base",
+            )
+        bodies = [
+            _body(version.where, index, part, base, check_hashes)
+            for index, part in enumerate(manifest.part)
+        ]
+    except CatalogError as exc:
+        raise version.locate(exc) from None
     if base is not None:
-        manifest = manifest.model_copy(update={"part": tuple(parts)})
+        manifest = manifest.model_copy(update={"part": tuple(body.decl for body in bodies)})
     return compile_catalog(
         manifest,
-        bodies,
-        manifest_text=text,
-        manifest_file=manifest_file,
-        body_files=files,
-        location=str(where.path),
-        source=where.source,
-        missing=missing,
+        {body.decl.id: body.text for body in bodies},
+        manifest_text=version.text,
+        manifest_file=version.file,
+        body_files={body.decl.id: body.path for body in bodies},
+        location=str(version.where.path),
+        source=version.where.source,
+        missing={body.decl.id for body in bodies if body.missing},
     )
+
+
+@dataclass(frozen=True)
+class _Body:
+    """A part's body as loaded, with the declaration it ends up with (a ``from`` part
+    takes what it leaves out from its base part)."""
+
+    decl: PartDecl
+    text: str
+    path: str
+    missing: bool = False
+
+
+def _body(
+    where: VersionDir, index: int, part: PartDecl, base: Catalog | None, check_hashes: bool
+) -> _Body:
+    """The body of ``part[index]``, from its file or its base part, checked against its sha256."""
+    if part.from_ is not None and base is not None:
+        source = _base_part(base, part, index)
+        body = _Body(_inherit(part, source.decl, index), source.body, source.path, source.missing)
+        what = f"base part {part.from_!r} of {base.name} {base.version}"
+    elif not check_hashes and (absent := _absent_body(where, str(part.file))) is not None:
+        return _Body(part, "", absent, missing=True)
+    else:
+        body = _Body(part, *read_body(where, part.id, str(part.file), index))
+        what = str(part.file)
+    digest = body_sha256(body.text)
+    if check_hashes and digest != part.sha256:
+        raise ManifestError(
+            f"part {part.id!r}: {what} has sha256 {digest[:12]}..., "
+            f"the manifest says {part.sha256[:12]}...",
+            key=("part", index, "sha256"),
+            hint="the body changed since the manifest was written: review it, then run "
+            "`catalog stamp` on the folder to record the new hash",
+        )
+    return body
 
 
 def _absent_body(where: VersionDir, file: str) -> str | None:
@@ -175,60 +206,29 @@ def _absent_body(where: VersionDir, file: str) -> str | None:
     return None if resource is None or resource.is_file() else str(resource)
 
 
-def read_body(
-    where: VersionDir, part_id: str, file: str, index: int, text: str, manifest_file: str
-) -> tuple[str, str]:
+def read_body(where: VersionDir, part_id: str, file: str, index: int) -> tuple[str, str]:
     """The text of ``part[index]``'s body ``file`` and the path it was read from.
 
-    ``text`` is the manifest's text: a file that is missing or outside the
-    catalog folder is an error at the part's ``file`` key in ``manifest_file``.
+    A file that is missing or outside the catalog folder is an error at the
+    part's ``file`` key (to be placed in the manifest by the caller); one that
+    cannot be read or decoded names the body file itself.
     """
     resource = where.resolve(file)
     if resource is None:
-        problem = ManifestError(
-            f"file {file!r} points outside the catalog folder",
-            hint="keep part files inside the catalog's own folder",
-        )
+        problem = f"file {file!r} points outside the catalog folder"
+        hint = "keep part files inside the catalog's own folder"
     elif not resource.is_file():
-        problem = ManifestError(
-            f"part {part_id!r}: file {file!r} does not exist",
-            hint=f"create {resource} or fix the path",
-        )
+        problem = f"part {part_id!r}: file {file!r} does not exist"
+        hint = f"create {resource} or fix the path"
     else:
         what = f"the body of part {part_id!r}"
         # The body's sha256 has always covered a byte order mark: keep it.
         body = read_text(resource, ManifestError, what, "check the file", keep_bom=True)
         return body, str(resource)
-    raise problem.located(
-        file=manifest_file,
-        line=locate_key(text, ("part", index, "file")),
-        key=f"part[{index}].file",
-    )
+    raise ManifestError(problem, key=("part", index, "file"), hint=hint)
 
 
-def load_base(
-    ref: str, text: str, manifest_file: str, resolve_base: BaseResolver | None = None
-) -> Catalog:
-    """The base catalog ``ref`` (``NAME@SPEC``) that the manifest ``text`` names in
-    ``[catalog] base``; an error points at that line of ``manifest_file``."""
-    from catalog.catalog_path import (  # the store loads versions: import it late
-        CatalogPath,
-        parse_ref,
-    )
-
-    try:
-        return (resolve_base or CatalogPath().load)(*parse_ref(ref))
-    except CatalogError as exc:
-        raise exc.located(
-            file=manifest_file,
-            line=locate_key(text, ("catalog", "base")),
-            key="catalog.base",
-        ) from None
-
-
-def _base_part(
-    base: Catalog, part: PartDecl, index: int, text: str, manifest_file: str
-) -> CompiledPart:
+def _base_part(base: Catalog, part: PartDecl, index: int) -> CompiledPart:
     wanted = str(part.from_)
     for candidate in base.parts:
         if candidate.id == wanted:
@@ -237,9 +237,7 @@ def _base_part(
     hint = f"did you mean {', '.join(close)}?" if close else "`catalog show` lists the base's parts"
     raise ManifestError(
         f"part {part.id!r}: the base catalog {base.name} {base.version} has no part {wanted!r}",
-        file=manifest_file,
-        line=locate_key(text, ("part", index, "from")),
-        key=f"part[{index}].from",
+        key=("part", index, "from"),
         hint=hint,
     )
 
@@ -248,9 +246,7 @@ def _base_part(
 _INHERITED = ("kind", "name", "description", "template", "reference_tokens", "meta")
 
 
-def _inherit(
-    part: PartDecl, source: PartDecl, index: int, text: str, manifest_file: str
-) -> PartDecl:
+def _inherit(part: PartDecl, source: PartDecl, index: int) -> PartDecl:
     data = part.model_dump(by_alias=True, exclude_unset=True)
     for key in _INHERITED:
         if key not in part.model_fields_set:
@@ -263,33 +259,6 @@ def _inherit(
         message = exc.errors()[0]["msg"].removeprefix("Value error, ")
         raise ManifestError(
             f"part {part.id!r} with what it takes from base part {source.id!r}: {message}",
-            file=manifest_file,
-            line=locate_key(text, ("part", index)),
-            key=f"part[{index}]",
+            key=("part", index),
             hint="set the key on the part itself",
         ) from None
-
-
-def load_dir(
-    path: str | Path,
-    *,
-    resolve_base: BaseResolver | None = None,
-    check_folder_name: bool = False,
-) -> Catalog:
-    """Load the catalog version in folder ``path`` (the folder holding ``catalog.toml``).
-
-    ``check_folder_name=True`` refuses a version that differs from the
-    folder's name, as loading by name does (the command line asks for it).
-    """
-    folder = Path(path).expanduser().resolve()
-    if not folder.joinpath(MANIFEST_NAME).is_file():
-        raise ManifestError(
-            f"no {MANIFEST_NAME} in this folder",
-            file=str(folder),
-            hint="give the folder of one catalog version, e.g. parts/coding-agent/1.0.0",
-        )
-    return load_version(
-        VersionDir(folder.parent, folder.name),
-        check_folder_name=check_folder_name,
-        resolve_base=resolve_base,
-    )
