@@ -412,3 +412,47 @@ def test_serve_checks_the_store_and_folders_before_starting(
     code, _, err = run_cli(capsys, "serve", "--store", store, "--path", str(tmp_path / "nowhere"))
     assert code == 2
     assert "does not exist" in err
+
+
+_ODD_BODIES = [
+    None, [], "text", 1, {"catalog": None}, {"catalog": ["demo"]}, {"catalog": "demo", "agent": 5},
+    {"catalog": "demo", "agent": ""}, {"catalog": "demo", "context": {"variables": {"nope": 1}}},
+    {"catalog": "demo", "context": {"env": "x"}}, {"catalog": "tpl", "context": {"session": 5}},
+    {"catalog": "demo", "context": {"overrides": {"nope": "x"}}}, {"catalog": "demo@@1"},
+    {"catalog": "demo", "counter": "no-such-counter"}, {"template": None}, {"lock": 5},
+    {"lock": "[catalog]\nname = 1"}, {"context": {"tools": [[]]}, "append": 3},
+    {"catalog": "tpl", "context": {"token_budget": -1}},
+]  # fmt: skip
+_WRITES = [
+    ("PUT", "/system-prompt"), ("PUT", "/conversations/odd"),
+    ("POST", "/conversations/odd/rebuild"), ("POST", "/api/assemble"), ("POST", "/api/tokens"),
+    ("POST", "/api/verify"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("method", "path"), _WRITES)
+def test_odd_bodies_never_make_a_500(client: TestClient, method: str, path: str) -> None:
+    client.put("/conversations/odd", json={"catalog": "tpl"})
+    for body in _ODD_BODIES:
+        response = client.request(method, path, json=body)
+        assert response.status_code < 500, (body, response.text)
+        if response.status_code >= 400:
+            assert response.json()["error"], body
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/catalogs/..",
+        "/api/catalogs/demo/..%2F..",
+        "/api/catalogs/demo/not-a-version",
+        "/catalogs/%00",
+        "/api/diff?old=../etc&new=demo",
+        "/diff?old=demo@1&new=demo@%3E%3E2",
+        "/playground?catalog=nope",
+        "/conversations/" + "x" * 300,
+    ],
+)
+def test_odd_paths_are_a_4xx(client: TestClient, path: str) -> None:
+    response = client.get(path)
+    assert 400 <= response.status_code < 500, response.text
