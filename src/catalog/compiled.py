@@ -38,6 +38,7 @@ from catalog.context import CONTROL_FIELDS, Context
 from catalog.definitions import compile_definitions, define
 from catalog.errors import CatalogError, ManifestError, NotFoundError
 from catalog.lang.compiler import Expression, compile_expression
+from catalog.lang.placeholders import bind_placeholders, unbound_names
 from catalog.lang.shapes import ANY, SCALAR, MappingShape, SequenceShape, Shape, shape_of
 from catalog.lang.template import compile_template
 from catalog.manifest.models import MAIN_AGENT, BindingDecl, Manifest, PartDecl
@@ -146,6 +147,20 @@ class Catalog:
         :func:`_tool_names`)."""
         return self.rules.tool_names
 
+    def unbound_placeholders(
+        self, part_ids: Collection[str] | None = None
+    ) -> dict[str, tuple[str, ...]]:
+        """The simple ``${NAME}`` placeholders of raw parts (``template = false``) that
+        ``[placeholders]`` leaves as written: name -> the ids of the parts holding it
+        (of ``part_ids`` only, when given)."""
+        found: dict[str, list[str]] = {}
+        for part in self.parts:
+            if part.decl.template or (part_ids is not None and part.id not in part_ids):
+                continue
+            for name in unbound_names(part.body, self.manifest.placeholders):
+                found.setdefault(name, []).append(part.id)
+        return {name: tuple(ids) for name, ids in found.items()}
+
     @property
     def definitions(self) -> tuple[str, ...]:
         """The names of ``[definitions]`` and ``[lines]``, in evaluation order."""
@@ -237,6 +252,7 @@ def compile_catalog(
             if kind_defaults.when is not None:
                 _compile_condition(kind_defaults.when, part_names, {}, ("defaults", kind, "when"))
         conditions: dict[str, Expression] = {}
+        bound = _compile_placeholders(manifest, names)
         parts = [
             _compile_part(
                 index,
@@ -245,6 +261,7 @@ def compile_catalog(
                 _Sources(bodies, body_files, missing),
                 part_names,
                 conditions,
+                bound,
             )
             for index, written in enumerate(manifest.part)
         ]
@@ -359,6 +376,26 @@ def _compile_condition(
     return condition
 
 
+def _compile_placeholders(manifest: Manifest, names: Mapping[str, Shape]) -> _Bound:
+    """The ``[placeholders]`` table: texts as they are, expressions compiled once."""
+    values: dict[str, str] = {}
+    expressions: dict[str, tuple[frozenset[str], Callable[[Any], Any]]] = {}
+    for name, decl in manifest.placeholders.items():
+        if decl.value is not None:
+            values[name] = decl.value
+        else:
+            key = ("placeholders", name, "expr")
+            try:
+                compiled = compile_expression(str(decl.expr), names)
+            except CatalogError as exc:
+                raise exc.located(key=key) from None
+            expressions[name] = (compiled.names, compiled.evaluate)
+    return values, expressions
+
+
+_Bound = tuple[dict[str, str], dict[str, tuple[frozenset[str], Callable[[Any], Any]]]]
+
+
 def _compile_part(
     index: int,
     decl: PartDecl,
@@ -366,6 +403,7 @@ def _compile_part(
     sources: _Sources,
     names: Mapping[str, Shape],
     conditions: dict[str, Expression],
+    bound: _Bound = ({}, {}),
 ) -> CompiledPart:
     """``part[index]`` (``written``, with its kind's defaults applied in ``decl``): its
     condition, its body template, and ``part`` bound for both when they read it."""
@@ -380,6 +418,8 @@ def _compile_part(
             template = compile_template(body, names)
         except CatalogError as exc:
             raise exc.located(file=path, key=f"part {decl.id!r}") from None
+    elif bound[0] or bound[1]:
+        template = bind_placeholders(body, *bound)
     info = PartInfo(decl.id, decl.tool_name, decl.kind)
     if "part" in condition.names:
         condition = dataclasses.replace(condition, evaluate=_with_part(condition.evaluate, info))

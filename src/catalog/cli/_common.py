@@ -114,8 +114,9 @@ def add_counter(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--counter",
         default=None,
-        help="token counter: 'chars' (length/4) or a tiktoken encoding available offline "
-        "(cl100k_base); default: the catalog's tokenizer",
+        help="token counter: 'chars' (length/4), 'claude' (an offline estimate of "
+        "Anthropic's count) or a tiktoken encoding available offline (cl100k_base); "
+        "default: the catalog's tokenizer",
     )
 
 

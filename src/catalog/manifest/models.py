@@ -44,6 +44,7 @@ __all__ = [
     "PartDecl",
     "PartDefaults",
     "PartKind",
+    "PlaceholderDecl",
     "Stability",
     "VariableDecl",
     "VariableType",
@@ -197,6 +198,28 @@ class LineDecl(_Model):
         return self
 
 
+class PlaceholderDecl(_Model):
+    """A ``[placeholders]`` entry: what a raw body's ``${NAME}`` is replaced with.
+
+    Written as a string (the text itself) or a table ``{ expr = "..." }`` (an
+    expression over the context, rendered as text when the prompt is assembled).
+    """
+
+    value: str | None = None
+    expr: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _text(cls, data: Any) -> Any:
+        return {"value": data} if isinstance(data, str) else data
+
+    @model_validator(mode="after")
+    def _one(self) -> PlaceholderDecl:
+        if (self.value is None) == (self.expr is None):
+            raise ValueError("give a text, or a table with `expr` (an expression)")
+        return self
+
+
 class PartDefaults(_Model):
     """A ``[defaults.KIND]`` table: what a part of that kind takes when it leaves a key out.
 
@@ -297,6 +320,9 @@ class Manifest(_Model):
         default_factory=dict
     )
     defaults: dict[PartKind, PartDefaults] = Field(default_factory=dict)
+    placeholders: dict[
+        Annotated[str, Field(pattern=r"^[A-Za-z_$][A-Za-z0-9_$]*$")], PlaceholderDecl
+    ] = Field(default_factory=dict)
     sources: Sources = Field(default_factory=Sources)
     part: tuple[PartDecl, ...] = ()
 
