@@ -390,3 +390,18 @@ def test_an_import_of_a_fifo_is_not_read(build: Callable[..., Catalog], tmp_path
     gathered = trace_in(cat, tmp_path, root=tmp_path)
     assert _contents(gathered) == ["@pipe.md"]
     assert [f.status for f in gathered.files if f.path.endswith("pipe.md")] == ["skipped"]
+
+
+def test_walk_touched_reads_the_folders_leading_to_touched_files(
+    build: Callable[..., Catalog], tmp_path: Path
+) -> None:
+    write(tmp_path / "CLAUDE.md", "top: not below the working directory")
+    write(tmp_path / "pkg" / "CLAUDE.md", "pkg")
+    write(tmp_path / "pkg" / "deep" / "er" / "CLAUDE.md", "deeper")
+    write(tmp_path / "other" / "CLAUDE.md", "other: nothing touched there")
+    write(tmp_path / "lib" / "CLAUDE.md", "lib")
+    cat = build({"names": ["CLAUDE.md"], "walk": "touched"})
+    assert _contents(trace_in(cat, tmp_path, root=tmp_path)) == []
+    touched = ["pkg/deep/er/x.py", "lib/y.py", "pkg/z.py", "../outside.py", "top.py"]
+    gathered = trace_in(cat, tmp_path, root=tmp_path, base={"touched_files": touched})
+    assert _contents(gathered) == ["pkg", "deeper", "lib"]

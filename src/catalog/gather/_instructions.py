@@ -82,6 +82,8 @@ class InstructionFiles:
             chain = [reader.cwd]
         elif group.walk == "root":
             chain = [reader.top]
+        elif group.walk == "touched":
+            chain = self._below_cwd()
         else:
             stop = reader.top if group.walk == "down" else reader.root
             chain = [reader.cwd]
@@ -92,6 +94,23 @@ class InstructionFiles:
             if group.outermost_first:
                 chain.reverse()
         return [(folder, folder) for folder in chain]
+
+    def _below_cwd(self) -> list[Path]:
+        """The folders between the working directory (not included) and each touched file,
+        outermost first, each once, in the order of the touched files."""
+        cwd = PurePath(self.reader.cwd)
+        chain: list[Path] = []
+        seen: set[PurePath] = set()
+        for touched in self.touched:
+            if not touched.parent.is_relative_to(cwd):
+                continue
+            folder = cwd
+            for part in touched.parent.relative_to(cwd).parts:
+                folder = folder / part
+                if folder not in seen:
+                    seen.add(folder)
+                    chain.append(Path(folder))
+        return chain
 
     def _in_folder(
         self, group: FileGroup, label: str, folder: Path, base: Path, entries: list[_Entry]
