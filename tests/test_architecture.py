@@ -20,7 +20,7 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 
 # Bottom to top: a module may import from its own layer and the layers below.
 # A name is a module or a package (then every module in it), the most
-# specific name wins.
+# specific name wins; "catalog" is the top-level package's own module only.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("catalog.errors",),
     (
@@ -30,13 +30,19 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "catalog.lang.brackets",
         "catalog.lang.timefmt",
         "catalog.lang.globs",
-        "catalog.lang.placeholders",
     ),
     ("catalog.lang.functions",),
     ("catalog.lang.compiler",),
     ("catalog.lang.template",),
+    ("catalog.lang.placeholders",),
     # The manifest package's own module only documents it and imports nothing.
-    ("catalog.manifest", "catalog.manifest.positions", "catalog._textfile", "catalog.tokens"),
+    (
+        "catalog.manifest",
+        "catalog.manifest.positions",
+        "catalog._textfile",
+        "catalog.tokens",
+        "catalog.claude_tokens",
+    ),
     (
         "catalog.manifest.models",
         "catalog.manifest.sources",
@@ -129,7 +135,8 @@ def _layer(name: str) -> int:
     best, depth = -1, -1
     for index, layer in enumerate(LAYERS):
         for entry in layer:
-            if (name == entry or name.startswith(f"{entry}.")) and entry.count(".") > depth:
+            inside = name.startswith(f"{entry}.") and entry != "catalog"
+            if (name == entry or inside) and entry.count(".") > depth:
                 best, depth = index, entry.count(".")
     return best
 
