@@ -60,7 +60,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "catalog.conversations",
     ),
     ("catalog.catalog_path",),
-    ("catalog.lock", "catalog.stamp", "catalog.importers"),
+    ("catalog.lock", "catalog.stamp", "catalog.importers", "catalog.port"),
     ("catalog",),
     ("catalog.testing", "catalog.server"),
     ("catalog.cli", "catalog.__main__"),
