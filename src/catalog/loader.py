@@ -4,13 +4,22 @@ Works on anything ``importlib.resources`` hands out (a directory, a wheel, a
 zip) as well as on plain paths. Every body named by the manifest is read,
 checked against its sha256 and compiled; nothing else is read. A version
 with a ``base`` (an overlay) loads its base catalog first and takes the
-bodies of its ``from`` parts from there.
+bodies of its ``from`` parts from there. A version with ``[[parts_from]]``
+takes part records from shared parts files, each checked against its sha256
+like a body, before its own ``[[part]]`` tables.
+
+Bodies are shared in memory: loading many versions that use one body (an
+imported history) keeps one string for it, found by its sha256, for as long
+as any loaded catalog holds it.
 """
 
 from __future__ import annotations
 
+import copy
 import difflib
 import posixpath
+import re
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.resources.abc import Traversable
@@ -21,7 +30,15 @@ from pydantic import ValidationError
 from catalog._textfile import read_text
 from catalog.compiled import Catalog, CompiledPart, body_sha256, compile_catalog
 from catalog.errors import CatalogError, ManifestError
-from catalog.manifest.models import Manifest, PartDecl, locate_key, parse_manifest
+from catalog.manifest.models import (
+    ALL_AGENTS,
+    MAIN_AGENT,
+    Manifest,
+    PartDecl,
+    locate_key,
+    parse_manifest,
+    parse_parts_file,
+)
 
 __all__ = [
     "MANIFEST_NAME",
@@ -119,6 +136,9 @@ def load_version(
             key="catalog.version",
             hint="rename the folder or fix the version",
         )
+    sites = _PartSites(text, manifest_file, len(manifest.part))
+    if manifest.parts_from:
+        manifest = _merge_parts_files(where, manifest, sites)
     base = None
     if manifest.catalog.base is not None:
         base = load_base(manifest.catalog.base, text, manifest_file, resolve_base)
@@ -127,9 +147,10 @@ def load_version(
     parts: list[PartDecl] = []
     missing: set[str] = set()
     for index, part in enumerate(manifest.part):
+        site_text, site_file, site_index = sites.site(index)
         if part.from_ is not None and base is not None:
-            source = _base_part(base, part, index, text, manifest_file)
-            part = _inherit(part, source.decl, index, text, manifest_file)
+            source = _base_part(base, part, site_index, site_text, site_file)
+            part = _inherit(part, source.decl, site_index, site_text, site_file)
             body, files[part.id] = source.body, source.path
             what = f"base part {part.from_!r} of {base.name} {base.version}"
             if source.missing:
@@ -139,7 +160,7 @@ def load_version(
             missing.add(part.id)
         else:
             body, files[part.id] = read_body(
-                where, part.id, str(part.file), index, text, manifest_file
+                where, part.id, str(part.file), site_index, site_text, site_file
             )
             what = str(part.file)
         digest = body_sha256(body)
@@ -147,26 +168,173 @@ def load_version(
             raise ManifestError(
                 f"part {part.id!r}: {what} has sha256 {digest[:12]}..., "
                 f"the manifest says {part.sha256[:12]}...",
-                file=manifest_file,
-                line=locate_key(text, ("part", index, "sha256")),
-                key=f"part[{index}].sha256",
+                file=site_file,
+                line=locate_key(site_text, ("part", site_index, "sha256")),
+                key=f"part[{site_index}].sha256",
                 hint="the body changed since the manifest was written: review it, then run "
                 "`catalog stamp` on the folder to record the new hash",
             )
-        bodies[part.id] = body
+        bodies[part.id] = _shared_text(digest, body)
         parts.append(part)
     if base is not None:
         manifest = manifest.model_copy(update={"part": tuple(parts)})
-    return compile_catalog(
-        manifest,
-        bodies,
-        manifest_text=text,
-        manifest_file=manifest_file,
-        body_files=files,
-        location=str(where.path),
-        source=where.source,
-        missing=missing,
+    try:
+        return compile_catalog(
+            manifest,
+            bodies,
+            manifest_text=text,
+            manifest_file=manifest_file,
+            body_files=files,
+            location=str(where.path),
+            source=where.source,
+            missing=missing,
+        )
+    except CatalogError as exc:
+        raise sites.relocate(exc) from None
+
+
+class _SharedText(str):
+    """A body string that a weak reference can point at (plain ``str`` cannot)."""
+
+    __slots__ = ("__weakref__",)
+
+
+_TEXTS: weakref.WeakValueDictionary[str, _SharedText] = weakref.WeakValueDictionary()
+
+
+def _shared_text(digest: str, text: str) -> str:
+    """The one string in memory for the body with sha256 ``digest`` (``text`` itself
+    the first time), so versions sharing a body share the object."""
+    found = _TEXTS.get(digest)
+    if found is None:
+        found = _TEXTS[digest] = _SharedText(text)
+    return found
+
+
+_PART_KEY = re.compile(r"^part\[(\d+)\](.*)$")
+
+
+class _PartSites:
+    """Where each part of a merged manifest was written: the manifest itself, or
+    a ``[[part]]`` of a shared parts file (its path, text and index there)."""
+
+    def __init__(self, text: str, file: str, count: int) -> None:
+        self.text, self.file = text, file
+        self._sites: list[tuple[str, str, int]] = [(text, file, i) for i in range(count)]
+
+    def site(self, index: int) -> tuple[str, str, int]:
+        """``(text, file, index in that file)`` of the merged manifest's ``part[index]``."""
+        return self._sites[index]
+
+    def reorder(self, sites: list[tuple[str, str, int]]) -> None:
+        """Set the sites, one per part of the merged manifest, in its order."""
+        self._sites = sites
+
+    def relocate(self, exc: CatalogError) -> CatalogError:
+        """``exc`` pointed at the parts file a ``part[N]`` it names came from."""
+        found = _PART_KEY.match(exc.key or "") if exc.file == self.file else None
+        if found is None:
+            return exc
+        text, file, index = self._sites[int(found.group(1))]
+        if file == self.file:
+            return exc
+        moved = copy.copy(exc)
+        moved.key = f"part[{index}]{found.group(2)}"
+        moved.file = file
+        moved.line = locate_key(text, _key_path(index, found.group(2)))
+        return moved
+
+
+def _key_path(index: int, rest: str) -> tuple[str | int, ...]:
+    return ("part", index, *(name for name in rest.split(".") if name))
+
+
+def _merge_parts_files(where: VersionDir, manifest: Manifest, sites: _PartSites) -> Manifest:
+    """``manifest`` with the records of its ``[[parts_from]]`` files merged into ``part``
+    (a later file's or the manifest's own part replacing one with the same id)."""
+    merged: dict[str, tuple[PartDecl, tuple[str, str, int]]] = {}
+    known_agents = {MAIN_AGENT, ALL_AGENTS} | {a.name for a in manifest.agent}
+    for number, source in enumerate(manifest.parts_from):
+        text, file = _read_parts_file(where, number, source.file, source.sha256, sites)
+        records = parse_parts_file(text, file)
+        omitted = set(source.omit)
+        missing = omitted - {part.id for part in records.part}
+        if missing:
+            raise ManifestError(
+                f"parts_from[{number}] omits {sorted(missing)[0]!r}, "
+                f"which {source.file} does not hold",
+                file=sites.file,
+                line=locate_key(sites.text, ("parts_from", number, "omit")),
+                key=f"parts_from[{number}].omit",
+                hint="remove the id from `omit`",
+            )
+        for index, part in enumerate(records.part):
+            if part.id in omitted:
+                continue
+            _check_record(part, index, text, file, manifest, known_agents)
+            merged[part.id] = (part, (text, file, index))
+    for index, part in enumerate(manifest.part):
+        merged[part.id] = (part, sites.site(index))
+    sites.reorder([site for _, site in merged.values()])
+    return manifest.model_copy(
+        update={"part": tuple(part for part, _ in merged.values()), "parts_from": ()}
     )
+
+
+def _read_parts_file(
+    where: VersionDir, number: int, file: str, sha256: str, sites: _PartSites
+) -> tuple[str, str]:
+    """The text and path of ``parts_from[number]``, checked to lie inside the catalog
+    folder and to have the sha256 the manifest records."""
+    resource = where.resolve(file)
+    key = f"parts_from[{number}].file"
+    if resource is None or not resource.is_file():
+        problem = "points outside the catalog folder" if resource is None else "does not exist"
+        raise ManifestError(
+            f"parts file {file!r} {problem}",
+            file=sites.file,
+            line=locate_key(sites.text, ("parts_from", number, "file")),
+            key=key,
+            hint="keep shared parts files inside the catalog's own folder",
+        )
+    text = read_text(resource, ManifestError, "the parts file", "check the file")
+    digest = body_sha256(text)
+    if digest != sha256:
+        line = locate_key(sites.text, ("parts_from", number, "sha256"))
+        raise ManifestError(
+            f"this shared parts file has sha256 {digest[:12]}..., but "
+            f"{sites.file}{f':{line}' if line else ''} says {sha256[:12]}...: "
+            "it was changed after the versions naming it were written",
+            file=str(resource),
+            hint="restore the file (import the versions again), or write the parts "
+            "you changed into the version's own manifest",
+        )
+    return text, str(resource)
+
+
+def _check_record(
+    part: PartDecl,
+    index: int,
+    text: str,
+    file: str,
+    manifest: Manifest,
+    known_agents: set[str],
+) -> None:
+    """What :class:`Manifest` checks for its own parts, for a part of a parts file."""
+    problem = None
+    if part.from_ is not None and manifest.catalog.base is None:
+        key, problem = "from", "`from` names a part of the base catalog, but [catalog] has no `base`"
+    for agent in part.agents:
+        if agent not in known_agents:
+            key, problem = "agents", f"unknown agent {agent!r}: add an [[agent]] table"
+    if problem is not None:
+        raise ManifestError(
+            f"part {part.id!r}: {problem}",
+            file=file,
+            line=locate_key(text, ("part", index, key)),
+            key=f"part[{index}].{key}",
+            hint="fix the part, or the manifest naming this parts file",
+        )
 
 
 def _absent_body(where: VersionDir, file: str) -> str | None:
