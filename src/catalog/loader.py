@@ -323,7 +323,10 @@ def _check_record(
     """What :class:`Manifest` checks for its own parts, for a part of a parts file."""
     problem = None
     if part.from_ is not None and manifest.catalog.base is None:
-        key, problem = "from", "`from` names a part of the base catalog, but [catalog] has no `base`"
+        key, problem = (
+            "from",
+            "`from` names a part of the base catalog, but [catalog] has no `base`",
+        )
     for agent in part.agents:
         if agent not in known_agents:
             key, problem = "agents", f"unknown agent {agent!r}: add an [[agent]] table"

@@ -55,8 +55,10 @@ class PartLayers:
         with the version."""
         changed = [pid for pid, table in tables.items() if self._live.get(pid) != table]
         stale = self._stored + len(changed) - len(tables)
-        if not self._layers or stale > STALE_RATIO * len(tables) or (
-            changed and len(self._layers) >= MAX_LAYERS
+        if (
+            not self._layers
+            or stale > STALE_RATIO * len(tables)
+            or (changed and len(self._layers) >= MAX_LAYERS)
         ):
             self._layers, self._stored = [], 0
             changed = list(tables)

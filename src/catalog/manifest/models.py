@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 import tomli_w
 from packaging.version import InvalidVersion, Version
@@ -438,18 +438,21 @@ def fits_type(value: Any, type_name: str) -> bool:
 
 def parse_manifest(text: str, file: str) -> Manifest:
     """Parse and validate manifest text; ``file`` is used in error messages."""
-    data = parse_toml(text, file, ManifestError, "fix the TOML syntax")
-    try:
-        return Manifest.model_validate(data)
-    except ValidationError as exc:
-        raise _manifest_error(exc, text, file) from None
+    return _parse(Manifest, text, file)
 
 
 def parse_parts_file(text: str, file: str) -> PartsFile:
     """Parse and validate a shared parts file; errors name ``file`` and the line."""
+    return _parse(PartsFile, text, file)
+
+
+_M = TypeVar("_M", Manifest, PartsFile)
+
+
+def _parse(model: type[_M], text: str, file: str) -> _M:
     data = parse_toml(text, file, ManifestError, "fix the TOML syntax")
     try:
-        return PartsFile.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as exc:
         raise _manifest_error(exc, text, file) from None
 

@@ -11,8 +11,8 @@ import tomli_w
 from pydantic import ValidationError
 
 from catalog.errors import ImporterError
-from catalog.importers.piebald.parse import UPSTREAM, ReadmeEntry, UpstreamPart
 from catalog.importers.layers import PartLayers
+from catalog.importers.piebald.parse import UPSTREAM, ReadmeEntry, UpstreamPart
 from catalog.importers.piebald.read import Release
 from catalog.importers.writer import CatalogWriter, StoreSize, VersionStatus
 from catalog.manifest.models import CatalogInfo, PartDecl
