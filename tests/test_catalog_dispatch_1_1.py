@@ -197,6 +197,7 @@ def test_multi_line_blocks_lose_their_tag_lines(tmp_path: Path) -> None:
 def test_constructed_once_then_reused_and_rebuilt_only_on_compaction(tmp_path: Path) -> None:
     template = write(tmp_path / ".dispatch" / "SYSTEM.md", "v1 [prompt:conversation_id]")
     with Sessions(dispatch(), tmp_path / "prompts.sqlite") as sessions:
+        assert sessions.get("c1") is None  # never constructed
         first = sessions.construct("c1", gather_in(dispatch(), tmp_path))
         template.write_text("v2 [prompt:conversation_id]")
         assert sessions.get("c1") == first  # a changed template leaves c1 alone

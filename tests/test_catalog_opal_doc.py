@@ -14,6 +14,7 @@ import pytest
 
 import catalog
 from catalog import Catalog, SourceWarning
+from tests.conftest import run_cli
 from tests.gathering import gather_in, skill, write
 
 FOUR = ["read_file", "edit_file", "write_file", "shell"]
@@ -316,3 +317,18 @@ def test_the_released_version_is_unchanged(tree: dict[str, Path]) -> None:
     old = catalog.load("opal", "==1.0.0")
     prompt = old.assemble(gather(old, tree, session={"id": "s1"})).text
     assert "~/.opal/sessions/s1/plan.md" in prompt and "Ctrl+Y" not in prompt
+
+
+def test_o10_o11_settings_from_the_command_line(
+    tree: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tree["cwd"] / "CLAUDE.md", "src claude")
+    common = ["--from-dir", str(tree["cwd"]), "--root", str(tree["root"]), "--no-git"]
+    common += ["--home", str(tree["home"])]
+    names = ["--set", 'variables.context_filenames=["CLAUDE.md"]']
+    code, out, _ = run_cli(capsys, "assemble", "opal@1.1.0", *common, *names)
+    assert code == 0
+    assert [content for _, content in contexts(out)] == ["src claude"]
+    off = ["--set", "variables.context_enabled=false"]
+    code, out, _ = run_cli(capsys, "assemble", "opal@1.1.0", *common, *off)
+    assert code == 0 and "<project-context" not in out

@@ -354,6 +354,34 @@ def test_main_prompt_opening_follows_the_output_style() -> None:
         assert "Do not invent links" in text
 
 
+PROMPT_VARS = {
+    "version": "2.1.37",
+    "build_time": "2026-02-01",
+    "package_url": "@acme/agent",
+    "readme_url": "https://docs.example/agent",
+    "issues_explainer": "report the issue at https://example.com/issues",
+    "feedback_channel": "#agent-feedback",
+}
+
+
+def test_every_prompt_variable_of_section_5_is_interpolated() -> None:
+    text = text_of(cat().assemble({"variables": PROMPT_VARS}), "main-system-prompt")
+    assert "- Documentation: https://docs.example/agent." in text
+    assert "- To give feedback, they should report the issue at https://example.com/issues." in text
+    assert text.endswith("You are version 2.1.37 of @acme/agent, built 2026-02-01.")
+    # Without an issues explainer the feedback channel is named instead.
+    only_channel = {"feedback_channel": "#agent-feedback"}
+    text = text_of(cat().assemble({"variables": only_channel}), "main-system-prompt")
+    assert text.endswith(
+        "If the user asks for help or wants to give feedback:\n- Feedback goes to #agent-feedback."
+    )
+
+
+def test_without_prompt_variables_nothing_of_them_shows() -> None:
+    text = text_of(cat().assemble({}), "main-system-prompt")
+    assert "feedback" not in text and "You are version" not in text
+
+
 # -------------------------------------------------------- 6. CLAUDE.md
 
 
@@ -494,6 +522,15 @@ def test_required_parts_are_never_dropped_for_budget() -> None:
 def test_a_budget_below_the_required_parts_is_an_error() -> None:
     with pytest.raises(BudgetError, match="required parts alone"):
         cat().assemble({"env": FULL_ENV, "token_budget": 500})
+
+
+def test_token_estimates_are_four_characters_a_token() -> None:
+    """Section 8's EstimateTokens: the catalog counts with chars/4 (rounded up)."""
+    prompt = cat().assemble(EVERYTHING)
+    assert prompt.counter == "chars/4"
+    for part in prompt.parts:
+        assert part.tokens == -(-(part.end - part.start) // 4), part.id
+    assert all(p.decl.tokens == -(-len(p.body) // 4) for p in cat().parts)
 
 
 def _required() -> list[Any]:

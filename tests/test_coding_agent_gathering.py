@@ -81,3 +81,23 @@ def test_an_import_cycle_is_reported_once_per_edge(tree: tuple[Path, Path, Path]
     with pytest.warns(SourceWarning, match="import cycle"):
         files = catalog.gather(cat(), cwd, home=home, git=False).project_files
     assert [f.content for f in files].count("conventions, back to @../CLAUDE.md") == 1
+
+
+def test_sub_folder_claude_md_files_come_with_touched_files(
+    tree: tuple[Path, Path, Path],
+) -> None:
+    home, _, cwd = tree
+    write(cwd / "src" / "CLAUDE.md", "src notes")
+    write(cwd / "src" / "db" / ".claude" / "CLAUDE.md", "db notes")
+    write(cwd / "docs" / "CLAUDE.md", "docs notes: nothing touched there")
+    without = catalog.gather(cat(), cwd, home=home, git=False).project_files
+    assert "src notes" not in [f.content for f in without]
+    touched = {"touched_files": ["src/db/models.py"]}
+    files = catalog.gather(cat(), cwd, home=home, git=False, base=touched).project_files
+    nested = [(f.content, f.source) for f in files if f.source == "nested"]
+    assert nested == [("src notes", "nested"), ("db notes", "nested")]
+    sources = [f.source for f in files]
+    assert sources.index("nested") > sources.index("rules")
+    assert sources.index("nested") < sources.index("user")
+    prompt = cat().assemble(catalog.gather(cat(), cwd, home=home, git=False, base=touched))
+    assert "The CLAUDE.md files of the sub-folders you are working in" in prompt.text

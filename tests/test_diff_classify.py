@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import catalog
+from catalog.catalog_path import load_dir
 from catalog.diff.classify import find_renames, text_class
 from catalog.diff.render import render_markdown, render_text
-from catalog.loader import load_dir
 
 PROSE = "Use the ${READ_TOOL_NAME} tool to read files before you edit them."
 

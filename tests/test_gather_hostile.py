@@ -8,14 +8,18 @@ also proves that nothing blocks.
 from __future__ import annotations
 
 import os
+import re
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from catalog import Catalog, Context, SourceWarning
 from catalog.gather import _files
+from catalog.gather._files import strip_leading_html_comments
 from catalog.gather.safe import (
     MAX_YAML_DEPTH,
     ReadRules,
@@ -277,3 +281,20 @@ def test_a_folder_of_too_many_entries_is_read_in_part_with_a_warning(
     ctx, messages = _gather_warned(build({"skills": [".skills"]}), proj, home)
     assert len(ctx.skills) == 5
     assert messages == [f"{proj / '.skills'}: only 5 entries of the folder looked at"]
+
+
+_LEADING_COMMENTS = re.compile(r"\A\s*(?:<!--.*?-->\s*)+", re.DOTALL)  # the rule, as a regex
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["<!--", "-->", " ", "\n", "a", "-", "<!", ">"]), max_size=12))
+def test_leading_comments_are_stripped_as_the_rule_says(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assert strip_leading_html_comments(text) == _LEADING_COMMENTS.sub("", text, count=1)
+
+
+def test_stripping_comments_is_linear_on_many_or_unclosed_comments() -> None:
+    many = "<!-- c -->" * 50_000 + "body"
+    assert strip_leading_html_comments(many) == "body"
+    unclosed = "<!-- -->" + "<!--" * 50_000
+    assert strip_leading_html_comments(unclosed) == "<!--" * 50_000

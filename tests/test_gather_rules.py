@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from catalog import Catalog, ManifestError, SourceWarning, load_dir
-from catalog.gather import _find
+from catalog.gather import _find, _instructions
 from catalog.gather._rules import read_rule
+from catalog.lang.globs import Glob, GlobBudgetError, MatchBudget
 from tests.gathering import trace_in, write
 
 
@@ -351,3 +352,56 @@ def test_a_name_that_is_not_a_usable_glob_is_a_manifest_error(
     folder = make_catalog(parts=[{"id": "a"}], extra=extra)
     with pytest.raises(ManifestError, match="nested more than"):
         load_dir(folder)
+
+
+def test_glob_matching_has_one_budget_per_gathering(
+    build: Callable[..., Catalog], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_instructions, "MAX_MATCH_STEPS", 20_000)
+    rules = tmp_path / ".claude" / "rules"
+    for number in range(30):
+        write(rules / f"r{number:02}.md", f'---\npaths: "{"*a" * 40}{number}"\n---\nrule {number}')
+    write(rules / "zz-always.md", "always")
+    touched = {"touched_files": [f"{'a' * 200}{n}.b" for n in range(30)]}
+    with pytest.warns(SourceWarning, match="glob matching stopped after 20000 steps") as caught:
+        gathered = trace_in(build(RULES), tmp_path, root=tmp_path, base=touched)
+    assert sum("glob matching stopped" in str(w.message) for w in caught) == 1
+    # Rules without paths need no matching and still apply.
+    assert _contents(gathered) == ["always"]
+    spent = [f for f in gathered.files if "budget is spent" in f.reason]
+    assert 0 < len(spent) < 30
+
+
+def test_a_budget_is_shared_by_the_matches_given_it() -> None:
+    budget = MatchBudget(100)
+    glob = Glob("/x*y")
+    assert glob.match("x" + "a" * 40 + "y", budget) is True
+    with pytest.raises(GlobBudgetError):
+        for _ in range(10):
+            glob.match("x" + "b" * 40 + "z", budget)
+    # A path refused on the glob's literal start costs nothing.
+    assert Glob("/src/*.py").match("lib/" + "a" * 1000, MatchBudget(0)) is False
+
+
+def test_an_import_of_a_fifo_is_not_read(build: Callable[..., Catalog], tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.md")
+    write(tmp_path / "CLAUDE.md", "@pipe.md")
+    cat = build({"names": ["CLAUDE.md"], "imports": True})
+    gathered = trace_in(cat, tmp_path, root=tmp_path)
+    assert _contents(gathered) == ["@pipe.md"]
+    assert [f.status for f in gathered.files if f.path.endswith("pipe.md")] == ["skipped"]
+
+
+def test_walk_touched_reads_the_folders_leading_to_touched_files(
+    build: Callable[..., Catalog], tmp_path: Path
+) -> None:
+    write(tmp_path / "CLAUDE.md", "top: not below the working directory")
+    write(tmp_path / "pkg" / "CLAUDE.md", "pkg")
+    write(tmp_path / "pkg" / "deep" / "er" / "CLAUDE.md", "deeper")
+    write(tmp_path / "other" / "CLAUDE.md", "other: nothing touched there")
+    write(tmp_path / "lib" / "CLAUDE.md", "lib")
+    cat = build({"names": ["CLAUDE.md"], "walk": "touched"})
+    assert _contents(trace_in(cat, tmp_path, root=tmp_path)) == []
+    touched = ["pkg/deep/er/x.py", "lib/y.py", "pkg/z.py", "../outside.py", "top.py"]
+    gathered = trace_in(cat, tmp_path, root=tmp_path, base={"touched_files": touched})
+    assert _contents(gathered) == ["pkg", "deeper", "lib"]

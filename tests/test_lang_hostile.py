@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from catalog import EvaluationError, load_dir
-from catalog.errors import EvaluationBudgetError
+from catalog import load_dir
+from catalog.errors import EvaluationBudgetError, EvaluationError
 from catalog.lang.brackets import (
     MAX_TEMPLATE_LENGTH,
     _tags,

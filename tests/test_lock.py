@@ -201,12 +201,12 @@ def test_catalog_not_installed(
         ),
         (
             lambda t: t.replace('os = "Linux"', "os = 5"),
-            "prompt.0.data.env.os: the recorded context is not valid",
+            "prompt[0].data.env.os: the recorded context is not valid",
             "os = ",
         ),
         (
             lambda t: t.replace('tools = [\n    "Grep",\n]', 'tool = ["Grep"]'),
-            "prompt.0.data.tool: the recorded context is not valid",
+            "prompt[0].data.tool: the recorded context is not valid",
             "tool = ",
         ),
         (
@@ -214,7 +214,7 @@ def test_catalog_not_installed(
                 "[prompt.data.env]",
                 '[[prompt.data.project_files]]\ncontent = "x"\n\n[prompt.data.env]',
             ),
-            "prompt.0.data.project_files.0.path: the recorded context is not valid: missing",
+            "prompt[0].data.project_files[0].path: the recorded context is not valid: missing",
             "[[prompt.data.project_files]]",
         ),
     ],

@@ -8,7 +8,8 @@ import pytest
 
 from catalog import ManifestError, load_dir
 from catalog.errors import EvaluationError, ExpressionError, TemplateError
-from catalog.manifest.models import dump_manifest, locate_key, parse_manifest
+from catalog.manifest.models import dump_manifest, parse_manifest
+from catalog.manifest.positions import TomlPositions
 from tests.conftest import sha
 
 GOOD = """\
@@ -245,7 +246,7 @@ def test_dump_round_trips() -> None:
     ],
 )
 def test_locate_key(loc: tuple[str | int, ...], line: int | None) -> None:
-    assert locate_key(good(), loc) == line
+    assert TomlPositions(good()).line(loc) == line
 
 
 NESTED = """\
@@ -286,7 +287,7 @@ append = "x"
 def test_locate_key_in_sub_tables_and_top_level_keys(
     loc: tuple[str | int, ...], line: int | None
 ) -> None:
-    assert locate_key(NESTED, loc) == line
+    assert TomlPositions(NESTED).line(loc) == line
 
 
 def test_a_table_where_a_list_belongs_is_named_in_plain_words(tmp_path: Path) -> None:

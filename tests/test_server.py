@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 
 from catalog.server.app import create_app
 from catalog.server.state import ServerSettings
-from tests.conftest import run_cli
+from tests.conftest import run_cli, write_catalog
 from tests.serving import write_demo_catalogs
 
 BASE = "http://127.0.0.1"
@@ -340,6 +340,24 @@ def test_pages_render(client: TestClient) -> None:
     assert client.get("/static/../app.py").status_code == 404
 
 
+def test_the_chart_draws_reference_figures_where_parts_carry_them(
+    client: TestClient, catalogs: Path
+) -> None:
+    for version, figures in (("1.0.0", (10, 20)), ("2.0.0", (15, None)), ("3.0.0", (None, None))):
+        parts = [
+            {"id": f"p{i}", "body": "Some text.", **({} if f is None else {"reference_tokens": f})}
+            for i, f in enumerate(figures)
+        ]
+        write_catalog(catalogs, "counted", version, parts=parts,
+                      catalog={"reference_counter": "upstream"})  # fmt: skip
+    rows = client.get("/api/catalogs/counted").json()["versions"]
+    assert [r["reference_tokens"] for r in rows] == [30, 15, None]
+    page = client.get("/catalogs/counted").text
+    assert page.count("<circle") == 3
+    assert "1.0.0: 4 tokens, reference 30" in page  # two bodies of 10 characters, 2 each
+    assert page.count("<polyline class=reference") == 1
+
+
 def test_diff_page_reads_like_a_review(client: TestClient) -> None:
     page = client.get("/diff", params={"old": "demo@1.0.0", "new": "demo@2.0.0"}).text
     assert '<li class="new"><b>NEW</b> brand-new' in page
@@ -394,3 +412,47 @@ def test_serve_checks_the_store_and_folders_before_starting(
     code, _, err = run_cli(capsys, "serve", "--store", store, "--path", str(tmp_path / "nowhere"))
     assert code == 2
     assert "does not exist" in err
+
+
+_ODD_BODIES = [
+    None, [], "text", 1, {"catalog": None}, {"catalog": ["demo"]}, {"catalog": "demo", "agent": 5},
+    {"catalog": "demo", "agent": ""}, {"catalog": "demo", "context": {"variables": {"nope": 1}}},
+    {"catalog": "demo", "context": {"env": "x"}}, {"catalog": "tpl", "context": {"session": 5}},
+    {"catalog": "demo", "context": {"overrides": {"nope": "x"}}}, {"catalog": "demo@@1"},
+    {"catalog": "demo", "counter": "no-such-counter"}, {"template": None}, {"lock": 5},
+    {"lock": "[catalog]\nname = 1"}, {"context": {"tools": [[]]}, "append": 3},
+    {"catalog": "tpl", "context": {"token_budget": -1}},
+]  # fmt: skip
+_WRITES = [
+    ("PUT", "/system-prompt"), ("PUT", "/conversations/odd"),
+    ("POST", "/conversations/odd/rebuild"), ("POST", "/api/assemble"), ("POST", "/api/tokens"),
+    ("POST", "/api/verify"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("method", "path"), _WRITES)
+def test_odd_bodies_never_make_a_500(client: TestClient, method: str, path: str) -> None:
+    client.put("/conversations/odd", json={"catalog": "tpl"})
+    for body in _ODD_BODIES:
+        response = client.request(method, path, json=body)
+        assert response.status_code < 500, (body, response.text)
+        if response.status_code >= 400:
+            assert response.json()["error"], body
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/catalogs/..",
+        "/api/catalogs/demo/..%2F..",
+        "/api/catalogs/demo/not-a-version",
+        "/catalogs/%00",
+        "/api/diff?old=../etc&new=demo",
+        "/diff?old=demo@1&new=demo@%3E%3E2",
+        "/playground?catalog=nope",
+        "/conversations/" + "x" * 300,
+    ],
+)
+def test_odd_paths_are_a_4xx(client: TestClient, path: str) -> None:
+    response = client.get(path)
+    assert 400 <= response.status_code < 500, response.text

@@ -9,11 +9,10 @@ import pytest
 import tomli_w
 
 import catalog
-from catalog.catalog_path import CatalogPath
+from catalog.catalog_path import CatalogPath, load_dir
 from catalog.errors import ManifestError
 from catalog.importers.piebald.read import read_history
 from catalog.importers.piebald.write import ImportReport, import_releases
-from catalog.loader import load_dir
 from tests.conftest import run_cli as run
 from tests.conftest import sha
 from tests.synthetic_history import History, build_history

@@ -15,7 +15,7 @@ from catalog._textfile import MAX_FILE_BYTES, MAX_NESTING
 from catalog.catalog_path import CatalogPath
 from catalog.cli import main
 from catalog.errors import CatalogError
-from catalog.loader import VersionDir, load_version
+from catalog.loader import VersionDir, load_version, read_manifest
 from catalog.lock import read_lock, verify
 from catalog.stamp import stamp_folder
 from tests.conftest import write_catalog
@@ -76,7 +76,9 @@ def test_a_bom_in_a_part_body_stays_in_its_sha256_for_stamp_and_load(tmp_path: P
 def _manifest(tmp_path: Path) -> tuple[Path, Callable[[], object]]:
     # load_version: load_dir checks first that the folder holds a manifest at all
     folder = write_catalog(tmp_path, parts=[{"id": "intro"}])
-    return folder / "catalog.toml", lambda: load_version(VersionDir(tmp_path / "demo", "1.0.0"))
+    return folder / "catalog.toml", lambda: load_version(
+        read_manifest(VersionDir(tmp_path / "demo", "1.0.0"))
+    )
 
 
 def _body(tmp_path: Path) -> tuple[Path, Callable[[], object]]:

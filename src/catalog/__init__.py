@@ -38,13 +38,12 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from catalog.assemble import AssembledPrompt
-    from catalog.catalog_path import CatalogPath
+    from catalog.catalog_path import CatalogPath, load_dir
     from catalog.compiled import Catalog
     from catalog.context import Context, load_context
     from catalog.conversations import PromptStore, Sessions, SQLiteStore, StoredPrompt
     from catalog.diff.compute import CatalogDiff, diff
     from catalog.gather import SourceWarning, gather
-    from catalog.loader import load_dir
 
 __all__ = [
     "AssembledPrompt",
@@ -87,7 +86,7 @@ _LAZY = {
     "Sessions": "catalog.conversations",
     "StoredPrompt": "catalog.conversations",
     "SourceWarning": "catalog.gather",
-    "load_dir": "catalog.loader",
+    "load_dir": "catalog.catalog_path",
 }
 """Public names and the module each is imported from on first use."""
 

@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import stat
-import tomllib
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Final
 
+import tomli
+
 from catalog.errors import CatalogError
+from catalog.manifest.positions import toml_error_line
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -33,7 +34,6 @@ __all__ = [
     "parse_toml",
     "read_capped",
     "read_text",
-    "toml_error_line",
     "too_deep",
 ]
 
@@ -155,8 +155,8 @@ def parse_toml(text: str, file: str, error_cls: type[CatalogError], hint: str) -
     line and ``hint``, and so does a document nested deeper than :data:`MAX_NESTING`
     or holding a number too long to convert."""
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+        data = tomli.loads(text)
+    except tomli.TOMLDecodeError as exc:
         raise error_cls(
             f"invalid TOML: {exc}", file=file, line=toml_error_line(exc, text), hint=hint
         ) from None
@@ -243,16 +243,3 @@ def _deep_line(text: str) -> int | None:
         elif char in "]}":
             depth -= 1
     return None
-
-
-def toml_error_line(exc: tomllib.TOMLDecodeError, text: str = "") -> int | None:
-    """The 1-based line a TOML syntax error is on; ``text`` places an error at
-    the end of the document on its last line."""
-    lineno = getattr(exc, "lineno", None)
-    if isinstance(lineno, int):
-        return lineno
-    found = re.search(r"at line (\d+)", str(exc))
-    if found:
-        return int(found.group(1))
-    # "(at end of document)": an unclosed value runs to the last line.
-    return max(len(text.splitlines()), 1) if "end of document" in str(exc) else None

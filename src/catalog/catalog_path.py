@@ -33,7 +33,13 @@ from packaging.version import InvalidVersion, Version
 
 from catalog.compiled import Catalog
 from catalog.errors import CatalogError, ManifestError, NotFoundError
-from catalog.loader import MANIFEST_NAME, BaseResolver, VersionDir, load_version, read_manifest
+from catalog.loader import (
+    MANIFEST_NAME,
+    VersionDir,
+    VersionManifest,
+    load_version,
+    read_manifest,
+)
 from catalog.manifest.models import Manifest
 
 if TYPE_CHECKING:
@@ -46,6 +52,7 @@ __all__ = [
     "CatalogSource",
     "VersionRef",
     "is_folder_ref",
+    "load_dir",
     "parse_ref",
     "parse_spec",
 ]
@@ -74,18 +81,16 @@ class VersionRef:
 
     def manifest(self) -> Manifest:
         """Read this version's manifest only."""
-        return read_manifest(self.where)[0]
+        return read_manifest(self.where).manifest
 
     def load(self, *, check_hashes: bool = True) -> Catalog:
-        """Read, verify and compile this version (an overlay's base comes from the same store).
+        """Read, verify and compile this version (an overlay's base comes from the same
+        catalog path).
 
         ``check_hashes=False``: see :func:`~catalog.loader.load_version`.
         """
-        store = self.store or CatalogPath()
-        return load_version(
-            self.where,
-            resolve_base=store.base_resolver((self.label,), check_hashes=check_hashes),
-            check_hashes=check_hashes,
+        return (self.store or CatalogPath()).load_manifest(
+            read_manifest(self.where), chain=(self.label,), check_hashes=check_hashes
         )
 
     @property
@@ -256,31 +261,74 @@ class CatalogPath:
 
         A folder's version must be its name, as for a catalog found by name.
         """
-        from catalog.loader import load_dir
-
         if is_folder_ref(ref):
-            return load_dir(ref, resolve_base=self.base_resolver(()), check_folder_name=True)
+            return load_dir(ref, catalog_path=self, check_folder_name=True)
         name, spec = parse_ref(ref)
         return self.load(name, spec)
 
-    def base_resolver(self, chain: tuple[str, ...], *, check_hashes: bool = True) -> BaseResolver:
-        """What loads an overlay's base from this store; ``chain`` lists the versions
-        being loaded (``NAME@VERSION``) so a base that leads back to one of them is an error."""
+    def load_manifest(
+        self,
+        read: VersionManifest,
+        *,
+        chain: tuple[str, ...] = (),
+        check_hashes: bool = True,
+        check_folder_name: bool = True,
+    ) -> Catalog:
+        """Load the version whose manifest is ``read``, an overlay's base first.
 
-        def resolve(name: str, spec: str | None) -> Catalog:
-            ref = self.find(name, spec)
-            if ref.label in chain:
-                raise ManifestError(
-                    f"base {ref.label} leads back to itself: {' -> '.join((*chain, ref.label))}",
-                    hint="a catalog's base must not depend on the catalog",
+        The base (``[catalog] base = "NAME@SPEC"``) is looked up here, in this
+        catalog path; ``chain`` lists the versions being loaded
+        (``NAME@VERSION``), so a base that leads back to one of them is an
+        error. Any problem finding or loading the base is reported at the
+        ``base`` line of the overlay's manifest (or where it lies in the base).
+        """
+        base = None
+        ref = read.manifest.catalog.base
+        if ref is not None:
+            try:
+                found = self.find(*parse_ref(ref))
+                if found.label in chain:
+                    raise ManifestError(
+                        f"base {found.label} leads back to itself: "
+                        f"{' -> '.join((*chain, found.label))}",
+                        hint="a catalog's base must not depend on the catalog",
+                    )
+                base = self.load_manifest(
+                    read_manifest(found.where),
+                    chain=(*chain, found.label),
+                    check_hashes=check_hashes,
                 )
-            return load_version(
-                ref.where,
-                resolve_base=self.base_resolver((*chain, ref.label), check_hashes=check_hashes),
-                check_hashes=check_hashes,
-            )
+            except CatalogError as exc:
+                raise read.locate(exc, key=("catalog", "base")) from None
+        return load_version(
+            read, base=base, check_hashes=check_hashes, check_folder_name=check_folder_name
+        )
 
-        return resolve
+
+def load_dir(
+    path: str | Path,
+    *,
+    catalog_path: CatalogPath | None = None,
+    check_folder_name: bool = False,
+) -> Catalog:
+    """Load the catalog version in folder ``path`` (the folder holding ``catalog.toml``).
+
+    An overlay's base is found in ``catalog_path`` (by default the bundled
+    catalogs, entry points and ``CATALOG_PATH``). ``check_folder_name=True``
+    refuses a version that differs from the folder's name, as loading by name
+    does (the command line asks for it).
+    """
+    folder = Path(path).expanduser().resolve()
+    if not folder.joinpath(MANIFEST_NAME).is_file():
+        raise ManifestError(
+            f"no {MANIFEST_NAME} in this folder",
+            file=str(folder),
+            hint="give the folder of one catalog version, e.g. parts/coding-agent/1.0.0",
+        )
+    read = read_manifest(VersionDir(folder.parent, folder.name))
+    if read.manifest.catalog.base is None:
+        return load_version(read, check_folder_name=check_folder_name)
+    return (catalog_path or CatalogPath()).load_manifest(read, check_folder_name=check_folder_name)
 
 
 def _folder(given: str | Path) -> Path:

@@ -22,14 +22,10 @@ from packaging.version import Version
 from pydantic import BaseModel, ConfigDict
 
 from catalog.context import CONTROL_FIELDS, Context
-from catalog.definitions import (
-    Definition,
-    compile_definitions,
-    compile_manifest_expression,
-    define,
-)
+from catalog.definitions import Definition, compile_definitions, define
 from catalog.errors import CatalogError, ManifestError, NotFoundError
-from catalog.lang.compiler import Expression
+from catalog.lang.compiler import Expression, compile_expression
+from catalog.lang.placeholders import bind_placeholders, unbound_names
 from catalog.lang.shapes import ANY, SCALAR, MappingShape, SequenceShape, Shape, shape_of
 from catalog.lang.template import Template, compile_template
 from catalog.manifest.models import (
@@ -38,9 +34,8 @@ from catalog.manifest.models import (
     BindingDecl,
     Manifest,
     PartDecl,
-    locate_key,
-    parse_key,
 )
+from catalog.manifest.positions import key_lines
 from catalog.manifest.sources import placeholders
 
 if TYPE_CHECKING:
@@ -247,6 +242,20 @@ class Catalog:
                     names.update(m.group(2) for m in _QUOTED.finditer(tag.group(1)))
         return frozenset(names)
 
+    def unbound_placeholders(
+        self, part_ids: Collection[str] | None = None
+    ) -> dict[str, tuple[str, ...]]:
+        """The simple ``${NAME}`` placeholders of raw parts (``template = false``) that
+        ``[placeholders]`` leaves as written: name -> the ids of the parts holding it
+        (of ``part_ids`` only, when given)."""
+        found: dict[str, list[str]] = {}
+        for part in self.parts:
+            if part.decl.template or (part_ids is not None and part.id not in part_ids):
+                continue
+            for name in unbound_names(part.body, self.manifest.placeholders):
+                found.setdefault(name, []).append(part.id)
+        return {name: tuple(ids) for name, ids in found.items()}
+
     @property
     def definitions(self) -> tuple[str, ...]:
         """The names of ``[definitions]`` and ``[lines]``, in evaluation order."""
@@ -322,97 +331,43 @@ def compile_catalog(
 
     ``bodies`` maps part ids to their text (LF line endings); ``body_files``
     maps part ids to the file names used in errors; ``missing`` names the
-    parts whose body file does not exist (see :class:`CompiledPart`).
+    parts whose body file does not exist (see :class:`CompiledPart`). A
+    problem in the manifest names its key path and line there; one in a body
+    names the body file and its line.
     """
-    names = dict(_CONTEXT_NAMES)
-    defaults: dict[str, Any] = {}
-    for index, var in enumerate(manifest.variable):
-        if var.name in names or var.name in CONTROL_FIELDS:
-            raise ManifestError(
-                f"variable {var.name!r} shadows a context name",
-                file=manifest_file,
-                line=locate_key(manifest_text, ("variable", index, "name")),
-                key=f"variable[{index}].name",
-                hint="rename the variable",
+    try:
+        names, defaults = _declared_names(manifest)
+        _check_sources(manifest)
+        definitions = compile_definitions(manifest, names, manifest_text, manifest_file)
+        bindings = _compile_bindings(manifest, names)
+        if bindings:
+            names["bindings"] = MappingShape(ANY)
+        part_names = {**names, "part": _PART_SHAPE}
+        for kind, kind_defaults in manifest.defaults.items():
+            if kind_defaults.when is not None:
+                _compile_condition(kind_defaults.when, part_names, {}, ("defaults", kind, "when"))
+        conditions: dict[str, Expression] = {}
+        bound = _compile_placeholders(manifest, names)
+        parts = [
+            _compile_part(
+                index,
+                manifest.with_defaults(written),
+                written,
+                _Sources(bodies, body_files, missing),
+                part_names,
+                conditions,
+                bound,
             )
-        names[var.name] = _variable_shape(var.type)
-        defaults[var.name] = var.effective_default()
-
-    _check_sources(manifest, manifest_text, manifest_file)
-    definitions = compile_definitions(manifest, names, manifest_text, manifest_file)
-    bindings = _compile_bindings(manifest, names, manifest_text, manifest_file)
-    if bindings:
-        if "bindings" in defaults:
-            index = [var.name for var in manifest.variable].index("bindings")
-            raise ManifestError(
-                "variable 'bindings' shadows the name [[binding]]s are read by",
-                file=manifest_file,
-                line=locate_key(manifest_text, ("variable", index, "name")),
-                key=f"variable[{index}].name",
-                hint="rename the variable",
-            )
-        names["bindings"] = MappingShape(ANY)
-
-    part_names = {**names, "part": _PART_SHAPE}
-    for kind, kind_defaults in manifest.defaults.items():
-        if kind_defaults.when is not None:
-            key = f"defaults.{kind}.when"
-            compile_manifest_expression(
-                kind_defaults.when, part_names, manifest_text, manifest_file, key
-            )
-    compiled: list[CompiledPart] = []
-    for index, written in enumerate(manifest.part):
-        decl = manifest.with_defaults(written)
-        key = f"part[{index}].when"
-        if "when" not in written.model_fields_set and decl.when != written.when:
-            key = f"defaults.{decl.kind}.when"
-        condition = compile_manifest_expression(
-            decl.when, part_names, manifest_text, manifest_file, key
-        )
-        if not condition.names:  # a constant: its value is known now
-            line = locate_key(manifest_text, parse_key(key))
-            try:
-                constant = condition({})
-            except CatalogError as exc:
-                raise exc.located(file=manifest_file, line=line, key=key) from None
-            if not constant:
-                raise ManifestError(
-                    f"condition {decl.when!r} is always false, so the part can never be selected",
-                    file=manifest_file,
-                    line=line,
-                    key=key,
-                    hint="remove the part or fix its condition",
-                )
-        text = bodies[decl.id]
-        template = None
-        if decl.template:
-            try:
-                template = compile_template(text, part_names)
-            except CatalogError as exc:
-                raise exc.located(file=body_files[decl.id], key=f"part {decl.id!r}") from None
-        info = PartInfo(decl.id, decl.tool_name, decl.kind)
-        if "part" in condition.names:
-            condition = dataclasses.replace(
-                condition, evaluate=_with_part(condition.evaluate, info)
-            )
-        if template is not None and "part" in template.names:
-            template = dataclasses.replace(template, render=_with_part(template.render, info))
-        compiled.append(
-            CompiledPart(
-                decl=decl,
-                body=text,
-                path=body_files[decl.id],
-                condition=condition,
-                template=template,
-                missing=decl.id in missing,
-            )
-        )
-    compiled.sort(key=lambda p: (p.decl.order, p.decl.id))
+            for index, written in enumerate(manifest.part)
+        ]
+    except CatalogError as exc:
+        raise exc.located(file=manifest_file, lines=key_lines(manifest_text)) from None
+    parts.sort(key=lambda p: (p.decl.order, p.decl.id))
     agents = {MAIN_AGENT: AgentInfo.from_decl(None)}
     agents.update({a.name: AgentInfo.from_decl(a) for a in manifest.agent})
     return Catalog(
         manifest=manifest,
-        parts=tuple(compiled),
+        parts=tuple(parts),
         location=location,
         source=source,
         manifest_file=manifest_file,
@@ -423,6 +378,115 @@ def compile_catalog(
         _bindings=bindings,
         _definitions=definitions,
     )
+
+
+def _declared_names(manifest: Manifest) -> tuple[dict[str, Shape], dict[str, Any]]:
+    """The names conditions and bodies may use (the context, ``agent``, the catalog's
+    variables; ``bindings`` is added when it has [[binding]]s) and the variables' defaults."""
+    names = dict(_CONTEXT_NAMES)
+    defaults: dict[str, Any] = {}
+    taken = set(names) | set(CONTROL_FIELDS)
+    if manifest.binding:
+        taken.add("bindings")
+    for index, var in enumerate(manifest.variable):
+        if var.name in taken:
+            what = "a context name"
+            if var.name == "bindings":
+                what = "the name [[binding]]s are read by"
+            raise ManifestError(
+                f"variable {var.name!r} shadows {what}",
+                key=("variable", index, "name"),
+                hint="rename the variable",
+            )
+        names[var.name] = _variable_shape(var.type)
+        defaults[var.name] = var.effective_default()
+    return names, defaults
+
+
+@dataclass(frozen=True)
+class _Sources:
+    """The part bodies as loaded: text, file name for errors, and which are missing."""
+
+    bodies: Mapping[str, str]
+    files: Mapping[str, str]
+    missing: Collection[str]
+
+
+def _compile_condition(
+    source: str,
+    names: Mapping[str, Shape],
+    done: dict[str, Expression],
+    key: tuple[str | int, ...],
+) -> Expression:
+    """The condition written at ``key``, compiled once per distinct source (``done``
+    holds those compiled so far: most parts share a few conditions) and checked
+    not to be always false."""
+    condition = done.get(source)
+    if condition is not None:
+        return condition
+    try:
+        condition = compile_expression(source, names)
+        if not condition.names and not condition({}):  # a constant: its value is known now
+            raise ManifestError(
+                f"condition {source!r} is always false, so the part can never be selected",
+                hint="remove the part or fix its condition",
+            )
+    except CatalogError as exc:
+        raise exc.located(key=key) from None
+    done[source] = condition
+    return condition
+
+
+def _compile_placeholders(manifest: Manifest, names: Mapping[str, Shape]) -> _Bound:
+    """The ``[placeholders]`` table: texts as they are, expressions compiled once."""
+    values: dict[str, str] = {}
+    expressions: dict[str, tuple[frozenset[str], Callable[[Any], Any]]] = {}
+    for name, decl in manifest.placeholders.items():
+        if decl.value is not None:
+            values[name] = decl.value
+        else:
+            key = ("placeholders", name, "expr")
+            try:
+                compiled = compile_expression(str(decl.expr), names)
+            except CatalogError as exc:
+                raise exc.located(key=key) from None
+            expressions[name] = (compiled.names, compiled.evaluate)
+    return values, expressions
+
+
+_Bound = tuple[dict[str, str], dict[str, tuple[frozenset[str], Callable[[Any], Any]]]]
+
+
+def _compile_part(
+    index: int,
+    decl: PartDecl,
+    written: PartDecl,
+    sources: _Sources,
+    names: Mapping[str, Shape],
+    conditions: dict[str, Expression],
+    bound: _Bound = ({}, {}),
+) -> CompiledPart:
+    """``part[index]`` (``written``, with its kind's defaults applied in ``decl``): its
+    condition, its body template, and ``part`` bound for both when they read it."""
+    key: tuple[str | int, ...] = ("part", index, "when")
+    if "when" not in written.model_fields_set and decl.when != written.when:
+        key = ("defaults", decl.kind, "when")
+    condition = _compile_condition(decl.when, names, conditions, key)
+    body, path = sources.bodies[decl.id], sources.files[decl.id]
+    template = None
+    if decl.template:
+        try:
+            template = compile_template(body, names)
+        except CatalogError as exc:
+            raise exc.located(file=path, key=f"part {decl.id!r}") from None
+    elif bound[0] or bound[1]:
+        template = bind_placeholders(body, *bound)
+    info = PartInfo(decl.id, decl.tool_name, decl.kind)
+    if "part" in condition.names:
+        condition = dataclasses.replace(condition, evaluate=_with_part(condition.evaluate, info))
+    if template is not None and "part" in template.names:
+        template = dataclasses.replace(template, render=_with_part(template.render, info))
+    return CompiledPart(decl, body, path, condition, template, decl.id in sources.missing)
 
 
 def _with_part(run: Callable[[Any], Any], info: PartInfo) -> Callable[[Any], Any]:
@@ -436,19 +500,21 @@ def _with_part(run: Callable[[Any], Any], info: PartInfo) -> Callable[[Any], Any
 
 
 def _compile_bindings(
-    manifest: Manifest, names: Mapping[str, Shape], text: str, file: str
+    manifest: Manifest, names: Mapping[str, Shape]
 ) -> tuple[tuple[BindingDecl, Expression | None], ...]:
     compiled: list[tuple[BindingDecl, Expression | None]] = []
     for index, decl in enumerate(manifest.binding):
         expression = None
         if decl.value is not None:
-            key = f"binding[{index}].value"
-            expression = compile_manifest_expression(decl.value, names, text, file, key)
+            try:
+                expression = compile_expression(decl.value, names)
+            except CatalogError as exc:
+                raise exc.located(key=("binding", index, "value")) from None
         compiled.append((decl, expression))
     return tuple(compiled)
 
 
-def _check_sources(manifest: Manifest, text: str, file: str) -> None:
+def _check_sources(manifest: Manifest) -> None:
     """Every ``[[sources.text]]`` target must name a slot or a ``str`` variable of the
     catalog, and every ``{VARIABLE}`` in a source path one ``str`` or ``list`` variable."""
     slots = {p.slot for p in manifest.part if p.slot}
@@ -464,13 +530,7 @@ def _check_sources(manifest: Manifest, text: str, file: str) -> None:
                 'declare it with [[variable]] and type = "list" (or "str")',
             )
         if problem is not None:
-            raise ManifestError(
-                f"{path!r} {problem[0]}",
-                file=file,
-                line=locate_key(text, parse_key(key)),
-                key=key,
-                hint=problem[1],
-            )
+            raise ManifestError(f"{path!r} {problem[0]}", key=key, hint=problem[1])
     for index, source in enumerate(manifest.sources.text):
         kind, _, name = source.target.partition(":")
         problem = None
@@ -484,8 +544,6 @@ def _check_sources(manifest: Manifest, text: str, file: str) -> None:
         if problem is not None:
             raise ManifestError(
                 f"target {source.target!r}: {problem[0]}",
-                file=file,
-                line=locate_key(text, ("sources.text", index, "target")),
-                key=f"sources.text[{index}].target",
+                key=("sources", "text", index, "target"),
                 hint=problem[1],
             )

@@ -18,8 +18,9 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from catalog._textfile import parse_json, parse_toml, read_text
-from catalog.errors import ContextError
-from catalog.manifest.models import format_key, locate_key, validation_message
+from catalog.errors import ContextError, format_key
+from catalog.manifest.models import validation_message
+from catalog.manifest.positions import key_lines
 
 __all__ = [
     "CONTROL_FIELDS",
@@ -260,7 +261,7 @@ def _context_error(exc: ValidationError, source: str, toml: str | None = None) -
     count = len(exc.errors())
     more = f" (and {count - 1} more problem{'s' if count > 2 else ''})" if count > 1 else ""
     hint = "see `catalog schema context` for the fields a context may have"
-    line = locate_key(toml, first["loc"]) if toml is not None else None
+    line = key_lines(toml)(first["loc"]) if toml is not None else None
     return ContextError(
         f"{validation_message(first)}{more}", file=source, line=line, key=key or None, hint=hint
     )

@@ -39,7 +39,8 @@ from catalog.errors import CatalogError, EvaluationError, ManifestError
 from catalog.lang.compiler import Expression, compile_expression
 from catalog.lang.shapes import SCALAR, SequenceShape, Shape
 from catalog.lang.values import Scope, iterate, render_value
-from catalog.manifest.models import Manifest, locate_key, parse_key
+from catalog.manifest.models import Manifest
+from catalog.manifest.positions import key_lines
 
 __all__ = [
     "RESERVED_NAMES",
@@ -69,7 +70,7 @@ def compile_manifest_expression(
     try:
         return compile_expression(source, names)
     except CatalogError as exc:
-        raise exc.located(file=file, line=locate_key(text, parse_key(key)), key=key) from None
+        raise exc.located(file=file, key=key, lines=key_lines(text)) from None
 
 
 def compile_definitions(
@@ -114,12 +115,8 @@ def _check_free(name: str, names: Mapping[str, Shape], text: str, file: str, key
     if name in names or name in RESERVED_NAMES:
         what = "a reserved name" if name in RESERVED_NAMES else "a context name or a variable"
         raise ManifestError(
-            f"{name!r} is already {what}",
-            file=file,
-            line=locate_key(text, parse_key(key)),
-            key=key,
-            hint="give the definition another name",
-        )
+            f"{name!r} is already {what}", key=key, hint="give the definition another name"
+        ).located(file=file, lines=key_lines(text))
 
 
 def _located(
@@ -128,13 +125,12 @@ def _located(
     """``expression``'s closure (its value as lines, with ``lines``); an evaluation
     error names the manifest line and ``key``."""
     evaluate = expression.evaluate
-    line = locate_key(text, parse_key(key))
 
     def run(scope: Scope) -> Any:
         try:
             return _as_lines(evaluate(scope)) if lines else evaluate(scope)
         except CatalogError as exc:
-            raise exc.located(file=file, line=line, key=key) from None
+            raise exc.located(file=file, key=key, lines=key_lines(text)) from None
 
     return run
 

@@ -10,6 +10,8 @@ callers that already catch ``ValueError`` or ``LookupError`` keep working.
 from __future__ import annotations
 
 import copy
+import re
+from collections.abc import Callable, Sequence
 from typing import Self
 
 __all__ = [
@@ -28,7 +30,25 @@ __all__ = [
     "StoreUnavailableError",
     "TemplateError",
     "UsageError",
+    "format_key",
+    "parse_key",
 ]
+
+
+def format_key(path: Sequence[str | int]) -> str:
+    """A key path as messages write it: ``("part", 3, "when")`` -> ``part[3].when``."""
+    key = ""
+    for item in path:
+        key += f"[{item}]" if isinstance(item, int) else (f".{item}" if key else str(item))
+    return key
+
+
+def parse_key(key: str) -> tuple[str | int, ...]:
+    """A key path as :func:`format_key` writes it, split again: ``("part", 3, "when")``."""
+    parts: list[str | int] = []
+    for name, index in re.findall(r"([A-Za-z_][\w-]*)|\[(\d+)\]", key):
+        parts.append(int(index) if index else name)
+    return tuple(parts)
 
 
 class CatalogError(Exception):
@@ -41,7 +61,7 @@ class CatalogError(Exception):
         file: str | None = None,
         line: int | None = None,
         column: int | None = None,
-        key: str | None = None,
+        key: str | Sequence[str | int] | None = None,
         hint: str | None = None,
     ) -> None:
         super().__init__(message)
@@ -49,27 +69,48 @@ class CatalogError(Exception):
         self.file = file
         self.line = line
         self.column = column
-        self.key = key
+        self.key = key if key is None or isinstance(key, str) else format_key(key) or None
         self.hint = hint
 
     def located(
         self,
         *,
         file: str | None = None,
+        key: str | Sequence[str | int] | None = None,
         line: int | None = None,
-        key: str | None = None,
+        column: int | None = None,
+        lines: Callable[[Sequence[str | int]], int | None] | None = None,
         hint: str | None = None,
     ) -> Self:
-        """Return a copy with the location fields filled in where still empty.
+        """A copy placed where the caller knows it happened: the one way an error
+        moves outward to a file, a key path and a line.
 
-        Inner code (the expression compiler, say) knows the column; the code
-        that called it knows the file, the line and the key path.
+        Inner code (the expression compiler, say) knows a column or a key
+        relative to what it was given; each caller on the way out adds what it
+        knows. An error that already names its ``file`` is placed: only a
+        missing ``hint`` is filled in. Otherwise ``file`` is set, ``key`` (the
+        path of what the caller handed down) goes in front of the error's own
+        key (``part[3]`` + ``when`` gives ``part[3].when``), and an error
+        without a line takes ``line``, or the line ``lines`` finds for its
+        whole key path (a lookup of the file's key positions, asked only
+        here), together with ``column`` when given.
         """
         located = copy.copy(self)
-        located.file = self.file or file
-        located.line = self.line if self.line is not None else line
-        located.key = self.key or key
         located.hint = self.hint or hint
+        if self.file is not None:
+            return located
+        located.file = file
+        if key is not None:
+            prefix = key if isinstance(key, str) else format_key(key)
+            own = self.key or ""
+            joined = prefix + ("." if own and not own.startswith("[") else "") + own
+            located.key = joined or None
+        if self.line is None:
+            if line is None and lines is not None and located.key:
+                line = lines(parse_key(located.key))
+            located.line = line
+            if column is not None:
+                located.column = column
         return located
 
     def __str__(self) -> str:

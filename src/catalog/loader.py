@@ -3,10 +3,11 @@
 Works on anything ``importlib.resources`` hands out (a directory, a wheel, a
 zip) as well as on plain paths. Every body named by the manifest is read,
 checked against its sha256 and compiled; nothing else is read. A version
-with a ``base`` (an overlay) loads its base catalog first and takes the
-bodies of its ``from`` parts from there. A version with ``[[parts_from]]``
-takes part records from shared parts files, each checked against its sha256
-like a body, before its own ``[[part]]`` tables.
+with a ``base`` (an overlay) is given its base catalog by the caller (the
+catalog path, which alone resolves ``NAME@SPEC``) and takes the bodies of
+its ``from`` parts from there. A version with ``[[parts_from]]`` takes part
+records from shared parts files, each checked against its sha256 like a
+body, before its own ``[[part]]`` tables.
 
 Bodies are shared in memory: loading many versions that use one body (an
 imported history) keeps one string for it, found by its sha256, for as long
@@ -16,12 +17,12 @@ as any loaded catalog holds it.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import difflib
 import posixpath
 import re
 import weakref
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
@@ -35,17 +36,15 @@ from catalog.manifest.models import (
     MAIN_AGENT,
     Manifest,
     PartDecl,
-    locate_key,
     parse_manifest,
     parse_parts_file,
 )
+from catalog.manifest.positions import key_lines
 
 __all__ = [
     "MANIFEST_NAME",
-    "BaseResolver",
     "VersionDir",
-    "load_base",
-    "load_dir",
+    "VersionManifest",
     "load_version",
     "manifest_text",
     "read_body",
@@ -82,6 +81,8 @@ class VersionDir:
         normal = posixpath.normpath(posixpath.join(self.name, file.replace("\\", "/")))
         if normal.startswith("../") or normal == ".." or posixpath.isabs(normal):
             return None
+        if isinstance(self.catalog_dir, Path):  # one join, not one per segment
+            return self.catalog_dir / normal
         target = self.catalog_dir
         for segment in normal.split("/"):
             target = target.joinpath(segment)
@@ -99,98 +100,127 @@ def manifest_text(where: VersionDir) -> str:
     )
 
 
-def read_manifest(where: VersionDir) -> tuple[Manifest, str]:
+@dataclass(frozen=True)
+class VersionManifest:
+    """One version's manifest, read and validated: what loading the version starts from.
+
+    Reading it first lets the caller see ``manifest.catalog.base`` and load
+    an overlay's base before the version itself (see :func:`load_version`).
+    """
+
+    where: VersionDir
+    manifest: Manifest
+    text: str = field(repr=False)
+
+    @property
+    def file(self) -> str:
+        """The manifest's path, as errors name it."""
+        return str(self.where.manifest_path)
+
+    def locate(self, error: CatalogError, key: tuple[str | int, ...] | None = None) -> CatalogError:
+        """``error`` (about ``key``, or its own key path) placed in this manifest at its line."""
+        return error.located(file=self.file, key=key, lines=key_lines(self.text))
+
+
+def read_manifest(where: VersionDir) -> VersionManifest:
     """Read and validate only the manifest of a version (no part bodies)."""
     text = manifest_text(where)
-    return parse_manifest(text, str(where.manifest_path)), text
-
-
-BaseResolver = Callable[[str, str | None], Catalog]
-"""Loads the base catalog ``(name, spec)`` of an overlay (see ``CatalogPath.load``)."""
+    return VersionManifest(where, parse_manifest(text, str(where.manifest_path)), text)
 
 
 def load_version(
-    where: VersionDir,
+    version: VersionManifest,
     *,
+    base: Catalog | None = None,
     check_folder_name: bool = True,
-    resolve_base: BaseResolver | None = None,
     check_hashes: bool = True,
 ) -> Catalog:
-    """Read, verify and compile one catalog version.
+    """Read, verify and compile one catalog version whose manifest has been read.
 
-    A version with ``[catalog] base`` gets its base through ``resolve_base``
-    (by default a :class:`~catalog.catalog_path.CatalogPath` with the bundled catalogs,
-    entry points and ``CATALOG_PATH``); each ``from`` part then takes its body
-    from the base part it names. ``check_hashes=False`` loads a body that no
-    longer matches its manifest's sha256 as it is, and a body file that does
-    not exist as an empty body marked ``missing``, for a caller that compares
-    the bodies themselves (:func:`catalog.lock.verify` reports each one).
+    A version with ``[catalog] base`` (an overlay) needs that ``base``
+    catalog, loaded by the caller (the catalog path resolves ``NAME@SPEC``);
+    each ``from`` part then takes its body from the base part it names.
+    ``check_hashes=False`` loads a body that no longer matches its manifest's
+    sha256 as it is, and a body file that does not exist as an empty body
+    marked ``missing``, for a caller that compares the bodies themselves
+    (:func:`catalog.lock.verify` reports each one).
     """
-    manifest, text = read_manifest(where)
-    manifest_file = str(where.manifest_path)
-    if check_folder_name and manifest.catalog.version != where.name:
-        raise ManifestError(
-            f"version {manifest.catalog.version!r} does not match its folder {where.name!r}",
-            file=manifest_file,
-            line=locate_key(text, ("catalog", "version")),
-            key="catalog.version",
-            hint="rename the folder or fix the version",
-        )
-    sites = _PartSites(text, manifest_file, len(manifest.part))
-    if manifest.parts_from:
-        manifest = _merge_parts_files(where, manifest, sites)
-    base = None
-    if manifest.catalog.base is not None:
-        base = load_base(manifest.catalog.base, text, manifest_file, resolve_base)
-    bodies: dict[str, str] = {}
-    files: dict[str, str] = {}
-    parts: list[PartDecl] = []
-    missing: set[str] = set()
-    for index, part in enumerate(manifest.part):
-        site_text, site_file, site_index = sites.site(index)
-        if part.from_ is not None and base is not None:
-            source = _base_part(base, part, site_index, site_text, site_file)
-            part = _inherit(part, source.decl, site_index, site_text, site_file)
-            body, files[part.id] = source.body, source.path
-            what = f"base part {part.from_!r} of {base.name} {base.version}"
-            if source.missing:
-                missing.add(part.id)
-        elif not check_hashes and (absent := _absent_body(where, str(part.file))) is not None:
-            body, files[part.id] = "", absent
-            missing.add(part.id)
-        else:
-            body, files[part.id] = read_body(
-                where, part.id, str(part.file), site_index, site_text, site_file
-            )
-            what = str(part.file)
-        digest = body_sha256(body)
-        if check_hashes and digest != part.sha256:
+    manifest = version.manifest
+    sites = _PartSites(version, len(manifest.part))
+    try:
+        if check_folder_name and manifest.catalog.version != version.where.name:
             raise ManifestError(
-                f"part {part.id!r}: {what} has sha256 {digest[:12]}..., "
-                f"the manifest says {part.sha256[:12]}...",
-                file=site_file,
-                line=locate_key(site_text, ("part", site_index, "sha256")),
-                key=f"part[{site_index}].sha256",
-                hint="the body changed since the manifest was written: review it, then run "
-                "`catalog stamp` on the folder to record the new hash",
+                f"version {manifest.catalog.version!r} does not match its folder "
+                f"{version.where.name!r}",
+                key=("catalog", "version"),
+                hint="rename the folder or fix the version",
             )
-        bodies[part.id] = _shared_text(digest, body)
-        parts.append(part)
+        if manifest.parts_from:
+            manifest = _merge_parts_files(version, manifest, sites)
+        if manifest.catalog.base is not None and base is None:
+            raise ManifestError(
+                f"this catalog is an overlay of {manifest.catalog.base}, which was not given",
+                key=("catalog", "base"),
+                hint="load it through a catalog path (catalog.load, catalog.load_dir, "
+                "CatalogPath), which finds the base",
+            )
+        bodies = [
+            _body(version.where, index, part, base, check_hashes)
+            for index, part in enumerate(manifest.part)
+        ]
+    except CatalogError as exc:
+        raise sites.locate(exc) from None
     if base is not None:
-        manifest = manifest.model_copy(update={"part": tuple(parts)})
+        manifest = manifest.model_copy(update={"part": tuple(body.decl for body in bodies)})
     try:
         return compile_catalog(
             manifest,
-            bodies,
-            manifest_text=text,
-            manifest_file=manifest_file,
-            body_files=files,
-            location=str(where.path),
-            source=where.source,
-            missing=missing,
+            {body.decl.id: body.text for body in bodies},
+            manifest_text=version.text,
+            manifest_file=version.file,
+            body_files={body.decl.id: body.path for body in bodies},
+            location=str(version.where.path),
+            source=version.where.source,
+            missing={body.decl.id for body in bodies if body.missing},
         )
     except CatalogError as exc:
-        raise sites.relocate(exc) from None
+        raise sites.locate(exc) from None
+
+
+@dataclass(frozen=True)
+class _Body:
+    """A part's body as loaded, with the declaration it ends up with (a ``from`` part
+    takes what it leaves out from its base part)."""
+
+    decl: PartDecl
+    text: str
+    path: str
+    missing: bool = False
+
+
+def _body(
+    where: VersionDir, index: int, part: PartDecl, base: Catalog | None, check_hashes: bool
+) -> _Body:
+    """The body of ``part[index]``, from its file or its base part, checked against its sha256."""
+    if part.from_ is not None and base is not None:
+        source = _base_part(base, part, index)
+        body = _Body(_inherit(part, source.decl, index), source.body, source.path, source.missing)
+        what = f"base part {part.from_!r} of {base.name} {base.version}"
+    elif not check_hashes and (absent := _absent_body(where, str(part.file))) is not None:
+        return _Body(part, "", absent, missing=True)
+    else:
+        body = _Body(part, *read_body(where, part.id, str(part.file), index))
+        what = str(part.file)
+    digest = body_sha256(body.text)
+    if check_hashes and digest != part.sha256:
+        raise ManifestError(
+            f"part {part.id!r}: {what} has sha256 {digest[:12]}..., "
+            f"the manifest says {part.sha256[:12]}...",
+            key=("part", index, "sha256"),
+            hint="the body changed since the manifest was written: review it, then run "
+            "`catalog stamp` on the folder to record the new hash",
+        )
+    return dataclasses.replace(body, text=_shared_text(digest, body.text))
 
 
 class _SharedText(str):
@@ -203,8 +233,8 @@ _TEXTS: weakref.WeakValueDictionary[str, _SharedText] = weakref.WeakValueDiction
 
 
 def _shared_text(digest: str, text: str) -> str:
-    """The one string in memory for the body with sha256 ``digest`` (``text`` itself
-    the first time), so versions sharing a body share the object."""
+    """The one string in memory for the body with sha256 ``digest`` (a copy of
+    ``text`` the first time), so versions sharing a body share the object."""
     found = _TEXTS.get(digest)
     if found is None:
         found = _TEXTS[digest] = _SharedText(text)
@@ -215,63 +245,62 @@ _PART_KEY = re.compile(r"^part\[(\d+)\](.*)$")
 
 
 class _PartSites:
-    """Where each part of a merged manifest was written: the manifest itself, or
-    a ``[[part]]`` of a shared parts file (its path, text and index there)."""
+    """Where each part of a merged manifest was written: the manifest itself, or a
+    ``[[part]]`` of a shared parts file (its path, text and index there), so an
+    error about ``part[N]`` is placed where that part is written."""
 
-    def __init__(self, text: str, file: str, count: int) -> None:
-        self.text, self.file = text, file
-        self._sites: list[tuple[str, str, int]] = [(text, file, i) for i in range(count)]
+    def __init__(self, version: VersionManifest, count: int) -> None:
+        self.version = version
+        self._sites: list[tuple[str, str, int]] = [
+            (version.text, version.file, index) for index in range(count)
+        ]
 
     def site(self, index: int) -> tuple[str, str, int]:
-        """``(text, file, index in that file)`` of the merged manifest's ``part[index]``."""
+        """``(text, file, index there)`` of the merged manifest's ``part[index]``."""
         return self._sites[index]
 
     def reorder(self, sites: list[tuple[str, str, int]]) -> None:
         """Set the sites, one per part of the merged manifest, in its order."""
         self._sites = sites
 
-    def relocate(self, exc: CatalogError) -> CatalogError:
-        """``exc`` pointed at the parts file a ``part[N]`` it names came from."""
-        found = _PART_KEY.match(exc.key or "") if exc.file == self.file else None
-        if found is None:
-            return exc
-        text, file, index = self._sites[int(found.group(1))]
-        if file == self.file:
-            return exc
-        moved = copy.copy(exc)
-        moved.key = f"part[{index}]{found.group(2)}"
-        moved.file = file
-        moved.line = locate_key(text, _key_path(index, found.group(2)))
-        return moved
+    def locate(self, exc: CatalogError) -> CatalogError:
+        """``exc`` placed in the manifest, or in the parts file of the ``part[N]`` it names."""
+        found = None
+        if exc.file in (None, self.version.file):
+            found = _PART_KEY.match(exc.key or "")
+        if found is not None:
+            text, file, index = self._sites[int(found.group(1))]
+            if file != self.version.file:
+                moved = copy.copy(exc)
+                moved.file, moved.line, moved.key = None, None, f"part[{index}]{found.group(2)}"
+                return moved.located(file=file, lines=key_lines(text))
+        return self.version.locate(exc)
 
 
-def _key_path(index: int, rest: str) -> tuple[str | int, ...]:
-    return ("part", index, *(name for name in rest.split(".") if name))
-
-
-def _merge_parts_files(where: VersionDir, manifest: Manifest, sites: _PartSites) -> Manifest:
+def _merge_parts_files(version: VersionManifest, manifest: Manifest, sites: _PartSites) -> Manifest:
     """``manifest`` with the records of its ``[[parts_from]]`` files merged into ``part``
     (a later file's or the manifest's own part replacing one with the same id)."""
     merged: dict[str, tuple[PartDecl, tuple[str, str, int]]] = {}
     known_agents = {MAIN_AGENT, ALL_AGENTS} | {a.name for a in manifest.agent}
     for number, source in enumerate(manifest.parts_from):
-        text, file = _read_parts_file(where, number, source.file, source.sha256, sites)
+        text, file = _read_parts_file(version, number, source.file, source.sha256)
         records = parse_parts_file(text, file)
         omitted = set(source.omit)
-        missing = omitted - {part.id for part in records.part}
-        if missing:
+        unknown = omitted - {part.id for part in records.part}
+        if unknown:
             raise ManifestError(
-                f"parts_from[{number}] omits {sorted(missing)[0]!r}, "
+                f"parts_from[{number}] omits {sorted(unknown)[0]!r}, "
                 f"which {source.file} does not hold",
-                file=sites.file,
-                line=locate_key(sites.text, ("parts_from", number, "omit")),
-                key=f"parts_from[{number}].omit",
+                key=("parts_from", number, "omit"),
                 hint="remove the id from `omit`",
             )
         for index, part in enumerate(records.part):
             if part.id in omitted:
                 continue
-            _check_record(part, index, text, file, manifest, known_agents)
+            try:
+                _check_record(part, manifest, known_agents)
+            except CatalogError as exc:
+                raise exc.located(file=file, key=("part", index), lines=key_lines(text)) from None
             merged[part.id] = (part, (text, file, index))
     for index, part in enumerate(manifest.part):
         merged[part.id] = (part, sites.site(index))
@@ -282,28 +311,25 @@ def _merge_parts_files(where: VersionDir, manifest: Manifest, sites: _PartSites)
 
 
 def _read_parts_file(
-    where: VersionDir, number: int, file: str, sha256: str, sites: _PartSites
+    version: VersionManifest, number: int, file: str, sha256: str
 ) -> tuple[str, str]:
     """The text and path of ``parts_from[number]``, checked to lie inside the catalog
     folder and to have the sha256 the manifest records."""
-    resource = where.resolve(file)
-    key = f"parts_from[{number}].file"
+    resource = version.where.resolve(file)
     if resource is None or not resource.is_file():
         problem = "points outside the catalog folder" if resource is None else "does not exist"
         raise ManifestError(
             f"parts file {file!r} {problem}",
-            file=sites.file,
-            line=locate_key(sites.text, ("parts_from", number, "file")),
-            key=key,
+            key=("parts_from", number, "file"),
             hint="keep shared parts files inside the catalog's own folder",
         )
     text = read_text(resource, ManifestError, "the parts file", "check the file")
     digest = body_sha256(text)
     if digest != sha256:
-        line = locate_key(sites.text, ("parts_from", number, "sha256"))
+        line = key_lines(version.text)(("parts_from", number, "sha256"))
         raise ManifestError(
             f"this shared parts file has sha256 {digest[:12]}..., but "
-            f"{sites.file}{f':{line}' if line else ''} says {sha256[:12]}...: "
+            f"{version.file}{f':{line}' if line else ''} says {sha256[:12]}...: "
             "it was changed after the versions naming it were written",
             file=str(resource),
             hint="restore the file (import the versions again), or write the parts "
@@ -312,32 +338,21 @@ def _read_parts_file(
     return text, str(resource)
 
 
-def _check_record(
-    part: PartDecl,
-    index: int,
-    text: str,
-    file: str,
-    manifest: Manifest,
-    known_agents: set[str],
-) -> None:
-    """What :class:`Manifest` checks for its own parts, for a part of a parts file."""
-    problem = None
+def _check_record(part: PartDecl, manifest: Manifest, known_agents: set[str]) -> None:
+    """What :class:`Manifest` checks of its own parts, for a part of a parts file."""
     if part.from_ is not None and manifest.catalog.base is None:
-        key, problem = (
-            "from",
-            "`from` names a part of the base catalog, but [catalog] has no `base`",
+        raise ManifestError(
+            "`from` needs a base catalog, but the manifest's [catalog] has no `base`",
+            key="from",
+            hint='give the part a `file`, or add base = "NAME@SPEC" to the manifest',
         )
     for agent in part.agents:
         if agent not in known_agents:
-            key, problem = "agents", f"unknown agent {agent!r}: add an [[agent]] table"
-    if problem is not None:
-        raise ManifestError(
-            f"part {part.id!r}: {problem}",
-            file=file,
-            line=locate_key(text, ("part", index, key)),
-            key=f"part[{index}].{key}",
-            hint="fix the part, or the manifest naming this parts file",
-        )
+            raise ManifestError(
+                f"part {part.id!r}: unknown agent {agent!r}",
+                key="agents",
+                hint="add an [[agent]] table to the manifest or fix the name",
+            )
 
 
 def _absent_body(where: VersionDir, file: str) -> str | None:
@@ -346,60 +361,29 @@ def _absent_body(where: VersionDir, file: str) -> str | None:
     return None if resource is None or resource.is_file() else str(resource)
 
 
-def read_body(
-    where: VersionDir, part_id: str, file: str, index: int, text: str, manifest_file: str
-) -> tuple[str, str]:
+def read_body(where: VersionDir, part_id: str, file: str, index: int) -> tuple[str, str]:
     """The text of ``part[index]``'s body ``file`` and the path it was read from.
 
-    ``text`` is the manifest's text: a file that is missing or outside the
-    catalog folder is an error at the part's ``file`` key in ``manifest_file``.
+    A file that is missing or outside the catalog folder is an error at the
+    part's ``file`` key (to be placed in the manifest by the caller); one that
+    cannot be read or decoded names the body file itself.
     """
     resource = where.resolve(file)
     if resource is None:
-        problem = ManifestError(
-            f"file {file!r} points outside the catalog folder",
-            hint="keep part files inside the catalog's own folder",
-        )
+        problem = f"file {file!r} points outside the catalog folder"
+        hint = "keep part files inside the catalog's own folder"
     elif not resource.is_file():
-        problem = ManifestError(
-            f"part {part_id!r}: file {file!r} does not exist",
-            hint=f"create {resource} or fix the path",
-        )
+        problem = f"part {part_id!r}: file {file!r} does not exist"
+        hint = f"create {resource} or fix the path"
     else:
         what = f"the body of part {part_id!r}"
         # The body's sha256 has always covered a byte order mark: keep it.
         body = read_text(resource, ManifestError, what, "check the file", keep_bom=True)
         return body, str(resource)
-    raise problem.located(
-        file=manifest_file,
-        line=locate_key(text, ("part", index, "file")),
-        key=f"part[{index}].file",
-    )
+    raise ManifestError(problem, key=("part", index, "file"), hint=hint)
 
 
-def load_base(
-    ref: str, text: str, manifest_file: str, resolve_base: BaseResolver | None = None
-) -> Catalog:
-    """The base catalog ``ref`` (``NAME@SPEC``) that the manifest ``text`` names in
-    ``[catalog] base``; an error points at that line of ``manifest_file``."""
-    from catalog.catalog_path import (  # the store loads versions: import it late
-        CatalogPath,
-        parse_ref,
-    )
-
-    try:
-        return (resolve_base or CatalogPath().load)(*parse_ref(ref))
-    except CatalogError as exc:
-        raise exc.located(
-            file=manifest_file,
-            line=locate_key(text, ("catalog", "base")),
-            key="catalog.base",
-        ) from None
-
-
-def _base_part(
-    base: Catalog, part: PartDecl, index: int, text: str, manifest_file: str
-) -> CompiledPart:
+def _base_part(base: Catalog, part: PartDecl, index: int) -> CompiledPart:
     wanted = str(part.from_)
     for candidate in base.parts:
         if candidate.id == wanted:
@@ -408,9 +392,7 @@ def _base_part(
     hint = f"did you mean {', '.join(close)}?" if close else "`catalog show` lists the base's parts"
     raise ManifestError(
         f"part {part.id!r}: the base catalog {base.name} {base.version} has no part {wanted!r}",
-        file=manifest_file,
-        line=locate_key(text, ("part", index, "from")),
-        key=f"part[{index}].from",
+        key=("part", index, "from"),
         hint=hint,
     )
 
@@ -419,9 +401,7 @@ def _base_part(
 _INHERITED = ("kind", "name", "description", "template", "reference_tokens", "meta")
 
 
-def _inherit(
-    part: PartDecl, source: PartDecl, index: int, text: str, manifest_file: str
-) -> PartDecl:
+def _inherit(part: PartDecl, source: PartDecl, index: int) -> PartDecl:
     data = part.model_dump(by_alias=True, exclude_unset=True)
     for key in _INHERITED:
         if key not in part.model_fields_set:
@@ -434,33 +414,6 @@ def _inherit(
         message = exc.errors()[0]["msg"].removeprefix("Value error, ")
         raise ManifestError(
             f"part {part.id!r} with what it takes from base part {source.id!r}: {message}",
-            file=manifest_file,
-            line=locate_key(text, ("part", index)),
-            key=f"part[{index}]",
+            key=("part", index),
             hint="set the key on the part itself",
         ) from None
-
-
-def load_dir(
-    path: str | Path,
-    *,
-    resolve_base: BaseResolver | None = None,
-    check_folder_name: bool = False,
-) -> Catalog:
-    """Load the catalog version in folder ``path`` (the folder holding ``catalog.toml``).
-
-    ``check_folder_name=True`` refuses a version that differs from the
-    folder's name, as loading by name does (the command line asks for it).
-    """
-    folder = Path(path).expanduser().resolve()
-    if not folder.joinpath(MANIFEST_NAME).is_file():
-        raise ManifestError(
-            f"no {MANIFEST_NAME} in this folder",
-            file=str(folder),
-            hint="give the folder of one catalog version, e.g. parts/coding-agent/1.0.0",
-        )
-    return load_version(
-        VersionDir(folder.parent, folder.name),
-        check_folder_name=check_folder_name,
-        resolve_base=resolve_base,
-    )

@@ -37,10 +37,9 @@ from catalog.manifest.models import (
     MAIN_AGENT,
     Manifest,
     VersionText,
-    locate_key,
-    parse_key,
     validation_message,
 )
+from catalog.manifest.positions import TomlPositions, key_lines
 
 __all__ = [
     "LOCK_FORMAT",
@@ -103,8 +102,9 @@ class ReadLock:
     text: str
 
     def line(self, *key: str | int) -> int | None:
-        """The line of a key path such as ``("parts", "intro")`` in the file."""
-        return locate_key(self.text, key)
+        """The line of a key path such as ``("parts", "intro")`` in the file (the file
+        is indexed once, on the first question)."""
+        return TomlPositions.of(self.text).line(key)
 
 
 @dataclass(frozen=True)
@@ -190,7 +190,7 @@ def parse_lock(text: str, file: str) -> ReadLock:
         raise LockError(
             f"lock format {data['lock']!r} is not supported (this version reads {LOCK_FORMAT})",
             file=file,
-            line=locate_key(text, ("lock",)),
+            line=key_lines(text)(("lock",)),
             hint="upgrade agent-prompt-catalog, or write the lock again with `catalog lock`",
         )
     try:
@@ -201,32 +201,22 @@ def parse_lock(text: str, file: str) -> ReadLock:
         try:
             coerce_context(prompt.data)
         except ContextError as exc:
-            loc = ("prompt", index, "data", *parse_key(exc.key or ""))
             raise LockError(
                 f"the recorded context is not valid: {exc.message}",
-                file=file,
-                line=locate_key(text, loc),
-                key=_dotted(loc),
+                key=exc.key,
                 hint="write the lock again with `catalog lock`",
-            ) from None
+            ).located(file=file, key=("prompt", index, "data"), lines=key_lines(text)) from None
     return ReadLock(lock, file, text)
-
-
-def _dotted(loc: Sequence[str | int]) -> str:
-    return ".".join(str(p) for p in loc)
 
 
 def _invalid(exc: ValidationError, file: str, text: str) -> LockError:
     """The first validation problem of a lock file, at its line, in plain words."""
     first = exc.errors()[0]
-    loc = tuple(first["loc"])
     return LockError(
         validation_message(first),
-        file=file,
-        line=locate_key(text, loc),
-        key=_dotted(loc) or None,
+        key=tuple(first["loc"]),
         hint="write the lock again with `catalog lock`",
-    )
+    ).located(file=file, lines=key_lines(text))
 
 
 def _compare(catalog: Catalog, read: ReadLock) -> list[Mismatch]:

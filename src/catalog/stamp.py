@@ -1,32 +1,33 @@
 """Recording each part's sha256 and token count in its manifest, in place.
 
 Authors edit part bodies; ``catalog stamp`` (and ``scripts/retokenize.py``)
-then rewrite the ``sha256`` and ``tokens`` lines of the manifest. The file is
-edited line by line, not re-serialised, so comments and layout survive. The
-manifest only needs to be valid TOML: stamping works before the hashes exist.
+then rewrite the ``sha256`` and ``tokens`` values of the manifest. The file
+is edited where those values stand (found by
+:mod:`catalog.manifest.positions`), not re-serialised, so comments and layout
+survive. The manifest only needs to be valid TOML: stamping works before the
+hashes exist.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from catalog._textfile import parse_toml
-from catalog.catalog_path import CatalogPath
+from catalog.catalog_path import CatalogPath, parse_ref
 from catalog.compiled import Catalog, body_sha256
 from catalog.errors import CatalogError, ManifestError
-from catalog.loader import MANIFEST_NAME, VersionDir, load_base, manifest_text, read_body
-from catalog.manifest.models import CatalogInfo, locate_key, parse_manifest
-from catalog.tokens import get_counter
+from catalog.loader import MANIFEST_NAME, VersionDir, manifest_text, read_body
+from catalog.manifest.models import CatalogInfo, parse_manifest
+from catalog.manifest.positions import TomlPositions, key_lines
+from catalog.tokens import TokenCounter, get_counter
 
 __all__ = ["Stamp", "stamp_folder"]
 
-_HEADER = re.compile(r"^\s*\[")
-_PART_HEADER = re.compile(r"^\s*\[\[\s*part\s*\]\]\s*(#.*)?$")
 # The manifest only has to be TOML here, so the model's default is read, not applied.
 _DEFAULT_TOKENIZER = CatalogInfo.model_fields["tokenizer"].default
+_KEYS = ("sha256", "tokens")
 
 
 @dataclass(frozen=True)
@@ -53,90 +54,93 @@ def stamp_folder(
     path = Path(folder) / MANIFEST_NAME
     text = manifest_text(where)
     data = parse_toml(text, str(path), ManifestError, "fix the TOML syntax")
-    tokenizer = str(data.get("catalog", {}).get("tokenizer", _DEFAULT_TOKENIZER))
     try:
-        counter = get_counter(tokenizer)
+        values = _values(where, data, store)
+        changes, new_text = _rewrite(text, data, values)
     except CatalogError as exc:
-        raise exc.located(
-            file=str(path),
-            line=locate_key(text, ("catalog", "tokenizer")),
-            key="catalog.tokenizer",
-        ) from None
-    lines = text.splitlines(keepends=True)
-    starts = [i for i, line in enumerate(lines) if _PART_HEADER.match(line)]
-    changes: list[Stamp] = []
-    # Work from the last part up so earlier line numbers stay valid after inserts.
-    base: Catalog | None = None
-    for index in reversed(range(len(starts))):
-        part = data["part"][index]
-        if "from" in part:
-            base = base or _load_base(data, path, text, store)
-            try:
-                body = base.part(str(part["from"])).body
-            except CatalogError as exc:
-                raise exc.located(file=str(path), key=f"part[{index}].from") from None
-        else:
-            body = _read_body(where, path, text, index, part)
-        values = {"sha256": f'"{body_sha256(body)}"', "tokens": str(counter(body))}
-        end = next(
-            (i for i in range(starts[index] + 1, len(lines)) if _HEADER.match(lines[i])),
-            len(lines),
-        )
-        for key in ("tokens", "sha256"):
-            stamps = _set_value(lines, starts[index], end, key, values[key], part)
-            changes.extend(stamps)
-            end += sum(stamp.old is None for stamp in stamps)  # a line was inserted
-    new_text = "".join(lines)
+        raise exc.located(file=str(path), lines=key_lines(text)) from None
     if write and new_text != text:
         parse_manifest(new_text, str(path))
         path.write_text(new_text, encoding="utf-8")
-    return list(reversed(changes))
+    return changes
 
 
-def _read_body(
-    where: VersionDir, manifest: Path, text: str, index: int, part: dict[str, Any]
-) -> str:
-    part_id = str(part.get("id"))
-    if "file" not in part:
-        raise ManifestError(
-            f"part {part_id!r} has neither `file` nor `from`",
-            file=str(manifest),
-            line=locate_key(text, ("part", index)),
-            key=f"part[{index}]",
-            hint="name its body file with `file`",
-        )
-    return read_body(where, part_id, str(part["file"]), index, text, str(manifest))[0]
+def _values(where: VersionDir, data: dict[str, Any], store: CatalogPath | None) -> list[list[str]]:
+    """The TOML values of ``sha256`` and ``tokens`` each part should have, in part order."""
+    counter = _counter(data)
+    base: Catalog | None = None
+    values = []
+    for index, part in enumerate(data.get("part", ())):
+        if "from" in part:
+            base = base or _load_base(data, store)
+            try:
+                body = base.part(str(part["from"])).body
+            except CatalogError as exc:
+                raise exc.located(key=("part", index, "from")) from None
+        elif "file" in part:
+            body = read_body(where, str(part.get("id")), str(part["file"]), index)[0]
+        else:
+            raise ManifestError(
+                f"part {str(part.get('id'))!r} has neither `file` nor `from`",
+                key=("part", index),
+                hint="name its body file with `file`",
+            )
+        values.append([f'"{body_sha256(body)}"', str(counter(body))])
+    return values
 
 
-def _load_base(
-    data: dict[str, Any], manifest: Path, text: str, store: CatalogPath | None
-) -> Catalog:
+def _counter(data: dict[str, Any]) -> TokenCounter:
+    tokenizer = str(data.get("catalog", {}).get("tokenizer", _DEFAULT_TOKENIZER))
+    try:
+        return get_counter(tokenizer)
+    except CatalogError as exc:
+        raise exc.located(key=("catalog", "tokenizer")) from None
+
+
+def _load_base(data: dict[str, Any], store: CatalogPath | None) -> Catalog:
     ref = data.get("catalog", {}).get("base")
     if not isinstance(ref, str):
         raise ManifestError(
             "parts use `from` but [catalog] has no `base`",
-            file=str(manifest),
             hint='add base = "NAME@SPEC" to [catalog]',
         )
-    return load_base(ref, text, str(manifest), None if store is None else store.load)
+    try:
+        return (store or CatalogPath()).load(*parse_ref(ref))
+    except CatalogError as exc:
+        raise exc.located(key=("catalog", "base")) from None
 
 
-def _set_value(
-    lines: list[str], start: int, end: int, key: str, value: str, part: dict[str, object]
-) -> list[Stamp]:
-    pattern = re.compile(rf"^(\s*{key}\s*=\s*)([^#\n]*?)(\s*(#.*)?)$")
-    for i in range(start + 1, end):
-        found = pattern.match(lines[i].rstrip("\n"))
-        if found:
-            old = found.group(2).strip()
-            if old == value:
-                return []
-            lines[i] = f"{found.group(1)}{value}{found.group(3)}\n"
-            return [Stamp(str(part.get("id")), key, old, value)]
-    # Insert after the table's last line that is neither blank nor a comment: the
-    # comments before the next table belong to it (a section heading, say).
-    at = end
-    while at > start + 1 and (not lines[at - 1].strip() or lines[at - 1].lstrip().startswith("#")):
-        at -= 1
-    lines.insert(at, f"{key} = {value}\n")
-    return [Stamp(str(part.get("id")), key, None, value)]
+def _rewrite(text: str, data: dict[str, Any], values: list[list[str]]) -> tuple[list[Stamp], str]:
+    """The stamps and the text with each part's values replaced, or added at the end
+    of its table when missing."""
+    positions = TomlPositions.of(text)
+    changes: list[Stamp] = []
+    edits: list[tuple[int, int, str]] = []
+    for index, (part, new_values) in enumerate(zip(data.get("part", ()), values, strict=True)):
+        table = positions.span(("part", index))
+        if table is None or not text.startswith("[[", table.start):
+            raise ManifestError(
+                "stamp rewrites parts written as [[part]] tables, not inline tables",
+                key=("part", index),
+                hint="write the part as a [[part]] table",
+            )
+        added = []
+        for key, value in zip(_KEYS, new_values, strict=True):
+            span = positions.span(("part", index, key))
+            if span is None:
+                added.append(f"{key} = {value}\n")
+                changes.append(Stamp(str(part.get("id")), key, None, value))
+            elif (old := text[span.value_start : span.value_end]) != value:
+                edits.append((span.value_start, span.value_end, value))
+                changes.append(Stamp(str(part.get("id")), key, old, value))
+        if added:  # on the line after the table's last value: tokens, then sha256
+            line_end = text.find("\n", table.value_end)
+            at = len(text) if line_end < 0 else line_end + 1
+            newline = "\n" if at == len(text) and not text.endswith("\n") else ""
+            edits.append((at, at, newline + "".join(reversed(added))))
+    pieces, done = [], 0
+    for start, end, value in sorted(edits):
+        pieces += [text[done:start], value]
+        done = end
+    pieces.append(text[done:])
+    return changes, "".join(pieces)

@@ -13,7 +13,7 @@ from typing import Literal
 
 from catalog.compiled import Catalog
 from catalog.errors import CatalogError
-from catalog.manifest.models import locate_key
+from catalog.manifest.positions import key_lines
 from catalog.tokens import get_counter, offline_encodings
 
 __all__ = ["Problem", "check_catalog"]
@@ -41,12 +41,12 @@ def check_catalog(catalog: Catalog, *, count_tokens: bool = True) -> list[Proble
     """Warnings for a loaded catalog (errors would have stopped the load)."""
     problems: list[Problem] = []
     manifest_file = catalog.manifest_file
-    text = catalog.manifest_text
+    line_of = key_lines(catalog.manifest_text)
     index = {decl.id: number for number, decl in enumerate(catalog.manifest.part)}
 
     def warn(message: str, *key: str | int) -> None:
         """Add a warning about the manifest key path ``key`` (its line when found)."""
-        problems.append(Problem("warning", manifest_file, message, locate_key(text, key)))
+        problems.append(Problem("warning", manifest_file, message, line_of(key)))
 
     tokenizer = catalog.manifest.catalog.tokenizer
     try:

@@ -47,6 +47,12 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(prompt.text + "\n")
     if args.explain:
         sys.stderr.write(prompt.explain() + "\n")
+        used = {p.id for p in prompt.parts} | {t.part_id for t in prompt.tools}
+        unbound = cat.unbound_placeholders(used)
+        for name, ids in unbound.items():
+            sys.stderr.write(
+                f"  ? ${{{name}}} left as written (not in [placeholders]): {', '.join(ids)}\n"
+            )
         if gathering is not None:
             sys.stderr.write(gathering.tree() + "\n")
     else:

@@ -16,7 +16,8 @@ from catalog.compiled import Catalog
 from catalog.context import Context, coerce_context, load_context
 from catalog.errors import CatalogError, ContextError, UsageError
 from catalog.lang.shapes import did_you_mean
-from catalog.manifest.models import fits_type, locate_key
+from catalog.manifest.models import fits_type
+from catalog.manifest.positions import key_lines
 
 if TYPE_CHECKING:
     from catalog.gather import Gathering
@@ -113,8 +114,9 @@ def add_counter(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--counter",
         default=None,
-        help="token counter: 'chars' (length/4) or a tiktoken encoding available offline "
-        "(cl100k_base); default: the catalog's tokenizer",
+        help="token counter: 'chars' (length/4), 'claude' (an offline estimate of "
+        "Anthropic's count) or a tiktoken encoding available offline (cl100k_base); "
+        "default: the catalog's tokenizer",
     )
 
 
@@ -304,7 +306,7 @@ def _file_context(path: str, types: Mapping[str, str]) -> Context:
         raise ContextError(
             problem,
             file=path,
-            line=locate_key(text, ("variables", name)) if text else None,
+            line=key_lines(text)(("variables", name)) if text else None,
             key=f"variables.{name}",
             hint=hint,
         )

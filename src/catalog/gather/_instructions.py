@@ -20,16 +20,21 @@ from catalog.gather._files import is_file, warn
 from catalog.gather._imports import find_imports
 from catalog.gather._reader import Reader
 from catalog.gather._rules import read_rule
-from catalog.lang.globs import Glob, GlobError
+from catalog.lang.globs import Glob, GlobBudgetError, GlobError, MatchBudget
 from catalog.manifest.sources import FileGroup
 
-__all__ = ["MAX_GLOBS_PER_RULE", "MAX_TOUCHED", "InstructionFiles"]
+__all__ = ["MAX_GLOBS_PER_RULE", "MAX_MATCH_STEPS", "MAX_TOUCHED", "InstructionFiles"]
 
 MAX_TOUCHED = 1000
 """How many touched files path-scoped rules are matched against; more are ignored."""
 
 MAX_GLOBS_PER_RULE = 64
 """How many globs of one rule file are looked at; more are ignored."""
+
+MAX_MATCH_STEPS = 1_000_000
+"""The glob-matching work of one gathering (characters read plus automaton
+states visited: a second or so at worst); the scoped rules left when it is
+spent are not taken, with a warning."""
 
 _Entry = tuple[dict[str, Any], int]
 """A gathered file as a ``project_files`` record and its index in the reader's record."""
@@ -50,6 +55,8 @@ class InstructionFiles:
         ]
         self.globs: dict[str, Glob | None] = {}
         self.capped: set[str] = set()
+        self.budget = MatchBudget(MAX_MATCH_STEPS)
+        self.spent = False
 
     def gather(self) -> list[dict[str, Any]]:
         """Every entry's files, entry by entry, in walk order."""
@@ -75,6 +82,8 @@ class InstructionFiles:
             chain = [reader.cwd]
         elif group.walk == "root":
             chain = [reader.top]
+        elif group.walk == "touched":
+            chain = self._below_cwd()
         else:
             stop = reader.top if group.walk == "down" else reader.root
             chain = [reader.cwd]
@@ -85,6 +94,23 @@ class InstructionFiles:
             if group.outermost_first:
                 chain.reverse()
         return [(folder, folder) for folder in chain]
+
+    def _below_cwd(self) -> list[Path]:
+        """The folders between the working directory (not included) and each touched file,
+        outermost first, each once, in the order of the touched files."""
+        cwd = PurePath(self.reader.cwd)
+        chain: list[Path] = []
+        seen: set[PurePath] = set()
+        for touched in self.touched:
+            if not touched.parent.is_relative_to(cwd):
+                continue
+            folder = cwd
+            for part in touched.parent.relative_to(cwd).parts:
+                folder = folder / part
+                if folder not in seen:
+                    seen.add(folder)
+                    chain.append(Path(folder))
+        return chain
 
     def _in_folder(
         self, group: FileGroup, label: str, folder: Path, base: Path, entries: list[_Entry]
@@ -168,18 +194,26 @@ class InstructionFiles:
             return True, "applies always"
         if not globs:
             return False, "neither alwaysApply nor globs: applies only when asked for"
+        if self.spent:
+            return False, "left out: the gathering's glob-matching budget is spent"
         touched = [
             "/".join(path.relative_to(base).parts)
             for path in self.touched
             if path.is_relative_to(base) and path != PurePath(base)
         ]
-        for pattern in globs[:MAX_GLOBS_PER_RULE]:
-            glob = self._glob(pattern)
-            if glob is None:
-                continue
-            for name in touched:
-                if glob.match(name):
-                    return True, f"{pattern!r} matches the touched file {name}"
+        try:
+            for pattern in globs[:MAX_GLOBS_PER_RULE]:
+                glob = self._glob(pattern)
+                if glob is None:
+                    continue
+                for name in touched:
+                    if glob.match(name, self.budget):
+                        return True, f"{pattern!r} matches the touched file {name}"
+        except GlobBudgetError as exc:
+            if not self.spent:
+                self.spent = True
+                warn(f"{exc}: the scoped rules still to check are left out")
+            return False, "left out: the gathering's glob-matching budget is spent"
         if not touched:
             return False, f"no touched file under {base} (globs: {', '.join(globs)})"
         return False, f"no touched file matches {', '.join(globs)}"

@@ -329,7 +329,7 @@ class _Compiler:
 
     def at(self, error: ExpressionError, column: int) -> ExpressionError:
         """``error`` (raised by a shape check) placed at ``column``."""
-        return ExpressionError(error.message, column=column, hint=error.hint)
+        return error.located(column=column)
 
     def _check_name(self, name: str, column: int) -> None:
         if name.startswith("_"):

@@ -26,7 +26,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-__all__ = ["MAX_GLOB_LENGTH", "Glob", "GlobError"]
+__all__ = ["MAX_GLOB_LENGTH", "Glob", "GlobBudgetError", "GlobError", "MatchBudget"]
 
 MAX_GLOB_LENGTH = 256
 """The longest glob accepted, in characters."""
@@ -44,6 +44,28 @@ _ClassSpec = tuple[bool, tuple[tuple[str, str], ...]]
 
 class GlobError(ValueError):
     """A glob that cannot be compiled (too long or too deeply nested)."""
+
+
+class GlobBudgetError(GlobError):
+    """A :class:`MatchBudget` ran out."""
+
+
+class MatchBudget:
+    """Work allowed to a series of matches (automaton states visited), shared by them.
+
+    A gathering matches many rule globs against many touched files: one budget
+    bounds the whole, whatever globs and paths it is given.
+    """
+
+    def __init__(self, steps: int) -> None:
+        self.steps = steps
+        self.left = steps
+
+    def spend(self, work: int) -> None:
+        """Take ``work`` steps; :class:`GlobBudgetError` when none are left."""
+        self.left -= work
+        if self.left < 0:
+            raise GlobBudgetError(f"glob matching stopped after {self.steps} steps")
 
 
 class _Automaton:
@@ -252,8 +274,12 @@ class Glob:
         if len(pattern) > MAX_GLOB_LENGTH:
             raise GlobError(f"a glob longer than {MAX_GLOB_LENGTH} characters")
         self.pattern = pattern
+        text = _normalise(pattern)
+        # The literal start every match begins with: most paths are refused on it alone.
+        cut = next((i for i, char in enumerate(text) if char in "*?[{\\"), len(text))
+        self._prefix = text[:cut]
         nfa = _Automaton()
-        start, end = _Parser(_normalise(pattern), nfa).sequence(0, len(_normalise(pattern)), 0)
+        start, end = _Parser(text, nfa).sequence(0, len(text), 0)
         accept = nfa.state(_MATCH)
         nfa.targets[end].append(accept)
         self._nfa = nfa
@@ -275,18 +301,23 @@ class Glob:
             seen.add(state)
             if kinds[state] == _SPLIT:
                 stack.extend(targets[state])
-        return frozenset(seen)
+        # Split states only lead elsewhere: the set keeps the states that consume or accept.
+        return frozenset(state for state in seen if kinds[state] != _SPLIT)
 
-    def _step(self, states: frozenset[int], char: str) -> frozenset[int]:
+    def _step(
+        self, states: frozenset[int], char: str, budget: MatchBudget | None
+    ) -> frozenset[int]:
         key = (states, char)
         found = self._memo.get(key)
+        if budget is not None:
+            budget.spend(1 if found is not None else len(states) + 1)
         if found is not None:
             return found
         kinds, args, targets = self._nfa.kinds, self._nfa.args, self._nfa.targets
         following: list[int] = []
         for state in states:
             kind = kinds[state]
-            if kind in (_SPLIT, _MATCH):
+            if kind == _MATCH:
                 continue
             if kind == _CHAR:
                 ok = args[state] == char
@@ -306,11 +337,17 @@ class Glob:
         self._memo[key] = result
         return result
 
-    def match(self, path: str) -> bool:
-        """Whether ``path`` (relative, ``/``-separated) matches the glob."""
+    def match(self, path: str, budget: MatchBudget | None = None) -> bool:
+        """Whether ``path`` (relative, ``/``-separated) matches the glob.
+
+        With ``budget``, the work is taken from it; :class:`GlobBudgetError`
+        when it runs out.
+        """
+        if not path.startswith(self._prefix):
+            return False
         states = self._start
         for char in path:
-            states = self._step(states, char)
+            states = self._step(states, char, budget)
             if not states:
                 return False
         return self._accept in states

@@ -12,8 +12,20 @@ is text. Every function here is one pass over the text.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
+from typing import Any
 
-__all__ = ["mask_placeholders", "placeholder_spans", "placeholders", "simple_name"]
+from catalog.lang.template import Template
+from catalog.lang.values import Scope, render_value
+
+__all__ = [
+    "bind_placeholders",
+    "mask_placeholders",
+    "placeholder_spans",
+    "placeholders",
+    "simple_name",
+    "unbound_names",
+]
 
 _SIMPLE = re.compile(r"\$\{\s*([A-Za-z_$][A-Za-z0-9_$]*)\s*\}")
 
@@ -109,3 +121,51 @@ def _template_end(text: str, position: int) -> int:
         else:
             position += 1
     return len(text)
+
+
+def unbound_names(text: str, bound: Mapping[str, object]) -> list[str]:
+    """The simple ``${NAME}`` placeholders of ``text`` that ``bound`` leaves as written,
+    each once, in order."""
+    names = (simple_name(p) for p in placeholders(text))
+    return [n for n in dict.fromkeys(names) if n is not None and n not in bound]
+
+
+def bind_placeholders(
+    text: str,
+    values: Mapping[str, str],
+    expressions: Mapping[str, tuple[frozenset[str], Callable[[Scope], Any]]],
+) -> Template | None:
+    """``text`` with its simple ``${NAME}`` placeholders filled: from ``values`` (text)
+    or ``expressions`` (name -> the root names it reads and its compiled closure,
+    rendered when the prompt is assembled). Placeholders bound by neither, and
+    every ``${...}`` that is more than a name, stay as written. None when nothing
+    in ``text`` is bound."""
+    pieces: list[str | Callable[[Scope], Any]] = []
+    names: set[str] = set()
+    position = 0
+    for start, end in placeholder_spans(text):
+        name = simple_name(text[start:end])
+        if name is None or (name not in values and name not in expressions):
+            continue
+        pieces.append(text[position:start])
+        if name in values:
+            pieces.append(values[name])
+        else:
+            reads, run = expressions[name]
+            names |= reads
+            pieces.append(run)
+        position = end
+    if not pieces:
+        return None
+    pieces.append(text[position:])
+    if all(isinstance(piece, str) for piece in pieces):
+        # Not marked static: a static template stands for the body as written.
+        filled = "".join(str(piece) for piece in pieces)
+        return Template(text, frozenset(), False, lambda scope: filled)
+
+    def render(scope: Scope) -> str:
+        return "".join(
+            piece if isinstance(piece, str) else render_value(piece(scope)) for piece in pieces
+        )
+
+    return Template(text, frozenset(names), False, render)

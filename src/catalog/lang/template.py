@@ -44,7 +44,6 @@ returned as it is.
 from __future__ import annotations
 
 import bisect
-import copy
 import dataclasses
 import keyword
 import re
@@ -182,9 +181,8 @@ class _Lines:
 
     def relocated(self, error: EvaluationError, offset: int) -> EvaluationError:
         """``error``, raised by the expression starting at ``offset``, placed in the body."""
-        moved = copy.copy(error)
-        moved.line, moved.column = self.position(offset + (error.column or 1) - 1)
-        return moved
+        line, column = self.position(offset + (error.column or 1) - 1)
+        return error.located(line=line, column=column)
 
     def error(self, message: str, offset: int, hint: str | None = None) -> NoReturn:
         line, column = self.position(offset)

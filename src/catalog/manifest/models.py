@@ -4,9 +4,9 @@ A manifest describes one catalog version: the catalog itself, the variables
 it declares, the sub-agents it defines and its parts. Reading turns every
 problem (TOML syntax, unknown key, wrong type, duplicate id, bad version) into
 a :class:`~catalog.errors.ManifestError` that names the file, the key path
-(``part[3].when``) and the line, found by :func:`locate_key` since ``tomllib``
-keeps no positions. Writing goes through ``tomli-w`` so a script that rewrites
-token counts or hashes produces a file ``tomllib`` reads back identically.
+(``part[3].when``) and the line (the TOML parser keeps no positions: see
+:mod:`catalog.manifest.positions`). Writing goes through ``tomli-w`` so a script that rewrites
+token counts or hashes produces a file that reads back identically.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ from pydantic import (
 from pydantic_core import ErrorDetails
 
 from catalog._textfile import parse_toml
-from catalog.errors import ManifestError
+from catalog.errors import ManifestError, format_key
+from catalog.manifest.positions import key_lines
 from catalog.manifest.sources import Sources
 
 __all__ = [
@@ -47,15 +48,13 @@ __all__ = [
     "PartKind",
     "PartsFile",
     "PartsSource",
+    "PlaceholderDecl",
     "Stability",
     "VariableDecl",
     "VariableType",
     "VersionText",
     "dump_manifest",
     "fits_type",
-    "format_key",
-    "locate_key",
-    "parse_key",
     "parse_manifest",
     "parse_parts_file",
     "validation_message",
@@ -204,6 +203,28 @@ class LineDecl(_Model):
         return self
 
 
+class PlaceholderDecl(_Model):
+    """A ``[placeholders]`` entry: what a raw body's ``${NAME}`` is replaced with.
+
+    Written as a string (the text itself) or a table ``{ expr = "..." }`` (an
+    expression over the context, rendered as text when the prompt is assembled).
+    """
+
+    value: str | None = None
+    expr: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _text(cls, data: Any) -> Any:
+        return {"value": data} if isinstance(data, str) else data
+
+    @model_validator(mode="after")
+    def _one(self) -> PlaceholderDecl:
+        if (self.value is None) == (self.expr is None):
+            raise ValueError("give a text, or a table with `expr` (an expression)")
+        return self
+
+
 class PartDefaults(_Model):
     """A ``[defaults.KIND]`` table: what a part of that kind takes when it leaves a key out.
 
@@ -341,6 +362,9 @@ class Manifest(_Model):
         default_factory=dict
     )
     defaults: dict[PartKind, PartDefaults] = Field(default_factory=dict)
+    placeholders: dict[
+        Annotated[str, Field(pattern=r"^[A-Za-z_$][A-Za-z0-9_$]*$")], PlaceholderDecl
+    ] = Field(default_factory=dict)
     sources: Sources = Field(default_factory=Sources)
     parts_from: tuple[PartsSource, ...] = ()
     part: tuple[PartDecl, ...] = ()
@@ -356,31 +380,36 @@ class Manifest(_Model):
         if self.catalog.base is None:
             for index, part in enumerate(self.part):
                 if part.from_ is not None:
-                    raise _KeyedValueError(
-                        f"part[{index}].from",
+                    raise ManifestError(
                         "`from` names a part of the base catalog, but [catalog] has no `base`; "
                         'add base = "NAME@SPEC" or give the part a `file`',
+                        key=("part", index, "from"),
                     )
         for index, decl in enumerate(self.agent):
             if decl.name == MAIN_AGENT:
-                raise _KeyedValueError(
-                    f"agent[{index}].name", "'main' is implicit and must not be declared"
+                raise ManifestError(
+                    "'main' is implicit and must not be declared", key=("agent", index, "name")
                 )
-        agent_lists = [(f"part[{i}].agents", part.agents) for i, part in enumerate(self.part)]
-        agent_lists += [(f"defaults.{k}.agents", d.agents or ()) for k, d in self.defaults.items()]
+        agent_lists: list[tuple[tuple[str | int, ...], tuple[str, ...]]] = [
+            (("part", i, "agents"), part.agents) for i, part in enumerate(self.part)
+        ]
+        agent_lists += [
+            (("defaults", k, "agents"), d.agents or ()) for k, d in self.defaults.items()
+        ]
         for key, agents in agent_lists:
             for agent in agents:
                 if agent not in known:
                     declared = ", ".join(sorted(known - {ALL_AGENTS}))
-                    raise _KeyedValueError(
-                        key,
+                    raise ManifestError(
                         f"unknown agent {agent!r} (declared: {declared}); "
                         "add an [[agent]] table or fix the name",
+                        key=key,
                     )
         for name in self.lines:
             if name in self.definitions:
-                raise _KeyedValueError(
-                    f"lines.{name}", f"{name!r} is defined twice, in [definitions] and in [lines]"
+                raise ManifestError(
+                    f"{name!r} is defined twice, in [definitions] and in [lines]",
+                    key=("lines", name),
                 )
         return self
 
@@ -409,22 +438,14 @@ class Manifest(_Model):
         return (MAIN_AGENT, *(a.name for a in self.agent))
 
 
-class _KeyedValueError(ValueError):
-    """A cross-field problem that knows its own key path."""
-
-    def __init__(self, key: str, message: str) -> None:
-        super().__init__(message)
-        self.key = key
-
-
 def _no_duplicates(table: str, names: Sequence[str]) -> None:
     seen: dict[str, int] = {}
     for index, name in enumerate(names):
         if name in seen:
             what = {"part": "id", "parts_from": "file"}.get(table, "name")
-            raise _KeyedValueError(
-                f"{table}[{index}].{what}",
+            raise ManifestError(
                 f"duplicate {table} {what} {name!r} (first used by {table}[{seen[name]}])",
+                key=(table, index, what),
             )
         seen[name] = index
 
@@ -499,126 +520,24 @@ def _kind_of(value: object) -> str:
     return type(value).__name__
 
 
-def format_key(loc: Sequence[str | int]) -> str:
-    """A key path as written in messages: ``part[3].when``."""
-    key = ""
-    for item in loc:
-        key += f"[{item}]" if isinstance(item, int) else (f".{item}" if key else str(item))
-    return key
-
-
 def _manifest_error(exc: ValidationError, text: str, file: str) -> ManifestError:
+    """The first problem pydantic found, in the file's words, at its key and line.
+
+    A cross-field check raises a :class:`ManifestError` that already names its
+    key path; any other problem is worded from pydantic's report.
+    """
     first = exc.errors()[0]
-    loc: tuple[str | int, ...] = tuple(first["loc"])
-    message = validation_message(first)
-    ctx = first.get("ctx") or {}
-    error = ctx.get("error")
-    if isinstance(error, _KeyedValueError):
-        loc = parse_key(error.key)
-        message = str(error)
+    found = (first.get("ctx") or {}).get("error")
+    if isinstance(found, ManifestError):
+        message, key = found.message, found.key or ""
+    else:
+        message, key = validation_message(first), format_key(first["loc"])
     hint = "see `catalog schema manifest` for the format"
-    if first["type"] == "missing" and loc[-1] in ("sha256", "tokens"):
+    if first["type"] == "missing" and first["loc"][-1:] in (("sha256",), ("tokens",)):
         hint = "`catalog stamp DIR` records sha256 and tokens (add --path for an overlay's base)"
-    key = format_key(loc)
     count = len(exc.errors())
     if count > 1:
         message += f" (and {count - 1} more problem{'s' if count > 2 else ''})"
-    return ManifestError(
-        message,
-        file=file,
-        line=locate_key(text, loc),
-        key=key or None,
-        hint=hint,
+    return ManifestError(message, key=key or None, hint=hint).located(
+        file=file, lines=key_lines(text)
     )
-
-
-def parse_key(key: str) -> tuple[str | int, ...]:
-    """A key path as :func:`format_key` writes it, split again: ``("part", 3, "when")``."""
-    parts: list[str | int] = []
-    for name, index in re.findall(r"([A-Za-z_][\w-]*)|\[(\d+)\]", key):
-        parts.append(int(index) if index else name)
-    return tuple(parts)
-
-
-_HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.-]+)\s*\]\]?\s*(#.*)?$")
-_KEY = re.compile(r"^\s*([A-Za-z0-9_-]+|\"[^\"]*\")\s*=")
-
-
-def locate_key(text: str, loc: Sequence[str | int]) -> int | None:
-    """Find the 1-based line of a key path like ``("part", 3, "when")`` in TOML text.
-
-    ``tomllib`` keeps no positions, so this scans table headers and keys. It
-    understands the manifest's shape (tables and arrays of tables, also nested
-    ones written with a dotted header such as ``[[sources.files]]``, with
-    plain keys), plain keys before the first table, and sub-tables of an
-    array element (``[prompt.data.env]`` in a lock file); for anything else
-    it returns the closest line it found, or ``None``.
-    """
-    if not loc or not isinstance(loc[0], str):
-        return None
-    lines = text.splitlines()
-    names = 0
-    while names < len(loc) and isinstance(loc[names], str):
-        names += 1
-    # ("sources", "files", 0, "names") is under [[sources.files]] when that header
-    # exists, else under [sources] (an inline array): the longest header first.
-    for count in range(names, 0, -1):
-        table = ".".join(str(name) for name in loc[:count])
-        found = _locate_in(lines, table, list(loc[count:]))
-        if found is not None:
-            return found
-    return None
-
-
-def _locate_in(lines: list[str], table: str, rest: list[str | int]) -> int | None:
-    """The line of ``rest`` under the header ``[table]`` / ``[[table]]``, or None."""
-    index = rest.pop(0) if rest and isinstance(rest[0], int) else 0
-    seen = -1
-    start = None
-    for number, line in enumerate(lines):
-        header = _HEADER.match(line)
-        if header and header.group(1) == table:
-            seen += 1
-            if seen == index:
-                start = number
-                break
-    if start is None:
-        # Not a table: maybe a plain key before the first table header.
-        return _key_line(lines, -1, table)
-    path = table
-    for key in rest:
-        if not isinstance(key, str):
-            break
-        found = _key_line(lines, start, key)
-        if found is not None:
-            return found
-        sub = _subtable_start(lines, start, path, key)
-        if sub is None:
-            break
-        start, path = sub, f"{path}.{key}"
-    return start + 1
-
-
-def _key_line(lines: Sequence[str], start: int, key: str) -> int | None:
-    """The 1-based line of ``key = ...`` among the keys right after line index ``start``."""
-    for number in range(start + 1, len(lines)):
-        if _HEADER.match(lines[number]):
-            return None
-        found = _KEY.match(lines[number])
-        if found and found.group(1).strip('"') == key:
-            return number + 1
-    return None
-
-
-def _subtable_start(lines: Sequence[str], start: int, path: str, key: str) -> int | None:
-    """The line index of the ``[path.key]`` header that belongs to the table at ``start``."""
-    for number in range(start + 1, len(lines)):
-        header = _HEADER.match(lines[number])
-        if header is None:
-            continue
-        name = header.group(1)
-        if name == f"{path}.{key}":
-            return number
-        if not name.startswith(f"{path}."):
-            return None
-    return None

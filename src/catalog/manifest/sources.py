@@ -74,9 +74,11 @@ class FileGroup(_Model):
     root (the caller's, else the nearest folder holding one of the
     ``root_markers``, else the working directory) down to the working
     directory, ``"cwd"`` the working directory only, ``"root"`` the project
-    root only. A name may be a glob (``.claude/rules/**/*.md``, matches sorted
-    by path). ``first_wins``: per folder, only the first name found (override
-    and fallback names); ``skip_empty``: a blank file counts as absent.
+    root only, ``"touched"`` the folders below the working directory that lead
+    to a touched file (sub-folder files, loaded once the agent works there).
+    A name may be a glob (``.claude/rules/**/*.md``, matches sorted by path).
+    ``first_wins``: per folder, only the first name found (override and
+    fallback names); ``skip_empty``: a blank file counts as absent.
 
     ``imports`` follows ``@path`` lines (at most ``max_import_depth`` hops);
     ``scoped_by`` reads each file's front matter to decide whether it applies
@@ -91,7 +93,7 @@ class FileGroup(_Model):
     scope: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$")] = "project"
     names: tuple[str, ...]
     dir: str | None = None
-    walk: Literal["up", "down", "cwd", "root"] = "up"
+    walk: Literal["up", "down", "cwd", "root", "touched"] = "up"
     first_wins: bool = False
     skip_empty: bool = False
     outermost_first: bool = True

@@ -15,6 +15,7 @@ from catalog.catalog_path import CatalogPath, parse_ref
 from catalog.compiled import Catalog
 from catalog.conversations.templates import accepts_template
 from catalog.errors import NotFoundError
+from catalog.manifest.models import PartDecl
 
 __all__ = ["Library", "describe", "tool_names"]
 
@@ -37,6 +38,12 @@ def tool_names(catalog: Catalog) -> list[str]:
     for agent in catalog.manifest.agent:
         names.update(agent.tools)
     return sorted(names)
+
+
+def _reference(parts: Iterable[PartDecl]) -> int | None:
+    """The sum of the parts' ``reference_tokens``; None when no part has one."""
+    figures = [part.reference_tokens for part in parts if part.reference_tokens is not None]
+    return sum(figures) if figures else None
 
 
 class Library:
@@ -75,8 +82,9 @@ class Library:
         return self.catalog_path.names()
 
     def versions(self, name: str) -> list[dict[str, Any]]:
-        """Each version of ``name``, oldest first: version, summary, parts and the sum of
-        the parts' token estimates (read from the manifests once, nothing compiled)."""
+        """Each version of ``name``, oldest first: version, summary, parts, the sum of the
+        parts' token estimates and of their ``reference_tokens`` (None without any), read
+        from the manifests once, nothing compiled."""
         if not _NAME.fullmatch(name):
             raise NotFoundError(f"{name!r} is not a catalog name")
         rows = []
@@ -90,6 +98,7 @@ class Library:
                     "summary": manifest.catalog.summary,
                     "parts": len(manifest.part),
                     "tokens": sum(part.tokens for part in manifest.part),
+                    "reference_tokens": _reference(manifest.part),
                     "source": ref.source,
                 }
             rows.append(row)

@@ -77,30 +77,47 @@ def home(state: State) -> HTMLResponse:
     return _page("Catalogs", body, page="home")
 
 
-def token_chart(points: list[tuple[str, int]], *, width: int = 760, height: int = 220) -> str:
-    """An SVG line chart of token totals across versions (oldest left), one point per
-    version with its figures in a tooltip."""
-    if not points:
+def token_chart(
+    versions: list[str],
+    tokens: list[int],
+    reference: list[int | None] | None = None,
+    *,
+    width: int = 760,
+    height: int = 220,
+) -> str:
+    """An SVG line chart of token totals across ``versions`` (oldest left), one point per
+    version with its figures in a tooltip; ``reference`` (figures another counter gave,
+    None where a version has none) is drawn dashed."""
+    if not versions:
         return "<p>No versions.</p>"
-    pad_left, pad_bottom, pad_top = 56, 28, 12
-    top = max(tokens for _, tokens in points) or 1
+    others = [r for r in reference or () if r is not None]
+    pad_left, pad_bottom, pad_top = 64, 28, 12
+    top = max([*tokens, *others]) or 1
     inner_w, inner_h = width - pad_left - 10, height - pad_bottom - pad_top
-    step = inner_w / max(len(points) - 1, 1)
+    step = inner_w / max(len(versions) - 1, 1)
 
-    def xy(index: int, tokens: int) -> tuple[float, float]:
-        return pad_left + index * step, pad_top + inner_h * (1 - tokens / top)
+    def xy(index: int, value: int) -> str:
+        return f"{pad_left + index * step:.1f},{pad_top + inner_h * (1 - value / top):.1f}"
 
-    coords = [xy(i, tokens) for i, (_, tokens) in enumerate(points)]
-    line = " ".join(f"{x:.1f},{y:.1f}" for x, y in coords)
-    dots = "".join(
-        f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3"><title>{_esc(version)}: {tokens} tokens'
-        "</title></circle>"
-        for (x, y), (version, tokens) in zip(coords, points, strict=True)
-    )
-    ticks = sorted({0, len(points) // 2, len(points) - 1})
+    line = " ".join(xy(i, value) for i, value in enumerate(tokens))
+    dots = []
+    for i, (version, value) in enumerate(zip(versions, tokens, strict=True)):
+        x, y = xy(i, value).split(",")
+        extra = ""
+        if reference is not None and reference[i] is not None:
+            extra = f", reference {reference[i]}"
+        dots.append(
+            f'<circle cx="{x}" cy="{y}" r="3"><title>{_esc(version)}: {value} tokens{extra}'
+            "</title></circle>"
+        )
+    dashed = ""
+    if others and reference is not None:
+        points = " ".join(xy(i, r) for i, r in enumerate(reference) if r is not None)
+        dashed = f'<polyline class=reference points="{points}" />'
+    ticks = sorted({0, len(versions) // 2, len(versions) - 1})
     labels = "".join(
-        f'<text x="{coords[i][0]:.1f}" y="{height - 8}" text-anchor="middle">'
-        f"{_esc(points[i][0])}</text>"
+        f'<text x="{xy(i, 0).split(",")[0]}" y="{height - 8}" text-anchor="middle">'
+        f"{_esc(versions[i])}</text>"
         for i in ticks
     )
     return (
@@ -110,7 +127,7 @@ def token_chart(points: list[tuple[str, int]], *, width: int = 760, height: int 
         f'y2="{pad_top + inner_h}" class=axis />'
         f'<text x="{pad_left - 6}" y="{pad_top + 10}" text-anchor="end">{top}</text>'
         f'<text x="{pad_left - 6}" y="{pad_top + inner_h}" text-anchor="end">0</text>'
-        f'<polyline points="{line}" />{dots}{labels}</svg>'
+        f'{dashed}<polyline points="{line}" />{"".join(dots)}{labels}</svg>'
     )
 
 
@@ -135,8 +152,13 @@ def catalog_page(name: str, state: State) -> HTMLResponse:
     old = versions[-2] if len(versions) > 1 else versions[0]
     body = (
         f"<h1>{_esc(name)}</h1><h2>Tokens per version</h2>"
-        "<p>The sum of the parts' token estimates of each version.</p>"
-        + token_chart([(r["version"], r["tokens"]) for r in rows])
+        "<p>The sum of the parts' token estimates of each version; dashed: the figures "
+        "another counter gave (<code>reference_tokens</code>), where parts carry them.</p>"
+        + token_chart(
+            versions,
+            [r["tokens"] for r in rows],
+            [r["reference_tokens"] for r in rows],
+        )
         + f'<h2>Compare</h2><form action="/diff" class=inline id=diff-form>'
         f'<input type=hidden name=name value="{_esc(name)}">'
         f"<label>old <select name=old_version>{_version_options(versions, old)}</select></label>"
