@@ -115,9 +115,10 @@ def token_chart(
         points = " ".join(xy(i, r) for i, r in enumerate(reference) if r is not None)
         dashed = f'<polyline class=reference points="{points}" />'
     ticks = sorted({0, len(versions) // 2, len(versions) - 1})
+    anchors = {0: "start", len(versions) - 1: "end"}  # the end labels stay inside
     labels = "".join(
-        f'<text x="{xy(i, 0).split(",")[0]}" y="{height - 8}" text-anchor="middle">'
-        f"{_esc(versions[i])}</text>"
+        f'<text x="{xy(i, 0).split(",")[0]}" y="{height - 8}" '
+        f'text-anchor="{anchors.get(i, "middle")}">{_esc(versions[i])}</text>'
         for i in ticks
     )
     return (
