@@ -297,3 +297,31 @@ def test_pathological_ignore_patterns_match_in_bounded_steps(
     write(repo / "[[[[[[[[[[[[[[[", "x\n")
     expected = _unstaged(git(repo, "status", "--short", "--no-renames"))
     assert _facts(build, repo)[2] == expected
+
+
+def test_a_deep_untracked_tree_is_walked_within_bounds(
+    build: Callable[..., Catalog], repo: Path
+) -> None:
+    deep = repo / "deep"
+    folder = deep
+    for _ in range(300):  # deeper than Python's recursion would survive level by level
+        folder = folder / "d"
+    write(folder / "leaf.txt", "x\n")
+    write(repo / "new.txt", "n\n")
+    assert _facts(build, repo)[2] == "?? deep/\n?? new.txt"
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (b"garbage", "the index is not one this reader knows"),
+        (b"DIRC\x00\x00\x00\x02\xff\xff\xff\xff", "entries, more than"),
+        (b"DIRC\x00\x00\x00\x02\x00\x00\x00\x05" + b"\x00" * 30, "not one this reader knows"),
+    ],
+)
+def test_a_broken_index_leaves_the_status_out_with_a_warning(
+    build: Callable[..., Catalog], repo: Path, content: bytes, reason: str
+) -> None:
+    (repo / ".git" / "index").write_bytes(content)
+    with pytest.warns(SourceWarning, match=reason):
+        assert _facts(build, repo) == (True, "trunk", "")

@@ -25,6 +25,7 @@ worktrees and submodules) is followed under the link rule of
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import stat
 import struct
@@ -46,6 +47,10 @@ MAX_HASH_BYTES: Final = 64 * 1024 * 1024
 """Most bytes hashed to tell a touched file from a changed one (past it: changed)."""
 MAX_UNTRACKED_ENTRIES: Final = 50_000
 """Most folder entries looked at for untracked files."""
+MAX_FOLDER_DEPTH: Final = 64
+"""Deepest folder looked into for untracked files (the walk is recursive)."""
+MAX_INDEX_ENTRIES: Final = 500_000
+"""Most index entries read; a larger index gives no status."""
 MAX_STATUS_LINES: Final = 500
 """Most status lines kept; a final line says how many more there were."""
 
@@ -151,9 +156,15 @@ def _read_index(gitdir: Path) -> list[_Entry] | None:
         return None
     try:
         return _parse_index(raw, _oid_size(gitdir))
+    except _TooLarge as exc:
+        warn(f"{path}: git status left out, {exc}")
     except (ValueError, struct.error, IndexError):
         warn(f"{path}: git status left out, the index is not one this reader knows")
-        return None
+    return None
+
+
+class _TooLarge(Exception):
+    """An index with more entries than are read."""
 
 
 def _oid_size(gitdir: Path) -> int:
@@ -166,6 +177,8 @@ def _parse_index(raw: bytes, oid_size: int) -> list[_Entry]:
     signature, version, count = struct.unpack_from(">4sII", raw, 0)
     if signature != b"DIRC" or version not in (2, 3, 4):
         raise ValueError("not an index")
+    if count > MAX_INDEX_ENTRIES:
+        raise _TooLarge(f"the index has {count} entries, more than {MAX_INDEX_ENTRIES}")
     entries: list[_Entry] = []
     offset = 12
     previous = b""
@@ -335,19 +348,23 @@ class _Untracked:
     def _scan(self, folder: Path) -> list[os.DirEntry[str]]:
         if self.stopped:
             return []
+        room = MAX_UNTRACKED_ENTRIES - self.seen
         try:
             with os.scandir(folder) as found:
-                entries = sorted(found, key=lambda e: e.name)
+                entries = list(itertools.islice(found, room + 1))
         except OSError:
             return []
         self.seen += len(entries)
         if self.seen > MAX_UNTRACKED_ENTRIES:
             self.stopped = True
             return []
-        return entries
+        return sorted(entries, key=lambda e: e.name)
 
     def names(self, folder: str = "", ignores: Ignores | None = None) -> Iterator[str]:
         """Untracked names under ``folder`` (relative, ``/``-separated; folders end in ``/``)."""
+        if folder.count("/") >= MAX_FOLDER_DEPTH:
+            self.stopped = True
+            return
         base = self.top / folder if folder else self.top
         ignores = (ignores or self.ignores).entering(base, folder)
         for entry in self._scan(base):
@@ -366,6 +383,8 @@ class _Untracked:
 
     def _has_file(self, folder: str, ignores: Ignores) -> bool:
         """Whether an untracked folder holds a file that is not ignored (or a repository)."""
+        if folder.count("/") >= MAX_FOLDER_DEPTH:
+            return True  # deeper than looked into: counted as holding something
         base = self.top / folder
         inner = ignores.entering(base, folder)
         for entry in self._scan(base):
