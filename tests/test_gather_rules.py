@@ -405,3 +405,17 @@ def test_walk_touched_reads_the_folders_leading_to_touched_files(
     touched = ["pkg/deep/er/x.py", "lib/y.py", "pkg/z.py", "../outside.py", "top.py"]
     gathered = trace_in(cat, tmp_path, root=tmp_path, base={"touched_files": touched})
     assert _contents(gathered) == ["pkg", "deeper", "lib"]
+
+
+def test_a_rule_linked_out_of_the_roots_is_refused_and_recorded(
+    build: Callable[..., Catalog], tmp_path: Path
+) -> None:
+    proj, outside = tmp_path / "proj", tmp_path / "outside"
+    write(outside / "secret.md", "SECRET")
+    (proj / ".claude" / "rules").mkdir(parents=True)
+    os.symlink(outside / "secret.md", proj / ".claude" / "rules" / "linked.md")
+    with pytest.warns(SourceWarning, match="outside"):
+        gathered = trace_in(build(RULES), proj, root=proj, home=proj)
+    assert _contents(gathered) == []
+    (record,) = gathered.files
+    assert (record.status, record.reason.endswith("refused by the link rule")) == ("skipped", True)

@@ -139,7 +139,10 @@ class InstructionFiles:
         """Gather one found file (and its imports); whether it counts as present."""
         reader = self.reader
         real = reader.real(path)
-        if real is None:
+        if real is None:  # the link rule refused it (warned)
+            reader.record(
+                path, label, "project_files", "skipped", f"{how}: refused by the link rule"
+            )
             return False
         if real in reader.seen:
             reader.record(path, label, "project_files", "skipped", "gathered already")
