@@ -691,7 +691,7 @@ def test_real_releases_and_the_example_overlay(shared_fixtures: Path, tmp_path: 
     assert newest.part("agent-prompt-explore").decl.reference_tokens == 516
     assert newest.part("tool-description-task").decl.reference_tokens == 1214
 
-    overlay = catalog.load("claude-code-main", paths=[root, EXAMPLES])
+    overlay = catalog.load("claude-code-main", "==2.1.38", paths=[root, EXAMPLES])
     assert check_catalog(overlay) == []
     prompt = overlay.assemble({"tools": ["Bash", "Read"], "env": {"is_git_repo": True}})
     assert prompt.text.startswith(

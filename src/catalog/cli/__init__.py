@@ -46,6 +46,7 @@ COMMANDS: dict[str, str] = {
     "stamp": "rewrite the sha256 and tokens of every part in version folders",
     "init": "write a new catalog that validates and assembles at once",
     "import": "import prompt parts published elsewhere as a catalog",
+    "port": "port an overlay to a new release of its base, reporting what needs a decision",
     "serve": "run the web UI and the HTTP API (needs the [serve] extra)",
     "completion": "print a shell completion script (bash, zsh or fish)",
 }

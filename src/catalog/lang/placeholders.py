@@ -28,6 +28,7 @@ __all__ = [
 ]
 
 _SIMPLE = re.compile(r"\$\{\s*([A-Za-z_$][A-Za-z0-9_$]*)\s*\}")
+_SIMPLE_ANYWHERE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def placeholder_spans(text: str) -> list[tuple[int, int]]:
@@ -123,11 +124,25 @@ def _template_end(text: str, position: int) -> int:
     return len(text)
 
 
+def _simple_spans(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, NAME)`` of every unescaped ``${NAME}``, also those nested in a
+    larger expression's template literals (``${A?`use ${TOOL}`:""}``)."""
+    found = []
+    for match in _SIMPLE_ANYWHERE.finditer(text):
+        start = match.start()
+        slashes = 0
+        while start - slashes > 0 and text[start - slashes - 1] == "\\":
+            slashes += 1
+        if slashes % 2 == 0:
+            found.append((start, match.end(), match.group(1)))
+    return found
+
+
 def unbound_names(text: str, bound: Mapping[str, object]) -> list[str]:
-    """The simple ``${NAME}`` placeholders of ``text`` that ``bound`` leaves as written,
-    each once, in order."""
-    names = (simple_name(p) for p in placeholders(text))
-    return [n for n in dict.fromkeys(names) if n is not None and n not in bound]
+    """The ``${NAME}`` placeholders of ``text`` (nested ones included) that ``bound``
+    leaves as written, each once, in order."""
+    names = (name for _, _, name in _simple_spans(text))
+    return [n for n in dict.fromkeys(names) if n not in bound]
 
 
 def bind_placeholders(
@@ -135,17 +150,17 @@ def bind_placeholders(
     values: Mapping[str, str],
     expressions: Mapping[str, tuple[frozenset[str], Callable[[Scope], Any]]],
 ) -> Template | None:
-    """``text`` with its simple ``${NAME}`` placeholders filled: from ``values`` (text)
-    or ``expressions`` (name -> the root names it reads and its compiled closure,
-    rendered when the prompt is assembled). Placeholders bound by neither, and
-    every ``${...}`` that is more than a name, stay as written. None when nothing
-    in ``text`` is bound."""
+    """``text`` with its ``${NAME}`` placeholders filled: from ``values`` (text) or
+    ``expressions`` (name -> the root names it reads and its compiled closure,
+    rendered when the prompt is assembled), also where one is nested in a larger
+    expression's template literal. Placeholders bound by neither, and every
+    ``${...}`` that is more than a name, stay as written. None when nothing in
+    ``text`` is bound."""
     pieces: list[str | Callable[[Scope], Any]] = []
     names: set[str] = set()
     position = 0
-    for start, end in placeholder_spans(text):
-        name = simple_name(text[start:end])
-        if name is None or (name not in values and name not in expressions):
+    for start, end, name in _simple_spans(text):
+        if name not in values and name not in expressions:
             continue
         pieces.append(text[position:start])
         if name in values:

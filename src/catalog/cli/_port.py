@@ -1,0 +1,110 @@
+"""``catalog port OVERLAY --to NAME@VERSION``: carry an overlay over to a new base release."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from catalog.catalog_path import parse_ref
+from catalog.cli._common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    add_format,
+    emit_json,
+    make_store,
+    write_output,
+)
+from catalog.errors import UsageError
+from catalog.loader import MANIFEST_NAME
+from catalog.manifest.models import parse_manifest
+from catalog.port import PortedPart, port_overlay
+from catalog.tokens import get_counter
+
+__all__ = ["register", "run"]
+
+_MARK = {"same": "=", "carried": "~", "renamed": ">", "changed": "!", "vanished": "-"}
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    """Add the ``port`` command."""
+    parser.description = (
+        "Port an overlay (a version folder whose [catalog] base names another catalog) to a "
+        "new release of its base: report every `from` part that vanished, was renamed (with "
+        "the rename found) or changed text (with a diff of the prose), and write the overlay "
+        "with the pins it can carry updated (same text, or changed only in whitespace or "
+        "inside ${...} placeholders). Exit 0 when nothing needs a decision, 1 while "
+        "something does, 2 on trouble."
+    )
+    parser.add_argument("overlay", metavar="OVERLAY", help="the overlay's version folder")
+    parser.add_argument("--to", required=True, metavar="NAME@VERSION", help="the new base")
+    parser.add_argument(
+        "--version", help="the ported overlay's version (default: the new base's version)"
+    )
+    parser.add_argument(
+        "-o", "--output", metavar="DIR", help="write the ported overlay's folder here"
+    )
+    add_format(parser, "json")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Port, print the report, write the ported manifest."""
+    from pathlib import Path
+
+    folder = Path(args.overlay).expanduser()
+    manifest_path = folder / MANIFEST_NAME
+    if not manifest_path.is_file():
+        raise UsageError(f"{folder}: no {MANIFEST_NAME} here", hint="give an overlay's folder")
+    text = manifest_path.read_text(encoding="utf-8")
+    manifest = parse_manifest(text, str(manifest_path))
+    if manifest.catalog.base is None:
+        raise UsageError(
+            f"{manifest_path}: not an overlay ([catalog] has no base)",
+            hint="port works on catalogs whose parts come `from` a base",
+        )
+    store = make_store(args)
+    old_base = store.load(*parse_ref(manifest.catalog.base))
+    new_base = store.load_ref(args.to)
+    version = args.version or str(new_base.version)
+    report = port_overlay(
+        manifest,
+        text,
+        old_base,
+        new_base,
+        base_ref=f"{new_base.name}@=={new_base.version}",
+        version=version,
+        count=get_counter(None, tokenizer=manifest.catalog.tokenizer),
+    )
+    if args.output:
+        Path(args.output).mkdir(parents=True, exist_ok=True)
+        write_output(str(Path(args.output) / MANIFEST_NAME), report.text)
+    if args.format == "json":
+        emit_json(report.to_dict())
+    else:
+        sys.stdout.write(_text(report.old_base, report.new_base, report.parts))
+        if args.output:
+            sys.stdout.write(f"wrote {Path(args.output) / MANIFEST_NAME}\n")
+    return EXIT_PROBLEMS if report.needs_decision else EXIT_OK
+
+
+def _text(old: str, new: str, parts: tuple[PortedPart, ...]) -> str:
+    counts = {s: sum(p.status == s for p in parts) for s in _MARK}
+    undecided = sum(p.needs_decision for p in parts)
+    rows = [
+        f"{old} -> {new}: {len(parts)} parts from the base: "
+        + ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+        + f"; {undecided} need a decision"
+    ]
+    for part in parts:
+        line = f"  {_MARK[part.status]} {part.id}  {part.source}"
+        if part.status == "renamed":
+            line += f" -> {part.target} ({round(100 * (part.similarity or 0))}% alike)"
+        if part.status == "vanished":
+            line += ": vanished, nothing in the new base carries it"
+        elif part.change == "prose":
+            line += ": prose changed, pins kept (review, then `catalog stamp`)"
+        elif part.pinned:
+            line += f": {part.change or 'same text'}, pins updated"
+        rows.append(line)
+        rows.extend(f"      {diff_line}" for diff_line in part.unified.splitlines())
+    return "\n".join(rows) + "\n"

@@ -1,0 +1,183 @@
+"""`catalog port`: carrying an overlay over to a new release of its base."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import tomli_w
+
+import catalog
+from catalog.importers.piebald import import_releases, read_checkout
+from catalog.tokens import get_counter
+from catalog.validate import check_catalog
+from tests.conftest import run_cli, sha
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "overlays"
+
+
+def _words(seed: int, count: int) -> str:
+    rng = random.Random(seed)
+    return " ".join(rng.choice([f"w{n}" for n in range(3000)]) for _ in range(count))
+
+
+SAME = _words(1, 60)
+SPACED = "Use ${READ_TOOL_NAME} to read.\n" + _words(2, 40)
+PROSE = _words(3, 60)
+MOVED = _words(4, 80)
+GONE = _words(5, 60)
+
+
+@pytest.fixture
+def releases(make_catalog: Callable[..., Path], tmp_path: Path) -> Path:
+    """Base releases 1.0.0 and 2.0.0 and an overlay over 1.0.0; returns the root."""
+
+    def raw(part_id: str, body: str) -> dict[str, object]:
+        return {"id": part_id, "body": body, "template": False}
+
+    make_catalog(
+        "base",
+        "1.0.0",
+        parts=[raw("same", SAME), raw("spaced", SPACED), raw("prose", PROSE),
+               raw("skill-artifact-whiteboard", MOVED), raw("gone", GONE)],
+    )  # fmt: skip
+    make_catalog(
+        "base",
+        "2.0.0",
+        parts=[
+            raw("same", SAME),
+            raw("spaced", SPACED.replace("${READ_TOOL_NAME}", "${ READ_TOOL_NAME }")),
+            raw("prose", PROSE.replace("w", "v", 3)),
+            raw("skill-whiteboard", MOVED),
+            raw("brand-new", _words(6, 50)),
+        ],
+    )
+    releases_root = tmp_path / "catalogs"
+    count = get_counter("cl100k_base")
+    overlay = releases_root / "over" / "1.0.0"
+    overlay.mkdir(parents=True)
+    parts = [
+        {"id": part_id, "from": source, "order": 10 * n, "tokens": count(body), "sha256": sha(body)}
+        for n, (part_id, source, body) in enumerate(
+            [("a", "same", SAME), ("b", "spaced", SPACED), ("c", "prose", PROSE),
+             ("d", "skill-artifact-whiteboard", MOVED), ("e", "gone", GONE)], 1
+        )
+    ]  # fmt: skip
+    manifest = {"catalog": {"name": "over", "version": "1.0.0", "base": "base@==1.0.0"}}
+    (overlay / "catalog.toml").write_text(
+        "# reviewed against base 1.0.0\n" + tomli_w.dumps({**manifest, "part": parts})
+    )
+    return overlay.parents[1]
+
+
+def test_port_reports_each_part_and_carries_what_it_can(
+    releases: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "ported"
+    code, text, _ = run_cli(
+        capsys, "port", str(releases / "over" / "1.0.0"), "--to", "base@2.0.0",
+        "--path", str(releases), "-o", str(out),
+    )  # fmt: skip
+    assert code == 1  # the prose change and the vanished part need a decision
+    lines = text.splitlines()
+    assert lines[0] == (
+        "base@1.0.0 -> base@2.0.0: 5 parts from the base: 1 same, 1 carried, 1 renamed, "
+        "1 changed, 1 vanished; 2 need a decision"
+    )
+    assert "  = a  same" in lines
+    assert "  ~ b  spaced: placeholders, pins updated" in lines
+    assert "  ! c  prose: prose changed, pins kept (review, then `catalog stamp`)" in lines
+    assert (
+        "  > d  skill-artifact-whiteboard -> skill-whiteboard (100% alike): same text, "
+        "pins updated" in lines
+    )
+    assert "  - e  gone: vanished, nothing in the new base carries it" in lines
+    assert any(line.startswith("      +v") for line in lines)  # the prose diff
+    written = (out / "catalog.toml").read_text()
+    assert written.startswith("# reviewed against base 1.0.0\n")
+    assert 'base = "base@==2.0.0"' in written and 'version = "2.0.0"' in written
+    assert 'from = "skill-whiteboard"' in written
+    new_spaced = SPACED.replace("${READ_TOOL_NAME}", "${ READ_TOOL_NAME }")
+    assert f'sha256 = "{sha(new_spaced)}"' in written
+    assert f'sha256 = "{sha(PROSE)}"' in written  # kept: someone must review it
+    json_code, data, _ = run_cli(
+        capsys, "port", str(releases / "over" / "1.0.0"), "--to", "base@2.0.0",
+        "--path", str(releases), "--format", "json",
+    )  # fmt: skip
+    report = json.loads(data)
+    assert json_code == 1 and report["needs_decision"] == 2
+    assert {p["id"]: p["status"] for p in report["parts"]} == {
+        "a": "same", "b": "carried", "c": "changed", "d": "renamed", "e": "vanished",
+    }  # fmt: skip
+
+
+def test_port_exits_0_when_nothing_needs_a_decision(
+    releases: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = releases / "over" / "1.0.0"
+    manifest = folder / "catalog.toml"
+    text = manifest.read_text()
+    # Keep the parts that port cleanly: a, b and d.
+    blocks = re.split(r"(?m)^(?=\[\[part\]\])", text)
+    kept = [b for b in blocks if not re.search(r'(?m)^id = "[ce]"', b)]
+    manifest.write_text("".join(kept))
+    out = tmp_path / "ported"
+    code, _, _ = run_cli(
+        capsys, "port", str(folder), "--to", "base@2.0.0", "--path", str(releases),
+        "-o", str(out / "over" / "2.0.0"),
+    )  # fmt: skip
+    assert code == 0
+    ported = catalog.load("over", "==2.0.0", paths=[out, releases])
+    assert [p.id for p in ported.parts] == ["a", "b", "d"]
+    assert check_catalog(ported) == []
+
+
+def test_port_refuses_what_is_not_an_overlay(
+    make_catalog: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain = make_catalog("plain", parts=[{"id": "p"}])
+    code, _, err = run_cli(capsys, "port", str(plain), "--to", "plain@1.0.0")
+    assert code == 2
+    assert "not an overlay ([catalog] has no base)" in err
+
+
+def test_the_2_1_38_overlay_ported_to_2_1_240_and_the_2_1_240_example(
+    shared_fixtures: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    upstream = shared_fixtures / "claude-code-system-prompts"
+    if not upstream.is_dir():
+        pytest.skip("no claude-code-system-prompts fixture on this machine")
+    root = tmp_path / "catalogs"
+    import_releases(
+        [read_checkout(upstream / v) for v in ("2.1.38", "2.1.240")], name="claude-code", out=root
+    )
+    code, text, _ = run_cli(
+        capsys, "port", str(EXAMPLES / "claude-code-main" / "2.1.38"),
+        "--to", "claude-code@2.1.240", "--path", str(root), "--format", "json",
+    )  # fmt: skip
+    assert code == 1
+    parts = {p["id"]: p for p in json.loads(text)["parts"]}
+    assert len(parts) == 39
+    gone = [p for p in parts.values() if p["status"] in ("vanished", "renamed")]
+    assert len(gone) == 15  # as the issue counted
+    claudemd = parts["agent-claudemd-creation"]
+    assert (claudemd["status"], claudemd["to"]) == ("renamed", "agent-prompt-claude-md-creation")
+    assert parts["identity"]["status"] == "vanished"
+
+    # The shipped 2.1.240 overlay: valid, assembled with every simple ${NAME} bound.
+    overlay = catalog.load("claude-code-main", "==2.1.240", paths=[root, EXAMPLES])
+    assert check_catalog(overlay) == []
+    assert overlay.unbound_placeholders() == {}
+    context = {"tools": ["Bash", "Read", "Grep", "Agent"], "env": {"is_git_repo": True}}
+    prompt = overlay.assemble(context)
+    assert [t.name for t in prompt.tools] == ["Bash", "Read", "Grep", "Agent"]
+    everything = prompt.text + "".join(t.description for t in prompt.tools)
+    assert re.findall(r"\$\{[A-Za-z_]+\}", everything) == []
+    assert "git-status" in [p.id for p in prompt.parts]
+    explore = overlay.assemble({"tools": ["Grep"]}, agent="explore")
+    assert [p.id for p in explore.parts] == ["agent-explore", "agent-task-notes"]
+    assert "Use Grep" in explore.text or "Grep" in explore.text
