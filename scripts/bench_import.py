@@ -1,69 +1,80 @@
 #!/usr/bin/env python3
-"""Benchmark of ``catalog import piebald --git`` on a synthetic history (never asserted).
+"""Benchmark of ``catalog import piebald --git`` (figures printed, never asserted).
 
-Builds a repository in the format of Piebald-AI/claude-code-system-prompts
-with ``scripts/synthetic_history.py`` (``--releases`` release commits growing
-to ``--parts`` files, with messy headers, rewrites, reformatted placeholders,
-removals and renames). Then it imports the whole history into a temporary
-folder, printing progress, and prints the time taken, the parts written, the
-distinct bodies, the store's size and its ratio to one plain copy of the
-bodies per release, and the time to load the newest version.
+Builds a synthetic history in the format of Piebald-AI/claude-code-system-prompts
+(``tests/synthetic_history.py``: ``--releases`` release commits of up to
+``--parts`` Markdown parts, about ``--change`` of them rewritten per release),
+or takes a real clone with ``--git``, imports every release into a temporary
+folder with progress, and prints the import time, the store's size (manifests,
+shared parts files, distinct bodies), one plain copy of the bodies per release
+and the ratio of the two, and the time to load the newest version.
 
-Run: ``python scripts/bench_import.py [--releases 240] [--parts 700] [--keep DIR]``.
+Run: ``python scripts/bench_import.py [--releases 265] [--parts 700] [--git CLONE] [--keep DIR]``.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.synthetic_history import build_history
+
 from catalog import CatalogPath
 from catalog.importers.piebald.read import read_history
 from catalog.importers.piebald.write import ImportedVersion, import_releases
-from synthetic_history import build_history  # scripts/ is on sys.path when run as a script
 
 
 def _megabytes(count: int) -> str:
     return f"{count / 1e6:.1f} MB"
 
 
+def _progress(item: ImportedVersion) -> None:
+    print(f"  {item.version:<10} {item.parts:>5} parts {item.new_bodies:>4} new bodies",
+          flush=True)  # fmt: skip
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--releases", type=int, default=240)
+    parser.add_argument("--releases", type=int, default=265)
     parser.add_argument("--parts", type=int, default=700, help="parts in the newest release")
+    parser.add_argument("--change", type=float, default=0.03, help="share of bodies rewritten")
+    parser.add_argument("--git", metavar="CLONE", help="import this clone instead")
     parser.add_argument("--keep", metavar="DIR", help="build and import in DIR, and keep it")
+    parser.add_argument("--quiet", action="store_true", help="no line per version")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         work = Path(args.keep or scratch)
         work.mkdir(parents=True, exist_ok=True)
-        os.environ.setdefault("GIT_CONFIG_NOSYSTEM", "1")
-        start = time.perf_counter()
-        total = build_history(work / "upstream", args.releases, args.parts)
-        print(f"built {args.releases} releases ({total} part files) in "
-              f"{time.perf_counter() - start:.1f} s")  # fmt: skip
+        repo = Path(args.git) if args.git else work / "upstream"
+        if not args.git:
+            start = time.perf_counter()
+            history = build_history(repo, args.releases, args.parts, change=args.change)
+            print(f"built {len(history.versions)} releases ({history.part_files} part files) "
+                  f"in {time.perf_counter() - start:.1f} s")  # fmt: skip
 
         start = time.perf_counter()
-        releases = read_history(work / "upstream")
-
-        def progress(item: ImportedVersion) -> None:
-            print(f"\r  {item.version:<10} {item.parts:>5} parts", end="", flush=True)
-
-        report = import_releases(releases, name="synthetic", out=work / "out", on_version=progress)
-        print()
+        report = import_releases(
+            read_history(repo),
+            name="synthetic",
+            out=work / "out",
+            on_version=None if args.quiet else _progress,
+        )
         elapsed = time.perf_counter() - start
         size = report.size
         print(f"imported {len(report.versions)} versions, "
               f"{sum(v.parts for v in report.versions)} parts in {elapsed:.1f} s")  # fmt: skip
         print(f"store: {_megabytes(size.total_bytes)} = manifests {_megabytes(size.manifest_bytes)}"
-              f" + {size.blobs} distinct bodies {_megabytes(size.blob_bytes)}; bodies stored per "
-              f"version would take {_megabytes(report.unshared_bytes)}")  # fmt: skip
-        ratio = size.total_bytes / max(1, report.unshared_bytes)
-        print(f"store ratio: {ratio:.1%} of one plain copy of the bodies per release "
-              f"(manifests {size.manifest_bytes / max(1, report.unshared_bytes):.1%})")  # fmt: skip
+              f" + {size.parts_files} parts files {_megabytes(size.parts_bytes)}"
+              f" + {size.blobs} distinct bodies {_megabytes(size.blob_bytes)}")  # fmt: skip
+        plain = report.unshared_bytes
+        ratio, bodies = size.total_bytes / plain, size.blob_bytes / plain
+        print(f"plain (bodies once per release): {_megabytes(plain)}; store / plain = "
+              f"{ratio:.1%} (bodies alone {bodies:.1%})")  # fmt: skip
 
         start = time.perf_counter()
         newest = CatalogPath([work / "out"], use_env=False, use_entry_points=False).load(

@@ -363,7 +363,7 @@ def test_a_diff_reports_changed_definitions_lines_and_defaults(make_catalog: Mak
     )
     changes = {c.key: (c.old, c.new) for c in diff(old, new).settings}
     assert changes == {
-        "definitions": ({"x": '"a"'}, {"x": '"b"'}),
-        "lines": (None, {"y": [{"text": "t"}]}),
-        "defaults": (None, {"system": {"stability": "session"}}),
+        "definitions.x": ('"a"', '"b"'),
+        "lines.y": (None, [{"text": "t", "when": "true"}]),
+        "defaults.system": (None, {"stability": "session"}),
     }

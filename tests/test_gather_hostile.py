@@ -298,3 +298,14 @@ def test_stripping_comments_is_linear_on_many_or_unclosed_comments() -> None:
     assert strip_leading_html_comments(many) == "body"
     unclosed = "<!-- -->" + "<!--" * 50_000
     assert strip_leading_html_comments(unclosed) == "<!--" * 50_000
+
+
+def test_without_libyaml_the_same_documents_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    import yaml
+
+    monkeypatch.delattr(yaml, "CSafeLoader", raising=False)
+    with pytest.raises(YamlError, match="anchors and aliases"):
+        load_yaml(BILLION_LAUGHS)
+    with pytest.raises(YamlError, match="nested more than"):
+        load_yaml("x: " + "[a, " * 10_000)
+    assert load_yaml("name: x\nlist: [1, {b: c}]\n") == {"name": "x", "list": [1, {"b": "c"}]}

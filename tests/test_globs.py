@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from catalog.lang.globs import MAX_GLOB_LENGTH, Glob, GlobError
 
@@ -80,3 +84,46 @@ def test_too_long_or_too_nested_globs_are_refused() -> None:
         Glob("a" * (MAX_GLOB_LENGTH + 1))
     with pytest.raises(GlobError, match="nested"):
         Glob("{" * 40 + "a" + "}" * 40)
+
+
+def _reference(pattern: str) -> re.Pattern[str]:
+    """An anchored glob of literals, ``*``, ``?`` and ``**/`` (a whole segment; inside
+    one it is ``*``) as a regular expression (small alphabets only: it backtracks)."""
+    out = []
+    index = 0
+    while index < len(pattern):
+        whole_segment = index == 0 or pattern[index - 1] == "/"
+        if whole_segment and pattern.startswith("**/", index):
+            out.append("(?:.*/)?")
+            index += 3
+        elif pattern[index] == "*":
+            out.append("[^/]*")
+            index += 1
+        elif pattern[index] == "?":
+            out.append("[^/]")
+            index += 1
+        else:
+            out.append(re.escape(pattern[index]))
+            index += 1
+    return re.compile("".join(out))
+
+
+_PIECES = st.sampled_from(["a", "b", "/", "*", "?", "**/"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    pieces=st.lists(_PIECES, min_size=1, max_size=8),
+    path=st.text(alphabet="ab/", max_size=12),
+)
+def test_the_automaton_agrees_with_a_reference_matcher(pieces: list[str], path: str) -> None:
+    pattern = "".join(pieces)
+    if (
+        pattern.startswith("/")
+        or pattern.endswith("/")
+        or "***" in pattern
+        or "**" in pattern.replace("**/", "")
+    ):
+        return  # anchoring, trailing slashes and runs of stars are tested above
+    expected = _reference(pattern).fullmatch(path) is not None
+    assert Glob("/" + pattern).match(path) is expected

@@ -5,13 +5,23 @@ zip) as well as on plain paths. Every body named by the manifest is read,
 checked against its sha256 and compiled; nothing else is read. A version
 with a ``base`` (an overlay) is given its base catalog by the caller (the
 catalog path, which alone resolves ``NAME@SPEC``) and takes the bodies of
-its ``from`` parts from there.
+its ``from`` parts from there. A version with ``[[parts_from]]`` takes part
+records from shared parts files, each checked against its sha256 like a
+body, before its own ``[[part]]`` tables.
+
+Bodies are shared in memory: loading many versions that use one body (an
+imported history) keeps one string for it, found by its sha256, for as long
+as any loaded catalog holds it.
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import difflib
 import posixpath
+import re
+import weakref
 from dataclasses import dataclass, field
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -21,7 +31,14 @@ from pydantic import ValidationError
 from catalog._textfile import read_text
 from catalog.compiled import Catalog, CompiledPart, body_sha256, compile_catalog
 from catalog.errors import CatalogError, ManifestError
-from catalog.manifest.models import Manifest, PartDecl, parse_manifest
+from catalog.manifest.models import (
+    ALL_AGENTS,
+    MAIN_AGENT,
+    Manifest,
+    PartDecl,
+    parse_manifest,
+    parse_parts_file,
+)
 from catalog.manifest.positions import key_lines
 
 __all__ = [
@@ -129,6 +146,7 @@ def load_version(
     (:func:`catalog.lock.verify` reports each one).
     """
     manifest = version.manifest
+    sites = _PartSites(version, len(manifest.part))
     try:
         if check_folder_name and manifest.catalog.version != version.where.name:
             raise ManifestError(
@@ -137,6 +155,8 @@ def load_version(
                 key=("catalog", "version"),
                 hint="rename the folder or fix the version",
             )
+        if manifest.parts_from:
+            manifest = _merge_parts_files(version, manifest, sites)
         if manifest.catalog.base is not None and base is None:
             raise ManifestError(
                 f"this catalog is an overlay of {manifest.catalog.base}, which was not given",
@@ -149,19 +169,22 @@ def load_version(
             for index, part in enumerate(manifest.part)
         ]
     except CatalogError as exc:
-        raise version.locate(exc) from None
+        raise sites.locate(exc) from None
     if base is not None:
         manifest = manifest.model_copy(update={"part": tuple(body.decl for body in bodies)})
-    return compile_catalog(
-        manifest,
-        {body.decl.id: body.text for body in bodies},
-        manifest_text=version.text,
-        manifest_file=version.file,
-        body_files={body.decl.id: body.path for body in bodies},
-        location=str(version.where.path),
-        source=version.where.source,
-        missing={body.decl.id for body in bodies if body.missing},
-    )
+    try:
+        return compile_catalog(
+            manifest,
+            {body.decl.id: body.text for body in bodies},
+            manifest_text=version.text,
+            manifest_file=version.file,
+            body_files={body.decl.id: body.path for body in bodies},
+            location=str(version.where.path),
+            source=version.where.source,
+            missing={body.decl.id for body in bodies if body.missing},
+        )
+    except CatalogError as exc:
+        raise sites.locate(exc) from None
 
 
 @dataclass(frozen=True)
@@ -197,7 +220,139 @@ def _body(
             hint="the body changed since the manifest was written: review it, then run "
             "`catalog stamp` on the folder to record the new hash",
         )
-    return body
+    return dataclasses.replace(body, text=_shared_text(digest, body.text))
+
+
+class _SharedText(str):
+    """A body string that a weak reference can point at (plain ``str`` cannot)."""
+
+    __slots__ = ("__weakref__",)
+
+
+_TEXTS: weakref.WeakValueDictionary[str, _SharedText] = weakref.WeakValueDictionary()
+
+
+def _shared_text(digest: str, text: str) -> str:
+    """The one string in memory for the body with sha256 ``digest`` (a copy of
+    ``text`` the first time), so versions sharing a body share the object."""
+    found = _TEXTS.get(digest)
+    if found is None:
+        found = _TEXTS[digest] = _SharedText(text)
+    return found
+
+
+_PART_KEY = re.compile(r"^part\[(\d+)\](.*)$")
+
+
+class _PartSites:
+    """Where each part of a merged manifest was written: the manifest itself, or a
+    ``[[part]]`` of a shared parts file (its path, text and index there), so an
+    error about ``part[N]`` is placed where that part is written."""
+
+    def __init__(self, version: VersionManifest, count: int) -> None:
+        self.version = version
+        self._sites: list[tuple[str, str, int]] = [
+            (version.text, version.file, index) for index in range(count)
+        ]
+
+    def site(self, index: int) -> tuple[str, str, int]:
+        """``(text, file, index there)`` of the merged manifest's ``part[index]``."""
+        return self._sites[index]
+
+    def reorder(self, sites: list[tuple[str, str, int]]) -> None:
+        """Set the sites, one per part of the merged manifest, in its order."""
+        self._sites = sites
+
+    def locate(self, exc: CatalogError) -> CatalogError:
+        """``exc`` placed in the manifest, or in the parts file of the ``part[N]`` it names."""
+        found = None
+        if exc.file in (None, self.version.file):
+            found = _PART_KEY.match(exc.key or "")
+        if found is not None:
+            text, file, index = self._sites[int(found.group(1))]
+            if file != self.version.file:
+                moved = copy.copy(exc)
+                moved.file, moved.line, moved.key = None, None, f"part[{index}]{found.group(2)}"
+                return moved.located(file=file, lines=key_lines(text))
+        return self.version.locate(exc)
+
+
+def _merge_parts_files(version: VersionManifest, manifest: Manifest, sites: _PartSites) -> Manifest:
+    """``manifest`` with the records of its ``[[parts_from]]`` files merged into ``part``
+    (a later file's or the manifest's own part replacing one with the same id)."""
+    merged: dict[str, tuple[PartDecl, tuple[str, str, int]]] = {}
+    known_agents = {MAIN_AGENT, ALL_AGENTS} | {a.name for a in manifest.agent}
+    for number, source in enumerate(manifest.parts_from):
+        text, file = _read_parts_file(version, number, source.file, source.sha256)
+        records = parse_parts_file(text, file)
+        omitted = set(source.omit)
+        unknown = omitted - {part.id for part in records.part}
+        if unknown:
+            raise ManifestError(
+                f"parts_from[{number}] omits {sorted(unknown)[0]!r}, "
+                f"which {source.file} does not hold",
+                key=("parts_from", number, "omit"),
+                hint="remove the id from `omit`",
+            )
+        for index, part in enumerate(records.part):
+            if part.id in omitted:
+                continue
+            try:
+                _check_record(part, manifest, known_agents)
+            except CatalogError as exc:
+                raise exc.located(file=file, key=("part", index), lines=key_lines(text)) from None
+            merged[part.id] = (part, (text, file, index))
+    for index, part in enumerate(manifest.part):
+        merged[part.id] = (part, sites.site(index))
+    sites.reorder([site for _, site in merged.values()])
+    return manifest.model_copy(
+        update={"part": tuple(part for part, _ in merged.values()), "parts_from": ()}
+    )
+
+
+def _read_parts_file(
+    version: VersionManifest, number: int, file: str, sha256: str
+) -> tuple[str, str]:
+    """The text and path of ``parts_from[number]``, checked to lie inside the catalog
+    folder and to have the sha256 the manifest records."""
+    resource = version.where.resolve(file)
+    if resource is None or not resource.is_file():
+        problem = "points outside the catalog folder" if resource is None else "does not exist"
+        raise ManifestError(
+            f"parts file {file!r} {problem}",
+            key=("parts_from", number, "file"),
+            hint="keep shared parts files inside the catalog's own folder",
+        )
+    text = read_text(resource, ManifestError, "the parts file", "check the file")
+    digest = body_sha256(text)
+    if digest != sha256:
+        line = key_lines(version.text)(("parts_from", number, "sha256"))
+        raise ManifestError(
+            f"this shared parts file has sha256 {digest[:12]}..., but "
+            f"{version.file}{f':{line}' if line else ''} says {sha256[:12]}...: "
+            "it was changed after the versions naming it were written",
+            file=str(resource),
+            hint="restore the file (import the versions again), or write the parts "
+            "you changed into the version's own manifest",
+        )
+    return text, str(resource)
+
+
+def _check_record(part: PartDecl, manifest: Manifest, known_agents: set[str]) -> None:
+    """What :class:`Manifest` checks of its own parts, for a part of a parts file."""
+    if part.from_ is not None and manifest.catalog.base is None:
+        raise ManifestError(
+            "`from` needs a base catalog, but the manifest's [catalog] has no `base`",
+            key="from",
+            hint='give the part a `file`, or add base = "NAME@SPEC" to the manifest',
+        )
+    for agent in part.agents:
+        if agent not in known_agents:
+            raise ManifestError(
+                f"part {part.id!r}: unknown agent {agent!r}",
+                key="agents",
+                hint="add an [[agent]] table to the manifest or fix the name",
+            )
 
 
 def _absent_body(where: VersionDir, file: str) -> str | None:

@@ -89,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.write(
         f"{args.name}: {len(report.versions)} version(s) imported into {report.folder}\n"
         f"store: {size.versions} version(s), {_bytes(size.total_bytes)} "
-        f"({_bytes(size.manifest_bytes)} of manifests, {size.blobs} bodies in _blobs taking "
+        f"({_bytes(size.manifest_bytes)} of manifests, {size.parts_files} parts files in _parts "
+        f"taking {_bytes(size.parts_bytes)}, {size.blobs} bodies in _blobs taking "
         f"{_bytes(size.blob_bytes)}); the imported versions' bodies stored per version "
         f"would take {_bytes(report.unshared_bytes)}\n"
     )

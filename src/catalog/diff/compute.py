@@ -58,7 +58,9 @@ _CATALOG_KEYS = (
     "name", "summary", "tokenizer", "separator", "token_budget", "base", "reference_counter"
 )  # fmt: skip
 # Manifest tables compared as a whole (their JSON form), reported with the settings.
-_MANIFEST_TABLES = ("sources", "binding", "definitions", "lines", "defaults")
+_MANIFEST_TABLES = ("sources", "binding")
+# Manifest tables of named entries, compared entry by entry (``definitions.now``).
+_NAMED_TABLES = ("definitions", "lines", "defaults")
 
 
 @dataclass(frozen=True)
@@ -356,13 +358,22 @@ def _label(catalog: Catalog) -> str:
 
 
 def _settings(old: Manifest, new: Manifest) -> tuple[FieldChange, ...]:
-    """Changed ``[catalog]`` keys, then changed tables (sources, bindings, definitions...)."""
-    tables = (
+    """Changed ``[catalog]`` keys, then changed tables (sources, bindings), then each
+    changed definition, lines list and kind's defaults."""
+    tables = [
         FieldChange(key, before, after)
         for key in _MANIFEST_TABLES
         if (before := old.model_dump(mode="json", include={key}, exclude_defaults=True).get(key))
         != (after := new.model_dump(mode="json", include={key}, exclude_defaults=True).get(key))
-    )
+    ]
+    for table in _NAMED_TABLES:
+        before_all = old.model_dump(mode="json", include={table}, exclude_none=True)[table]
+        after_all = new.model_dump(mode="json", include={table}, exclude_none=True)[table]
+        tables += [
+            FieldChange(f"{table}.{name}", before_all.get(name), after_all.get(name))
+            for name in sorted(before_all.keys() | after_all.keys())
+            if before_all.get(name) != after_all.get(name)
+        ]
     return (*_fields(old.catalog, new.catalog, _CATALOG_KEYS), *tables)
 
 

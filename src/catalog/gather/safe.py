@@ -22,7 +22,6 @@ skipped and the rest of the context is still gathered.
 from __future__ import annotations
 
 import errno
-import functools
 import os
 import re
 from collections.abc import Iterable
@@ -150,8 +149,9 @@ def load_yaml(text: str, *, max_depth: int = MAX_YAML_DEPTH) -> Any:
     Refused with :class:`YamlError`: anchors and aliases (one alias can stand
     for a whole tree, and nested ones multiply: "billion laughs"), nesting
     deeper than ``max_depth``, more than :data:`MAX_YAML_BYTES` bytes, and
-    any syntax error. The depth is checked while composing, before PyYAML
-    recurses, so no depth reaches Python's recursion limit.
+    any syntax error. The parser's events are checked first, without building
+    anything, so no alias is expanded and no depth reaches Python's recursion
+    limit; only then is the document built (with libyaml when PyYAML has it).
     """
     if len(text) > MAX_YAML_BYTES or len(text.encode("utf-8")) > MAX_YAML_BYTES:
         raise YamlError(f"longer than the limit of {MAX_YAML_BYTES} bytes")
@@ -161,10 +161,10 @@ def load_yaml(text: str, *, max_depth: int = MAX_YAML_DEPTH) -> Any:
         raise YamlError(f"nested more than {max_depth} levels deep")
     import yaml  # imported on first use, so that importing catalog stays cheap
 
-    loader = _loader_class()(text)
-    loader.max_depth = max_depth
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        return loader.get_single_data()
+        _check_events(yaml.parse(text, Loader=loader), max_depth)
+        return yaml.load(text, Loader=loader)  # a safe loader: plain data only
     except YamlError:
         raise
     except yaml.MarkedYAMLError as exc:
@@ -173,32 +173,20 @@ def load_yaml(text: str, *, max_depth: int = MAX_YAML_DEPTH) -> Any:
         raise YamlError(f"invalid YAML{problem}", mark.line + 1 if mark else None) from None
     except (yaml.YAMLError, RecursionError, ValueError, OverflowError) as exc:
         raise YamlError(f"invalid YAML ({type(exc).__name__})") from None
-    finally:
-        loader.dispose()
 
 
-@functools.cache
-def _loader_class() -> type[Any]:
-    """PyYAML's safe loader, refusing anchors and aliases and counting depth."""
+def _check_events(events: Iterable[Any], max_depth: int) -> None:
+    """Refuse anchors, aliases and nesting past ``max_depth`` in a YAML event stream."""
     import yaml
 
-    class _Loader(yaml.SafeLoader):
-        max_depth = MAX_YAML_DEPTH
-        depth = 0
-
-        def compose_node(self, parent: Any, index: Any) -> Any:
-            event = self.peek_event()  # type: ignore[no-untyped-call]
-            line = event.start_mark.line + 1 if event.start_mark else None
-            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-                raise YamlError("anchors and aliases (& and *) are not accepted", line)
-            if not isinstance(event, yaml.CollectionStartEvent):
-                return super().compose_node(parent, index)
-            if self.depth >= self.max_depth:
-                raise YamlError(f"nested more than {self.max_depth} levels deep", line)
-            self.depth += 1
-            try:
-                return super().compose_node(parent, index)
-            finally:
-                self.depth -= 1
-
-    return _Loader
+    depth = 0
+    for event in events:
+        line = event.start_mark.line + 1 if event.start_mark else None
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise YamlError("anchors and aliases (& and *) are not accepted", line)
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > max_depth:
+                raise YamlError(f"nested more than {max_depth} levels deep", line)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1

@@ -9,6 +9,11 @@ once: the file name is its sha256, so a blob can never hold another text
 than its name says, and ``catalog validate`` still checks every part against
 its manifest.
 
+Part records that do not change between versions are shared the same way:
+:meth:`CatalogWriter.parts_file` stores a TOML file of ``[[part]]`` tables
+once under ``<catalog>/_parts/<sha256[:2]>/<sha256>.toml``, for manifests to
+name in ``[[parts_from]]`` (see :mod:`catalog.importers.layers`).
+
 Nothing is written for a version the writer refuses: its new bodies are
 kept in memory until :meth:`CatalogWriter.write_version` accepts it, so a
 refused import leaves the folder as it was.
@@ -28,9 +33,10 @@ from catalog.errors import ImporterError
 from catalog.loader import MANIFEST_NAME
 from catalog.tokens import TiktokenCounter, TokenCounter
 
-__all__ = ["BLOBS_DIR", "Body", "CatalogWriter", "StoreSize", "VersionStatus"]
+__all__ = ["BLOBS_DIR", "PARTS_DIR", "Body", "CatalogWriter", "StoreSize", "VersionStatus"]
 
 BLOBS_DIR = "_blobs"
+PARTS_DIR = "_parts"
 
 VersionStatus = Literal["written", "unchanged", "replaced"]
 
@@ -52,11 +58,13 @@ class StoreSize:
     manifest_bytes: int
     blobs: int
     blob_bytes: int
+    parts_files: int = 0
+    parts_bytes: int = 0
 
     @property
     def total_bytes(self) -> int:
-        """Manifests and bodies together."""
-        return self.manifest_bytes + self.blob_bytes
+        """Manifests, shared parts files and bodies together."""
+        return self.manifest_bytes + self.parts_bytes + self.blob_bytes
 
 
 class CatalogWriter:
@@ -66,17 +74,30 @@ class CatalogWriter:
         self.folder = Path(out).expanduser() / name
         self.counter = counter or TiktokenCounter()
         self._bodies: dict[str, Body] = {}
-        self._on_disk = {entry.name.removesuffix(".md") for entry in self._blob_entries()}
-        self._pending: dict[str, str] = {}  # digest -> text, until a version using it is written
+        self._on_disk = {
+            os.path.relpath(entry.path, self.folder).replace(os.sep, "/")
+            for folder in (BLOBS_DIR, PARTS_DIR)
+            for entry in self._entries(folder)
+        }
+        # path -> text, until a version using it is written
+        self._pending: dict[str, str] = {}
         self.new_blobs = 0
 
-    def _blob_entries(self) -> list[os.DirEntry[str]]:
-        """The files in ``_blobs/*/`` (stray files beside the shard folders are not blobs)."""
+    def _entries(self, folder: str) -> list[os.DirEntry[str]]:
+        """The files in ``folder/*/`` (stray files beside the shard folders are not stored)."""
         found: list[os.DirEntry[str]] = []
-        for shard in _scan(self.folder / BLOBS_DIR):
+        for shard in _scan(self.folder / folder):
             if shard.is_dir():
                 found.extend(entry for entry in _scan(Path(shard.path)) if entry.is_file())
         return found
+
+    def _store(self, folder: str, digest: str, suffix: str, text: str) -> str:
+        """The path of ``text`` under ``folder``, by its sha256, as a manifest names it;
+        written with the next version written unless it is on disk already."""
+        file = f"{folder}/{digest[:2]}/{digest}{suffix}"
+        if file not in self._on_disk:
+            self._pending[file] = text.replace("\r\n", "\n")
+        return f"../{file}"
 
     def body(self, text: str) -> Body:
         """CatalogPath ``text`` (once) and return how a manifest names it.
@@ -87,12 +108,15 @@ class CatalogWriter:
         known = self._bodies.get(digest)
         if known is not None:
             return known
-        file = f"{BLOBS_DIR}/{digest[:2]}/{digest}.md"
-        if digest not in self._on_disk:
-            self._pending[digest] = text.replace("\r\n", "\n")
-        body = Body(f"../{file}", digest, self.counter(text))
+        body = Body(self._store(BLOBS_DIR, digest, ".md", text), digest, self.counter(text))
         self._bodies[digest] = body
         return body
+
+    def parts_file(self, text: str) -> tuple[str, str]:
+        """Store the parts file ``text`` (once) and return the ``file`` and ``sha256``
+        a ``[[parts_from]]`` names it by."""
+        digest = body_sha256(text)
+        return self._store(PARTS_DIR, digest, ".toml", text), digest
 
     def write_version(self, version: str, manifest: str, *, force: bool = False) -> VersionStatus:
         """Write ``version/catalog.toml`` and the new bodies it names.
@@ -114,10 +138,10 @@ class CatalogWriter:
                     hint="pass --force to replace it, or import into another --out folder",
                 )
             status = "unchanged" if existing == manifest else "replaced"
-        for digest, text in self._pending.items():
-            _write_atomic(self.folder / BLOBS_DIR / digest[:2] / f"{digest}.md", text)
-            self._on_disk.add(digest)
-            self.new_blobs += 1
+        for file, text in self._pending.items():
+            _write_atomic(self.folder / file, text)
+            self._on_disk.add(file)
+            self.new_blobs += file.startswith(BLOBS_DIR)
         self._pending.clear()
         if status != "unchanged":
             _write_atomic(path, manifest)
@@ -136,9 +160,13 @@ class CatalogWriter:
             if os.path.isfile(path := os.path.join(entry.path, MANIFEST_NAME))
         ]
         manifest_bytes = sum(os.path.getsize(path) for path in manifests)
-        blobs = self._blob_entries()
+        blobs = self._entries(BLOBS_DIR)
         blob_bytes = sum(entry.stat().st_size for entry in blobs)
-        return StoreSize(len(manifests), manifest_bytes, len(blobs), blob_bytes)
+        parts = self._entries(PARTS_DIR)
+        parts_bytes = sum(entry.stat().st_size for entry in parts)
+        return StoreSize(
+            len(manifests), manifest_bytes, len(blobs), blob_bytes, len(parts), parts_bytes
+        )
 
 
 def _scan(folder: Path) -> list[os.DirEntry[str]]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 import tomli_w
 from packaging.version import InvalidVersion, Version
@@ -22,8 +22,10 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    SerializerFunctionWrapHandler,
     ValidationError,
     field_validator,
+    model_serializer,
     model_validator,
 )
 from pydantic_core import ErrorDetails
@@ -44,6 +46,8 @@ __all__ = [
     "PartDecl",
     "PartDefaults",
     "PartKind",
+    "PartsFile",
+    "PartsSource",
     "PlaceholderDecl",
     "Stability",
     "VariableDecl",
@@ -52,6 +56,7 @@ __all__ = [
     "dump_manifest",
     "fits_type",
     "parse_manifest",
+    "parse_parts_file",
     "validation_message",
 ]
 
@@ -234,6 +239,14 @@ class PartDefaults(_Model):
     _agents = field_validator("agents")(_some_agent)
 
 
+def _relative_path(value: str | None) -> str | None:
+    if value is None:
+        return value
+    if not value or value.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", value):
+        raise ValueError("must be a path relative to the version directory")
+    return value
+
+
 class PartDecl(_Model):
     """A ``[[part]]``: one prompt part, its body and when it is used.
 
@@ -269,14 +282,7 @@ class PartDecl(_Model):
     reference_tokens: Annotated[int, Field(ge=0)] | None = None
     meta: dict[str, Any] = Field(default_factory=dict)
 
-    @field_validator("file")
-    @classmethod
-    def _relative(cls, value: str | None) -> str | None:
-        if value is None:
-            return value
-        if not value or value.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", value):
-            raise ValueError("must be a path relative to the version directory")
-        return value
+    _relative = field_validator("file")(_relative_path)
 
     _agents = field_validator("agents")(_some_agent)
 
@@ -308,8 +314,44 @@ class PartDecl(_Model):
         return ALL_AGENTS in self.agents or agent in self.agents
 
 
+class PartsSource(_Model):
+    """A ``[[parts_from]]``: a shared parts file whose ``[[part]]`` records this version takes.
+
+    ``file`` is a path relative to the version folder, inside the catalog's
+    own folder, like a part's ``file``; ``sha256`` is the file's hash (UTF-8,
+    LF line endings), checked when the version loads so an edited shared file
+    is an error. Every part of the file is taken but those named in ``omit``;
+    a part of a later parts file, or of the manifest itself, replaces one with
+    the same id from an earlier file. Many versions can name one parts file,
+    so each version's manifest holds only what changed.
+    """
+
+    file: str
+    sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+    omit: tuple[str, ...] = ()
+
+    _relative = field_validator("file")(_relative_path)
+
+
+class PartsFile(_Model):
+    """A shared parts file named by ``[[parts_from]]``: ``[[part]]`` tables only."""
+
+    part: tuple[PartDecl, ...] = ()
+
+    @model_validator(mode="after")
+    def _unique(self) -> PartsFile:
+        _no_duplicates("part", [p.id for p in self.part])
+        return self
+
+
 class Manifest(_Model):
-    """A whole ``catalog.toml``."""
+    """A whole ``catalog.toml``.
+
+    ``parts_from`` is read by the loader, which merges those records into
+    ``part`` and leaves ``parts_from`` empty in the catalog it loads; it is
+    left out of the manifest's dump (and so of a lock's ``manifest_sha256``)
+    when empty.
+    """
 
     catalog: CatalogInfo
     variable: tuple[VariableDecl, ...] = ()
@@ -324,6 +366,7 @@ class Manifest(_Model):
         Annotated[str, Field(pattern=r"^[A-Za-z_$][A-Za-z0-9_$]*$")], PlaceholderDecl
     ] = Field(default_factory=dict)
     sources: Sources = Field(default_factory=Sources)
+    parts_from: tuple[PartsSource, ...] = ()
     part: tuple[PartDecl, ...] = ()
 
     @model_validator(mode="after")
@@ -333,6 +376,7 @@ class Manifest(_Model):
         _no_duplicates("agent", [a.name for a in self.agent])
         _no_duplicates("part", [p.id for p in self.part])
         known = {MAIN_AGENT, ALL_AGENTS} | {a.name for a in self.agent}
+        _no_duplicates("parts_from", [p.file for p in self.parts_from])
         if self.catalog.base is None:
             for index, part in enumerate(self.part):
                 if part.from_ is not None:
@@ -369,6 +413,13 @@ class Manifest(_Model):
                 )
         return self
 
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not self.parts_from:
+            data.pop("parts_from", None)
+        return data
+
     def with_defaults(self, part: PartDecl) -> PartDecl:
         """``part`` with the keys it leaves out taken from ``[defaults.KIND]`` of its kind."""
         defaults = self.defaults.get(part.kind)
@@ -391,7 +442,7 @@ def _no_duplicates(table: str, names: Sequence[str]) -> None:
     seen: dict[str, int] = {}
     for index, name in enumerate(names):
         if name in seen:
-            what = "id" if table == "part" else "name"
+            what = {"part": "id", "parts_from": "file"}.get(table, "name")
             raise ManifestError(
                 f"duplicate {table} {what} {name!r} (first used by {table}[{seen[name]}])",
                 key=(table, index, what),
@@ -408,9 +459,21 @@ def fits_type(value: Any, type_name: str) -> bool:
 
 def parse_manifest(text: str, file: str) -> Manifest:
     """Parse and validate manifest text; ``file`` is used in error messages."""
+    return _parse(Manifest, text, file)
+
+
+def parse_parts_file(text: str, file: str) -> PartsFile:
+    """Parse and validate a shared parts file; errors name ``file`` and the line."""
+    return _parse(PartsFile, text, file)
+
+
+_M = TypeVar("_M", Manifest, PartsFile)
+
+
+def _parse(model: type[_M], text: str, file: str) -> _M:
     data = parse_toml(text, file, ManifestError, "fix the TOML syntax")
     try:
-        return Manifest.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as exc:
         raise _manifest_error(exc, text, file) from None
 

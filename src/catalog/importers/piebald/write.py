@@ -11,6 +11,7 @@ import tomli_w
 from pydantic import ValidationError
 
 from catalog.errors import ImporterError
+from catalog.importers.layers import PartLayers
 from catalog.importers.piebald.parse import UPSTREAM, ReadmeEntry, UpstreamPart
 from catalog.importers.piebald.read import Release
 from catalog.importers.writer import CatalogWriter, StoreSize, VersionStatus
@@ -58,13 +59,14 @@ def import_releases(
 ) -> ImportReport:
     """Write each release as version ``out/name/<version>/`` of catalog ``name``."""
     writer = CatalogWriter(out, name)
+    layers = PartLayers(writer)
     tables: dict[tuple[str, str, ReadmeEntry | None], str] = {}
     done: list[ImportedVersion] = []
     unshared = 0
     license_text = None
     for release in releases:
         before = writer.new_blobs
-        manifest = _manifest(release, name, writer, tables)
+        manifest = _manifest(release, name, writer, tables, layers)
         status = writer.write_version(release.version, manifest, force=force)
         item = ImportedVersion(
             release.version, len(release.parts), writer.new_blobs - before, status
@@ -84,8 +86,10 @@ def _manifest(
     name: str,
     writer: CatalogWriter,
     tables: dict[tuple[str, str, ReadmeEntry | None], str],
+    layers: PartLayers,
 ) -> str:
-    """The ``catalog.toml`` of one release; each part's table is built once per content."""
+    """The ``catalog.toml`` of one release; each part's table is built once per content
+    and stored in the shared parts files ``layers`` names."""
     # The summary is the same in every release, so that diffs between releases show
     # no change in it; the release and its commit are said in a comment.
     summary = f"Claude Code's prompt parts, from {UPSTREAM}"
@@ -106,7 +110,7 @@ def _manifest(
             f"cannot import as catalog {name!r} {release.version!r}: {message}",
             hint="a catalog name is lowercase letters, digits, '.', '_' and '-'",
         ) from None
-    chunks = [provenance + "\n" + tomli_w.dumps({"catalog": info})]
+    records: dict[str, str] = {}
     seen: dict[str, str] = {}
     for part in sorted(release.parts, key=lambda p: (p.category.order, p.id)):
         if not part.id or part.id in seen:
@@ -120,8 +124,9 @@ def _manifest(
         key = (part.file, part.source or part.body, entry)
         if key not in tables:
             tables[key] = tomli_w.dumps({"part": [_part_table(part, entry, writer)]})
-        chunks.append(tables[key])
-    return "\n".join(chunks)
+        records[part.id] = tables[key]
+    document = {"catalog": info, "parts_from": layers.entries(records)}
+    return provenance + "\n" + tomli_w.dumps(document)
 
 
 def _part_table(
