@@ -1,35 +1,21 @@
 """Whole git histories in the upstream format import, and diff like a changelog.
 
-The histories come from ``scripts/synthetic_history.py``: a synthetic one with
+The histories come from :mod:`tests.messy_history`: a synthetic one with
 every kind of header mess, rewrites, reformatted placeholders, removals and
 renames, and one made of the real fixture releases.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 import catalog
 from catalog.importers.piebald import import_releases, read_history
 from catalog.validate import check_catalog
-
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "synthetic_history.py"
-
-
-@pytest.fixture(scope="module")
-def synthetic() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("synthetic_history", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("synthetic_history", module)
-    spec.loader.exec_module(module)
-    return module
+from tests.messy_history import build_messy_history, history_from_folders
 
 
 @pytest.fixture(autouse=True)
@@ -38,9 +24,9 @@ def _quiet_git(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
 
 
-def test_a_synthetic_history_with_every_mess_imports(synthetic: ModuleType, tmp_path: Path) -> None:
+def test_a_synthetic_history_with_every_mess_imports(tmp_path: Path) -> None:
     repo = tmp_path / "upstream"
-    total = synthetic.build_history(repo, releases=24, max_parts=140, seed=3)
+    total = build_messy_history(repo, releases=24, max_parts=140, seed=3)
     report = import_releases(read_history(repo), name="syn", out=tmp_path / "out")
     assert len(report.versions) == 24
     assert sum(v.parts for v in report.versions) == total
@@ -54,11 +40,9 @@ def test_a_synthetic_history_with_every_mess_imports(synthetic: ModuleType, tmp_
     assert all(not str(m.get("name", "")).startswith(("'", '"')) for m in metas)
 
 
-def test_synthetic_releases_diff_into_classes_and_renames(
-    synthetic: ModuleType, tmp_path: Path
-) -> None:
+def test_synthetic_releases_diff_into_classes_and_renames(tmp_path: Path) -> None:
     repo = tmp_path / "upstream"
-    synthetic.build_history(repo, releases=24, max_parts=140, seed=3)
+    build_messy_history(repo, releases=24, max_parts=140, seed=3)
     import_releases(read_history(repo), name="syn", out=tmp_path / "out")
     found = {"renamed": 0, "placeholders": 0, "whitespace": 0, "metadata": 0, "prose": 0}
     for index in range(1, 24):
@@ -76,14 +60,12 @@ def test_synthetic_releases_diff_into_classes_and_renames(
     assert all(count > 0 for count in found.values()), found
 
 
-def test_a_git_history_of_the_fixture_releases(
-    synthetic: ModuleType, shared_fixtures: Path, tmp_path: Path
-) -> None:
+def test_a_git_history_of_the_fixture_releases(shared_fixtures: Path, tmp_path: Path) -> None:
     upstream = shared_fixtures / "claude-code-system-prompts"
     if not upstream.is_dir():
         pytest.skip("no claude-code-system-prompts fixture on this machine")
     repo = tmp_path / "upstream"
-    versions = synthetic.history_from_folders(repo, upstream.iterdir())
+    versions = history_from_folders(repo, upstream.iterdir())
     assert versions[0] == "2.0.14" and versions[-1] == "2.1.240" and len(versions) == 9
     printed: list[str] = []
     report = import_releases(

@@ -1,9 +1,10 @@
-#!/usr/bin/env python3
-"""Git histories in the format of Piebald-AI/claude-code-system-prompts, for tests and benchmarks.
+"""Messy git histories in the format of Piebald-AI/claude-code-system-prompts.
 
-Two kinds, both written with one ``git fast-import``:
+:mod:`tests.synthetic_history` makes a large, tidy history for the store and
+the benchmark; this module makes the kinds of mess the importer and the diff
+must read, both written with one ``git fast-import``:
 
-* :func:`build_history`: ``releases`` synthetic release commits
+* :func:`build_messy_history`: ``releases`` synthetic release commits
   (``v2.<minor>.<patch> (+N tokens)``, a bare ``2.0.x`` for the first ones)
   whose prompt collection grows from about 100 to ``max_parts`` files. Each
   release rewrites a few bodies, reformats the ``${...}`` placeholders or the
@@ -16,34 +17,20 @@ Two kinds, both written with one ``git fast-import``:
 * :func:`history_from_folders`: one release commit per folder of a release
   (``system-prompts/``, ``README.md``, ``LICENSE``), oldest first: the real
   fixture releases as a git history.
-
-Run: ``python scripts/synthetic_history.py OUT [--releases 240] [--parts 700]``
-or ``python scripts/synthetic_history.py OUT --from-folders DIR``.
 """
 
 from __future__ import annotations
 
-import argparse
 import random
 import subprocess
-import sys
 from collections.abc import Iterable
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-PREFIXES = (
-    "system-prompt-",
-    "system-reminder-",
-    "tool-description-",
-    "agent-prompt-",
-    "data-",
-    "skill-",
-    "tool-parameter-",
-)
-WORDS = ("agent", "tool", "file", "search", "read", "write", "edit", "bash", "command", "user",
-         "task", "plan", "code", "test", "review", "commit", "branch", "context", "memory",
-         "session", "prompt", "output", "error", "result", "path", "line", "change")  # fmt: skip
+from tests.synthetic_history import PREFIXES, WORDS
+
+__all__ = ["build_messy_history", "history_from_folders"]
 
 
 def _body(rng: random.Random) -> str:
@@ -132,7 +119,7 @@ def _fast_import(repo: Path, stream: bytes) -> None:
     subprocess.run([*git, "symbolic-ref", "HEAD", "refs/heads/main"], check=True)
 
 
-def build_history(repo: Path, releases: int, max_parts: int, seed: int = 7) -> int:
+def build_messy_history(repo: Path, releases: int, max_parts: int, seed: int = 7) -> int:
     """Write the synthetic repository; returns the number of part files over all releases."""
     rng = random.Random(seed)
     files: dict[str, tuple[str, str]] = {}  # name -> (header, body)
@@ -207,24 +194,3 @@ def history_from_folders(repo: Path, folders: Iterable[Path]) -> list[str]:
         stream += b"\n"
     _fast_import(repo, bytes(stream))
     return [f.name for f in chosen]
-
-
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out", type=Path, help="the repository to create")
-    parser.add_argument("--releases", type=int, default=240)
-    parser.add_argument("--parts", type=int, default=700, help="parts in the newest release")
-    parser.add_argument("--from-folders", type=Path, metavar="DIR",
-                        help="one release per version folder of DIR instead")  # fmt: skip
-    args = parser.parse_args()
-    if args.from_folders:
-        versions = history_from_folders(args.out, args.from_folders.iterdir())
-        print(f"{args.out}: {len(versions)} releases, {versions[0]} to {versions[-1]}")
-    else:
-        total = build_history(args.out, args.releases, args.parts)
-        print(f"{args.out}: {args.releases} releases, {total} part files")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
