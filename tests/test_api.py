@@ -9,7 +9,7 @@ import warnings
 import pytest
 
 import catalog
-from catalog import assemble, compiled, context, errors
+from catalog import assemble, context, errors, prompt
 
 
 def test_all_is_small_and_every_name_resolves() -> None:
@@ -47,9 +47,9 @@ def test_diff_and_gather_stay_functions_whoever_imports_their_subpackages() -> N
     [
         ("ExpressionError", errors),
         ("TemplateError", errors),
-        ("Reminder", assemble),
-        ("UsedPart", assemble),
-        ("CompiledPart", compiled),
+        ("Reminder", prompt),
+        ("UsedPart", prompt),
+        ("CompiledPart", assemble),
         ("Skill", context),
         ("Environment", context),
     ],

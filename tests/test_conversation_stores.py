@@ -4,6 +4,7 @@ rebuild with exact revisions, user templates, and real processes writing at once
 from __future__ import annotations
 
 import multiprocessing
+import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -243,4 +244,20 @@ def test_concurrent_processes_rebuild_to_an_exact_revision(folder: Path, store_u
             seen = {result["constructed"][f"shared-{index}"] for result in results}
             assert seen == {winner.text}
     finally:
+        store.close()
+
+
+def test_a_locked_sqlite_file_is_retried_then_unavailable(tmp_path: Path) -> None:
+    path = tmp_path / "prompts.sqlite"
+    store = open_store(f"sqlite:///{path}", timeout=0.5)
+    holder = sqlite3.connect(path, isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")  # another process holding the write lock
+        with pytest.raises(StoreUnavailableError, match="busy or unreachable for 0.5s"):
+            store.add(_prompt("c", "blocked"))
+        holder.execute("ROLLBACK")
+        assert store.add(_prompt("c", "through")).text == "through"  # nothing half-written
+        assert store.replace(_prompt("c", "next")).revision == 8
+    finally:
+        holder.close()
         store.close()

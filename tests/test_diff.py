@@ -24,9 +24,14 @@ def _body(version: str, part_id: str) -> str:
     return (PARTS / version / f"{part_id}.md").read_text(encoding="utf-8").replace("\r\n", "\n")
 
 
+def _release(version: str) -> Catalog:
+    """A bundled release of the flagship catalog."""
+    return catalog.load("coding-agent", f"=={version}")
+
+
 @pytest.fixture(scope="module")
 def flagship() -> CatalogDiff:
-    return catalog.diff("coding-agent@1.0.0", "coding-agent@1.1.0", counter=len)
+    return catalog.diff(_release("1.0.0"), _release("1.1.0"), counter=len)
 
 
 def _part(result: CatalogDiff, part_id: str) -> PartDiff:
@@ -101,8 +106,8 @@ def test_same_version_is_identical() -> None:
 
 def test_flagship_prompt_diff_under_a_context() -> None:
     result = catalog.diff(
-        "coding-agent@1.0.0",
-        "coding-agent@1.1.0",
+        _release("1.0.0"),
+        _release("1.1.0"),
         context={"tools": ["Bash", "Read"], "variables": {"diagnostics": ["x.py:1: E1"]}},
     )
     prompt = result.prompt
@@ -121,7 +126,7 @@ def test_flagship_prompt_diff_under_a_context() -> None:
 
 
 def test_subagent_prompt_diff() -> None:
-    result = catalog.diff("coding-agent@1.0.0", "coding-agent@1.1.0", agent="explore")
+    result = catalog.diff(_release("1.0.0"), _release("1.1.0"), agent="explore")
     assert result.prompt is not None and result.prompt.agent == "explore"
     assert "# How thorough to be" in result.prompt.new_text
     assert "# How thorough to be" not in result.prompt.old_text
@@ -129,7 +134,7 @@ def test_subagent_prompt_diff() -> None:
 
 def test_prompt_diff_of_a_sub_agent_one_version_lacks() -> None:
     result = catalog.diff(
-        "coding-agent@1.0.0", "coding-agent@1.1.0", agent="conversation-summary", counter=len
+        _release("1.0.0"), _release("1.1.0"), agent="conversation-summary", counter=len
     )
     prompt = result.prompt
     assert prompt is not None
@@ -141,15 +146,13 @@ def test_prompt_diff_of_a_sub_agent_one_version_lacks() -> None:
     assert (prompt.new_text, prompt.new_tokens) == (new.text, len(new.text))
     assert prompt.parts_added == tuple(p.id for p in new.parts)
     assert not prompt.identical
-    backwards = catalog.diff(
-        "coding-agent@1.1.0", "coding-agent@1.0.0", agent="conversation-summary"
-    )
+    backwards = catalog.diff(_release("1.1.0"), _release("1.0.0"), agent="conversation-summary")
     assert backwards.prompt is not None and backwards.prompt.new_text == ""
 
 
 def test_prompt_diff_of_an_agent_neither_version_has_is_an_error() -> None:
     with pytest.raises(catalog.NotFoundError, match="has no agent 'nobody'"):
-        catalog.diff("coding-agent@1.0.0", "coding-agent@1.1.0", agent="nobody")
+        catalog.diff(_release("1.0.0"), _release("1.1.0"), agent="nobody")
 
 
 # ------------------------------------------------------------------ small catalogs

@@ -189,7 +189,7 @@ def _vector(name: str, top: Path, marker: Path) -> list[str] | None:
         write(top / ".gitattributes", "*.txt filter=evil\n")
         _config(top, ("filter.evil.clean", f"sh -c '{touch}; cat'"))
         write(top / "a.txt", "changed for the filter\n")
-        return ["status"]
+        return ["add", "a.txt"]  # status may skip the filter when the size alone tells
     if name == "include.path":
         evil = write(top.parent / "evil.config", f'[core]\n\tfsmonitor = "{touch}; false"\n')
         _config(top, ("include.path", str(evil)))

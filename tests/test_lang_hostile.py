@@ -19,7 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from catalog import load_dir
-from catalog.errors import EvaluationBudgetError, EvaluationError
+from catalog.cli import main
+from catalog.errors import EvaluationBudgetError, EvaluationError, TemplateError
 from catalog.lang.brackets import (
     MAX_TEMPLATE_LENGTH,
     _tags,
@@ -184,3 +185,37 @@ def test_over_budget_while_assembling_names_the_file_part_and_expression(
     assert message.startswith(f"{folder / 'greedy.md'}:2:")
     assert "part 'greedy'" in message
     assert "`len(intersect(split(blob), split(blob)))`" in message
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{{ "' * 50_000,  # unclosed tags whose quotes never balance
+        "{% for " + "a" * 200_000 + " %}",  # a malformed for with a long word
+        "{% for x " + " " * 200_000 + "in %}",
+        "{# c #}\n" * 100_000 + "{{ x",
+        "{{" + " " * 300_000,
+    ],
+)
+def test_pathological_bodies_are_refused_in_one_pass(body: str) -> None:
+    with pytest.raises(TemplateError):
+        compile_template(body, {"x": ANY})
+
+
+def test_a_long_body_of_tags_compiles_and_renders() -> None:
+    body = "{# c #}\n" * 50_000 + "{% if x %}{{ x }}{% endif %}\n" * 2_000
+    assert compile_template(body, {"x": ANY}).render({"x": "v"}) == "v\n" * 2_000
+
+
+def test_the_cli_reports_a_spent_budget_in_one_message(
+    make_catalog: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = make_catalog(
+        parts=[{"id": "greedy", "body": "{{ len(intersect(split(blob), split(blob))) }}"}],
+        variables=[{"name": "blob", "type": "str", "default": "w " * 1_000_000}],
+    )
+    assert main(["assemble", str(folder)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(f"catalog: error: {folder / 'greedy.md'}:1:")
+    assert "part 'greedy'" in err and "Traceback" not in err

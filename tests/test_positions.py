@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from catalog import ExpressionError, ManifestError, load_dir
-from catalog.errors import CatalogError
+from catalog import ManifestError, load_dir
+from catalog.errors import CatalogError, ExpressionError
 from catalog.manifest.positions import TomlPositions, key_lines
 
 TRICKY = '''\

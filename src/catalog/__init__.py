@@ -11,7 +11,7 @@ loads none of them: each is imported from its module when first used
 pays for pydantic, the compiler or the stores only when it uses them.
 Everything else is imported from its own module: the context's sub-models
 from :mod:`catalog.context`, the error subclasses from :mod:`catalog.errors`,
-the parts of an assembled prompt from :mod:`catalog.assemble`.
+the parts of an assembled prompt from :mod:`catalog.prompt`.
 """
 
 from __future__ import annotations
@@ -37,13 +37,13 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from pathlib import Path
 
-    from catalog.assemble import AssembledPrompt
     from catalog.catalog_path import CatalogPath, load_dir
     from catalog.compiled import Catalog
     from catalog.context import Context, load_context
     from catalog.conversations import PromptStore, Sessions, SQLiteStore, StoredPrompt
     from catalog.diff.compute import CatalogDiff, diff
     from catalog.gather import SourceWarning, gather
+    from catalog.prompt import AssembledPrompt
 
 __all__ = [
     "AssembledPrompt",
@@ -75,7 +75,7 @@ __all__ = [
 __version__ = "0.1.0"
 
 _LAZY = {
-    "AssembledPrompt": "catalog.assemble",
+    "AssembledPrompt": "catalog.prompt",
     "Catalog": "catalog.compiled",
     "CatalogDiff": "catalog.diff.compute",
     "CatalogPath": "catalog.catalog_path",
@@ -91,10 +91,8 @@ _LAZY = {
 """Public names and the module each is imported from on first use."""
 
 _MOVED = {
-    **dict.fromkeys(("AgentInfo", "CompiledPart"), "catalog.compiled"),
-    **dict.fromkeys(
-        ("ExcludedPart", "Reminder", "ToolDescription", "UsedPart"), "catalog.assemble"
-    ),
+    **dict.fromkeys(("AgentInfo", "CompiledPart"), "catalog.assemble"),
+    **dict.fromkeys(("ExcludedPart", "Reminder", "ToolDescription", "UsedPart"), "catalog.prompt"),
     **dict.fromkeys(
         (
             "Command",

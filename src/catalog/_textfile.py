@@ -12,6 +12,7 @@ RecursionError), numbers too long to convert, files over
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import stat
@@ -221,13 +222,17 @@ def too_deep(data: Any, limit: int = MAX_NESTING) -> bool:
     return False
 
 
+_DEEP_SCAN: Final = 4 * 1024 * 1024
+
+
 def _deep_line(text: str) -> int | None:
     """The line where brackets first open deeper than :data:`MAX_NESTING` (quoted text
-    skipped, roughly: a quote runs to the next one on its line); None if none does."""
+    skipped, roughly: a quote runs to the next one on its line); None if none does in
+    the first 4 MiB characters."""
     depth = 0
     line = 1
     quote = ""
-    for char in text:
+    for char in itertools.islice(text, _DEEP_SCAN):  # an error path: bounded all the same
         if char == "\n":
             line += 1
             quote = ""

@@ -26,350 +26,144 @@ marked ``required`` are never dropped; when they alone exceed the budget,
 Token figures are counted when first read, with the catalog's tokenizer
 unless ``counter=`` says otherwise (see :mod:`catalog.tokens`): an assembly
 without a budget counts nothing.
+
+Everything that does not depend on the context is worked out once, when the
+catalog is compiled: :func:`plan_agent` turns the compiled parts into one
+:class:`AgentPlan` per agent (which parts the agent never gets, which bodies
+are plain text ready to copy, the reasons), so :func:`assemble` only
+evaluates conditions and renders bodies. This module knows compiled parts
+and plans, not the :class:`~catalog.compiled.Catalog` that holds them.
 """
 
 from __future__ import annotations
 
 import difflib
-import hashlib
-import json
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from functools import cached_property
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
-from catalog.cache import (
-    MAX_BREAKPOINTS,
-    CacheBlock,
-    anthropic_system,
-    cache_blocks,
-    openai_message,
-)
+from pydantic import BaseModel, ConfigDict
+
 from catalog.context import CONTROL_FIELDS, Context, coerce_context
+from catalog.definitions import Definition, define
 from catalog.errors import BudgetError, CatalogError, ContextError
+from catalog.lang.compiler import Expression
+from catalog.lang.template import Template
 from catalog.lang.values import Scope
-from catalog.manifest.models import MAIN_AGENT, fits_type
-from catalog.tokens import CharCounter, TokenCounter, get_counter
-
-if TYPE_CHECKING:
-    from catalog.compiled import Catalog, CompiledPart
+from catalog.manifest.models import MAIN_AGENT, AgentDecl, BindingDecl, PartDecl, fits_type
+from catalog.prompt import AssembledPrompt, Excluded, Piece, Reminder, Tool
+from catalog.tokens import TokenCounter, get_counter
 
 __all__ = [
-    "AssembledPrompt",
-    "ExcludedPart",
-    "ExclusionReason",
-    "Reminder",
-    "ToolDescription",
-    "UsedPart",
+    "AgentInfo",
+    "AgentPlan",
+    "CatalogRules",
+    "CompiledPart",
+    "PartInfo",
     "assemble",
+    "plan_agent",
     "reminders",
-    "share_of",
-]
-
-ExclusionReason = Literal[
-    "agent", "condition", "empty", "overridden", "custom-prompt", "channel", "budget"
 ]
 
 # The context fields conditions and bodies read; the rest steer assembly.
 _CONTEXT_FIELDS = tuple(name for name in Context.model_fields if name not in CONTROL_FIELDS)
 
 
-class _Piece(NamedTuple):
-    """A text chosen for the prompt, before budgets and layout."""
+class AgentInfo(BaseModel):
+    """What conditions and bodies see as ``agent``: the agent being assembled for."""
 
-    id: str
-    kind: str
-    order: int
-    stability: str
-    text: str
-    why: str
-    required: bool = True
-    priority: int = 0
-
-
-@dataclass(frozen=True)
-class _Counted:
-    """A text whose token count is computed on first read, so assembling counts nothing."""
-
-    _text: str = field(kw_only=True, repr=False, compare=False)
-    _counter: TokenCounter = field(kw_only=True, repr=False, compare=False)
-
-    @cached_property
-    def tokens(self) -> int:
-        """Tokens of the text, by the prompt's counter."""
-        return self._counter(self._text)
-
-
-@dataclass(frozen=True)
-class UsedPart(_Counted):
-    """A part (or a context-supplied text) that made it into the prompt."""
-
-    id: str
-    kind: str
-    order: int
-    stability: str
-    why: str
-    start: int
-    end: int
-
-
-@dataclass(frozen=True)
-class ExcludedPart:
-    """A part left out, with the reason code and a sentence saying why."""
-
-    id: str
-    kind: str
-    reason: ExclusionReason
-    why: str
-
-
-@dataclass(frozen=True)
-class ToolDescription(_Counted):
-    """A tool description for the tools array of a request."""
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
-    description: str
-    part_id: str
+    is_subagent: bool
+    description: str = ""
+    tools: tuple[str, ...] = ()
+    skills: tuple[str, ...] = ()
+    critical_reminder: str = ""
+    meta: Mapping[str, Any] = {}
 
-
-@dataclass(frozen=True)
-class Reminder:
-    """A reminder text to append to a user message."""
-
-    id: str
-    text: str
-    order: int
-
-
-@dataclass(frozen=True)
-class AssembledPrompt:
-    """The result of an assembly. Immutable; derived values are computed on first use.
-
-    Assembly records only the chosen texts and the reasons; :attr:`parts`,
-    :attr:`excluded`, :attr:`tools` and every token figure are built when
-    first read, which keeps a warm assembly in the tens of microseconds.
-    """
-
-    catalog: str
-    version: str
-    agent: str
-    text: str
-    counter: str
-    budget: int | None = None
-    notes: tuple[str, ...] = ()
-    _pieces: tuple[_Piece, ...] = field(default=(), kw_only=True, repr=False)
-    _left: tuple[tuple[str, str, ExclusionReason, str], ...] = field(
-        default=(), kw_only=True, repr=False
-    )
-    _tools: tuple[tuple[str, str, str], ...] = field(default=(), kw_only=True, repr=False)
-    _counter: TokenCounter = field(default=CharCounter(), kw_only=True, repr=False, compare=False)
-    _separator: str = field(default="\n\n", kw_only=True, repr=False, compare=False)
-
-    @cached_property
-    def parts(self) -> tuple[UsedPart, ...]:
-        """The parts (and context-supplied texts) in the prompt, in order, with spans."""
-        return self._layout[0]
-
-    @cached_property
-    def static_prefix_length(self) -> int:
-        """Length of the leading text made only of ``static`` parts."""
-        return self._layout[1]
-
-    @cached_property
-    def excluded(self) -> tuple[ExcludedPart, ...]:
-        """The parts left out, each with its reason."""
-        return tuple(ExcludedPart(*left) for left in self._left)
-
-    @cached_property
-    def tools(self) -> tuple[ToolDescription, ...]:
-        """Tool descriptions for the tools array (``tool`` parts whose condition holds)."""
-        count = self._counter
-        return tuple(
-            ToolDescription(name, text, part_id, _text=text, _counter=count)
-            for name, text, part_id in self._tools
+    @classmethod
+    def from_decl(cls, decl: AgentDecl | None) -> AgentInfo:
+        """The view of a declared sub-agent, or of ``main`` when ``decl`` is None."""
+        if decl is None:
+            return cls(name=MAIN_AGENT, is_subagent=False)
+        return cls(
+            name=decl.name,
+            is_subagent=True,
+            description=decl.description,
+            tools=decl.tools,
+            skills=decl.skills,
+            critical_reminder=decl.critical_reminder,
+            meta=decl.meta,
         )
 
-    @cached_property
-    def _layout(self) -> tuple[tuple[UsedPart, ...], int]:
-        used: list[UsedPart] = []
-        position = 0
-        static_prefix = 0
-        in_static_prefix = True
-        for piece in self._pieces:
-            end = position + len(piece.text)
-            used.append(
-                UsedPart(
-                    piece.id,
-                    piece.kind,
-                    piece.order,
-                    piece.stability,
-                    piece.why,
-                    position,
-                    end,
-                    _text=piece.text,
-                    _counter=self._counter,
-                )
-            )
-            if in_static_prefix and piece.stability == "static":
-                static_prefix = end
-            else:
-                in_static_prefix = False
-            position = end + len(self._separator)
-        return tuple(used), static_prefix
 
-    @cached_property
-    def fingerprint(self) -> str:
-        """sha256 of the text: equal fingerprints mean byte-identical prompts."""
-        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+@dataclass(frozen=True)
+class PartInfo:
+    """What a part's own condition and body see as ``part``: its id, name and kind.
+
+    ``name`` is the tool's name for a ``tool`` part, else the id. With it one
+    ``[defaults.tool] when`` serves every tool part (``part.name in tools``).
+    """
+
+    id: str
+    name: str
+    kind: str
+
+
+@dataclass(frozen=True, eq=False)
+class CompiledPart:
+    """One part, ready to assemble: its declaration, body and compiled forms.
+
+    ``missing`` is true only in a catalog loaded without checking its bodies
+    (``check_hashes=False``, for :func:`catalog.lock.verify`) whose body file
+    ``path`` does not exist: the body is then empty.
+    """
+
+    decl: PartDecl
+    body: str
+    path: str
+    condition: Expression
+    template: Template | None
+    missing: bool = False
 
     @property
-    def static_prefix(self) -> str:
-        """The leading text made only of ``static`` parts: the cache-stable prefix."""
-        return self.text[: self.static_prefix_length]
+    def id(self) -> str:
+        """The part's id."""
+        return self.decl.id
 
-    @cached_property
-    def separator_tokens(self) -> int:
-        """Tokens of the separators between the parts."""
-        return max(len(self.parts) - 1, 0) * self._counter(self._separator) if self.parts else 0
-
-    @cached_property
-    def tokens(self) -> int:
-        """Tokens of the text: the used parts plus separators, as counted by :attr:`counter`."""
-        return sum(p.tokens for p in self.parts) + self.separator_tokens
-
-    def cache_blocks(self, *, max_breakpoints: int = MAX_BREAKPOINTS) -> tuple[CacheBlock, ...]:
-        """The text cut where stability changes, with breakpoints (see :mod:`catalog.cache`)."""
-        return cache_blocks(self, max_breakpoints=max_breakpoints)
-
-    def anthropic_system(
-        self,
-        *,
-        ttl: Literal["5m", "1h"] | None = None,
-        max_breakpoints: int = MAX_BREAKPOINTS,
-    ) -> list[dict[str, Any]]:
-        """Anthropic Messages API ``system`` blocks with ``cache_control`` breakpoints."""
-        return anthropic_system(self, ttl=ttl, max_breakpoints=max_breakpoints)
-
-    def openai_message(self, *, role: Literal["system", "developer"] = "system") -> dict[str, str]:
-        """An OpenAI-style ``system`` (or ``developer``) chat message."""
-        return openai_message(self, role=role)
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict with stable keys (see the README for their meaning)."""
-        return {
-            "catalog": self.catalog,
-            "version": self.version,
-            "agent": self.agent,
-            "fingerprint": self.fingerprint,
-            "counter": self.counter,
-            "tokens": self.tokens,
-            "budget": self.budget,
-            "static_prefix_length": self.static_prefix_length,
-            "text": self.text,
-            "parts": [_asdict(p) for p in self.parts],
-            "excluded": [_asdict(p) for p in self.excluded],
-            "tools": [_asdict(t) for t in self.tools],
-            "notes": list(self.notes),
-        }
-
-    def to_json(self) -> str:
-        """:meth:`to_dict` as indented JSON."""
-        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
-
-    def token_report(self) -> dict[str, Any]:
-        """Where the tokens go, JSON-ready: per part (in prompt order) its tokens and
-        share of the total in percent, the separators, the tools array and the
-        parts dropped to fit the budget (``catalog tokens --format json``)."""
-        total = self.tokens
-        return {
-            "catalog": self.catalog,
-            "version": self.version,
-            "agent": self.agent,
-            "counter": self.counter,
-            "tokens": total,
-            "budget": self.budget,
-            "separator_tokens": self.separator_tokens,
-            "parts": [
-                {
-                    "id": p.id,
-                    "order": p.order,
-                    "kind": p.kind,
-                    "stability": p.stability,
-                    "tokens": p.tokens,
-                    "share": share_of(p.tokens, total),
-                }
-                for p in self.parts
-            ],
-            "tools": [{"name": t.name, "part": t.part_id, "tokens": t.tokens} for t in self.tools],
-            "dropped": [{"id": e.id, "why": e.why} for e in self.excluded if e.reason == "budget"],
-        }
-
-    def explain(self) -> str:
-        """A table of every part: in or out, why, and what it costs."""
-        budget = f" of a budget of {self.budget}" if self.budget is not None else ""
-        rows = [
-            f"{self.catalog} {self.version}, agent {self.agent}: {self.tokens} tokens{budget} "
-            f"({self.counter}), fingerprint {self.fingerprint[:12]}"
-        ]
-        for used in self.parts:
-            rows.append(f"  + {used.id:<28} {used.tokens:>6}  {used.why}")
-        for tool in self.tools:
-            rows.append(f"  T {tool.name:<28} {tool.tokens:>6}  tool description ({tool.part_id})")
-        for left in self.excluded:
-            rows.append(f"  - {left.id:<28} {'':>6}  {left.why}")
-        rows.extend(f"  ! {note}" for note in self.notes)
-        return "\n".join(rows)
+    def render(self, scope: Mapping[str, Any]) -> str:
+        """The body with its placeholders and blocks resolved (raw bodies as written)."""
+        if self.template is None or self.template.is_static:
+            return self.body
+        return self.template.render(scope)
 
 
-def share_of(tokens: int, total: int) -> float:
-    """``tokens`` as a percentage of ``total``, one decimal (0 when the total is 0)."""
-    return round(100 * tokens / total, 1) if total else 0.0
+@dataclass(frozen=True, eq=False)
+class CatalogRules:
+    """What assembling one catalog version follows besides its parts: its name and
+    version for messages, tokenizer, separator, budget, slots, variables (defaults
+    and types), ``[[binding]]``s and definitions, all fixed when it is compiled."""
 
+    name: str
+    version: str
+    tokenizer: str
+    separator: str
+    token_budget: int | None
+    manifest_file: str
+    slots: tuple[str, ...]
+    defaults: Mapping[str, Any]
+    types: Mapping[str, str]
+    bindings: tuple[tuple[BindingDecl, Expression | None], ...]
+    definitions: tuple[Definition, ...]
+    tool_names: frozenset[str]
 
-def _asdict(item: Any) -> dict[str, Any]:
-    data = {name: getattr(item, name) for name in item.__dataclass_fields__ if name[0] != "_"}
-    if isinstance(item, _Counted):
-        data["tokens"] = item.tokens
-    return data
-
-
-def _scope(catalog: Catalog, context: Context, agent: str) -> dict[str, Any]:
-    scope: dict[str, Any] = {name: getattr(context, name) for name in _CONTEXT_FIELDS}
-    scope["agent"] = catalog.agent_info(agent)
-    scope.update(catalog.variables)
-    for name, value in context.variables.items():
-        declared = catalog.variable_types.get(name)
-        if declared is None:
-            known = ", ".join(sorted(catalog.variables)) or "none"
-            raise ContextError(
-                f"unknown variable {name!r} for catalog {catalog.name}",
-                key=f"variables.{name}",
-                hint=f"declared variables: {known}",
-            )
-        if not fits_type(value, declared):
-            raise ContextError(
-                f"variable {name!r} must be of type {declared}, got {value!r}",
-                key=f"variables.{name}",
-            )
-        scope[name] = tuple(value) if declared == "list" else value
-    catalog.resolve_definitions(scope)
-    if catalog.bindings:
-        scope["bindings"] = catalog.resolve_bindings(scope)
-    return scope
-
-
-def _check_overrides(catalog: Catalog, context: Context) -> None:
-    for slot in context.overrides:
-        if slot not in catalog.slots:
-            known = ", ".join(catalog.slots) or "none"
-            raise ContextError(
-                f"catalog {catalog.name} has no slot {slot!r}",
-                key=f"overrides.{slot}",
-                hint=f"slots of this catalog: {known}",
-            )
-
-
-_Left = tuple[str, str, ExclusionReason, str]
+    def resolve_bindings(self, scope: Mapping[str, Any]) -> dict[str, Any]:
+        """The value of every binding under ``scope``: what ``bindings`` holds in bodies."""
+        resolved: dict[str, Any] = {}
+        for decl, expression in self.bindings:
+            resolved[decl.name] = scope.get("files") if expression is None else expression(scope)
+        return resolved
 
 
 class _Step(NamedTuple):
@@ -387,20 +181,20 @@ class _Step(NamedTuple):
     order: int
     slot: str | None
     tool_name: str
-    left: _Left | None
+    left: Excluded | None
     always: bool
     body: str | None
     render: Callable[[Scope], str]
-    piece: _Piece | None
+    piece: Piece | None
     why: str
-    if_false: _Left
-    if_empty: _Left
-    if_custom: _Left
-    if_overridden: _Left
+    if_false: Excluded
+    if_empty: Excluded
+    if_custom: Excluded
+    if_overridden: Excluded
 
-    def with_text(self, text: str) -> _Piece:
+    def with_text(self, text: str) -> Piece:
         decl = self.part.decl
-        return _Piece(
+        return Piece(
             decl.id,
             decl.kind,
             decl.order,
@@ -412,26 +206,31 @@ class _Step(NamedTuple):
         )
 
 
-class _Plan(NamedTuple):
-    """Everything an assembly for one agent can work out in advance."""
+@dataclass(frozen=True, eq=False)
+class AgentPlan:
+    """Everything an assembly for one agent can work out in advance, built once when
+    the catalog is compiled (see :func:`plan_agent`)."""
 
-    version: str
+    rules: CatalogRules
+    agent: AgentInfo
     steps: tuple[_Step, ...]
+    reminders: tuple[CompiledPart, ...]
 
 
-def _plan(catalog: Catalog, agent: str) -> _Plan:
-    """The plan for ``agent``, cached on the catalog (which is immutable)."""
-    plan = catalog._plans.get(agent)
-    if plan is None:
-        steps = tuple(_step(part, agent) for part in catalog.parts)
-        plan = catalog._plans[agent] = _Plan(str(catalog.version), steps)
-    return plan
+def plan_agent(rules: CatalogRules, agent: AgentInfo, parts: Sequence[CompiledPart]) -> AgentPlan:
+    """The plan for assembling ``parts`` (in prompt order) for ``agent``."""
+    return AgentPlan(
+        rules,
+        agent,
+        tuple(_step(part, agent.name) for part in parts),
+        tuple(p for p in parts if p.decl.kind == "reminder" and p.decl.for_agent(agent.name)),
+    )
 
 
 def _step(part: CompiledPart, agent: str) -> _Step:
     decl = part.decl
     ident = (decl.id, decl.kind)
-    left: _Left | None = None
+    left: Excluded | None = None
     if decl.kind == "reminder":
         left = (*ident, "channel", "a reminder: see reminders()")
     elif not decl.for_agent(agent):
@@ -463,6 +262,149 @@ def _step(part: CompiledPart, agent: str) -> _Step:
     return step
 
 
+def assemble(
+    plan: AgentPlan,
+    context: Context | Mapping[str, Any] | None = None,
+    *,
+    counter: str | TokenCounter | Callable[[str], int] | None = None,
+) -> AssembledPrompt:
+    """Assemble for ``plan``'s agent under ``context``; see the module docstring."""
+    rules = plan.rules
+    ctx = coerce_context(context)
+    count = get_counter(counter, tokenizer=rules.tokenizer)
+    scope = _scope(plan, ctx)
+    _check_overrides(rules, ctx)
+    pieces, excluded, tools = _select(plan.steps, ctx, scope)
+    pieces += _context_texts(ctx)
+    budget = ctx.token_budget or rules.token_budget
+    if budget is not None:
+        pieces = _fit(plan, ctx, pieces, budget, count, excluded)
+    return AssembledPrompt.from_pieces(
+        rules.name,
+        rules.version,
+        plan.agent.name,
+        pieces,
+        excluded=excluded,
+        tools=tools,
+        counter=count,
+        separator=rules.separator,
+        budget=budget,
+        notes=_tool_notes(rules, ctx),
+    )
+
+
+def _tool_notes(rules: CatalogRules, ctx: Context) -> tuple[str, ...]:
+    """A note for each enabled tool the catalog knows nothing of: most likely a typo."""
+    notes = []
+    for name in ctx.tools:
+        if name in rules.tool_names or name in ctx.tool_info:
+            continue
+        close = difflib.get_close_matches(name, sorted(rules.tool_names), n=1, cutoff=0.6)
+        guess = f"; did you mean {close[0]!r}?" if close else ""
+        notes.append(
+            f"tool {name!r} matches no part and no agent's tools of {rules.name} "
+            f"{rules.version}{guess}"
+        )
+    return tuple(notes)
+
+
+def _scope(plan: AgentPlan, context: Context) -> dict[str, Any]:
+    """What conditions and bodies read: the context, ``agent``, the variables (the
+    context's over their defaults), the definitions and the bindings."""
+    rules = plan.rules
+    scope: dict[str, Any] = {name: getattr(context, name) for name in _CONTEXT_FIELDS}
+    scope["agent"] = plan.agent
+    scope.update(rules.defaults)
+    for name, value in context.variables.items():
+        declared = rules.types.get(name)
+        if declared is None:
+            known = ", ".join(sorted(rules.defaults)) or "none"
+            raise ContextError(
+                f"unknown variable {name!r} for catalog {rules.name}",
+                key=f"variables.{name}",
+                hint=f"declared variables: {known}",
+            )
+        if not fits_type(value, declared):
+            raise ContextError(
+                f"variable {name!r} must be of type {declared}, got {value!r}",
+                key=f"variables.{name}",
+            )
+        scope[name] = tuple(value) if declared == "list" else value
+    define(rules.definitions, scope)
+    if rules.bindings:
+        scope["bindings"] = rules.resolve_bindings(scope)
+    return scope
+
+
+def _check_overrides(rules: CatalogRules, context: Context) -> None:
+    for slot in context.overrides:
+        if slot not in rules.slots:
+            known = ", ".join(rules.slots) or "none"
+            raise ContextError(
+                f"catalog {rules.name} has no slot {slot!r}",
+                key=f"overrides.{slot}",
+                hint=f"slots of this catalog: {known}",
+            )
+
+
+def _select(
+    steps: Sequence[_Step], ctx: Context, scope: Scope
+) -> tuple[list[Piece], list[Excluded], list[Tool]]:
+    """Walk the plan: the pieces of the prompt, the parts left out and the tools."""
+    pieces: list[Piece] = []
+    excluded: list[Excluded] = []
+    tools: list[Tool] = []
+    done_slots: set[str] = set()
+    overrides = ctx.overrides
+    custom = ctx.custom_prompt is not None
+    for step in steps:
+        if step.left is not None:
+            excluded.append(step.left)
+        elif custom and step.kind != "tool":
+            excluded.append(step.if_custom)
+        elif step.slot is not None and step.slot in overrides:
+            if step.slot not in done_slots:
+                done_slots.add(step.slot)
+                pieces += _override(step, overrides[step.slot])
+            excluded.append(step.if_overridden)
+        elif not step.always and not _evaluate(step.part, scope):
+            excluded.append(step.if_false)
+        elif step.piece is not None:
+            pieces.append(step.piece)
+        else:
+            body = step.body if step.body is not None else _render(step.part, step.render, scope)
+            if not body:
+                excluded.append(step.if_empty)
+            elif step.kind == "tool":
+                tools.append((step.tool_name, body, step.part.id))
+            else:
+                pieces.append(step.with_text(body))
+    return pieces, excluded, tools
+
+
+def _override(step: _Step, text: str) -> list[Piece]:
+    """The context's text for the slot of ``step``, placed where that slot's first part stood."""
+    text = _trim(text)
+    if not text:
+        return []
+    why = f"slot {step.slot!r} replaced by the context"
+    return [Piece(f"override:{step.slot}", step.kind, step.order, "session", text, why)]
+
+
+def _context_texts(ctx: Context) -> list[Piece]:
+    """The custom prompt and the appended text the context supplies, when not blank."""
+    found = []
+    custom = _trim(ctx.custom_prompt or "")
+    if custom:
+        why = "custom prompt from the context"
+        found.append(Piece("context:custom-prompt", "system", 0, "session", custom, why))
+    append = _trim(ctx.append or "")
+    if append:
+        why = "appended by the context"
+        found.append(Piece("context:append", "system", 1 << 31, "session", append, why))
+    return found
+
+
 def _evaluate(part: CompiledPart, scope: Scope) -> bool:
     try:
         return bool(part.condition.evaluate(scope))
@@ -481,135 +423,18 @@ def _trim(text: str) -> str:
     return text.lstrip("\n").rstrip()
 
 
-def assemble(
-    catalog: Catalog,
-    context: Context | Mapping[str, Any] | None = None,
-    agent: str = MAIN_AGENT,
-    *,
-    counter: str | TokenCounter | Callable[[str], int] | None = None,
-) -> AssembledPrompt:
-    """Assemble ``catalog`` for ``agent`` under ``context``; see the module docstring."""
-    ctx = coerce_context(context)
-    count = get_counter(counter, tokenizer=catalog.manifest.catalog.tokenizer)
-    scope = _scope(catalog, ctx, agent)
-    _check_overrides(catalog, ctx)
-    pieces: list[_Piece] = []
-    excluded: list[_Left] = []
-    tools: list[tuple[str, str, str]] = []
-    done_slots: set[str] = set()
-    overrides = ctx.overrides
-    custom = ctx.custom_prompt is not None
-    plan = _plan(catalog, agent)
-    for step in plan.steps:
-        if step.left is not None:
-            excluded.append(step.left)
-            continue
-        if custom and step.kind != "tool":
-            excluded.append(step.if_custom)
-            continue
-        slot = step.slot
-        if slot is not None and slot in overrides:
-            if slot not in done_slots:
-                done_slots.add(slot)
-                text = _trim(overrides[slot])
-                if text:
-                    pieces.append(
-                        _Piece(
-                            f"override:{slot}",
-                            step.kind,
-                            step.order,
-                            "session",
-                            text,
-                            f"slot {slot!r} replaced by the context",
-                        )
-                    )
-            excluded.append(step.if_overridden)
-            continue
-        part = step.part
-        if not step.always and not _evaluate(part, scope):
-            excluded.append(step.if_false)
-            continue
-        if step.piece is not None:
-            pieces.append(step.piece)
-            continue
-        body = step.body if step.body is not None else _render(part, step.render, scope)
-        if not body:
-            excluded.append(step.if_empty)
-        elif step.kind == "tool":
-            tools.append((step.tool_name, body, part.id))
-        else:
-            pieces.append(step.with_text(body))
-    if custom:
-        text = _trim(ctx.custom_prompt or "")
-        if text:
-            pieces.append(
-                _Piece(
-                    "context:custom-prompt",
-                    "system",
-                    0,
-                    "session",
-                    text,
-                    "custom prompt from the context",
-                )
-            )
-    if ctx.append is not None and _trim(ctx.append):
-        pieces.append(
-            _Piece(
-                "context:append",
-                "system",
-                1 << 31,
-                "session",
-                _trim(ctx.append),
-                "appended by the context",
-            )
-        )
-    budget = ctx.token_budget or catalog.manifest.catalog.token_budget
-    if budget is not None:
-        pieces = _fit(catalog, ctx, agent, pieces, budget, count, excluded)
-    return AssembledPrompt(
-        catalog=catalog.name,
-        version=plan.version,
-        agent=agent,
-        text=catalog.separator.join(p.text for p in pieces),
-        counter=count.name,
-        budget=budget,
-        notes=_tool_notes(catalog, ctx),
-        _pieces=tuple(pieces),
-        _left=tuple(excluded),
-        _tools=tuple(tools),
-        _counter=count,
-        _separator=catalog.separator,
-    )
-
-
-def _tool_notes(catalog: Catalog, ctx: Context) -> tuple[str, ...]:
-    """A note for each enabled tool the catalog knows nothing of: most likely a typo."""
-    unknown = [
-        name for name in ctx.tools if name not in catalog.tool_names and name not in ctx.tool_info
-    ]
-    notes = []
-    for name in unknown:
-        close = difflib.get_close_matches(name, sorted(catalog.tool_names), n=1, cutoff=0.6)
-        guess = f"; did you mean {close[0]!r}?" if close else ""
-        notes.append(
-            f"tool {name!r} matches no part and no agent's tools of {catalog.name} "
-            f"{catalog.version}{guess}"
-        )
-    return tuple(notes)
-
-
 def _fit(
-    catalog: Catalog,
+    plan: AgentPlan,
     ctx: Context,
-    agent: str,
-    pieces: list[_Piece],
+    pieces: list[Piece],
     budget: int,
     count: TokenCounter,
-    excluded: list[tuple[str, str, ExclusionReason, str]],
-) -> list[_Piece]:
+    excluded: list[Excluded],
+) -> list[Piece]:
     """Drop optional pieces until the prompt fits ``budget``; see the module docstring."""
+    rules = plan.rules
     sizes = [count(p.text) for p in pieces]
-    gap = count(catalog.separator)
+    gap = count(rules.separator)
 
     def total(kept: list[int]) -> int:
         return sum(sizes[i] for i in kept) + gap * max(len(kept) - 1, 0)
@@ -623,10 +448,10 @@ def _fit(
         names = ", ".join(f"{pieces[i].id} ({sizes[i]})" for i in required)
         from_context = ctx.token_budget is not None
         raise BudgetError(
-            f"catalog {catalog.name} {catalog.version}, agent {agent}: the required parts alone "
-            f"need {need} {count.name} tokens, {need - budget} over the budget of {budget}; "
+            f"catalog {rules.name} {rules.version}, agent {plan.agent.name}: the required parts "
+            f"alone need {need} {count.name} tokens, {need - budget} over the budget of {budget}; "
             f"required: {names}",
-            file=None if from_context else catalog.manifest_file,
+            file=None if from_context else rules.manifest_file,
             key="token_budget" if from_context else "catalog.token_budget",
             hint="raise the budget, shorten those parts, or let some go with `required = false`",
         )
@@ -651,19 +476,14 @@ def _fit(
 
 
 def reminders(
-    catalog: Catalog,
-    context: Context | Mapping[str, Any] | None = None,
-    agent: str = MAIN_AGENT,
+    plan: AgentPlan, context: Context | Mapping[str, Any] | None = None
 ) -> tuple[Reminder, ...]:
-    """The ``reminder`` parts for ``agent`` whose conditions hold, rendered, in order."""
-    ctx = coerce_context(context)
-    scope = _scope(catalog, ctx, agent)
+    """The ``reminder`` parts of ``plan``'s agent whose conditions hold, rendered, in order."""
+    scope = _scope(plan, coerce_context(context))
     found = []
-    for part in catalog.parts:
-        decl = part.decl
-        if decl.kind != "reminder" or not decl.for_agent(agent) or not _evaluate(part, scope):
-            continue
-        text = _render(part, part.render, scope)
-        if text:
-            found.append(Reminder(decl.id, text, decl.order))
+    for part in plan.reminders:
+        if _evaluate(part, scope):
+            text = _render(part, part.render, scope)
+            if text:
+                found.append(Reminder(part.id, text, part.decl.order))
     return tuple(found)

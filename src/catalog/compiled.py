@@ -3,8 +3,13 @@
 :func:`compile_catalog` takes a validated :class:`~catalog.manifest.Manifest`
 and the part bodies, checks every name used in a condition or a body against
 the context schema and the catalog's declared variables, and compiles each
-condition and body once. The resulting :class:`Catalog` does no I/O: it only
-assembles.
+condition and body once, and plans the assembly of every agent. The
+resulting :class:`Catalog` does no I/O: it only assembles.
+
+Layers: the compiled parts, plans and assembly live below, in
+:mod:`catalog.assemble`; the :class:`Catalog` that offers ``assemble()`` as
+a method is defined here, where both the compilation and the assembly are
+visible, so no import points back up.
 """
 
 from __future__ import annotations
@@ -13,109 +18,39 @@ import dataclasses
 import hashlib
 import re
 from collections import ChainMap
-from collections.abc import Callable, Collection, Mapping, MutableMapping
+from collections.abc import Callable, Collection, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from packaging.version import Version
-from pydantic import BaseModel, ConfigDict
 
+from catalog.assemble import (
+    AgentInfo,
+    AgentPlan,
+    CatalogRules,
+    CompiledPart,
+    PartInfo,
+    assemble,
+    plan_agent,
+    reminders,
+)
 from catalog.context import CONTROL_FIELDS, Context
-from catalog.definitions import Definition, compile_definitions, define
+from catalog.definitions import compile_definitions, define
 from catalog.errors import CatalogError, ManifestError, NotFoundError
 from catalog.lang.compiler import Expression, compile_expression
 from catalog.lang.placeholders import bind_placeholders, unbound_names
 from catalog.lang.shapes import ANY, SCALAR, MappingShape, SequenceShape, Shape, shape_of
-from catalog.lang.template import Template, compile_template
-from catalog.manifest.models import (
-    MAIN_AGENT,
-    AgentDecl,
-    BindingDecl,
-    Manifest,
-    PartDecl,
-)
+from catalog.lang.template import compile_template
+from catalog.manifest.models import MAIN_AGENT, BindingDecl, Manifest, PartDecl
 from catalog.manifest.positions import key_lines
 from catalog.manifest.sources import placeholders
+from catalog.prompt import AssembledPrompt, Reminder
+from catalog.tokens import TokenCounter
 
-if TYPE_CHECKING:
-    from catalog.assemble import AssembledPrompt, Reminder
-    from catalog.tokens import TokenCounter
-
-__all__ = ["AgentInfo", "Catalog", "CompiledPart", "PartInfo", "body_sha256", "compile_catalog"]
-
-
-class AgentInfo(BaseModel):
-    """What conditions and bodies see as ``agent``: the agent being assembled for."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    name: str
-    is_subagent: bool
-    description: str = ""
-    tools: tuple[str, ...] = ()
-    skills: tuple[str, ...] = ()
-    critical_reminder: str = ""
-    meta: Mapping[str, Any] = {}
-
-    @classmethod
-    def from_decl(cls, decl: AgentDecl | None) -> AgentInfo:
-        """The view of a declared sub-agent, or of ``main`` when ``decl`` is None."""
-        if decl is None:
-            return cls(name=MAIN_AGENT, is_subagent=False)
-        return cls(
-            name=decl.name,
-            is_subagent=True,
-            description=decl.description,
-            tools=decl.tools,
-            skills=decl.skills,
-            critical_reminder=decl.critical_reminder,
-            meta=decl.meta,
-        )
-
-
-@dataclass(frozen=True)
-class PartInfo:
-    """What a part's own condition and body see as ``part``: its id, name and kind.
-
-    ``name`` is the tool's name for a ``tool`` part, else the id. With it one
-    ``[defaults.tool] when`` serves every tool part (``part.name in tools``).
-    """
-
-    id: str
-    name: str
-    kind: str
+__all__ = ["Catalog", "body_sha256", "compile_catalog"]
 
 
 _PART_SHAPE = shape_of(PartInfo)
-
-
-@dataclass(frozen=True, eq=False)
-class CompiledPart:
-    """One part, ready to assemble: its declaration, body and compiled forms.
-
-    ``missing`` is true only in a catalog loaded without checking its bodies
-    (``check_hashes=False``, for :func:`catalog.lock.verify`) whose body file
-    ``path`` does not exist: the body is then empty.
-    """
-
-    decl: PartDecl
-    body: str
-    path: str
-    condition: Expression
-    template: Template | None
-    missing: bool = False
-
-    @property
-    def id(self) -> str:
-        """The part's id."""
-        return self.decl.id
-
-    def render(self, scope: Mapping[str, Any]) -> str:
-        """The body with its placeholders and blocks resolved (raw bodies as written)."""
-        if self.template is None or self.template.is_static:
-            return self.body
-        return self.template.render(scope)
 
 
 def _variable_shape(type_name: str) -> Shape:
@@ -141,36 +76,31 @@ _TAG = re.compile(r"\{[{%]([^{}]{0,1000})[}%]\}")
 
 @dataclass(frozen=True, eq=False)
 class Catalog:
-    """One compiled catalog version. Immutable; assembling does no I/O.
+    """One compiled catalog version: immutable, and assembling does no I/O.
 
-    ``manifest_file`` and ``manifest_text`` are the manifest as it was read
-    (LF line endings), so checks and errors can point at its lines.
+    ``rules`` and the per-agent ``plans`` are built by :func:`compile_catalog`
+    from the manifest and the parts; ``version`` is parsed once, from the
+    manifest. ``manifest_file`` and ``manifest_text`` are the manifest as it was
+    read (LF line endings), so checks and errors can point at its lines.
     """
 
     manifest: Manifest
     parts: tuple[CompiledPart, ...]
+    rules: CatalogRules = field(repr=False)
+    plans: Mapping[str, AgentPlan] = field(repr=False)
     location: str
     source: str = "path"
     manifest_file: str = ""
     manifest_text: str = field(default="", repr=False)
-    _agents: Mapping[str, AgentInfo] = field(default_factory=dict, repr=False)
-    _defaults: Mapping[str, Any] = field(default_factory=dict, repr=False)
-    _types: Mapping[str, str] = field(default_factory=dict, repr=False)
-    # Per-agent assembly plans, filled on first use by catalog.assemble (a cache:
-    # everything it holds derives from the immutable fields above).
-    _plans: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-    _bindings: tuple[tuple[BindingDecl, Expression | None], ...] = field(default=(), repr=False)
-    _definitions: tuple[Definition, ...] = field(default=(), repr=False)
+    version: Version = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "version", Version(self.manifest.catalog.version))
 
     @property
     def name(self) -> str:
         """The catalog's name (``[catalog] name``)."""
         return self.manifest.catalog.name
-
-    @property
-    def version(self) -> Version:
-        """This version, parsed (PEP 440)."""
-        return Version(self.manifest.catalog.version)
 
     @property
     def summary(self) -> str:
@@ -190,57 +120,32 @@ class Catalog:
     @property
     def slots(self) -> tuple[str, ...]:
         """The slot names parts declare, sorted."""
-        return tuple(sorted({p.decl.slot for p in self.parts if p.decl.slot}))
+        return self.rules.slots
 
     @property
     def variables(self) -> Mapping[str, Any]:
         """Declared variable names and their defaults."""
-        return self._defaults
+        return self.rules.defaults
 
     @property
     def variable_types(self) -> Mapping[str, str]:
         """Declared variable names and their types (``bool``, ``int``, ``list``...)."""
-        return self._types
+        return self.rules.types
 
     @property
     def bindings(self) -> tuple[BindingDecl, ...]:
         """The ``type:name`` bindings a user's bracket template may use (``[[binding]]``)."""
-        return tuple(decl for decl, _ in self._bindings)
+        return tuple(decl for decl, _ in self.rules.bindings)
 
     def resolve_bindings(self, scope: Mapping[str, Any]) -> dict[str, Any]:
         """The value of every binding under ``scope``: what ``bindings`` holds in bodies."""
-        resolved: dict[str, Any] = {}
-        for decl, expression in self._bindings:
-            resolved[decl.name] = scope.get("files") if expression is None else expression(scope)
-        return resolved
+        return self.rules.resolve_bindings(scope)
 
-    @cached_property
+    @property
     def tool_names(self) -> frozenset[str]:
-        """Every tool name the catalog knows of, to catch a misspelt enabled tool.
-
-        The ``name`` of each ``tool`` part, each sub-agent's ``tools``, the
-        texts of variable defaults (a list of shell names), and every quoted
-        text in a condition, a definition, a lines entry or a tag of a rendered body
-        (``{% if "Bash" in tools %}``).
-        Computed once, on first use.
-        """
-        names = {p.decl.name for p in self.parts if p.decl.kind == "tool" and p.decl.name}
-        for agent in self.manifest.agent:
-            names.update(agent.tools)
-        for variable in self.manifest.variable:
-            default = variable.effective_default()
-            values = default if isinstance(default, tuple) else (default,)
-            names.update(value for value in values if isinstance(value, str))
-        conditions = [p.decl.when for p in self.parts] + list(self.manifest.definitions.values())
-        for entries in self.manifest.lines.values():
-            conditions += [text for e in entries for text in (e.when, e.items) if text]
-        for condition in conditions:
-            names.update(m.group(2) for m in _QUOTED.finditer(condition))
-        for part in self.parts:
-            if part.decl.template:
-                for tag in _TAG.finditer(part.body):
-                    names.update(m.group(2) for m in _QUOTED.finditer(tag.group(1)))
-        return frozenset(names)
+        """Every tool name the catalog knows of, to catch a misspelt enabled tool (see
+        :func:`_tool_names`)."""
+        return self.rules.tool_names
 
     def unbound_placeholders(
         self, part_ids: Collection[str] | None = None
@@ -259,11 +164,11 @@ class Catalog:
     @property
     def definitions(self) -> tuple[str, ...]:
         """The names of ``[definitions]`` and ``[lines]``, in evaluation order."""
-        return tuple(d.name for d in self._definitions)
+        return tuple(d.name for d in self.rules.definitions)
 
     def resolve_definitions(self, scope: MutableMapping[str, Any]) -> None:
         """Evaluate the definitions and lines lists into ``scope``, in order."""
-        define(self._definitions, scope)
+        define(self.rules.definitions, scope)
 
     def part(self, part_id: str) -> CompiledPart:
         """The part with this id."""
@@ -275,15 +180,19 @@ class Catalog:
             hint="`catalog show` lists the parts",
         )
 
-    def agent_info(self, agent: str) -> AgentInfo:
-        """The ``agent`` view for a main or sub-agent name."""
+    def plan(self, agent: str) -> AgentPlan:
+        """The assembly plan of a main or sub-agent name."""
         try:
-            return self._agents[agent]
+            return self.plans[agent]
         except KeyError:
             raise NotFoundError(
                 f"catalog {self.name} {self.version} has no agent {agent!r}",
                 hint=f"agents: {', '.join(self.agents)}",
             ) from None
+
+    def agent_info(self, agent: str) -> AgentInfo:
+        """The ``agent`` view for a main or sub-agent name."""
+        return self.plan(agent).agent
 
     def assemble(
         self,
@@ -293,17 +202,13 @@ class Catalog:
         counter: str | TokenCounter | Callable[[str], int] | None = None,
     ) -> AssembledPrompt:
         """Select, order, render and join the parts for ``agent`` under ``context``."""
-        from catalog.assemble import assemble
-
-        return assemble(self, context, agent, counter=counter)
+        return assemble(self.plan(agent), context, counter=counter)
 
     def reminders(
         self, context: Context | Mapping[str, Any] | None = None, agent: str = MAIN_AGENT
     ) -> tuple[Reminder, ...]:
         """The reminder texts whose conditions hold, to append to a user message."""
-        from catalog.assemble import reminders
-
-        return reminders(self, context, agent)
+        return reminders(self.plan(agent), context)
 
     def __repr__(self) -> str:
         return (
@@ -363,21 +268,55 @@ def compile_catalog(
     except CatalogError as exc:
         raise exc.located(file=manifest_file, lines=key_lines(manifest_text)) from None
     parts.sort(key=lambda p: (p.decl.order, p.decl.id))
-    agents = {MAIN_AGENT: AgentInfo.from_decl(None)}
-    agents.update({a.name: AgentInfo.from_decl(a) for a in manifest.agent})
+    rules = CatalogRules(
+        name=manifest.catalog.name,
+        version=str(Version(manifest.catalog.version)),
+        tokenizer=manifest.catalog.tokenizer,
+        separator=manifest.catalog.separator,
+        token_budget=manifest.catalog.token_budget,
+        manifest_file=manifest_file,
+        slots=tuple(sorted({p.decl.slot for p in parts if p.decl.slot})),
+        defaults=defaults,
+        types={var.name: var.type for var in manifest.variable},
+        bindings=bindings,
+        definitions=definitions,
+        tool_names=_tool_names(manifest, parts),
+    )
+    agents = [AgentInfo.from_decl(None), *(AgentInfo.from_decl(a) for a in manifest.agent)]
     return Catalog(
         manifest=manifest,
         parts=tuple(parts),
+        rules=rules,
+        plans={agent.name: plan_agent(rules, agent, parts) for agent in agents},
         location=location,
         source=source,
         manifest_file=manifest_file,
         manifest_text=manifest_text,
-        _agents=agents,
-        _defaults=defaults,
-        _types={var.name: var.type for var in manifest.variable},
-        _bindings=bindings,
-        _definitions=definitions,
     )
+
+
+def _tool_names(manifest: Manifest, parts: Sequence[CompiledPart]) -> frozenset[str]:
+    """Every tool name the catalog knows of: the ``name`` of each ``tool`` part, each
+    sub-agent's ``tools``, the texts of variable defaults (a list of shell names),
+    and every quoted text in a condition, a definition, a lines entry or a tag of a
+    rendered body (``{% if "Bash" in tools %}``)."""
+    names = {p.decl.name for p in parts if p.decl.kind == "tool" and p.decl.name}
+    for agent in manifest.agent:
+        names.update(agent.tools)
+    for variable in manifest.variable:
+        default = variable.effective_default()
+        values = default if isinstance(default, tuple) else (default,)
+        names.update(value for value in values if isinstance(value, str))
+    conditions = [p.decl.when for p in parts] + list(manifest.definitions.values())
+    for entries in manifest.lines.values():
+        conditions += [text for e in entries for text in (e.when, e.items) if text]
+    for condition in conditions:
+        names.update(m.group(2) for m in _QUOTED.finditer(condition))
+    for part in parts:
+        if part.decl.template:
+            for tag in _TAG.finditer(part.body):
+                names.update(m.group(2) for m in _QUOTED.finditer(tag.group(1)))
+    return frozenset(names)
 
 
 def _declared_names(manifest: Manifest) -> tuple[dict[str, Shape], dict[str, Any]]:

@@ -29,7 +29,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from catalog._textfile import read_text
-from catalog.compiled import Catalog, CompiledPart, body_sha256, compile_catalog
+from catalog.assemble import CompiledPart
+from catalog.compiled import Catalog, body_sha256, compile_catalog
 from catalog.errors import CatalogError, ManifestError
 from catalog.manifest.models import (
     ALL_AGENTS,

@@ -220,23 +220,35 @@ def _invalid(exc: ValidationError, file: str, text: str) -> LockError:
 
 
 def _compare(catalog: Catalog, read: ReadLock) -> list[Mismatch]:
-    lock = read.lock
+    """Every way ``catalog`` differs from the lock, in the order of the lock file's lines.
+
+    The manifest's hash is compared only when the version and every part
+    match: otherwise its change says nothing new.
+    """
+    found = [*_version_change(catalog, read), *_part_changes(catalog, read)]
+    if not found:
+        found += _manifest_change(catalog, read)
+    found += _prompt_changes(catalog, read)
+    return sorted(found, key=lambda m: (m.line or 0, m.subject))
+
+
+def _version_change(catalog: Catalog, read: ReadLock) -> list[Mismatch]:
+    locked = read.lock.catalog.version
+    if catalog.version == Version(locked):
+        return []
+    message = f"locked version {locked} is not installed; compared with {catalog.version} instead"
+    return [Mismatch("version", catalog.name, message, read.line("catalog", "version"))]
+
+
+def _part_changes(catalog: Catalog, read: ReadLock) -> list[Mismatch]:
+    """Parts missing, whose body file is missing, changed, or not in the lock."""
     found: list[Mismatch] = []
-    if catalog.version != Version(lock.catalog.version):
-        found.append(
-            Mismatch(
-                "version",
-                catalog.name,
-                f"locked version {lock.catalog.version} is not installed; "
-                f"compared with {catalog.version} instead",
-                read.line("catalog", "version"),
-            )
-        )
+    locked = read.lock.parts
     # The bodies as read, not the manifest's record of them: an edited file counts.
     current = {part.id: body_sha256(part.body) for part in catalog.parts}
     recorded = {part.id: part.decl.sha256 for part in catalog.parts}
     absent = {part.id: part.path for part in catalog.parts if part.missing}
-    for part_id, digest in lock.parts.items():
+    for part_id, digest in locked.items():
         line = read.line("parts", part_id)
         if part_id not in current:
             found.append(Mismatch("missing", part_id, f"part {part_id!r} is missing", line))
@@ -246,29 +258,28 @@ def _compare(catalog: Catalog, read: ReadLock) -> list[Mismatch]:
         elif current[part_id] != digest:
             edited = current[part_id] != recorded[part_id]
             note = " (edited in place: its manifest still records the old hash)" if edited else ""
-            found.append(
-                Mismatch(
-                    "changed",
-                    part_id,
-                    f"part {part_id!r} changed: sha256 {digest[:12]}... is now "
-                    f"{current[part_id][:12]}...{note}",
-                    line,
-                )
+            message = (
+                f"part {part_id!r} changed: sha256 {digest[:12]}... is now "
+                f"{current[part_id][:12]}...{note}"
             )
-    for part_id in current.keys() - lock.parts.keys():
-        found.append(
-            Mismatch("added", part_id, f"part {part_id!r} is not in the lock", read.line("parts"))
-        )
-    if not found and manifest_sha256(catalog.manifest) != lock.catalog.manifest_sha256:
-        found.append(
-            Mismatch(
-                "manifest",
-                catalog.name,
-                "the manifest changed (order, conditions, agents or other settings)",
-                read.line("catalog", "manifest_sha256"),
-            )
-        )
-    for index, prompt in enumerate(lock.prompt):
+            found.append(Mismatch("changed", part_id, message, line))
+    for part_id in current.keys() - locked.keys():
+        message = f"part {part_id!r} is not in the lock"
+        found.append(Mismatch("added", part_id, message, read.line("parts")))
+    return found
+
+
+def _manifest_change(catalog: Catalog, read: ReadLock) -> list[Mismatch]:
+    if manifest_sha256(catalog.manifest) == read.lock.catalog.manifest_sha256:
+        return []
+    message = "the manifest changed (order, conditions, agents or other settings)"
+    return [Mismatch("manifest", catalog.name, message, read.line("catalog", "manifest_sha256"))]
+
+
+def _prompt_changes(catalog: Catalog, read: ReadLock) -> list[Mismatch]:
+    """Locked prompts that assemble differently now, or no longer assemble."""
+    found: list[Mismatch] = []
+    for index, prompt in enumerate(read.lock.prompt):
         what = f"the prompt for {prompt.context} (agent {prompt.agent})"
         try:
             fingerprint = catalog.assemble(prompt.data, agent=prompt.agent).fingerprint
@@ -282,15 +293,11 @@ def _compare(catalog: Catalog, read: ReadLock) -> list[Mismatch]:
                 f"{what} changed: fingerprint {prompt.fingerprint[:12]}... "
                 f"is now {fingerprint[:12]}..."
             )
+        subject = f"{prompt.context} ({prompt.agent})"
         found.append(
-            Mismatch(
-                "prompt",
-                f"{prompt.context} ({prompt.agent})",
-                message,
-                read.line("prompt", index, "fingerprint"),
-            )
+            Mismatch("prompt", subject, message, read.line("prompt", index, "fingerprint"))
         )
-    return sorted(found, key=lambda m: (m.line or 0, m.subject))
+    return found
 
 
 def verify(

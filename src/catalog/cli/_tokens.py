@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from catalog.assemble import AssembledPrompt, share_of
 from catalog.cli._common import (
     EXIT_OK,
     add_context_options,
@@ -16,6 +15,7 @@ from catalog.cli._common import (
     load_ref,
     warn_notes,
 )
+from catalog.prompt import AssembledPrompt, share_of
 
 __all__ = ["register", "run", "table"]
 

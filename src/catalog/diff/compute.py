@@ -310,21 +310,22 @@ def human_name(decl: PartDecl) -> str:
 
 
 def diff(
-    old: Catalog | str,
-    new: Catalog | str,
+    old: Catalog,
+    new: Catalog,
     *,
     context: Context | Mapping[str, Any] | None = None,
     agent: str | None = None,
     counter: str | TokenCounter | Callable[[str], int] | None = None,
 ) -> CatalogDiff:
-    """Compare catalog ``old`` with ``new`` (catalogs, or ``NAME@VERSION``/folder refs).
+    """Compare catalog ``old`` with ``new`` (loaded catalogs: ``NAME@SPEC`` is resolved by
+    the caller, with :func:`catalog.load` or :meth:`catalog.CatalogPath.load_ref`).
 
     With ``context`` or ``agent``, both versions are also assembled (for
     ``agent``, default ``main``) and the prompts compared; variables and
     slot overrides a version does not declare are left out for that version
     and listed in :attr:`PromptDiff.notes`.
     """
-    old_cat, new_cat = _resolve(old), _resolve(new)
+    old_cat, new_cat = old, new
     count = get_counter(counter, tokenizer=new_cat.manifest.catalog.tokenizer)
     prompt = None
     if context is not None or agent is not None:
@@ -343,14 +344,6 @@ def diff(
         reference_counter=new_cat.manifest.catalog.reference_counter
         or old_cat.manifest.catalog.reference_counter,
     )
-
-
-def _resolve(ref: Catalog | str) -> Catalog:
-    if isinstance(ref, str):
-        from catalog.catalog_path import CatalogPath
-
-        return CatalogPath().load_ref(ref)
-    return ref
 
 
 def _label(catalog: Catalog) -> str:

@@ -264,52 +264,77 @@ def _trim_block_lines(tokens: list[_Token]) -> list[_Token]:
     after it, up to and including the line end, are blank. Both cuts are
     computed on the original texts, then applied.
     """
-    keep: dict[int, tuple[int, int]] = {
-        i: (0, len(t.content)) for i, t in enumerate(tokens) if t.kind == "text"
-    }
-    last = len(tokens) - 1
+    # The span of each text token that stays, as (start, stop) in its content.
+    keep = {i: (0, len(t.content)) for i, t in enumerate(tokens) if t.kind == "text"}
     index = 0
-    while index <= last:
+    while index < len(tokens):
         if not _is_block(tokens[index]):
             index += 1
             continue
-        first, end, probe = index, index, index + 1
-        while probe <= last:
-            token = tokens[probe]
-            if _is_block(token):
-                end = probe
-            elif not (
-                token.kind == "text"
-                and "\n" not in token.content
-                and _blank(token.content)
-                and probe < last
-                and _is_block(tokens[probe + 1])
-            ):
-                break
-            probe += 1
-        before = tokens[first - 1] if first > 0 else None
-        after = tokens[end + 1] if end < last else None
-        left_ok = before is None or (
-            before.kind == "text"
-            and _blank(before.content.rpartition("\n")[2])
-            and ("\n" in before.content or first - 1 == 0)
-        )
-        right_ok = after is None or (
-            after.kind == "text"
-            and _blank(after.content.partition("\n")[0])
-            and ("\n" in after.content or end + 1 == last)
-        )
-        if left_ok and right_ok:
-            for inside in range(first + 1, end):
-                keep.pop(inside, None)
-            if before is not None:
-                start, _ = keep[first - 1]
-                keep[first - 1] = (start, before.content.rfind("\n") + 1)
-            if after is not None:
-                _, stop = keep[end + 1]
-                newline = after.content.find("\n")
-                keep[end + 1] = (len(after.content) if newline < 0 else newline + 1, stop)
+        end = _run_end(tokens, index)
+        if _alone_on_line(tokens, index, end):
+            _cut_line(tokens, index, end, keep)
         index = end + 1
+    return _kept(tokens, keep)
+
+
+def _run_end(tokens: list[_Token], first: int) -> int:
+    """The index of the last block tag of the run starting at ``first``: block tags
+    separated by nothing but spaces on the same line."""
+    last = len(tokens) - 1
+    end = first
+    for probe in range(first + 1, last + 1):
+        token = tokens[probe]
+        if _is_block(token):
+            end = probe
+        elif not (
+            token.kind == "text"
+            and "\n" not in token.content
+            and _blank(token.content)
+            and probe < last
+            and _is_block(tokens[probe + 1])
+        ):
+            break
+    return end
+
+
+def _alone_on_line(tokens: list[_Token], first: int, end: int) -> bool:
+    """Whether the run ``first..end`` has only blank text before it back to a line
+    start (or the body's start) and after it up to the line end (or the body's end)."""
+    last = len(tokens) - 1
+    before = tokens[first - 1] if first > 0 else None
+    after = tokens[end + 1] if end < last else None
+    left_ok = before is None or (
+        before.kind == "text"
+        and _blank(before.content.rpartition("\n")[2])
+        and ("\n" in before.content or first - 1 == 0)
+    )
+    right_ok = after is None or (
+        after.kind == "text"
+        and _blank(after.content.partition("\n")[0])
+        and ("\n" in after.content or end + 1 == last)
+    )
+    return left_ok and right_ok
+
+
+def _cut_line(tokens: list[_Token], first: int, end: int, keep: dict[int, tuple[int, int]]) -> None:
+    """Drop the line of the run ``first..end`` from ``keep``: the blanks between its
+    tags, the blank text before it on its line, and the rest of its line, line end
+    included."""
+    for inside in range(first + 1, end):
+        keep.pop(inside, None)
+    if first > 0:
+        start, _ = keep[first - 1]
+        keep[first - 1] = (start, tokens[first - 1].content.rfind("\n") + 1)
+    if end < len(tokens) - 1:
+        after = tokens[end + 1].content
+        _, stop = keep[end + 1]
+        newline = after.find("\n")
+        keep[end + 1] = (len(after) if newline < 0 else newline + 1, stop)
+
+
+def _kept(tokens: list[_Token], keep: dict[int, tuple[int, int]]) -> list[_Token]:
+    """The tokens with each text token cut to its kept span (dropped when empty)."""
     trimmed: list[_Token] = []
     for i, token in enumerate(tokens):
         if token.kind != "text":
