@@ -7,9 +7,9 @@ piebald``), takes each distinct part text with its published count
 eras: texts last changed before ``--era`` (counted upstream with an older
 model, about 1.18 times cl100k) and the rest (the current model, about 1.58 times).
 On the current era it prints, for a plain factor, for the shipped
-coefficients (``catalog.claude_tokens.COEFFICIENTS``) and for freshly fitted
+coefficients (``catalog.tokens.claude.COEFFICIENTS``) and for freshly fitted
 ones, the share of texts within ±15 % of the published count, and the fitted
-coefficients to paste into ``catalog/claude_tokens.py``. A hold-out figure fits
+coefficients to paste into ``catalog/tokens/claude.py``. A hold-out figure fits
 on all versions but the newest and checks the newest's new texts. Nothing is
 asserted: these are figures.
 
@@ -25,8 +25,8 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from catalog.claude_tokens import COEFFICIENTS, FEATURES, accuracy, estimate, fit
 from catalog.tokens import get_counter
+from catalog.tokens.claude import COEFFICIENTS, FEATURES, accuracy, estimate, fit
 
 Sample = tuple[str, int, int]
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from catalog.claude_tokens import FEATURES, accuracy, estimate, features, fit
 from catalog.importers.piebald import parse_prompt_file, parse_readme
 from catalog.tokens import ClaudeCounter, get_counter
+from catalog.tokens.claude import FEATURES, accuracy, estimate, features, fit
 from tests.conftest import run_cli
 
 

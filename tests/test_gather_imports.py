@@ -52,7 +52,7 @@ def test_imports_are_found_outside_code_only() -> None:
             "@my\\ file.md",
         ]
     )
-    assert find_imports(text) == [
+    assert [(found.line, found.path) for found in find_imports(text)] == [
         (1, "README.md"),
         (1, "docs/a.md"),
         (3, "yes.md"),
@@ -64,8 +64,14 @@ def test_imports_are_found_outside_code_only() -> None:
 
 
 def test_unbalanced_backticks_do_not_hide_the_rest_of_the_line() -> None:
-    assert find_imports("`` one ` @a.md") == [(1, "a.md")]
-    assert find_imports("` @hidden.md ` @shown.md") == [(1, "shown.md")]
+    assert [found.path for found in find_imports("`` one ` @a.md")] == ["a.md"]
+    assert [found.path for found in find_imports("` @hidden.md ` @shown.md")] == ["shown.md"]
+
+
+def test_an_import_knows_where_it_stands_in_the_text() -> None:
+    text = "intro\nsee @a.md, then @my\\ b.md.\n"
+    spans = [text[found.start : found.end] for found in find_imports(text)]
+    assert spans == ["@a.md", "@my\\ b.md"]
 
 
 # -- gathering them
@@ -192,3 +198,23 @@ def test_a_missing_import_is_recorded_not_warned(
         gathered = trace_in(build(CLAUDE), tmp_path, root=tmp_path)
     missing = [(Path(f.path).name, f.status) for f in gathered.files if f.status == "skipped"]
     assert missing == [("alice", "skipped"), ("gone.md", "skipped")]
+
+
+def test_inline_imports_replace_the_at_path_in_the_importers_text(
+    build: Callable[..., Catalog], tmp_path: Path
+) -> None:
+    write(tmp_path / "GEMINI.md", "Start.\n@parts/a.md\nMiddle `@kept.md` @parts/a.md again.\nEnd.")
+    write(tmp_path / "parts" / "a.md", "A says @b.md.")
+    write(tmp_path / "parts" / "b.md", "B")
+    cat = build({"names": ["GEMINI.md"], "imports": "inline"})
+    gathered = trace_in(cat, tmp_path, root=tmp_path)
+    (only,) = gathered.context.project_files
+    # Each file is taken once: the second @parts/a.md stays as written.
+    assert only.content == "Start.\nA says B.\nMiddle `@kept.md` @parts/a.md again.\nEnd."
+    inlined = [(Path(f.path).name, f.status, len(f.imported_by)) for f in gathered.files]
+    assert inlined == [
+        ("a.md", "included", 1),
+        ("b.md", "included", 2),
+        ("a.md", "skipped", 1),
+        ("GEMINI.md", "included", 0),
+    ]

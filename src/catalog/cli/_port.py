@@ -14,10 +14,10 @@ from catalog.cli._common import (
     make_store,
     write_output,
 )
+from catalog.diff.port import PortedPart, port_overlay
 from catalog.errors import UsageError
 from catalog.loader import MANIFEST_NAME
 from catalog.manifest.models import parse_manifest
-from catalog.port import PortedPart, port_overlay
 from catalog.tokens import get_counter
 
 __all__ = ["register", "run"]

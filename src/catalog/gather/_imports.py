@@ -12,17 +12,31 @@ token (``see @a.md.``) is not part of the path.
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import NamedTuple
 
-__all__ = ["find_imports"]
+__all__ = ["Import", "find_imports"]
 
 _TRAILING = ".,;:!?)]}'\""
 
 
-def find_imports(text: str) -> list[tuple[int, str]]:
-    """The imports of ``text`` in order, as (line number from 1, path as written)."""
-    found: list[tuple[int, str]] = []
+class Import(NamedTuple):
+    """One ``@path``: its line (from 1), the path as written, and where ``@path`` stands
+    in the text (``text[start:end]``)."""
+
+    line: int
+    path: str
+    start: int
+    end: int
+
+
+def find_imports(text: str) -> list[Import]:
+    """The imports of ``text`` in order."""
+    found: list[Import] = []
     fence: tuple[str, int] | None = None
+    offset = 0
     for number, line in enumerate(text.split("\n"), start=1):
+        at = offset
+        offset += len(line) + 1
         marker = _fence(line)
         if fence is not None:
             closes = marker is not None and marker[0] == fence[0] and marker[1] >= fence[1]
@@ -33,7 +47,10 @@ def find_imports(text: str) -> list[tuple[int, str]]:
             fence = marker
             continue
         if "@" in line:
-            found.extend((number, path) for path in _line_imports(line))
+            found.extend(
+                Import(number, path, at + start, at + end)
+                for path, start, end in _line_imports(line)
+            )
     return found
 
 
@@ -82,9 +99,10 @@ def _code_spans(line: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _line_imports(line: str) -> list[str]:
+def _line_imports(line: str) -> list[tuple[str, int, int]]:
+    """(path, start, end) of each import of one line; ``line[start:end]`` is ``@path``."""
     spans = _code_spans(line) if "`" in line else []
-    paths: list[str] = []
+    paths: list[tuple[str, int, int]] = []
     span = 0
     index = 0
     while True:
@@ -97,10 +115,12 @@ def _line_imports(line: str) -> list[str]:
         if inside or (index > 0 and not line[index - 1].isspace()):
             index += 1
             continue
+        start = index
         token, index = _token(line, index + 1)
         path = token.rstrip(_TRAILING)
         if _looks_like_path(path):
-            paths.append(path)
+            # The punctuation stripped from the token stays in the text.
+            paths.append((path, start, index - (len(token) - len(path))))
 
 
 def _token(line: str, index: int) -> tuple[str, int]:

@@ -17,7 +17,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from catalog.gather._files import is_file, warn
-from catalog.gather._imports import find_imports
+from catalog.gather._imports import Import, find_imports
 from catalog.gather._reader import Reader
 from catalog.gather._rules import read_rule
 from catalog.lang.globs import Glob, GlobBudgetError, GlobError, MatchBudget
@@ -161,8 +161,10 @@ class InstructionFiles:
                 return True
             text, how = scope.body, f"{how}; {why}"
         reader.seen.add(real)
+        if group.imports == "inline":
+            text = self._inlined(group, label, path, text, (str(path),))
         self._add(group, label, path, text, how, (), entries)
-        if group.imports:
+        if group.imports is True or group.imports == "after":
             self._imports(group, label, path, text, (str(path),), entries)
         return True
 
@@ -242,77 +244,85 @@ class InstructionFiles:
         entries: list[_Entry],
     ) -> None:
         """Gather the files ``text`` imports, depth first, each after its importer."""
+        for found in find_imports(text):
+            followed = self._follow(group, label, importer, found, chain, inline=False)
+            if followed is not None:
+                target, content, where = followed
+                self._add(group, label, target, content, where, chain, entries)
+                self._imports(group, label, target, content, (*chain, str(target)), entries)
+
+    def _inlined(
+        self, group: FileGroup, label: str, importer: Path, text: str, chain: tuple[str, ...]
+    ) -> str:
+        """``text`` with each import replaced by the imported file's text (imports inlined)."""
+        pieces: list[str] = []
+        done = 0
+        for found in find_imports(text):
+            followed = self._follow(group, label, importer, found, chain, inline=True)
+            if followed is None:
+                continue
+            target, content, _ = followed
+            pieces += [
+                text[done : found.start],
+                self._inlined(group, label, target, content, (*chain, str(target))),
+            ]
+            done = found.end
+        return "".join(pieces) + text[done:]
+
+    def _follow(
+        self,
+        group: FileGroup,
+        label: str,
+        importer: Path,
+        found: Import,
+        chain: tuple[str, ...],
+        *,
+        inline: bool,
+    ) -> tuple[Path, str, str] | None:
+        """The file one import names, its text and the reason, when it may be imported;
+        None (recorded, warned where it matters) when it is missing, outside the roots,
+        a cycle, too deep or gathered already. An inlined file is recorded here; one
+        listed after its importer is recorded when it is added."""
         reader = self.reader
-        for line, written in find_imports(text):
-            target = Path(os.path.normpath(reader.path(written, importer.parent)))
-            where = f"@{written} (line {line} of {importer})"
-            if not is_file(target):
-                reader.record(
-                    target,
-                    label,
-                    "project_files",
-                    "skipped",
-                    f"{where}: no such file, left as text",
-                    imported_by=chain,
-                )
-                continue
-            real = reader.inside_roots(target)
-            if real is None:
-                warn(
-                    f"{importer}:{line}: import @{written} refused, it leaves the project root "
-                    f"{reader.top} and the home folder"
-                )
-                reader.record(
-                    target,
-                    label,
-                    "project_files",
-                    "skipped",
-                    f"{where}: refused, outside the allowed roots",
-                    imported_by=chain,
-                )
-                continue
-            if any(Path(step).resolve() == real for step in chain):
-                cycle = " -> ".join((*chain, str(target)))
-                warn(f"{importer}:{line}: import cycle {cycle}; not imported again")
-                reader.record(
-                    target,
-                    label,
-                    "project_files",
-                    "skipped",
-                    f"{where}: an import cycle",
-                    imported_by=chain,
-                )
-                continue
-            if len(chain) > group.max_import_depth:
-                warn(
-                    f"{importer}:{line}: import @{written} not followed, more than "
-                    f"{group.max_import_depth} hops from {chain[0]}"
-                )
-                reader.record(
-                    target,
-                    label,
-                    "project_files",
-                    "skipped",
-                    f"{where}: more than {group.max_import_depth} hops",
-                    imported_by=chain,
-                )
-                continue
-            if real in reader.seen:
-                reader.record(
-                    target,
-                    label,
-                    "project_files",
-                    "skipped",
-                    f"{where}: gathered already",
-                    imported_by=chain,
-                )
-                continue
-            content = reader.read(target, strip_comments=group.strip_html_comments)
-            if content is None:
-                continue
-            reader.seen.add(real)
-            self._add(group, label, target, content, where, chain, entries)
-            self._imports(group, label, target, content, (*chain, str(target)), entries)
+        line, written = found.line, found.path
+        target = Path(os.path.normpath(reader.path(written, importer.parent)))
+        where = f"@{written} (line {line} of {importer}){', inlined' if inline else ''}"
+        real = reader.inside_roots(target) if is_file(target) else None
+        problem = ""
+        if not is_file(target):
+            problem = "no such file, left as text"
+        elif real is None:
+            problem = "refused, outside the allowed roots"
+            warn(
+                f"{importer}:{line}: import @{written} refused, it leaves the project root "
+                f"{reader.top} and the home folder"
+            )
+        elif any(Path(step).resolve() == real for step in chain):
+            problem = "an import cycle"
+            cycle = " -> ".join((*chain, str(target)))
+            warn(f"{importer}:{line}: import cycle {cycle}; not imported again")
+        elif len(chain) > group.max_import_depth:
+            problem = f"more than {group.max_import_depth} hops"
+            warn(
+                f"{importer}:{line}: import @{written} not followed, more than "
+                f"{group.max_import_depth} hops from {chain[0]}"
+            )
+        elif real in reader.seen:
+            problem = "gathered already"
+        if problem or real is None:
+            reader.record(
+                target, label, "project_files", "skipped", f"{where}: {problem}", imported_by=chain
+            )
+            return None
+        content = reader.read(target, strip_comments=group.strip_html_comments)
+        if content is None:
+            return None
+        reader.seen.add(real)
+        if inline:
+            reader.record(
+                target, label, "project_files", "included", where, text=content, imported_by=chain
+            )
+        return target, content, where
 
     # -- byte budget
 

@@ -80,7 +80,9 @@ class FileGroup(_Model):
     ``first_wins``: per folder, only the first name found (override and
     fallback names); ``skip_empty``: a blank file counts as absent.
 
-    ``imports`` follows ``@path`` lines (at most ``max_import_depth`` hops);
+    ``imports`` follows ``@path`` lines (at most ``max_import_depth`` hops): the
+    imported files follow their importer (``true`` or ``"after"``) or replace
+    the ``@path`` in its text (``"inline"``);
     ``scoped_by`` reads each file's front matter to decide whether it applies
     (``"paths"``: a glob or a list of globs, none means always; ``"globs"``: a
     comma-separated ``globs`` string and ``alwaysApply``). ``max_bytes`` is
@@ -98,7 +100,7 @@ class FileGroup(_Model):
     skip_empty: bool = False
     outermost_first: bool = True
     strip_html_comments: bool = False
-    imports: bool = False
+    imports: bool | Literal["after", "inline"] = False
     max_import_depth: Annotated[int, Field(ge=1, le=20)] = 5
     scoped_by: Literal["paths", "globs"] | None = None
     max_bytes: Annotated[int, Field(gt=0)] | None = None

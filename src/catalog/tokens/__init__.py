@@ -23,8 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from catalog.claude_tokens import estimate
 from catalog.errors import UsageError
+from catalog.tokens.claude import estimate
 
 if TYPE_CHECKING:
     import tiktoken
@@ -109,7 +109,7 @@ class FunctionCounter:
 class ClaudeCounter:
     """An estimate of the count Anthropic's token-counting API gives for current Claude
     models, made offline from the cl100k count and a few features of the text
-    (:mod:`catalog.claude_tokens`; within ±15 % for about 98 % of Claude Code's parts)."""
+    (:mod:`catalog.tokens.claude`; within ±15 % for about 98 % of Claude Code's parts)."""
 
     @property
     def name(self) -> str:
