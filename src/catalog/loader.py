@@ -11,7 +11,9 @@ body, before its own ``[[part]]`` tables.
 
 Bodies are shared in memory: loading many versions that use one body (an
 imported history) keeps one string for it, found by its sha256, for as long
-as any loaded catalog holds it.
+as any loaded catalog holds it. The parts files read last (up to 20,000
+records) are kept parsed, by sha256, so versions loaded together share their records too (each
+file is still read and hash-checked on every load).
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ import dataclasses
 import difflib
 import posixpath
 import re
+import threading
 import weakref
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -37,6 +41,7 @@ from catalog.manifest.models import (
     MAIN_AGENT,
     Manifest,
     PartDecl,
+    PartsFile,
     parse_manifest,
     parse_parts_file,
 )
@@ -285,7 +290,7 @@ def _merge_parts_files(version: VersionManifest, manifest: Manifest, sites: _Par
     known_agents = {MAIN_AGENT, ALL_AGENTS} | {a.name for a in manifest.agent}
     for number, source in enumerate(manifest.parts_from):
         text, file = _read_parts_file(version, number, source.file, source.sha256)
-        records = parse_parts_file(text, file)
+        records = _parsed_parts_file(source.sha256, text, file)
         omitted = set(source.omit)
         unknown = omitted - {part.id for part in records.part}
         if unknown:
@@ -309,6 +314,30 @@ def _merge_parts_files(version: VersionManifest, manifest: Manifest, sites: _Par
     return manifest.model_copy(
         update={"part": tuple(part for part, _ in merged.values()), "parts_from": ()}
     )
+
+
+_PARSED_LIMIT = 20_000  # records kept parsed, over all the files kept
+_parsed: OrderedDict[str, PartsFile] = OrderedDict()
+_parsed_records = [0]  # records in _parsed
+_parsed_lock = threading.Lock()
+
+
+def _parsed_parts_file(digest: str, text: str, file: str) -> PartsFile:
+    """``text`` (whose sha256 was checked to be ``digest``) parsed, once for the last
+    few parts files: versions loaded together share one base, and its records."""
+    with _parsed_lock:
+        found = _parsed.get(digest)
+        if found is not None:
+            _parsed.move_to_end(digest)
+            return found
+    records = parse_parts_file(text, file)
+    with _parsed_lock:
+        if digest not in _parsed:
+            _parsed[digest] = records
+            _parsed_records[0] += len(records.part)
+        while _parsed_records[0] > _PARSED_LIMIT and len(_parsed) > 1:
+            _parsed_records[0] -= len(_parsed.popitem(last=False)[1].part)
+    return records
 
 
 def _read_parts_file(

@@ -23,7 +23,7 @@ from catalog.importers.writer import CatalogWriter
 
 __all__ = ["MAX_LAYERS", "STALE_RATIO", "PartLayers"]
 
-STALE_RATIO = 1.0
+STALE_RATIO = 2.0
 """Replaced records a version may read, as a share of its live ones, before a new base."""
 MAX_LAYERS = 64
 """Parts files a version may name before a new base."""
