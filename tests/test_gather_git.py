@@ -325,3 +325,20 @@ def test_a_broken_index_leaves_the_status_out_with_a_warning(
     (repo / ".git" / "index").write_bytes(content)
     with pytest.warns(SourceWarning, match=reason):
         assert _facts(build, repo) == (True, "trunk", "")
+
+
+def test_fifos_in_place_of_repository_files_never_block(
+    build: Callable[..., Catalog], repo: Path
+) -> None:
+    (repo / "a.txt").unlink()
+    os.mkfifo(repo / "a.txt")  # a tracked file
+    os.mkfifo(repo / ".gitignore.fifo")
+    (repo / "docs" / ".gitignore").unlink(missing_ok=True)
+    os.mkfifo(repo / "docs" / ".gitignore")  # an ignore file
+    status = _facts(build, repo)[2]
+    assert " M a.txt" in status and "?? .gitignore.fifo" in status
+    (repo / ".git" / "index").unlink()
+    os.mkfifo(repo / ".git" / "index")
+    (repo / ".git" / "HEAD").rename(repo / ".git" / "HEAD.real")
+    os.mkfifo(repo / ".git" / "HEAD")
+    assert _facts(build, repo) == (False, "", "")  # a HEAD that is not a file: no repository

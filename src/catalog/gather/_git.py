@@ -37,7 +37,7 @@ from typing import Any, Final
 from catalog._textfile import read_capped
 from catalog.gather._files import warn
 from catalog.gather._gitignore import Ignores
-from catalog.gather.safe import ReadRules, allowed_path
+from catalog.gather.safe import ReadRules, allowed_path, within_roots
 
 __all__ = ["git_facts"]
 
@@ -120,9 +120,7 @@ def _linked_gitdir(dotgit: Path, rules: ReadRules) -> Path | None:
         real = target.resolve(strict=True)
     except (OSError, RuntimeError):
         return None
-    if not rules.follow_links and not any(
-        real == root or real.is_relative_to(root) for root in rules.roots
-    ):
+    if not rules.follow_links and not within_roots(real, rules):
         warn(
             f"{dotgit}: git facts left out, it points to {real}, outside "
             f"{' and '.join(map(str, rules.roots))}; pass --follow-links to read it"

@@ -17,7 +17,7 @@ from typing import Any
 from catalog.gather._files import expand, strip_leading_html_comments
 from catalog.gather._find import Finder
 from catalog.gather.provenance import GatheredFile, Status
-from catalog.gather.safe import ReadRules, allowed_path, read_bounded
+from catalog.gather.safe import ReadRules, allowed_path, read_bounded, within_roots
 from catalog.manifest.sources import Sources, expand_placeholders
 
 __all__ = ["Reader", "project_root"]
@@ -88,8 +88,7 @@ class Reader:
             real = path.resolve(strict=True)
         except (OSError, RuntimeError):
             return None
-        roots = self.rules.roots
-        return real if any(real == r or real.is_relative_to(r) for r in roots) else None
+        return real if within_roots(real, self.rules) else None
 
     def record(
         self,

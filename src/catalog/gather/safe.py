@@ -40,6 +40,7 @@ __all__ = [
     "allowed_path",
     "load_yaml",
     "read_bounded",
+    "within_roots",
 ]
 
 MAX_YAML_BYTES: Final = 64 * 1024
@@ -76,8 +77,9 @@ def _resolve(path: Path) -> Path | None:
         return None
 
 
-def _inside(path: Path, roots: Iterable[Path]) -> bool:
-    return any(path == root or path.is_relative_to(root) for root in roots)
+def within_roots(real: Path, rules: ReadRules) -> bool:
+    """Whether the resolved path ``real`` lies inside one of ``rules.roots``."""
+    return any(real == root or real.is_relative_to(root) for root in rules.roots)
 
 
 def allowed_path(path: Path, rules: ReadRules) -> Path | None:
@@ -101,7 +103,7 @@ def allowed_path(path: Path, rules: ReadRules) -> Path | None:
         elif exc.errno != errno.ENOTDIR:
             warn(f"{path}: skipped, {exc.strerror or exc}")
         return None
-    if rules.follow_links or real == Path(os.path.abspath(path)) or _inside(real, rules.roots):
+    if rules.follow_links or real == Path(os.path.abspath(path)) or within_roots(real, rules):
         return real
     places = " and ".join(str(root) for root in rules.roots)
     warn(f"{path}: skipped, a link to {real}, outside {places}; {_FOLLOW_HINT}")
