@@ -175,6 +175,26 @@ def test_workspace_files_each_under_its_heading_without_leading_comments(
     )
 
 
+def test_no_heading_when_every_file_of_a_section_is_blank(tmp_path: Path) -> None:
+    """Each piece is loaded only when relevant: blank project files, or a workspace
+    file that is only a leading HTML comment, bring no empty "##" heading."""
+    home, work = tmp_path / "home", tmp_path / "ws" / "app"
+    write(home / ".moltis" / "AGENTS.md", "<!-- template: fill this in -->\n")
+    write(home / ".moltis" / "TOOLS.md", "  \n")
+    write(tmp_path / "ws" / "CLAUDE.md", "\n\n")
+    write(work / "AGENTS.md", "   \n")
+    prompt = run(work, home, tools=["exec"])
+    assert "## Project Context" not in prompt
+    assert "## Workspace Files" not in prompt
+    write(work / "CLAUDE.local.md", "app local\n")
+    write(home / ".moltis" / "TOOLS.md", "Prefer rg.\n")
+    prompt = run(work, home, tools=["exec"])
+    assert section(prompt, "## Project Context") == (
+        f"### {work.resolve()}/CLAUDE.local.md\n\napp local"
+    )
+    assert section(prompt, "## Workspace Files") == "### TOOLS.md\n\nPrefer rg."
+
+
 def test_memory_hint_only_when_a_memory_tool_is_registered(tmp_path: Path) -> None:
     assert "## Long-Term Memory" in run(tmp_path, tmp_path, tools=["memory_save"])
     assert "## Long-Term Memory" not in run(tmp_path, tmp_path, tools=["exec"])

@@ -281,6 +281,8 @@ def test_o29_o30_planning_with_a_session_the_home_expanded(
     assert instructions.endswith("at any time with Ctrl+Y.")
     own = text(opal, tree, session={"id": "s1", "dir": "/data/s1"})
     assert "\n/data/s1/plan.md\n" in own
+    in_home = text(opal, tree, session={"id": "s1", "dir": "~/work/s1"})
+    assert f"\n{tree['home'].resolve()}/work/s1/plan.md\n" in in_home
     assert "<planning>" not in text(opal, tree)
 
 

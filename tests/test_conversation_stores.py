@@ -253,7 +253,7 @@ def test_a_locked_sqlite_file_is_retried_then_unavailable(tmp_path: Path) -> Non
     holder = sqlite3.connect(path, isolation_level=None)
     try:
         holder.execute("BEGIN IMMEDIATE")  # another process holding the write lock
-        with pytest.raises(StoreUnavailableError, match="busy or unreachable for 0.5s"):
+        with pytest.raises(StoreUnavailableError, match=r"busy or unreachable for 0\.5s"):
             store.add(_prompt("c", "blocked"))
         holder.execute("ROLLBACK")
         assert store.add(_prompt("c", "through")).text == "through"  # nothing half-written
