@@ -177,6 +177,23 @@ def test_shared_bodies_inside_the_catalog_folder_are_allowed(tmp_path: Path) -> 
     assert load_dir(folder).part("intro").body == "Hello."
 
 
+def test_a_body_linked_out_of_the_catalog_folder_is_refused(tmp_path: Path) -> None:
+    folder = write(tmp_path / "cats" / "demo" / "1.0.0", good())
+    secret = tmp_path / "secret.md"
+    secret.write_text("Hello.", encoding="utf-8")  # same text: only the link is wrong
+    (folder / "intro.md").unlink()
+    (folder / "intro.md").symlink_to(secret)
+    with pytest.raises(ManifestError, match=r"points \(or links\) outside the catalog folder"):
+        load_dir(folder)
+
+
+def test_a_body_linked_inside_the_catalog_folder_is_read(tmp_path: Path) -> None:
+    folder = write(tmp_path / "cats" / "demo" / "1.0.0", good())
+    (folder / "intro.md").unlink()
+    (folder / "intro.md").symlink_to(folder / "tools.md")
+    assert load_dir(folder).part("intro").body == "Hello."
+
+
 def test_condition_typo_is_an_error_with_line_and_column(tmp_path: Path) -> None:
     folder = write(tmp_path / "demo" / "1.0.0", good(**{'"Bash" in tools': '"Bash" in tols'}))
     with pytest.raises(ExpressionError) as info:

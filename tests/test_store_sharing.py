@@ -87,7 +87,7 @@ def test_an_edited_shared_parts_file_is_an_error_naming_it(
 @pytest.mark.parametrize(
     ("change", "where", "words"),
     [
-        ({"file": "../../outside.toml"}, "manifest", "points outside the catalog folder"),
+        ({"file": "../../outside.toml"}, "manifest", "outside the catalog folder"),
         ({"file": "../_shared/none.toml"}, "manifest", "does not exist"),
         ({"omit": ["zz"]}, "manifest", "omits 'zz'"),
     ],

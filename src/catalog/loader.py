@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import difflib
+import os
 import posixpath
 import re
 import threading
@@ -84,12 +85,15 @@ class VersionDir:
         return self.path.joinpath(MANIFEST_NAME)
 
     def resolve(self, file: str) -> Traversable | None:
-        """The body file ``file`` names, or None when it would leave the catalog folder."""
+        """The body file ``file`` names, or None when it would leave the catalog folder,
+        by its path or (on disk) through a symbolic link."""
         normal = posixpath.normpath(posixpath.join(self.name, file.replace("\\", "/")))
         if normal.startswith("../") or normal == ".." or posixpath.isabs(normal):
             return None
         if isinstance(self.catalog_dir, Path):  # one join, not one per segment
-            return self.catalog_dir / normal
+            on_disk = self.catalog_dir / normal
+            root = os.path.realpath(self.catalog_dir)
+            return on_disk if os.path.realpath(on_disk).startswith(root + os.sep) else None
         target = self.catalog_dir
         for segment in normal.split("/"):
             target = target.joinpath(segment)
@@ -360,7 +364,9 @@ def _read_parts_file(
     folder and to have the sha256 the manifest records."""
     resource = version.where.resolve(file)
     if resource is None or not resource.is_file():
-        problem = "points outside the catalog folder" if resource is None else "does not exist"
+        problem = (
+            "points (or links) outside the catalog folder" if resource is None else "does not exist"
+        )
         raise ManifestError(
             f"parts file {file!r} {problem}",
             key=("parts_from", number, "file"),
@@ -413,8 +419,8 @@ def read_body(where: VersionDir, part_id: str, file: str, index: int) -> tuple[s
     """
     resource = where.resolve(file)
     if resource is None:
-        problem = f"file {file!r} points outside the catalog folder"
-        hint = "keep part files inside the catalog's own folder"
+        problem = f"file {file!r} points (or links) outside the catalog folder"
+        hint = "keep part files inside the catalog's own folder, as files, not links out of it"
     elif not resource.is_file():
         problem = f"part {part_id!r}: file {file!r} does not exist"
         hint = f"create {resource} or fix the path"
