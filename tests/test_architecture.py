@@ -11,6 +11,8 @@ package, which Python always runs first).
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -216,3 +218,23 @@ def test_a_cycle_or_an_upward_import_is_caught(monkeypatch: pytest.MonkeyPatch) 
     assert _cycle() is not None
     upward = [t for t in GRAPH["catalog.errors"] if _layer(t) > _layer("catalog.errors")]
     assert upward == ["catalog.compiled"]
+
+
+def test_public_classes_take_no_private_named_constructor_arguments() -> None:
+    """What a class keeps for itself (a prompt's chosen pieces, say) is not a
+    constructor argument: a public constructor asks only for public things."""
+    private = []
+    for name in sorted(MODULES):
+        if name.endswith("__main__"):
+            continue  # running it runs the command line
+        module = importlib.import_module(name)
+        for exported in getattr(module, "__all__", ()):
+            value = getattr(module, exported, None)
+            if not inspect.isclass(value):
+                continue
+            try:
+                parameters = inspect.signature(value).parameters
+            except (TypeError, ValueError):  # a class whose signature Python cannot give
+                continue
+            private += [f"{name}.{exported}({p})" for p in parameters if p.startswith("_")]
+    assert private == []

@@ -10,7 +10,7 @@ import tomli_w
 
 import catalog
 from catalog.catalog_path import CatalogPath, load_dir
-from catalog.errors import ManifestError
+from catalog.errors import CatalogError, ManifestError
 from catalog.importers.piebald.read import read_history
 from catalog.importers.piebald.write import ImportReport, import_releases
 from tests.conftest import run_cli as run
@@ -240,3 +240,42 @@ def test_a_tampered_shared_parts_file_fails_the_versions_naming_it(
         assert code == 1
         assert str(base.resolve()) in out + err
         assert "changed after the versions naming it were written" in out + err
+
+
+def test_a_bad_condition_in_a_shared_record_names_the_parts_file_and_line(shared: Path) -> None:
+    text = tomli_w.dumps({"part": [_record("a", "Body a.\n"),
+                                   _record("b", "Body b.\n", when="no_such_name")]})  # fmt: skip
+    path = shared / "_shared" / "one.toml"
+    path.write_text(text, encoding="utf-8")
+    manifest = shared / "1.0" / "catalog.toml"
+    old = tomllib.loads(manifest.read_text(encoding="utf-8"))["parts_from"][0]["sha256"]
+    manifest.write_text(manifest.read_text(encoding="utf-8").replace(old, sha(text)))
+    with pytest.raises(CatalogError) as info:
+        load_dir(shared / "1.0")
+    assert (info.value.file, info.value.key) == (str(path), "part[1].when")
+    assert text.splitlines()[(info.value.line or 0) - 1] == 'when = "no_such_name"'
+
+
+def test_stamp_rewrites_only_the_manifests_own_parts(
+    shared: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    manifest = shared / "1.1" / "catalog.toml"
+    before = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    files = {p: p.read_text(encoding="utf-8") for p in (shared / "_shared").iterdir()}
+    code, _, err = run(capsys, "stamp", str(shared / "1.1"))
+    assert (code, err) == (0, "")
+    after = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    assert after["parts_from"] == before["parts_from"]
+    assert after["part"][0]["tokens"] == 3  # "Body c.\n" in cl100k_base; was 1
+    assert {p: p.read_text(encoding="utf-8") for p in (shared / "_shared").iterdir()} == files
+    assert [p.id for p in load_dir(shared / "1.1").parts] == ["a", "c"]
+
+
+def test_reading_a_manifest_only_gives_its_shared_records(shared: Path) -> None:
+    store = CatalogPath([shared.parent], use_env=False, use_entry_points=False)
+    refs = {str(ref.version): ref for ref in store.versions("demo")}
+    assert [p.id for p in refs["1.0"].manifest().part] == ["a", "b"]
+    assert [(p.id, p.description) for p in refs["1.1"].manifest().part] == [
+        ("a", "new"),
+        ("c", ""),
+    ]

@@ -38,6 +38,7 @@ from catalog.loader import (
     VersionDir,
     VersionManifest,
     load_version,
+    merged_manifest,
     read_manifest,
 )
 from catalog.manifest.models import Manifest
@@ -80,8 +81,9 @@ class VersionRef:
     store: CatalogPath | None = field(default=None, repr=False, compare=False)
 
     def manifest(self) -> Manifest:
-        """Read this version's manifest only."""
-        return read_manifest(self.where).manifest
+        """Read this version's manifest only (with the records of its shared parts
+        files, no bodies)."""
+        return merged_manifest(read_manifest(self.where))
 
     def load(self, *, check_hashes: bool = True) -> Catalog:
         """Read, verify and compile this version (an overlay's base comes from the same

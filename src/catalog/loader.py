@@ -53,6 +53,7 @@ __all__ = [
     "VersionManifest",
     "load_version",
     "manifest_text",
+    "merged_manifest",
     "read_body",
     "read_manifest",
 ]
@@ -132,6 +133,18 @@ def read_manifest(where: VersionDir) -> VersionManifest:
     """Read and validate only the manifest of a version (no part bodies)."""
     text = manifest_text(where)
     return VersionManifest(where, parse_manifest(text, str(where.manifest_path)), text)
+
+
+def merged_manifest(version: VersionManifest) -> Manifest:
+    """The version's manifest with the records of its ``[[parts_from]]`` files in
+    ``part``, checked as loading checks them, without reading any body."""
+    if not version.manifest.parts_from:
+        return version.manifest
+    sites = _PartSites(version, len(version.manifest.part))
+    try:
+        return _merge_parts_files(version, version.manifest, sites)
+    except CatalogError as exc:
+        raise sites.locate(exc) from None
 
 
 def load_version(
