@@ -130,8 +130,13 @@ def test_a_worktree_whose_git_file_points_inside_the_roots_is_read(
 ) -> None:
     git(repo, "worktree", "add", "-q", "-b", "side", str(tmp_path / "side"))
     write(tmp_path / "side" / "extra.txt", "x\n")
+    write(tmp_path / "side" / "local.secret", "excluded by the shared info/exclude\n")
+    write(repo / ".git" / "info" / "exclude", "*.secret\n")
+    write(tmp_path / "side" / "a.txt", "changed in the worktree\n")
+    expected = _unstaged(git(tmp_path / "side", "status", "--short", "--no-renames"))
+    assert expected == " M a.txt\n?? extra.txt"
     facts = _facts(build, tmp_path / "side", home=tmp_path)
-    assert facts == (True, "side", "?? extra.txt")
+    assert facts == (True, "side", expected)
 
 
 # -- hostile configuration: nothing runs

@@ -77,8 +77,22 @@ def git_facts(cwd: Path, rules: ReadRules) -> dict[str, Any]:
     return {
         "is_git_repo": True,
         "git_branch": _branch(gitdir),
-        "git_status": _status(top, gitdir),
+        "git_status": _status(top, gitdir, _common_dir(gitdir, rules)),
     }
+
+
+def _common_dir(gitdir: Path, rules: ReadRules) -> Path:
+    """Where a worktree's shared files are (``commondir``: config, ``info/exclude``),
+    under the link rule; the git folder itself otherwise."""
+    text = _small(gitdir / "commondir")
+    if not text or not text.strip():
+        return gitdir
+    target = Path(text.strip())
+    try:
+        real = (target if target.is_absolute() else gitdir / target).resolve(strict=True)
+    except (OSError, RuntimeError):
+        return gitdir
+    return real if rules.follow_links or within_roots(real, rules) else gitdir
 
 
 def _small(path: Path) -> str | None:
@@ -140,7 +154,7 @@ def _branch(gitdir: Path) -> str:
 # -- the index
 
 
-def _read_index(gitdir: Path) -> list[_Entry] | None:
+def _read_index(gitdir: Path, oid_size: int) -> list[_Entry] | None:
     """The stage-0 entries of ``gitdir/index`` (none for a repository without one)."""
     path = gitdir / "index"
     try:
@@ -153,7 +167,7 @@ def _read_index(gitdir: Path) -> list[_Entry] | None:
         warn(f"{path}: git status left out, the index has {size} bytes")
         return None
     try:
-        return _parse_index(raw, _oid_size(gitdir))
+        return _parse_index(raw, oid_size)
     except _TooLarge as exc:
         warn(f"{path}: git status left out, {exc}")
     except (ValueError, struct.error, IndexError):
@@ -282,11 +296,11 @@ def _changed(top: Path, entry: _Entry, hasher: _Hasher) -> str | None:
     return None if hasher.file_matches(path, entry) else " M"
 
 
-def _status(top: Path, gitdir: Path) -> str:
-    entries = _read_index(gitdir)
+def _status(top: Path, gitdir: Path, common: Path) -> str:
+    entries = _read_index(gitdir, _oid_size(common))
     if entries is None:
         return ""
-    hasher = _Hasher(_oid_size(gitdir))
+    hasher = _Hasher(_oid_size(common))
     lines: list[str] = []
     tracked: set[str] = set()
     for entry in sorted(entries, key=lambda e: e.path):
@@ -300,7 +314,7 @@ def _status(top: Path, gitdir: Path) -> str:
     with_tracked = {
         "/".join(f.split("/")[: i + 1]) for f in folders for i in range(f.count("/") + 1)
     }
-    untracked = _Untracked(top, gitdir, tracked, with_tracked)
+    untracked = _Untracked(top, common, tracked, with_tracked)
     lines.extend(f"?? {_quoted(name)}" for name in sorted(untracked.names()))
     if untracked.stopped:
         lines.append(f"[... more untracked files: stopped after {MAX_UNTRACKED_ENTRIES} entries]")
@@ -335,11 +349,11 @@ def _quoted(path: str) -> str:
 class _Untracked:
     """Untracked, not ignored files and folders, as ``git status`` lists them."""
 
-    def __init__(self, top: Path, gitdir: Path, tracked: set[str], with_tracked: set[str]) -> None:
+    def __init__(self, top: Path, common: Path, tracked: set[str], with_tracked: set[str]) -> None:
         self.top = top
         self.tracked = tracked
         self.with_tracked = with_tracked
-        self.ignores = Ignores.root(top, gitdir)
+        self.ignores = Ignores.root(common)
         self.seen = 0
         self.stopped = False
 

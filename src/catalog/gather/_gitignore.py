@@ -75,10 +75,10 @@ class Ignores:
         self._patterns = patterns
 
     @classmethod
-    def root(cls, top: Path, gitdir: Path) -> Ignores:
-        """The repository-wide patterns (``info/exclude``); the top's ``.gitignore``
-        comes with :meth:`entering`."""
-        return cls(()).with_file(gitdir / "info" / "exclude", "")
+    def root(cls, common: Path) -> Ignores:
+        """The repository-wide patterns (``info/exclude`` of the git folder ``common``);
+        the top's ``.gitignore`` comes with :meth:`entering`."""
+        return cls(()).with_file(common / "info" / "exclude", "")
 
     def entering(self, folder: Path, relative: str) -> Ignores:
         """These patterns plus those of ``folder/.gitignore`` (``relative`` to the top)."""
