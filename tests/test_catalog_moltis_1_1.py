@@ -141,6 +141,14 @@ def test_the_built_in_soul_when_soul_md_is_absent_or_empty(
         write(tmp_path / ".moltis" / "SOUL.md", soul)
     text = run(tmp_path, tmp_path)
     assert "Your name is Molt.\n\n" + moltis().part("default-soul").body.strip() in text
+    headings = [line for line in text.splitlines() if line.startswith("#")]
+    assert headings[:5] == [  # the built-in soul's headings, as the page gives them
+        "# SOUL.md - Who You Are",
+        "## Core Truths",
+        "## Boundaries",
+        "## Vibe",
+        "## Continuity",
+    ]
 
 
 def test_user_name_from_user_md(home: Path, tmp_path: Path) -> None:

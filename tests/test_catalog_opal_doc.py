@@ -112,6 +112,15 @@ def test_o4_the_default_identity_is_wrapped_with_its_principles(
     assert identity.startswith("<identity>\nYou are Opal, an expert AI coding assistant.")
     principles = identity.split("\n## Principles\n", 1)[1].splitlines()
     assert len(principles) == 6 and all(line.startswith("- ") for line in principles)
+    labels = [line[2:].split(" — ", 1)[0] for line in principles]
+    assert labels == [  # the document's labels, each followed by " — "
+        "Be direct",
+        "Act, don't ask",
+        "Verify your work",
+        "Be honest",
+        "Respect boundaries",
+        "Stay on task",
+    ]
 
 
 def test_o5_a_custom_system_prompt_replaces_the_identity_unwrapped(

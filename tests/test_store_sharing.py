@@ -279,3 +279,19 @@ def test_reading_a_manifest_only_gives_its_shared_records(shared: Path) -> None:
         ("a", "new"),
         ("c", ""),
     ]
+
+
+def test_importing_another_range_of_the_history_again_changes_no_version(tmp_path: Path) -> None:
+    build_history(tmp_path / "upstream", 6, parts=30, first_parts=25)
+    out = tmp_path / "out"
+    import_releases(read_history(tmp_path / "upstream"), name="s", out=out)
+    manifests = {p: p.read_text(encoding="utf-8") for p in out.glob("s/*/catalog.toml")}
+    # Starting at 2.0.3, the import lays its parts files out from there: same parts.
+    again = import_releases(read_history(tmp_path / "upstream", ">=2.0.3"), name="s", out=out)
+    assert [(v.version, v.status) for v in again.versions] == [
+        ("2.0.3", "unchanged"),
+        ("2.0.4", "unchanged"),
+        ("2.0.5", "unchanged"),
+    ]
+    assert {p: p.read_text(encoding="utf-8") for p in out.glob("s/*/catalog.toml")} == manifests
+    assert len(load_dir(out / "s" / "2.0.5").parts) == 30

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -118,16 +119,26 @@ class CatalogWriter:
         digest = body_sha256(text)
         return self._store(PARTS_DIR, digest, ".toml", text), digest
 
-    def write_version(self, version: str, manifest: str, *, force: bool = False) -> VersionStatus:
+    def write_version(
+        self,
+        version: str,
+        manifest: str,
+        *,
+        force: bool = False,
+        same: Callable[[Path], bool] | None = None,
+    ) -> VersionStatus:
         """Write ``version/catalog.toml`` and the new bodies it names.
 
-        An existing manifest with other content needs ``force``; the error
+        An existing manifest with other content needs ``force`` (unless ``same``
+        says the manifest at that path holds the same catalog); the error
         names its first differing line.
         """
         path = self.folder / version / MANIFEST_NAME
         status: VersionStatus = "written"
         if path.is_file():
             existing = _read_existing(path)
+            if existing != manifest and same is not None and same(path):
+                existing = manifest  # says the same in other words: kept as it is
             if existing != manifest and not force:
                 line, was, now = _first_difference(existing, manifest)
                 raise ImporterError(

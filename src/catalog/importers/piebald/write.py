@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,11 +12,12 @@ from typing import Any
 import tomli_w
 from pydantic import ValidationError
 
-from catalog.errors import ImporterError
+from catalog.errors import CatalogError, ImporterError
 from catalog.importers.layers import PartLayers
 from catalog.importers.piebald.parse import UPSTREAM, ReadmeEntry, UpstreamPart
 from catalog.importers.piebald.read import Release
 from catalog.importers.writer import CatalogWriter, StoreSize, VersionStatus
+from catalog.loader import VersionDir, merged_manifest, read_manifest
 from catalog.manifest.models import CatalogInfo, PartDecl
 
 __all__ = [
@@ -66,8 +69,10 @@ def import_releases(
     license_text = None
     for release in releases:
         before = writer.new_blobs
-        manifest = _manifest(release, name, writer, tables, layers)
-        status = writer.write_version(release.version, manifest, force=force)
+        manifest, records = _manifest(release, name, writer, tables, layers)
+        status = writer.write_version(
+            release.version, manifest, force=force, same=functools.partial(_same, records)
+        )
         item = ImportedVersion(
             release.version, len(release.parts), writer.new_blobs - before, status
         )
@@ -87,9 +92,9 @@ def _manifest(
     writer: CatalogWriter,
     tables: dict[tuple[str, str, ReadmeEntry | None], str],
     layers: PartLayers,
-) -> str:
+) -> tuple[str, dict[str, str]]:
     """The ``catalog.toml`` of one release; each part's table is built once per content
-    and stored in the shared parts files ``layers`` names."""
+    and stored in the shared parts files ``layers`` names; also the part tables, by id."""
     # The summary is the same in every release, so that diffs between releases show
     # no change in it; the release and its commit are said in a comment.
     summary = f"Claude Code's prompt parts, from {UPSTREAM}"
@@ -126,7 +131,25 @@ def _manifest(
             tables[key] = tomli_w.dumps({"part": [_part_table(part, entry, writer)]})
         records[part.id] = tables[key]
     document = {"catalog": info, "parts_from": layers.entries(records)}
-    return provenance + "\n" + tomli_w.dumps(document)
+    return provenance + "\n" + tomli_w.dumps(document), records
+
+
+def _same(records: dict[str, str], path: Path) -> bool:
+    """Whether the version at ``path`` (its ``catalog.toml``) has exactly the parts
+    ``records`` holds, however its manifest shares them: an import of another
+    range of releases lays the shared parts files out differently."""
+    try:
+        existing = merged_manifest(read_manifest(VersionDir(path.parent.parent, path.parent.name)))
+    except CatalogError:
+        return False
+    old = {part.id: part.model_dump(by_alias=True, exclude_unset=True) for part in existing.part}
+    new = {
+        pid: PartDecl.model_validate(tomllib.loads(table)["part"][0]).model_dump(
+            by_alias=True, exclude_unset=True
+        )
+        for pid, table in records.items()
+    }
+    return old == new
 
 
 def _part_table(
