@@ -239,6 +239,24 @@ def test_explain_names_every_part(demo: Catalog) -> None:
         assert part.id in table
 
 
+def test_explain_keeps_its_columns_whatever_the_length_of_an_id(
+    make_catalog: Callable[..., Path],
+) -> None:
+    long_id = "a-part-whose-id-is-longer-than-the-usual-column"
+    folder = make_catalog(
+        parts=[
+            {"id": "short", "order": 10, "body": "Short."},
+            {"id": long_id, "order": 20, "body": "Long."},
+            {"id": "never", "order": 30, "body": "No.", "when": '"Bash" in tools'},
+        ]
+    )
+    rows = load_dir(folder).assemble({}).explain().splitlines()[1:]
+    assert [row.split()[1] for row in rows] == ["short", long_id, "never"]
+    reason = len("  + ") + len(long_id) + len(" ") + 6 + len("  ")  # where the why begins
+    for row in rows:
+        assert row[reason - 2 : reason] == "  " and row[reason] != " ", row
+
+
 _SCRIPT = """
 import hashlib, sys
 import catalog

@@ -358,12 +358,16 @@ class AssembledPrompt:
             f"{self.catalog} {self.version}, agent {self.agent}: {self.tokens} tokens{budget} "
             f"({self.counter}), fingerprint {self.fingerprint[:12]}"
         ]
+        names = [p.id for p in self.parts] + [t.name for t in self.tools]
+        width = max([28, *map(len, names), *(len(e.id) for e in self.excluded)])
         for used in self.parts:
-            rows.append(f"  + {used.id:<28} {used.tokens:>6}  {used.why}")
+            rows.append(f"  + {used.id:<{width}} {used.tokens:>6}  {used.why}")
         for tool in self.tools:
-            rows.append(f"  T {tool.name:<28} {tool.tokens:>6}  tool description ({tool.part_id})")
+            rows.append(
+                f"  T {tool.name:<{width}} {tool.tokens:>6}  tool description ({tool.part_id})"
+            )
         for left in self.excluded:
-            rows.append(f"  - {left.id:<28} {'':>6}  {left.why}")
+            rows.append(f"  - {left.id:<{width}} {'':>6}  {left.why}")
         rows.extend(f"  ! {note}" for note in self.notes)
         return "\n".join(rows)
 
