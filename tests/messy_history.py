@@ -22,13 +22,18 @@ must read, both written with one ``git fast-import``:
 from __future__ import annotations
 
 import random
-import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from tests.synthetic_history import PREFIXES, WORDS
+from tests.synthetic_history import (
+    PREFIXES,
+    WORDS,
+    fast_import,
+    fast_import_commit,
+    fast_import_data,
+)
 
 __all__ = ["build_messy_history", "history_from_folders"]
 
@@ -97,28 +102,6 @@ def _readme(version: str, files: dict[str, tuple[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _data(text: str | bytes) -> bytes:
-    raw = text.encode("utf-8") if isinstance(text, str) else text
-    return b"data %d\n" % len(raw) + raw + b"\n"
-
-
-def _commit(subject: str, minute: int) -> bytes:
-    """The header of a fast-import commit on main."""
-    when = 1_700_000_000 + minute * 60
-    return (
-        b"commit refs/heads/main\n"
-        + b"committer Bench <bench@example.com> %d +0000\n" % when
-        + _data(subject)
-    )
-
-
-def _fast_import(repo: Path, stream: bytes) -> None:
-    git = ["git", "-C", str(repo)]
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    subprocess.run([*git, "fast-import", "--quiet"], input=stream, check=True)
-    subprocess.run([*git, "symbolic-ref", "HEAD", "refs/heads/main"], check=True)
-
-
 def build_messy_history(repo: Path, releases: int, max_parts: int, seed: int = 7) -> int:
     """Write the synthetic repository; returns the number of part files over all releases."""
     rng = random.Random(seed)
@@ -153,20 +136,20 @@ def build_messy_history(repo: Path, releases: int, max_parts: int, seed: int = 7
             changed[old] = None
         total += len(files)
         subject = f"v{version} (+{rng.randint(0, 400)} tokens)" if index >= 3 else version
-        stream += _commit(subject, 2 * index)
+        stream += fast_import_commit(subject, 2 * index)
         for name, content in sorted(changed.items()):
             if content is None:
                 stream += f"D system-prompts/{name}\n".encode()
             else:
-                stream += f"M 100644 inline system-prompts/{name}\n".encode() + _data(
+                stream += f"M 100644 inline system-prompts/{name}\n".encode() + fast_import_data(
                     _file(*content)
                 )
-        stream += b"M 100644 inline README.md\n" + _data(_readme(version, files))
+        stream += b"M 100644 inline README.md\n" + fast_import_data(_readme(version, files))
         stream += b"\n"
         if index % 10 == 9:
-            stream += _commit("Update README", 2 * index + 1)
-            stream += b"M 100644 inline NOTES.md\n" + _data(f"{index}\n") + b"\n"
-    _fast_import(repo, bytes(stream))
+            stream += fast_import_commit("Update README", 2 * index + 1)
+            stream += b"M 100644 inline NOTES.md\n" + fast_import_data(f"{index}\n") + b"\n"
+    fast_import(repo, bytes(stream))
     return total
 
 
@@ -185,12 +168,12 @@ def history_from_folders(repo: Path, folders: Iterable[Path]) -> list[str]:
     stream = bytearray()
     for minute, folder in enumerate(chosen):
         subject = folder.name if folder.name.startswith("2.0.") else f"v{folder.name} (+0 tokens)"
-        stream += _commit(subject, minute) + b"deleteall\n"
+        stream += fast_import_commit(subject, minute) + b"deleteall\n"
         paths = sorted((folder / "system-prompts").glob("*.md"))
         paths += [p for p in (folder / "README.md", folder / "LICENSE") if p.is_file()]
         for path in paths:
             where = path.relative_to(folder).as_posix()
-            stream += f"M 100644 inline {where}\n".encode() + _data(path.read_bytes())
+            stream += f"M 100644 inline {where}\n".encode() + fast_import_data(path.read_bytes())
         stream += b"\n"
-    _fast_import(repo, bytes(stream))
+    fast_import(repo, bytes(stream))
     return [f.name for f in chosen]

@@ -74,18 +74,19 @@ def _readme(version: str, files: dict[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _data(text: str) -> bytes:
-    raw = text.encode("utf-8")
+def fast_import_data(text: str | bytes) -> bytes:
+    """A ``data`` block of a fast-import stream."""
+    raw = text.encode("utf-8") if isinstance(text, str) else text
     return b"data %d\n" % len(raw) + raw + b"\n"
 
 
-def _commit(subject: str, minute: int) -> bytes:
+def fast_import_commit(subject: str, minute: int) -> bytes:
     """The header of a fast-import commit on main."""
     when = 1_700_000_000 + minute * 60
     return (
         b"commit refs/heads/main\n"
         + b"committer Synthetic <synthetic@example.com> %d +0000\n" % when
-        + _data(subject)
+        + fast_import_data(subject)
     )
 
 
@@ -132,20 +133,28 @@ def build_history(
         changes.append(frozenset(n.removesuffix(".md") for n, t in changed.items() if t))
         part_files += len(files)
         plain += sum(_body_bytes(text) for text in files.values())
-        stream += _commit(f"v{version} (+{rng.randint(0, 400)} tokens)", 2 * index)
+        stream += fast_import_commit(f"v{version} (+{rng.randint(0, 400)} tokens)", 2 * index)
         for name, text in sorted(changed.items()):
             if text is None:
                 stream += f"D system-prompts/{name}\n".encode()
             else:
-                stream += f"M 100644 inline system-prompts/{name}\n".encode() + _data(text)
-        stream += b"M 100644 inline README.md\n" + _data(_readme(version, files))
+                stream += f"M 100644 inline system-prompts/{name}\n".encode() + fast_import_data(
+                    text
+                )
+        stream += b"M 100644 inline README.md\n" + fast_import_data(_readme(version, files))
         stream += b"\n"
         if index % 10 == 9:
-            stream += _commit("Update README", 2 * index + 1)
-            stream += b"M 100644 inline NOTES.md\n" + _data(f"{index}\n") + b"\n"
+            stream += fast_import_commit("Update README", 2 * index + 1)
+            stream += b"M 100644 inline NOTES.md\n" + fast_import_data(f"{index}\n") + b"\n"
+    fast_import(repo, bytes(stream))
+    return History(tuple(versions), tuple(changes), part_files, plain)
+
+
+def fast_import(repo: Path, stream: bytes) -> None:
+    """Create the repository ``repo`` from a fast-import stream, its branch ``main``
+    checked out, whatever the machine's git configuration."""
     env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
     git = ["git", "-C", str(repo)]
     subprocess.run(["git", "init", "-q", str(repo)], check=True, env=env)
-    subprocess.run([*git, "fast-import", "--quiet"], input=bytes(stream), check=True, env=env)
+    subprocess.run([*git, "fast-import", "--quiet"], input=stream, check=True, env=env)
     subprocess.run([*git, "symbolic-ref", "HEAD", "refs/heads/main"], check=True, env=env)
-    return History(tuple(versions), tuple(changes), part_files, plain)
