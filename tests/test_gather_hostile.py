@@ -81,6 +81,23 @@ def test_an_instruction_file_linked_out_of_the_roots_is_skipped_unless_followed(
     assert [f.content for f in followed.project_files] == ["SECRET", "mine"]
 
 
+def test_a_refused_link_named_by_two_sources_is_warned_about_once(
+    build: Callable[..., Catalog], places: tuple[Path, Path, Path]
+) -> None:
+    proj, home, outside = places
+    write(outside / "secret.md", "SECRET")
+    (proj / "CLAUDE.md").symlink_to(outside / "secret.md")
+    both = {
+        "files": [
+            {"names": ["CLAUDE.md"], "walk": "cwd"},
+            {"names": ["CLAUDE.md"], "walk": "up"},
+        ]
+    }
+    ctx, messages = _gather_warned(build(both), proj, home)
+    assert ctx.project_files == ()
+    assert len(messages) == 1 and "skipped, a link to" in messages[0]
+
+
 def test_links_inside_the_project_or_the_home_folder_are_read(
     build: Callable[..., Catalog], places: tuple[Path, Path, Path]
 ) -> None:

@@ -189,8 +189,9 @@ def add_context_options(parser: argparse.ArgumentParser) -> None:
     gathering.add_argument(
         "--root",
         metavar="DIR",
-        help="the project root: the upward walk stops there and "
-        "file: reads stay under it (default: walk to '/', reads under --from-dir)",
+        help="the project root: the upward walk stops there and file: reads stay under "
+        "it (default: the nearest folder holding one of the catalog's root markers, such "
+        "as .git, else --from-dir)",
     )
     gathering.add_argument("--model", default="", help="the model name, for env.model")
     gathering.add_argument("--provider", default="", help="the provider name, for env.provider")

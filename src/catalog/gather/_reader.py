@@ -56,6 +56,7 @@ class Reader:
             (self.top, home), follow_links=follow_links, limit=sources.max_file_bytes
         )
         self.seen: set[Path] = set()
+        self.refused: set[Path] = set()
         self.records: list[GatheredFile] = []
         # Variables whose text came from the user's own files (home folder, absolute path).
         self.user_texts: set[str] = set()
@@ -78,8 +79,16 @@ class Reader:
         return text
 
     def real(self, path: Path) -> Path | None:
-        """The real path of ``path`` when the link rule lets it be read (see :mod:`.safe`)."""
-        return allowed_path(path, self.rules)
+        """The real path of ``path`` when the link rule lets it be read (see :mod:`.safe`).
+
+        A path refused once is not looked at (nor warned about) again when another
+        source names it too."""
+        if path in self.refused:
+            return None
+        real = allowed_path(path, self.rules)
+        if real is None:
+            self.refused.add(path)
+        return real
 
     def inside_roots(self, path: Path) -> Path | None:
         """The real path of ``path`` when it lies under the project root or the home folder,
