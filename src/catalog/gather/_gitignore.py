@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from catalog._textfile import read_capped
+from catalog.lang.globs import CharClass, in_char_class, parse_char_class
 
 __all__ = ["Ignores"]
 
@@ -105,7 +106,7 @@ class Ignores:
         return False
 
 
-_Token = str | frozenset[str] | tuple[bool, tuple[tuple[str, str], ...]]
+_Token = str | frozenset[str] | CharClass
 """``"*"``, ``"?"``, a literal as a one-element frozenset, or a class: (negated, ranges)."""
 _Segment = tuple[_Token, ...] | None
 """A compiled name pattern; None for ``**``."""
@@ -128,7 +129,7 @@ def _compile(segment: str) -> _Segment:
             tokens.append(frozenset(segment[index + 1]))
             index += 2
         elif end > 0:
-            tokens.append(_class(segment[index + 1 : end]))
+            tokens.append(parse_char_class(segment[index + 1 : end]))
             index = end + 1
         elif char == "[":  # never closed: as in git, the pattern matches nothing
             return (frozenset(),)
@@ -138,30 +139,13 @@ def _compile(segment: str) -> _Segment:
     return tuple(tokens)
 
 
-def _class(body: str) -> tuple[bool, tuple[tuple[str, str], ...]]:
-    negated = body[:1] in ("!", "^")
-    if negated:
-        body = body[1:]
-    ranges: list[tuple[str, str]] = []
-    index = 0
-    while index < len(body):
-        if index + 2 < len(body) and body[index + 1] == "-":
-            ranges.append((body[index], body[index + 2]))
-            index += 3
-        else:
-            ranges.append((body[index], body[index]))
-            index += 1
-    return negated, tuple(ranges)
-
-
 def _one(token: _Token, char: str) -> bool:
     if token == "?":
         return True
     if isinstance(token, frozenset):
         return char in token
     if isinstance(token, tuple):
-        negated, ranges = token
-        return any(low <= char <= high for low, high in ranges) != negated
+        return in_char_class(token, char)
     return False
 
 

@@ -26,7 +26,16 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-__all__ = ["MAX_GLOB_LENGTH", "Glob", "GlobBudgetError", "GlobError", "MatchBudget"]
+__all__ = [
+    "MAX_GLOB_LENGTH",
+    "CharClass",
+    "Glob",
+    "GlobBudgetError",
+    "GlobError",
+    "MatchBudget",
+    "in_char_class",
+    "parse_char_class",
+]
 
 MAX_GLOB_LENGTH = 256
 """The longest glob accepted, in characters."""
@@ -38,7 +47,8 @@ _MAX_MEMO = 4096
 _SPLIT, _CHAR, _ANY, _SEGMENT_CHAR, _CLASS, _MATCH = range(6)
 
 
-_ClassSpec = tuple[bool, tuple[tuple[str, str], ...]]
+CharClass = tuple[bool, tuple[tuple[str, str], ...]]
+"""A ``[...]`` class as (negated, ranges of characters)."""
 """A ``[...]`` class: whether it is negated, and its (low, high) character ranges."""
 
 
@@ -153,7 +163,7 @@ def _pairs(text: str) -> tuple[dict[int, int], dict[int, int]]:
     return braces, classes
 
 
-def _class(body: str) -> _ClassSpec:
+def parse_char_class(body: str) -> CharClass:
     """``[...]``'s inside as (negated, ranges)."""
     negated = body[:1] in ("!", "^")
     if negated:
@@ -214,7 +224,7 @@ class _Parser:
                 index += 1
             elif char == "[" and index in self.classes:
                 close = self.classes[index]
-                parts.append(nfa.consume(_CLASS, _class(text[index + 1 : close])))
+                parts.append(nfa.consume(_CLASS, parse_char_class(text[index + 1 : close])))
                 index = close + 1
             elif char == "{" and index in self.braces:
                 close = self.braces[index]
@@ -248,7 +258,7 @@ class _Parser:
         return self.nfa.either(choices)
 
 
-def _in_class(spec: _ClassSpec, char: str) -> bool:
+def in_char_class(spec: CharClass, char: str) -> bool:
     """Whether ``char`` is in a ``[...]`` class given as (negated, ranges)."""
     negated, ranges = spec
     return any(low <= char <= high for low, high in ranges) != negated
@@ -328,7 +338,7 @@ class Glob:
             elif kind == _SEGMENT_CHAR:
                 ok = True
             else:
-                ok = _in_class(args[state], char)
+                ok = in_char_class(args[state], char)
             if ok:
                 following.extend(targets[state])
         result = self._closure(following)
