@@ -31,7 +31,7 @@ from catalog.assemble import (
     CompiledPart,
     PartInfo,
     assemble,
-    plan_agent,
+    plan_agents,
     reminders,
 )
 from catalog.context import CONTROL_FIELDS, Context
@@ -287,7 +287,7 @@ def compile_catalog(
         manifest=manifest,
         parts=tuple(parts),
         rules=rules,
-        plans={agent.name: plan_agent(rules, agent, parts) for agent in agents},
+        plans=plan_agents(rules, agents, parts),
         location=location,
         source=source,
         manifest_file=manifest_file,
