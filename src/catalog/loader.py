@@ -31,12 +31,11 @@ from dataclasses import dataclass, field
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from pydantic import ValidationError
 
 from catalog._textfile import read_text
 from catalog.assemble import CompiledPart
 from catalog.compiled import Catalog, body_sha256, compile_catalog
-from catalog.errors import CatalogError, ManifestError
+from catalog.errors import CatalogError, ManifestError, RecordError
 from catalog.manifest.models import (
     ALL_AGENTS,
     MAIN_AGENT,
@@ -459,8 +458,8 @@ def _inherit(part: PartDecl, source: PartDecl, index: int) -> PartDecl:
         data.pop("name")
     try:
         return PartDecl.model_validate(data)
-    except ValidationError as exc:
-        message = exc.errors()[0]["msg"].removeprefix("Value error, ")
+    except RecordError as exc:
+        message = exc.problems[0].message
         raise ManifestError(
             f"part {part.id!r} with what it takes from base part {source.id!r}: {message}",
             key=("part", index),
