@@ -1,6 +1,7 @@
 """The assembly context: everything a catalog's conditions and bodies may read.
 
-A :class:`Context` is an immutable, validated record (:mod:`catalog.records`). Its fields are the names
+A :class:`Context` is an immutable, validated record (see
+:mod:`catalog.records`). Its fields are the names
 conditions and templates see (``tools``, ``env.os``, ``project_files``...);
 the expression compiler derives its name check from this model, so a field
 added here becomes usable - and checked - in every catalog at once.
@@ -8,8 +9,6 @@ added here becomes usable - and checked - in every catalog at once.
 Values taken from the context are data: they are inserted into the prompt as
 they are and never parsed again as template.
 """
-
-from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path

@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-
 from catalog._textfile import read_text
 from catalog.assemble import CompiledPart
 from catalog.compiled import Catalog, body_sha256, compile_catalog

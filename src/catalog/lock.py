@@ -15,8 +15,6 @@ difference with the lock-file line it concerns; ``catalog.load(...,
 lock=...)`` uses it to refuse a catalog that does not match.
 """
 
-from __future__ import annotations
-
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence

@@ -24,6 +24,7 @@ into a table in ``_before``.
 
 from __future__ import annotations
 
+import inspect
 import re
 import types
 import typing
@@ -82,7 +83,8 @@ class Length:
 
 
 class Check:
-    """A function run on the checked value: returns it (or a replacement) or raises ``ValueError``."""
+    """A function run on the checked value: returns it (or a replacement), or raises
+    ``ValueError``."""
 
     def __init__(self, function: Callable[[Any], Any]) -> None:
         self.function = function
@@ -142,8 +144,15 @@ def field(
     return FieldInfo(default=default, default_factory=default_factory, alias=alias)
 
 
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
 def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls, include_extras=True)
+    """The resolved annotations of ``cls`` (string ones evaluated), once per class."""
+    found = _HINTS.get(cls)
+    if found is None:
+        found = _HINTS[cls] = typing.get_type_hints(cls, include_extras=True)
+    return found
 
 
 @dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(field,))
@@ -157,7 +166,7 @@ class Record:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         fields = dict(cls.model_fields)
-        for name, annotation in cls.__dict__.get("__annotations__", {}).items():
+        for name, annotation in inspect.get_annotations(cls).items():
             if str(annotation).startswith(("ClassVar", "typing.ClassVar")):
                 continue
             value = cls.__dict__.get(name, _MISSING)
@@ -235,7 +244,9 @@ class Record:
     # -- a frozen value
 
     def __setattr__(self, name: str, value: Any) -> None:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}: {type(self).__name__} is frozen")
+        raise FrozenInstanceError(
+            f"cannot assign to field {name!r}: {type(self).__name__} is frozen"
+        )
 
     def __delattr__(self, name: str) -> None:
         raise FrozenInstanceError(f"cannot delete field {name!r}: {type(self).__name__} is frozen")
@@ -265,7 +276,9 @@ def _plan_of(cls: type[Record]) -> tuple[tuple[FieldInfo, Validator], ...]:
     return plan
 
 
-def _fill(record: Record, data: Mapping[str, Any], loc: tuple[str | int, ...], problems: list[Problem]) -> None:
+def _fill(
+    record: Record, data: Mapping[str, Any], loc: tuple[str | int, ...], problems: list[Problem]
+) -> None:
     """Check ``data`` field by field into ``record``, then its own cross-field checks."""
     cls = type(record)
     keys = cls._keys
@@ -276,7 +289,9 @@ def _fill(record: Record, data: Mapping[str, Any], loc: tuple[str | int, ...], p
         value = data.get(info.key, _MISSING)
         if value is _MISSING:
             if info.required:
-                problems.append(Problem((*loc, info.key), "missing", f"missing required key {info.key!r}"))
+                problems.append(
+                    Problem((*loc, info.key), "missing", f"missing required key {info.key!r}")
+                )
                 continue
             state[info.name] = info.get_default()
             continue
@@ -284,7 +299,13 @@ def _fill(record: Record, data: Mapping[str, Any], loc: tuple[str | int, ...], p
         state[info.name] = check(value, (*loc, info.key), problems)
     for key in data:
         if not isinstance(key, str) or key not in keys:
-            problems.append(Problem((*loc, str(key)), "extra", f"unknown key {str(key)!r}; remove it or check its spelling"))
+            problems.append(
+                Problem(
+                    (*loc, str(key)),
+                    "extra",
+                    f"unknown key {str(key)!r}; remove it or check its spelling",
+                )
+            )
     state["_fields_set"] = frozenset(given)
     if len(problems) == count:
         try:
@@ -300,12 +321,16 @@ def _refused(loc: tuple[str | int, ...], exc: ValueError) -> Problem:
     return Problem(loc, "value", str(exc), exc)
 
 
-def _validate_record(cls: type[Record], value: Any, loc: tuple[str | int, ...], problems: list[Problem]) -> Any:
+def _validate_record(
+    cls: type[Record], value: Any, loc: tuple[str | int, ...], problems: list[Problem]
+) -> Any:
     if isinstance(value, cls):
         return value
     value = cls._before(value)
     if not isinstance(value, Mapping):
-        problems.append(Problem(loc, "table", f"must be a table (an object), not {describe_value(value)}"))
+        problems.append(
+            Problem(loc, "table", f"must be a table (an object), not {describe_value(value)}")
+        )
         return _BAD
     record = object.__new__(cls)
     _fill(record, value, loc, problems)
@@ -344,7 +369,10 @@ _SCALARS: dict[Any, tuple[Callable[[Any], bool], str]] = {
     str: (lambda value: isinstance(value, str), "text"),
     bool: (lambda value: isinstance(value, bool), "true or false"),
     int: (lambda value: isinstance(value, int) and not isinstance(value, bool), "an integer"),
-    float: (lambda value: isinstance(value, int | float) and not isinstance(value, bool), "a number"),
+    float: (
+        lambda value: isinstance(value, int | float) and not isinstance(value, bool),
+        "a number",
+    ),
 }
 
 
@@ -393,7 +421,9 @@ def _union(members: tuple[Any, ...]) -> Validator:
 def _sequence(item: Validator) -> Validator:
     def check(value: Any, loc: tuple[str | int, ...], problems: list[Problem]) -> Any:
         if not isinstance(value, list | tuple):
-            problems.append(Problem(loc, "list", f"must be a list (an array), not {describe_value(value)}"))
+            problems.append(
+                Problem(loc, "list", f"must be a list (an array), not {describe_value(value)}")
+            )
             return _BAD
         return tuple(item(each, (*loc, index), problems) for index, each in enumerate(value))
 
@@ -403,7 +433,9 @@ def _sequence(item: Validator) -> Validator:
 def _mapping(key: Validator, item: Validator) -> Validator:
     def check(value: Any, loc: tuple[str | int, ...], problems: list[Problem]) -> Any:
         if not isinstance(value, Mapping):
-            problems.append(Problem(loc, "table", f"must be a table (an object), not {describe_value(value)}"))
+            problems.append(
+                Problem(loc, "table", f"must be a table (an object), not {describe_value(value)}")
+            )
             return _BAD
         return {key(k, (*loc, k), problems): item(v, (*loc, k), problems) for k, v in value.items()}
 
@@ -473,7 +505,7 @@ _DumpOptions = tuple[bool, bool, bool, bool, bool]
 
 
 def _dump_record(record: Record, include: set[str] | None, options: _DumpOptions) -> dict[str, Any]:
-    json, by_alias, exclude_defaults, exclude_none, exclude_unset = options
+    _, by_alias, exclude_defaults, exclude_none, exclude_unset = options
     data: dict[str, Any] = {}
     given = record.model_fields_set
     for name, info in record.model_fields.items():
@@ -537,10 +569,10 @@ def _schema(annotation: Any, definitions: dict[str, Any]) -> dict[str, Any]:
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin is Annotated:
-        schema = _schema(args[0], definitions)
+        constrained = _schema(args[0], definitions)
         for rule in annotation.__metadata__:
-            schema.update(_rule_schema(rule))
-        return schema
+            constrained.update(_rule_schema(rule))
+        return constrained
     if origin is Literal:
         return {"enum": list(args)}
     if origin is Union or origin is types.UnionType:

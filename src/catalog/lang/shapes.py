@@ -304,7 +304,8 @@ def _shape_of_class(cls: type, expanding: frozenset[type]) -> Shape:
     inner = expanding | {cls}
     if is_model(cls):
         fields = {
-            name: _shape_of(info.annotation, inner) for name, info in cls.model_fields.items()
+            name: _shape_of(info.annotation, inner)
+            for name, info in typing.cast(Any, cls).model_fields.items()
         }
         for name, computed in getattr(cls, "model_computed_fields", {}).items():
             fields[name] = _shape_of(computed.return_type, inner)

@@ -122,9 +122,15 @@ def is_model(cls: type) -> bool:
     return pydantic is not None and issubclass(cls, pydantic.BaseModel)
 
 
-@functools.cache
+_MODEL_FIELDS: dict[type, frozenset[str]] = {}
+
+
 def _model_fields(cls: Any) -> frozenset[str]:
-    return frozenset(cls.model_fields) | frozenset(getattr(cls, "model_computed_fields", {}))
+    found = _MODEL_FIELDS.get(cls)
+    if found is None:
+        computed = getattr(cls, "model_computed_fields", {})
+        found = _MODEL_FIELDS[cls] = frozenset(cls.model_fields) | frozenset(computed)
+    return found
 
 
 def get_item(container: object, key: object) -> Any:
@@ -140,9 +146,7 @@ def get_item(container: object, key: object) -> Any:
             return container[key]
         except IndexError:
             return None
-    if isinstance(key, str) and (
-        is_model(type(container)) or dataclasses.is_dataclass(container)
-    ):
+    if isinstance(key, str) and (is_model(type(container)) or dataclasses.is_dataclass(container)):
         return get_attribute(container, key)
     raise TypeError(f"{type_name(container)} cannot be indexed")
 
@@ -206,8 +210,10 @@ def render_value(value: object) -> str:
         return ", ".join(render_value(item) for item in value)
     if isinstance(value, AbstractSet):
         return ", ".join(sorted(render_value(item) for item in value))
-    if isinstance(value, Mapping) or is_model(type(value)) or (
-        dataclasses.is_dataclass(value) and not isinstance(value, type)
+    if (
+        isinstance(value, Mapping)
+        or is_model(type(value))
+        or (dataclasses.is_dataclass(value) and not isinstance(value, type))
     ):
         return to_json(value)
     return str(value)

@@ -9,8 +9,6 @@ a :class:`~catalog.errors.ManifestError` that names the file, the key path
 token counts or hashes produces a file that reads back identically.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Sequence
 from typing import Annotated, Any, ClassVar, Literal, TypeVar
@@ -320,13 +318,11 @@ class Manifest(Record):
     agent: tuple[AgentDecl, ...] = ()
     binding: tuple[BindingDecl, ...] = ()
     definitions: dict[Annotated[str, Pattern(_IDENT)], str] = field(default_factory=dict)
-    lines: dict[Annotated[str, Pattern(_IDENT)], tuple[LineDecl, ...]] = field(
-        default_factory=dict
-    )
+    lines: dict[Annotated[str, Pattern(_IDENT)], tuple[LineDecl, ...]] = field(default_factory=dict)
     defaults: dict[PartKind, PartDefaults] = field(default_factory=dict)
-    placeholders: dict[
-        Annotated[str, Pattern(r"^[A-Za-z_$][A-Za-z0-9_$]*$")], PlaceholderDecl
-    ] = field(default_factory=dict)
+    placeholders: dict[Annotated[str, Pattern(r"^[A-Za-z_$][A-Za-z0-9_$]*$")], PlaceholderDecl] = (
+        field(default_factory=dict)
+    )
     sources: Sources = field(default_factory=Sources)
     parts_from: tuple[PartsSource, ...] = ()
     part: tuple[PartDecl, ...] = ()

@@ -36,8 +36,6 @@ where to look::
     # AGENTS.md, OPAL.md, .agents/AGENTS.md, .agents/OPAL.md
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, Literal
