@@ -25,6 +25,7 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 # specific name wins; "catalog" is the top-level package's own module only.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("catalog.errors",),
+    ("catalog.records",),
     (
         "catalog.lang",
         "catalog.lang.values",

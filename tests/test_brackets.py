@@ -130,7 +130,7 @@ def test_a_binding_expression_is_checked_when_loading(make_catalog: Callable[...
     [
         ({"name": "file:"}, "exactly one of"),
         ({"name": "file:x", "source": "file"}, "ends in ':'"),
-        ({"name": "Bad:x", "value": "1"}, "should match pattern"),
+        ({"name": "Bad:x", "value": "1"}, "must match the pattern"),
     ],
 )
 def test_malformed_bindings(

@@ -57,8 +57,8 @@ def test_a_file_not_named_json_is_read_as_toml_and_the_hint_says_so(tmp_path: Pa
         ({"tools": "Bash"}, "tools", "must be a list (an array), not text ('Bash')"),
         ({"env": ["Linux"]}, "env", "must be a table (an object), not a list"),
         ({"project_files": [{"content": "x"}]}, "project_files[0].path", "missing required key"),
-        ({"features": [1]}, "features[0]", "valid string"),
-        ({"token_budget": 0}, "token_budget", "greater than 0"),
+        ({"features": [1]}, "features[0]", "must be text, not a number (1)"),
+        ({"token_budget": 0}, "token_budget", "must be greater than 0, not 0"),
     ],
 )
 def test_invalid_values_name_the_key_in_plain_words(

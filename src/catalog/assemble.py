@@ -41,8 +41,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from pydantic import BaseModel, ConfigDict
-
 from catalog.context import CONTROL_FIELDS, Context, coerce_context
 from catalog.definitions import Definition, define
 from catalog.errors import BudgetError, CatalogError, ContextError
@@ -51,6 +49,7 @@ from catalog.lang.template import Template
 from catalog.lang.values import Scope
 from catalog.manifest.models import MAIN_AGENT, AgentDecl, BindingDecl, PartDecl, fits_type
 from catalog.prompt import AssembledPrompt, Excluded, Piece, Reminder, Tool
+from catalog.records import Record, field
 from catalog.tokens import TokenCounter, get_counter
 
 __all__ = [
@@ -68,10 +67,8 @@ __all__ = [
 _CONTEXT_FIELDS = tuple(name for name in Context.model_fields if name not in CONTROL_FIELDS)
 
 
-class AgentInfo(BaseModel):
+class AgentInfo(Record):
     """What conditions and bodies see as ``agent``: the agent being assembled for."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
     is_subagent: bool
@@ -79,7 +76,7 @@ class AgentInfo(BaseModel):
     tools: tuple[str, ...] = ()
     skills: tuple[str, ...] = ()
     critical_reminder: str = ""
-    meta: Mapping[str, Any] = {}
+    meta: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_decl(cls, decl: AgentDecl | None) -> AgentInfo:

@@ -1,6 +1,7 @@
 """The assembly context: everything a catalog's conditions and bodies may read.
 
-A :class:`Context` is an immutable pydantic model. Its fields are the names
+A :class:`Context` is an immutable, validated record (see
+:mod:`catalog.records`). Its fields are the names
 conditions and templates see (``tools``, ``env.os``, ``project_files``...);
 the expression compiler derives its name check from this model, so a field
 added here becomes usable - and checked - in every catalog at once.
@@ -9,18 +10,14 @@ Values taken from the context are data: they are inserted into the prompt as
 they are and never parsed again as template.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-
 from catalog._textfile import parse_json, parse_toml, read_text
-from catalog.errors import ContextError, format_key
-from catalog.manifest.models import validation_message
+from catalog.errors import ContextError, RecordError
 from catalog.manifest.positions import key_lines
+from catalog.records import Bounds, Check, Record, field
 
 __all__ = [
     "CONTROL_FIELDS",
@@ -41,11 +38,12 @@ __all__ = [
 ]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+def _sorted(value: Mapping[str, Any]) -> Mapping[str, Any]:
+    # A sorted plain dict keeps dumps deterministic whatever order the caller used.
+    return dict(sorted(value.items()))
 
 
-class Environment(_Model):
+class Environment(Record):
     """Facts about the machine and session the agent runs in.
 
     :func:`catalog.gather` fills them from the runtime: ``date`` (``2025-01-31``),
@@ -81,7 +79,7 @@ class Environment(_Model):
     provider: str = ""
 
 
-class ProjectFile(_Model):
+class ProjectFile(Record):
     """An instruction file (CLAUDE.md, AGENTS.md...) with the path it came from.
 
     :func:`catalog.gather` also says which ``[sources]`` entry found it
@@ -96,7 +94,7 @@ class ProjectFile(_Model):
     imported_by: tuple[str, ...] = ()
 
 
-class Skill(_Model):
+class Skill(Record):
     """A skill the agent may load: its name, what it is for, where it lives."""
 
     name: str
@@ -105,7 +103,7 @@ class Skill(_Model):
     content: str = ""
 
 
-class ToolInfo(_Model):
+class ToolInfo(Record):
     """What an agent knows about one tool beyond its name.
 
     ``snippet`` is a one-line summary for a tools list, ``parameters`` its JSON
@@ -115,11 +113,11 @@ class ToolInfo(_Model):
 
     description: str = ""
     snippet: str = ""
-    parameters: Mapping[str, Any] = Field(default_factory=dict)
+    parameters: Mapping[str, Any] = field(default_factory=dict)
     guidelines: tuple[str, ...] = ()
 
 
-class Identity(_Model):
+class Identity(Record):
     """Who the agent is, as an identity file's front matter says (IDENTITY.md)."""
 
     name: str = ""
@@ -129,7 +127,7 @@ class Identity(_Model):
     content: str = ""
 
 
-class UserProfile(_Model):
+class UserProfile(Record):
     """Who the user is, as a profile file's front matter says (USER.md)."""
 
     name: str = ""
@@ -138,21 +136,21 @@ class UserProfile(_Model):
     content: str = ""
 
 
-class SessionInfo(_Model):
+class SessionInfo(Record):
     """The session (conversation) an agent is attached to; sub-agents often have none."""
 
     id: str = ""
     dir: str = ""
 
 
-class McpTool(_Model):
+class McpTool(Record):
     """One tool a connected MCP server offers."""
 
     name: str
     description: str = ""
 
 
-class McpServer(_Model):
+class McpServer(Record):
     """A connected MCP server: its name, the instructions it ships and its tools."""
 
     name: str
@@ -160,21 +158,21 @@ class McpServer(_Model):
     tools: tuple[McpTool, ...] = ()
 
 
-class Command(_Model):
+class Command(Record):
     """A registered slash command."""
 
     name: str
     description: str = ""
 
 
-class OutputStyle(_Model):
+class OutputStyle(Record):
     """An output style that changes how the agent presents itself."""
 
     name: str
     prompt: str = ""
 
 
-class Context(_Model):
+class Context(Record):
     """What an assembly depends on, apart from the catalog and the agent.
 
     ``variables`` holds values for the variables a catalog declares; they are
@@ -188,12 +186,12 @@ class Context(_Model):
 
     tools: tuple[str, ...] = ()
     touched_files: tuple[str, ...] = ()
-    tool_info: Mapping[str, ToolInfo] = Field(default_factory=dict)
+    tool_info: Annotated[Mapping[str, ToolInfo], Check(_sorted)] = field(default_factory=dict)
     guidelines: tuple[str, ...] = ()
     features: tuple[str, ...] = ()
-    env: Environment = Field(default_factory=Environment)
+    env: Environment = field(default_factory=Environment)
     project_files: tuple[ProjectFile, ...] = ()
-    files: Mapping[str, str] = Field(default_factory=dict)
+    files: Annotated[Mapping[str, str], Check(_sorted)] = field(default_factory=dict)
     skills: tuple[Skill, ...] = ()
     mcp_servers: tuple[McpServer, ...] = ()
     commands: tuple[Command, ...] = ()
@@ -202,17 +200,11 @@ class Context(_Model):
     user: UserProfile | None = None
     soul: str = ""
     session: SessionInfo | None = None
-    variables: Mapping[str, Any] = Field(default_factory=dict)
-    overrides: Mapping[str, str] = Field(default_factory=dict)
+    variables: Annotated[Mapping[str, Any], Check(_sorted)] = field(default_factory=dict)
+    overrides: Annotated[Mapping[str, str], Check(_sorted)] = field(default_factory=dict)
     custom_prompt: str | None = None
     append: str | None = None
-    token_budget: Annotated[int, Field(gt=0)] | None = None
-
-    @field_validator("variables", "overrides", "tool_info", "files", mode="after")
-    @classmethod
-    def _sorted_mapping(cls, value: Mapping[str, Any]) -> Mapping[str, Any]:
-        # A sorted plain dict keeps dumps deterministic whatever order the caller used.
-        return dict(sorted(value.items()))
+    token_budget: Annotated[int, Bounds(gt=0)] | None = None
 
 
 # Fields that steer assembly rather than being read by conditions.
@@ -229,7 +221,7 @@ def coerce_context(
         return value
     try:
         return Context.model_validate(value)
-    except ValidationError as exc:
+    except RecordError as exc:
         raise _context_error(exc, source) from None
 
 
@@ -249,19 +241,13 @@ def load_context(path: str | Path) -> Context:
         raise ContextError("the context must be a table/object at the top level", file=str(file))
     try:
         return Context.model_validate(data)
-    except ValidationError as exc:
+    except RecordError as exc:
         toml = text if file.suffix.lower() != ".json" else None
         raise _context_error(exc, str(file), toml) from None
 
 
-def _context_error(exc: ValidationError, source: str, toml: str | None = None) -> ContextError:
-    """The first problem of ``exc``; its line when the context is TOML text."""
-    first = exc.errors()[0]
-    key = format_key(first["loc"])
-    count = len(exc.errors())
-    more = f" (and {count - 1} more problem{'s' if count > 2 else ''})" if count > 1 else ""
+def _context_error(exc: RecordError, source: str, toml: str | None = None) -> ContextError:
+    """``exc`` as a context error naming ``source``; its line when the context is TOML text."""
     hint = "see `catalog schema context` for the fields a context may have"
-    line = key_lines(toml)(first["loc"]) if toml is not None else None
-    return ContextError(
-        f"{validation_message(first)}{more}", file=source, line=line, key=key or None, hint=hint
-    )
+    line = key_lines(toml)(exc.problems[0].loc) if toml is not None else None
+    return ContextError(exc.message, file=source, line=line, key=exc.key, hint=hint)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable, Sequence
-from typing import Self
+from typing import NamedTuple, Self
 
 __all__ = [
     "BudgetError",
@@ -25,6 +25,8 @@ __all__ = [
     "LockError",
     "ManifestError",
     "NotFoundError",
+    "Problem",
+    "RecordError",
     "SessionError",
     "SourceError",
     "StoreUnavailableError",
@@ -160,6 +162,38 @@ class NotFoundError(CatalogError, LookupError):
 
 class ContextError(CatalogError, ValueError):
     """An assembly context (file, ``--set`` value, Python mapping) is invalid."""
+
+
+class Problem(NamedTuple):
+    """One problem of a record's input: where (a key path), what kind, in what words.
+
+    ``kind`` is one of ``extra``, ``missing``, ``type``, ``list``, ``table``,
+    ``choice``, ``pattern``, ``bounds``, ``length`` and ``value`` (a check
+    refused it; ``error`` is the exception it raised).
+    """
+
+    loc: tuple[str | int, ...]
+    kind: str
+    message: str
+    error: Exception | None = None
+
+
+class RecordError(CatalogError, ValueError):
+    """Input does not fit a record (a manifest table, a context, a lock): every problem,
+    the first one in the message.
+
+    Readers of files turn it into the error of what they read (:class:`ManifestError`,
+    :class:`ContextError`, :class:`LockError`) with the file and line.
+    """
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        first = problems[0]
+        more = len(problems) - 1
+        message = first.message
+        if more:
+            message += f" (and {more} more problem{'s' if more > 1 else ''})"
+        super().__init__(message, key=first.loc or None)
+        self.problems = tuple(problems)
 
 
 class BudgetError(CatalogError, ValueError):

@@ -31,12 +31,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import ValidationError
-
 from catalog._textfile import read_text
 from catalog.assemble import CompiledPart
 from catalog.compiled import Catalog, body_sha256, compile_catalog
-from catalog.errors import CatalogError, ManifestError
+from catalog.errors import CatalogError, ManifestError, RecordError
 from catalog.manifest.models import (
     ALL_AGENTS,
     MAIN_AGENT,
@@ -483,8 +481,8 @@ def _inherit(part: PartDecl, source: PartDecl, index: int) -> PartDecl:
         data.pop("name")
     try:
         return PartDecl.model_validate(data)
-    except ValidationError as exc:
-        message = exc.errors()[0]["msg"].removeprefix("Value error, ")
+    except RecordError as exc:
+        message = exc.problems[0].message
         raise ManifestError(
             f"part {part.id!r} with what it takes from base part {source.id!r}: {message}",
             key=("part", index),

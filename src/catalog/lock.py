@@ -15,8 +15,6 @@ difference with the lock-file line it concerns; ``catalog.load(...,
 lock=...)`` uses it to refuse a catalog that does not match.
 """
 
-from __future__ import annotations
-
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
@@ -26,20 +24,19 @@ from typing import Annotated, Any, Literal
 
 import tomli_w
 from packaging.version import Version
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from catalog._textfile import parse_toml, read_text
 from catalog.catalog_path import CatalogPath, parse_spec
 from catalog.compiled import Catalog, body_sha256
 from catalog.context import Context, coerce_context
-from catalog.errors import CatalogError, ContextError, LockError
+from catalog.errors import CatalogError, ContextError, LockError, RecordError
 from catalog.manifest.models import (
     MAIN_AGENT,
     Manifest,
     VersionText,
-    validation_message,
 )
 from catalog.manifest.positions import TomlPositions, key_lines
+from catalog.records import Pattern, Record, field
 
 __all__ = [
     "LOCK_FORMAT",
@@ -63,33 +60,29 @@ _SHA = r"^[0-9a-f]{64}$"
 _HEADER = "# Written by `catalog lock`; check with `catalog verify`. Do not edit by hand.\n"
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class LockedCatalog(_Model):
+class LockedCatalog(Record):
     """The ``[catalog]`` table of a lock: which version, and its manifest's hash."""
 
     name: str
     version: VersionText
-    manifest_sha256: Annotated[str, Field(pattern=_SHA)]
+    manifest_sha256: Annotated[str, Pattern(_SHA)]
 
 
-class LockedPrompt(_Model):
+class LockedPrompt(Record):
     """A ``[[prompt]]``: the fingerprint of the prompt assembled from one context."""
 
     context: str
     agent: str = MAIN_AGENT
-    fingerprint: Annotated[str, Field(pattern=_SHA)]
-    data: dict[str, Any] = Field(default_factory=dict)
+    fingerprint: Annotated[str, Pattern(_SHA)]
+    data: dict[str, Any] = field(default_factory=dict)
 
 
-class Lock(_Model):
+class Lock(Record):
     """A whole lock file."""
 
     lock: Literal[1] = LOCK_FORMAT
     catalog: LockedCatalog
-    parts: dict[str, Annotated[str, Field(pattern=_SHA)]]
+    parts: dict[str, Annotated[str, Pattern(_SHA)]]
     prompt: tuple[LockedPrompt, ...] = ()
 
 
@@ -195,7 +188,7 @@ def parse_lock(text: str, file: str) -> ReadLock:
         )
     try:
         lock = Lock.model_validate(data)
-    except ValidationError as exc:
+    except RecordError as exc:
         raise _invalid(exc, file, text) from None
     for index, prompt in enumerate(lock.prompt):
         try:
@@ -209,12 +202,11 @@ def parse_lock(text: str, file: str) -> ReadLock:
     return ReadLock(lock, file, text)
 
 
-def _invalid(exc: ValidationError, file: str, text: str) -> LockError:
+def _invalid(exc: RecordError, file: str, text: str) -> LockError:
     """The first validation problem of a lock file, at its line, in plain words."""
-    first = exc.errors()[0]
     return LockError(
-        validation_message(first),
-        key=tuple(first["loc"]),
+        exc.problems[0].message,
+        key=exc.problems[0].loc,
         hint="write the lock again with `catalog lock`",
     ).located(file=file, lines=key_lines(text))
 

@@ -10,8 +10,8 @@ of every value it may meet:
 ``SCALAR``
     text, a number, true/false or none: no attributes.
 ``RecordShape(fields, name)``
-    an object with known attributes (a pydantic model, a dataclass, a
-    TypedDict); an unknown attribute is an error with a did-you-mean hint.
+    an object with known attributes (a record, a pydantic model, a
+    dataclass, a TypedDict); an unknown attribute is an error with a did-you-mean hint.
 ``SequenceShape(item)``
     a list, tuple or set; indexing and iterating give ``item``.
 ``MappingShape(value)``
@@ -35,9 +35,8 @@ from collections.abc import Mapping
 from pathlib import PurePath
 from typing import Annotated, Any, ClassVar, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel
-
 from catalog.errors import ExpressionError
+from catalog.lang.values import is_model
 
 __all__ = [
     "ANY",
@@ -260,8 +259,8 @@ _MAPPING_ORIGINS: typing.Final = frozenset({dict, abc.Mapping, abc.MutableMappin
 def shape_of(annotation: object) -> Shape:
     """Derive the shape of values of type ``annotation``.
 
-    * a pydantic model, dataclass or TypedDict -> :class:`RecordShape` of its
-      fields (pydantic computed fields included), recursively; a model that
+    * a record, pydantic model, dataclass or TypedDict -> :class:`RecordShape`
+      of its fields (pydantic computed fields included), recursively; a model that
       refers to itself gets ``ANY`` at the point where it recurs, since a shape
       is a finite, hashable value;
     * ``list``/``tuple``/``set``/``frozenset``/``Sequence``/``Iterable`` of X ->
@@ -303,11 +302,12 @@ def _shape_of_class(cls: type, expanding: frozenset[type]) -> Shape:
     if cls in expanding:
         return ANY
     inner = expanding | {cls}
-    if issubclass(cls, BaseModel):
+    if is_model(cls):
         fields = {
-            name: _shape_of(info.annotation, inner) for name, info in cls.model_fields.items()
+            name: _shape_of(info.annotation, inner)
+            for name, info in typing.cast(Any, cls).model_fields.items()
         }
-        for name, computed in cls.model_computed_fields.items():
+        for name, computed in getattr(cls, "model_computed_fields", {}).items():
             fields[name] = _shape_of(computed.return_type, inner)
         return RecordShape(fields, cls.__name__)
     if dataclasses.is_dataclass(cls) or _is_typeddict(cls):

@@ -8,15 +8,15 @@ import dataclasses
 import enum
 import functools
 import json as _json
+import sys
 import types
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from contextvars import ContextVar
 from typing import Any, Final, TypeAlias
 
-from pydantic import BaseModel
-
 from catalog.errors import EvaluationBudgetError
+from catalog.records import Record
 
 __all__ = [
     "ITEM_COST",
@@ -30,6 +30,7 @@ __all__ = [
     "budgeted",
     "charge",
     "cost",
+    "is_model",
     "iterate",
     "render_value",
     "to_json",
@@ -93,10 +94,10 @@ def get_attribute(value: object, name: str) -> Any:
     cls = type(value)
     if cls is dict:  # the common case first: isinstance against an ABC is slow
         return value.get(name)  # type: ignore[attr-defined]
-    if isinstance(value, BaseModel):
+    if is_model(type(value)):
         if name in _model_fields(type(value)):
             return getattr(value, name)
-        extra = value.model_extra
+        extra = getattr(value, "model_extra", None)
         return extra.get(name) if extra else None
     if isinstance(value, Mapping):
         return value.get(name)
@@ -109,9 +110,27 @@ def get_attribute(value: object, name: str) -> Any:
     return None
 
 
-@functools.cache
-def _model_fields(cls: type[BaseModel]) -> frozenset[str]:
-    return frozenset(cls.model_fields) | frozenset(cls.model_computed_fields)
+def is_model(cls: type) -> bool:
+    """Whether ``cls`` declares its fields in ``model_fields``: a record, or a pydantic model.
+
+    A pydantic model can only exist once some code has imported pydantic, so
+    this package never imports it for the question.
+    """
+    if issubclass(cls, Record):
+        return True
+    pydantic = sys.modules.get("pydantic")
+    return pydantic is not None and issubclass(cls, pydantic.BaseModel)
+
+
+_MODEL_FIELDS: dict[type, frozenset[str]] = {}
+
+
+def _model_fields(cls: Any) -> frozenset[str]:
+    found = _MODEL_FIELDS.get(cls)
+    if found is None:
+        computed = getattr(cls, "model_computed_fields", {})
+        found = _MODEL_FIELDS[cls] = frozenset(cls.model_fields) | frozenset(computed)
+    return found
 
 
 def get_item(container: object, key: object) -> Any:
@@ -127,9 +146,7 @@ def get_item(container: object, key: object) -> Any:
             return container[key]
         except IndexError:
             return None
-    if isinstance(key, str) and (
-        isinstance(container, BaseModel) or dataclasses.is_dataclass(container)
-    ):
+    if isinstance(key, str) and (is_model(type(container)) or dataclasses.is_dataclass(container)):
         return get_attribute(container, key)
     raise TypeError(f"{type_name(container)} cannot be indexed")
 
@@ -193,16 +210,18 @@ def render_value(value: object) -> str:
         return ", ".join(render_value(item) for item in value)
     if isinstance(value, AbstractSet):
         return ", ".join(sorted(render_value(item) for item in value))
-    if isinstance(value, Mapping | BaseModel) or (
-        dataclasses.is_dataclass(value) and not isinstance(value, type)
+    if (
+        isinstance(value, Mapping)
+        or is_model(type(value))
+        or (dataclasses.is_dataclass(value) and not isinstance(value, type))
     ):
         return to_json(value)
     return str(value)
 
 
 def _json_default(value: object) -> object:
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
+    if is_model(type(value)):
+        return value.model_dump(mode="json")  # type: ignore[attr-defined]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {name: getattr(value, name) for name in sorted(_dataclass_fields(type(value)))}
     if isinstance(value, enum.Enum):

@@ -1,1 +1,1 @@
-"""The catalog format: pydantic models of ``catalog.toml`` and of its ``[sources]`` table."""
+"""The catalog format: records of ``catalog.toml`` and of its ``[sources]`` table."""

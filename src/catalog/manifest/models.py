@@ -1,4 +1,4 @@
-"""The ``catalog.toml`` manifest: pydantic models, reading and writing.
+"""The ``catalog.toml`` manifest: its records, reading and writing.
 
 A manifest describes one catalog version: the catalog itself, the variables
 it declares, the sub-agents it defines and its parts. Reading turns every
@@ -9,31 +9,18 @@ a :class:`~catalog.errors.ManifestError` that names the file, the key path
 token counts or hashes produces a file that reads back identically.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 import tomli_w
 from packaging.version import InvalidVersion, Version
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    ConfigDict,
-    Field,
-    SerializerFunctionWrapHandler,
-    ValidationError,
-    field_validator,
-    model_serializer,
-    model_validator,
-)
-from pydantic_core import ErrorDetails
 
 from catalog._textfile import parse_toml
-from catalog.errors import ManifestError, format_key
+from catalog.errors import ManifestError, RecordError
 from catalog.manifest.positions import key_lines
 from catalog.manifest.sources import Sources
+from catalog.records import Bounds, Check, Pattern, Record, field
 
 __all__ = [
     "ALL_AGENTS",
@@ -57,7 +44,6 @@ __all__ = [
     "fits_type",
     "parse_manifest",
     "parse_parts_file",
-    "validation_message",
 ]
 
 MAIN_AGENT = "main"
@@ -69,6 +55,7 @@ VariableType = Literal["bool", "int", "float", "str", "list", "map"]
 
 _SLUG = r"^[a-z0-9][a-z0-9._-]*$"
 _IDENT = r"^[A-Za-z][A-Za-z0-9_]*$"
+_SHA256 = r"^[0-9a-f]{64}$"
 _PYTHON_TYPES: dict[str, tuple[type, ...]] = {
     "bool": (bool,),
     "int": (int,),
@@ -77,10 +64,6 @@ _PYTHON_TYPES: dict[str, tuple[type, ...]] = {
     "list": (list, tuple),
     "map": (dict,),
 }
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 def _pep440(value: str) -> str:
@@ -93,11 +76,11 @@ def _pep440(value: str) -> str:
     return value
 
 
-VersionText = Annotated[str, AfterValidator(_pep440)]
+VersionText = Annotated[str, Check(_pep440)]
 """A version as written in a manifest or a lock file, checked to be PEP 440."""
 
 
-class CatalogInfo(_Model):
+class CatalogInfo(Record):
     """The ``[catalog]`` table: identity and assembly settings of one version.
 
     ``base`` (``"NAME@SPEC"``) names another catalog whose parts this one may
@@ -110,29 +93,27 @@ class CatalogInfo(_Model):
     catalog's own ``tokens`` and shown next to them by ``catalog diff``.
     """
 
-    name: Annotated[str, Field(pattern=_SLUG)]
+    name: Annotated[str, Pattern(_SLUG)]
     version: VersionText
     summary: str = ""
     tokenizer: str = "cl100k_base"
     separator: str = "\n\n"
-    token_budget: Annotated[int, Field(gt=0)] | None = None
+    token_budget: Annotated[int, Bounds(gt=0)] | None = None
     base: str | None = None
     reference_counter: str | None = None
 
 
-class VariableDecl(_Model):
+class VariableDecl(Record):
     """A ``[[variable]]``: a name the catalog adds to its conditions and bodies."""
 
-    name: Annotated[str, Field(pattern=_IDENT)]
+    name: Annotated[str, Pattern(_IDENT)]
     type: VariableType
     default: Any = None
     description: str = ""
 
-    @model_validator(mode="after")
-    def _default_fits(self) -> VariableDecl:
+    def _check(self) -> None:
         if self.default is not None and not fits_type(self.default, self.type):
             raise ValueError(f"default {self.default!r} is not of type {self.type}")
-        return self
 
     def effective_default(self) -> Any:
         """The default, or the type's empty value when none is given."""
@@ -142,7 +123,7 @@ class VariableDecl(_Model):
         return empty.get(self.type, {})
 
 
-class BindingDecl(_Model):
+class BindingDecl(Record):
     """A ``[[binding]]``: a ``type:name`` a user's bracket template may use.
 
     ``value`` is an expression over the context (``env.cwd``). A name ending in
@@ -151,29 +132,27 @@ class BindingDecl(_Model):
     the project by :func:`catalog.gather` into the context's ``files``.
     """
 
-    name: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*:([^\]\s]*)$")]
+    name: Annotated[str, Pattern(r"^[a-z][a-z0-9_]*:([^\]\s]*)$")]
     value: str | None = None
     source: Literal["file"] | None = None
     description: str = ""
 
-    @model_validator(mode="after")
-    def _one_value(self) -> BindingDecl:
+    def _check(self) -> None:
         if (self.value is None) == (self.source is None):
             raise ValueError("give exactly one of `value` (an expression) and `source`")
         if self.source is not None and not self.name.endswith(":"):
             raise ValueError("`source` is for dynamic types, whose name ends in ':' (file:)")
-        return self
 
 
-class AgentDecl(_Model):
+class AgentDecl(Record):
     """A ``[[agent]]``: a sub-agent the catalog can assemble a prompt for."""
 
-    name: Annotated[str, Field(pattern=_SLUG)]
+    name: Annotated[str, Pattern(_SLUG)]
     description: str = ""
     tools: tuple[str, ...] = ()
     skills: tuple[str, ...] = ()
     critical_reminder: str = ""
-    meta: dict[str, Any] = Field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
 
 
 def _some_agent(value: tuple[str, ...] | None) -> tuple[str, ...] | None:
@@ -182,7 +161,7 @@ def _some_agent(value: tuple[str, ...] | None) -> tuple[str, ...] | None:
     return value
 
 
-class LineDecl(_Model):
+class LineDecl(Record):
     """One entry of a ``[[lines.NAME]]`` list: a line, or the lines an expression gives.
 
     ``text`` is one fixed line; ``items`` an expression giving a text or a
@@ -194,16 +173,14 @@ class LineDecl(_Model):
     items: str | None = None
     when: str = "true"
 
-    @model_validator(mode="after")
-    def _one_source(self) -> LineDecl:
+    def _check(self) -> None:
         if (self.text is None) == (self.items is None):
             raise ValueError(
                 "give exactly one of `text` (a line) and `items` (an expression giving lines)"
             )
-        return self
 
 
-class PlaceholderDecl(_Model):
+class PlaceholderDecl(Record):
     """A ``[placeholders]`` entry: what a raw body's ``${NAME}`` is replaced with.
 
     Written as a string (the text itself) or a table ``{ expr = "..." }`` (an
@@ -213,19 +190,18 @@ class PlaceholderDecl(_Model):
     value: str | None = None
     expr: str | None = None
 
-    @model_validator(mode="before")
+    _also_accepts: ClassVar[tuple[dict[str, Any], ...]] = ({"type": "string"},)
+
     @classmethod
-    def _text(cls, data: Any) -> Any:
+    def _before(cls, data: Any) -> Any:
         return {"value": data} if isinstance(data, str) else data
 
-    @model_validator(mode="after")
-    def _one(self) -> PlaceholderDecl:
+    def _check(self) -> None:
         if (self.value is None) == (self.expr is None):
             raise ValueError("give a text, or a table with `expr` (an expression)")
-        return self
 
 
-class PartDefaults(_Model):
+class PartDefaults(Record):
     """A ``[defaults.KIND]`` table: what a part of that kind takes when it leaves a key out.
 
     ``when`` may read ``part`` (the part's ``id``, ``name`` and ``kind``), so
@@ -233,10 +209,8 @@ class PartDefaults(_Model):
     """
 
     when: str | None = None
-    agents: tuple[str, ...] | None = None
+    agents: Annotated[tuple[str, ...] | None, Check(_some_agent)] = None
     stability: Stability | None = None
-
-    _agents = field_validator("agents")(_some_agent)
 
 
 def _relative_path(value: str | None) -> str | None:
@@ -247,7 +221,7 @@ def _relative_path(value: str | None) -> str | None:
     return value
 
 
-class PartDecl(_Model):
+class PartDecl(Record):
     """A ``[[part]]``: one prompt part, its body and when it is used.
 
     The body is either ``file`` (a path relative to the version folder) or
@@ -263,46 +237,36 @@ class PartDecl(_Model):
     ``reference_counter`` (for imported parts, the count their source published).
     """
 
-    id: Annotated[str, Field(pattern=_SLUG)]
-    file: str | None = None
-    from_: Annotated[str, Field(pattern=_SLUG)] | None = Field(default=None, alias="from")
+    id: Annotated[str, Pattern(_SLUG)]
+    file: Annotated[str | None, Check(_relative_path)] = None
+    from_: Annotated[str, Pattern(_SLUG)] | None = field(default=None, alias="from")
     kind: PartKind = "system"
     name: str | None = None
     description: str = ""
     order: int
     when: str = "true"
-    agents: tuple[str, ...] = (MAIN_AGENT,)
+    agents: Annotated[tuple[str, ...], Check(_some_agent)] = (MAIN_AGENT,)
     stability: Stability = "static"
-    slot: Annotated[str, Field(pattern=_SLUG)] | None = None
+    slot: Annotated[str, Pattern(_SLUG)] | None = None
     template: bool = True
     required: bool = False
     priority: int = 0
-    tokens: Annotated[int, Field(ge=0)]
-    sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
-    reference_tokens: Annotated[int, Field(ge=0)] | None = None
-    meta: dict[str, Any] = Field(default_factory=dict)
+    tokens: Annotated[int, Bounds(ge=0)]
+    sha256: Annotated[str, Pattern(_SHA256)]
+    reference_tokens: Annotated[int, Bounds(ge=0)] | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
 
-    _relative = field_validator("file")(_relative_path)
-
-    _agents = field_validator("agents")(_some_agent)
-
-    @model_validator(mode="after")
-    def _one_body(self) -> PartDecl:
+    def _check(self) -> None:
         if (self.file is None) == (self.from_ is None):
             raise ValueError(
                 "give exactly one of `file` (a body file) and `from` (a part of the base catalog)"
             )
-        return self
-
-    @model_validator(mode="after")
-    def _tool_name(self) -> PartDecl:
         if self.from_ is not None and not {"kind", "name"} <= self.model_fields_set:
-            return self  # kind and name may come from the base part: checked once resolved
+            return  # kind and name may come from the base part: checked once resolved
         if self.kind == "tool" and not self.name:
             raise ValueError("a part of kind 'tool' needs `name`, the tool's name")
         if self.kind != "tool" and self.name is not None:
             raise ValueError("`name` is only for parts of kind 'tool'")
-        return self
 
     @property
     def tool_name(self) -> str:
@@ -314,7 +278,7 @@ class PartDecl(_Model):
         return ALL_AGENTS in self.agents or agent in self.agents
 
 
-class PartsSource(_Model):
+class PartsSource(Record):
     """A ``[[parts_from]]``: a shared parts file whose ``[[part]]`` records this version takes.
 
     ``file`` is a path relative to the version folder, inside the catalog's
@@ -326,25 +290,21 @@ class PartsSource(_Model):
     so each version's manifest holds only what changed.
     """
 
-    file: str
-    sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+    file: Annotated[str, Check(_relative_path)]
+    sha256: Annotated[str, Pattern(_SHA256)]
     omit: tuple[str, ...] = ()
 
-    _relative = field_validator("file")(_relative_path)
 
-
-class PartsFile(_Model):
+class PartsFile(Record):
     """A shared parts file named by ``[[parts_from]]``: ``[[part]]`` tables only."""
 
     part: tuple[PartDecl, ...] = ()
 
-    @model_validator(mode="after")
-    def _unique(self) -> PartsFile:
+    def _check(self) -> None:
         _no_duplicates("part", [p.id for p in self.part])
-        return self
 
 
-class Manifest(_Model):
+class Manifest(Record):
     """A whole ``catalog.toml``.
 
     ``parts_from`` is read by the loader, which merges those records into
@@ -357,20 +317,17 @@ class Manifest(_Model):
     variable: tuple[VariableDecl, ...] = ()
     agent: tuple[AgentDecl, ...] = ()
     binding: tuple[BindingDecl, ...] = ()
-    definitions: dict[Annotated[str, Field(pattern=_IDENT)], str] = Field(default_factory=dict)
-    lines: dict[Annotated[str, Field(pattern=_IDENT)], tuple[LineDecl, ...]] = Field(
-        default_factory=dict
+    definitions: dict[Annotated[str, Pattern(_IDENT)], str] = field(default_factory=dict)
+    lines: dict[Annotated[str, Pattern(_IDENT)], tuple[LineDecl, ...]] = field(default_factory=dict)
+    defaults: dict[PartKind, PartDefaults] = field(default_factory=dict)
+    placeholders: dict[Annotated[str, Pattern(r"^[A-Za-z_$][A-Za-z0-9_$]*$")], PlaceholderDecl] = (
+        field(default_factory=dict)
     )
-    defaults: dict[PartKind, PartDefaults] = Field(default_factory=dict)
-    placeholders: dict[
-        Annotated[str, Field(pattern=r"^[A-Za-z_$][A-Za-z0-9_$]*$")], PlaceholderDecl
-    ] = Field(default_factory=dict)
-    sources: Sources = Field(default_factory=Sources)
+    sources: Sources = field(default_factory=Sources)
     parts_from: tuple[PartsSource, ...] = ()
     part: tuple[PartDecl, ...] = ()
 
-    @model_validator(mode="after")
-    def _cross_checks(self) -> Manifest:
+    def _check(self) -> None:
         _no_duplicates("variable", [v.name for v in self.variable])
         _no_duplicates("binding", [b.name for b in self.binding])
         _no_duplicates("agent", [a.name for a in self.agent])
@@ -411,11 +368,10 @@ class Manifest(_Model):
                     f"{name!r} is defined twice, in [definitions] and in [lines]",
                     key=("lines", name),
                 )
-        return self
 
-    @model_serializer(mode="wrap")
-    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
+    def model_dump(self, **options: Any) -> dict[str, Any]:
+        """The manifest as plain data; ``parts_from`` left out when empty."""
+        data = super().model_dump(**options)
         if not self.parts_from:
             data.pop("parts_from", None)
         return data
@@ -474,7 +430,7 @@ def _parse(model: type[_M], text: str, file: str) -> _M:
     data = parse_toml(text, file, ManifestError, "fix the TOML syntax")
     try:
         return model.model_validate(data)
-    except ValidationError as exc:
+    except RecordError as exc:
         raise _manifest_error(exc, text, file) from None
 
 
@@ -487,57 +443,12 @@ def dump_manifest(manifest: Manifest) -> str:
     return tomli_w.dumps(data, multiline_strings=True)
 
 
-def validation_message(error: ErrorDetails) -> str:
-    """One pydantic error in the words of someone writing a TOML or JSON file.
-
-    Pydantic speaks of tuples, dictionaries and model instances; a file has
-    lists and tables, unknown keys and missing ones.
-    """
-    loc = error["loc"]
-    kind = error["type"]
-    if kind == "extra_forbidden":
-        return f"unknown key {loc[-1]!r}; remove it or check its spelling"
-    if kind == "missing":
-        return f"missing required key {loc[-1]!r}"
-    if kind in ("tuple_type", "list_type"):
-        return f"must be a list (an array), not {_kind_of(error['input'])}"
-    if kind in ("model_type", "dict_type", "model_attributes_type"):
-        return f"must be a table (an object), not {_kind_of(error['input'])}"
-    return error["msg"].removeprefix("Value error, ")
-
-
-def _kind_of(value: object) -> str:
-    if isinstance(value, bool):
-        return f"true/false ({str(value).lower()})"
-    if isinstance(value, int | float):
-        return f"a number ({value})"
-    if isinstance(value, str):
-        return f"text ({value!r})" if len(value) <= 40 else "text"
-    if isinstance(value, list | tuple):
-        return "a list"
-    if isinstance(value, dict):
-        return "a table"
-    return type(value).__name__
-
-
-def _manifest_error(exc: ValidationError, text: str, file: str) -> ManifestError:
-    """The first problem pydantic found, in the file's words, at its key and line.
-
-    A cross-field check raises a :class:`ManifestError` that already names its
-    key path; any other problem is worded from pydantic's report.
-    """
-    first = exc.errors()[0]
-    found = (first.get("ctx") or {}).get("error")
-    if isinstance(found, ManifestError):
-        message, key = found.message, found.key or ""
-    else:
-        message, key = validation_message(first), format_key(first["loc"])
+def _manifest_error(exc: RecordError, text: str, file: str) -> ManifestError:
+    """``exc`` as a manifest error at its key and line, with a hint on what to do."""
+    first = exc.problems[0]
     hint = "see `catalog schema manifest` for the format"
-    if first["type"] == "missing" and first["loc"][-1:] in (("sha256",), ("tokens",)):
+    if first.kind == "missing" and first.loc[-1:] in (("sha256",), ("tokens",)):
         hint = "`catalog stamp DIR` records sha256 and tokens (add --path for an overlay's base)"
-    count = len(exc.errors())
-    if count > 1:
-        message += f" (and {count - 1} more problem{'s' if count > 2 else ''})"
-    return ManifestError(message, key=key or None, hint=hint).located(
+    return ManifestError(exc.message, key=exc.key, hint=hint).located(
         file=file, lines=key_lines(text)
     )

@@ -36,15 +36,12 @@ where to look::
     # AGENTS.md, OPAL.md, .agents/AGENTS.md, .agents/OPAL.md
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
 from catalog.lang.globs import Glob, GlobError
+from catalog.records import Bounds, Check, Length, Pattern, Record
 
 __all__ = ["FileGroup", "Sources", "TextSource", "expand_placeholders", "placeholders"]
 
@@ -55,17 +52,28 @@ _TARGET = re.compile(
 )
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
 def _some(value: tuple[str, ...]) -> tuple[str, ...]:
     if not value or any(not name.strip() for name in value):
         raise ValueError("needs at least one non-empty name")
     return value
 
 
-class FileGroup(_Model):
+def _globs_compile(value: tuple[str, ...]) -> tuple[str, ...]:
+    for name in value:
+        try:
+            Glob(name)
+        except GlobError as exc:
+            raise ValueError(f"{name[:40]!r}: {exc}") from None
+    return value
+
+
+def _known_target(value: str) -> str:
+    if not _TARGET.match(value):
+        raise ValueError("must be 'slot:NAME', 'variable:NAME', 'custom_prompt' or 'append'")
+    return value
+
+
+class FileGroup(Record):
     """A ``[[sources.files]]`` entry: instruction files that become ``project_files``.
 
     Where to look: with ``dir``, in that one folder; else in the folders that
@@ -91,9 +99,9 @@ class FileGroup(_Model):
     dropped. ``max_files`` bounds how many files the group may gather.
     """
 
-    label: Annotated[str, Field(min_length=1, max_length=80)] | None = None
-    scope: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$")] = "project"
-    names: tuple[str, ...]
+    label: Annotated[str, Length(min=1, max=80)] | None = None
+    scope: Annotated[str, Pattern(r"^[a-z][a-z0-9_-]*$")] = "project"
+    names: Annotated[tuple[str, ...], Check(_some), Check(_globs_compile)]
     dir: str | None = None
     walk: Literal["up", "down", "cwd", "root", "touched"] = "up"
     first_wins: bool = False
@@ -101,47 +109,26 @@ class FileGroup(_Model):
     outermost_first: bool = True
     strip_html_comments: bool = False
     imports: bool | Literal["after", "inline"] = False
-    max_import_depth: Annotated[int, Field(ge=1, le=20)] = 5
+    max_import_depth: Annotated[int, Bounds(ge=1, le=20)] = 5
     scoped_by: Literal["paths", "globs"] | None = None
-    max_bytes: Annotated[int, Field(gt=0)] | None = None
+    max_bytes: Annotated[int, Bounds(gt=0)] | None = None
     over_budget: Literal["cut", "drop"] = "cut"
-    max_files: Annotated[int, Field(gt=0, le=100_000)] = 1000
-
-    _names = field_validator("names")(_some)
-
-    @field_validator("names")
-    @classmethod
-    def _globs_compile(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for name in value:
-            try:
-                Glob(name)
-            except GlobError as exc:
-                raise ValueError(f"{name[:40]!r}: {exc}") from None
-        return value
+    max_files: Annotated[int, Bounds(gt=0, le=100_000)] = 1000
 
 
-class TextSource(_Model):
+class TextSource(Record):
     """A ``[[sources.text]]`` entry: the first of ``names`` that exists fills ``target``.
 
     Targets: ``slot:NAME`` (the text replaces that slot's parts), ``variable:NAME``
     (a declared ``str`` variable), ``custom_prompt`` or ``append``.
     """
 
-    names: tuple[str, ...]
-    target: str
+    names: Annotated[tuple[str, ...], Check(_some)]
+    target: Annotated[str, Check(_known_target)]
     strip_html_comments: bool = False
 
-    _names = field_validator("names")(_some)
 
-    @field_validator("target")
-    @classmethod
-    def _known_target(cls, value: str) -> str:
-        if not _TARGET.match(value):
-            raise ValueError("must be 'slot:NAME', 'variable:NAME', 'custom_prompt' or 'append'")
-        return value
-
-
-class Sources(_Model):
+class Sources(Record):
     """The ``[sources]`` table: every way a catalog's context is gathered from disk.
 
     ``skill_fields`` names the front-matter keys a ``SKILL.md`` must have; one
@@ -156,7 +143,7 @@ class Sources(_Model):
     user: str | None = None
     soul: str | None = None
     skill_fields: tuple[str, ...] = ("description",)
-    max_file_bytes: Annotated[int, Field(gt=0)] = 256 * 1024
+    max_file_bytes: Annotated[int, Bounds(gt=0)] = 256 * 1024
     root_markers: tuple[str, ...] = (".git",)
 
     def paths(self) -> list[tuple[str, str]]:

@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import tomli_w
-from pydantic import ValidationError
 
-from catalog.errors import CatalogError, ImporterError
+from catalog.errors import CatalogError, ImporterError, RecordError
 from catalog.importers.layers import PartLayers
 from catalog.importers.piebald.parse import UPSTREAM, ReadmeEntry, UpstreamPart
 from catalog.importers.piebald.read import Release
@@ -109,8 +108,8 @@ def _manifest(
     }
     try:
         CatalogInfo.model_validate(info)
-    except ValidationError as exc:
-        message = exc.errors()[0]["msg"].removeprefix("Value error, ")
+    except RecordError as exc:
+        message = exc.problems[0].message
         raise ImporterError(
             f"cannot import as catalog {name!r} {release.version!r}: {message}",
             hint="a catalog name is lowercase letters, digits, '.', '_' and '-'",
@@ -176,9 +175,9 @@ def _part_table(
         table["reference_tokens"] = entry.tokens
     try:
         PartDecl.model_validate(table)
-    except ValidationError as exc:
+    except RecordError as exc:
         raise ImporterError(
-            f"cannot import {part.file}: {exc.errors()[0]['msg']}", hint="check its header"
+            f"cannot import {part.file}: {exc.problems[0].message}", hint="check its header"
         ) from None
     return table
 

@@ -1,0 +1,619 @@
+"""Frozen, validated records: the data classes of manifests, contexts and locks.
+
+A :class:`Record` subclass declares its fields with annotations, as a
+dataclass does. Building one (``Context(tools=["Read"])`` or
+:meth:`Record.model_validate` on a parsed TOML table) checks every field
+against its annotation, turns lists into tuples and tables into nested
+records, refuses unknown keys and reports every problem at once as a
+:class:`~catalog.errors.RecordError` whose messages speak of lists, tables
+and keys, the words of someone writing a file.
+
+Why not pydantic: these classes are built on every ``catalog`` command, and
+importing pydantic and building its models cost several times the rest of a
+command's start. The records keep the part of pydantic's interface this
+package relies on (``model_validate``, ``model_dump``, ``model_copy``,
+``model_fields``, ``model_fields_set``, ``model_json_schema``) so code written
+against the earlier pydantic models keeps working.
+
+Constraints are ``Annotated`` metadata: :class:`Pattern`, :class:`Bounds`,
+:class:`Length` and :class:`Check` (a function returning the value or raising
+``ValueError``). A record's own cross-field checks go in ``_check``; a
+record that also accepts another form of input (a bare string, say) turns it
+into a table in ``_before``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import types
+import typing
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import FrozenInstanceError
+from typing import Annotated, Any, ClassVar, Literal, Self, Union, dataclass_transform
+
+from catalog.errors import CatalogError, Problem, RecordError, parse_key
+
+__all__ = [
+    "Bounds",
+    "Check",
+    "FieldInfo",
+    "Length",
+    "Pattern",
+    "Record",
+    "describe_value",
+    "field",
+    "json_schema",
+]
+
+_MISSING: Any = object()
+_BAD: Any = object()  # a validator's result when it recorded a problem
+
+Validator = Callable[[Any, tuple[str | int, ...], list[Problem]], Any]
+
+
+class Pattern:
+    """The text must match ``pattern`` (anchored with ``^``/``$`` for a whole match)."""
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        whole = pattern.startswith("^") and pattern.endswith("$") and not pattern.endswith("\\$")
+        regex = re.compile(pattern[1:-1] if whole else pattern)
+        self._test = regex.fullmatch if whole else regex.search
+
+    def matches(self, value: str) -> bool:
+        """Whether ``value`` matches (a ``$`` does not let a trailing newline through)."""
+        return self._test(value) is not None
+
+
+class Bounds:
+    """A number's limits: above ``gt``, at least ``ge``, at most ``le``."""
+
+    def __init__(
+        self, *, gt: float | None = None, ge: float | None = None, le: float | None = None
+    ) -> None:
+        self.gt, self.ge, self.le = gt, ge, le
+
+
+class Length:
+    """A text's length limits, in characters."""
+
+    def __init__(self, *, min: int | None = None, max: int | None = None) -> None:
+        self.min, self.max = min, max
+
+
+class Check:
+    """A function run on the checked value: returns it (or a replacement), or raises
+    ``ValueError``."""
+
+    def __init__(self, function: Callable[[Any], Any]) -> None:
+        self.function = function
+
+
+class FieldInfo:
+    """One field of a record: its name, the key files write it as, its default."""
+
+    __slots__ = ("_annotation", "alias", "default", "default_factory", "name", "owner")
+
+    def __init__(
+        self,
+        *,
+        default: Any = _MISSING,
+        default_factory: Callable[[], Any] | None = None,
+        alias: str | None = None,
+    ) -> None:
+        self.default = default
+        self.default_factory = default_factory
+        self.alias = alias
+        self.name = ""
+        self.owner: type[Record] | None = None
+        self._annotation: Any = _MISSING
+
+    @property
+    def key(self) -> str:
+        """The key this field is written as in a file."""
+        return self.alias or self.name
+
+    @property
+    def required(self) -> bool:
+        """Whether input must give this field."""
+        return self.default is _MISSING and self.default_factory is None
+
+    @property
+    def annotation(self) -> Any:
+        """The field's type, its string annotation resolved on first use."""
+        if self._annotation is _MISSING:
+            assert self.owner is not None
+            self._annotation = _hints(self.owner)[self.name]
+        return self._annotation
+
+    def get_default(self) -> Any:
+        """A fresh default value (a factory is called each time)."""
+        if self.default_factory is not None:
+            return self.default_factory()
+        return self.default
+
+
+def field(
+    *,
+    default: Any = _MISSING,
+    default_factory: Callable[[], Any] | None = None,
+    alias: str | None = None,
+) -> Any:
+    """A field's default made by ``default_factory``, or its key in files when not its name."""
+    return FieldInfo(default=default, default_factory=default_factory, alias=alias)
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    """The resolved annotations of ``cls`` (string ones evaluated), once per class."""
+    found = _HINTS.get(cls)
+    if found is None:
+        found = _HINTS[cls] = typing.get_type_hints(cls, include_extras=True)
+    return found
+
+
+@dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(field,))
+class Record:
+    """Base of the package's frozen data classes; see the module's docstring."""
+
+    model_fields: ClassVar[dict[str, FieldInfo]] = {}
+    _plan: ClassVar[tuple[tuple[FieldInfo, Validator], ...] | None] = None
+    _keys: ClassVar[dict[str, str]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        fields = dict(cls.model_fields)
+        for name, annotation in inspect.get_annotations(cls).items():
+            if str(annotation).startswith(("ClassVar", "typing.ClassVar")):
+                continue
+            value = cls.__dict__.get(name, _MISSING)
+            info = value if isinstance(value, FieldInfo) else FieldInfo(default=value)
+            if isinstance(value, FieldInfo) or value is not _MISSING:
+                delattr(cls, name)
+            info.name, info.owner = name, cls
+            fields[name] = info
+        cls.model_fields = fields
+        cls._keys = {info.key: name for name, info in fields.items()}
+        cls._plan = None
+
+    def __init__(self, **data: Any) -> None:
+        problems: list[Problem] = []
+        _fill(self, data, (), problems)
+        if problems:
+            raise RecordError(problems)
+
+    # -- pydantic's interface, the part this package uses
+
+    @classmethod
+    def model_validate(cls, data: Any) -> Self:
+        """Check ``data`` (a mapping, or already an instance) and build the record."""
+        problems: list[Problem] = []
+        result = _validate_record(cls, data, (), problems)
+        if problems:
+            raise RecordError(problems)
+        return typing.cast(Self, result)
+
+    @property
+    def model_fields_set(self) -> frozenset[str]:
+        """The fields the input gave (the others took their defaults)."""
+        found: frozenset[str] = self.__dict__["_fields_set"]
+        return found
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None) -> Self:
+        """A copy with ``update``'s fields replaced (not checked again, as with pydantic)."""
+        copy = object.__new__(type(self))
+        state = dict(self.__dict__)
+        if update:
+            state.update(update)
+            state["_fields_set"] = state["_fields_set"] | frozenset(update)
+        copy.__dict__.update(state)
+        return copy
+
+    def model_dump(
+        self,
+        *,
+        mode: Literal["python", "json"] = "python",
+        include: Iterable[str] | None = None,
+        by_alias: bool = False,
+        exclude_defaults: bool = False,
+        exclude_none: bool = False,
+        exclude_unset: bool = False,
+    ) -> dict[str, Any]:
+        """The record as plain data: nested records as dicts, tuples as lists in JSON mode."""
+        options = (mode == "json", by_alias, exclude_defaults, exclude_none, exclude_unset)
+        return _dump_record(self, set(include) if include is not None else None, options)
+
+    @classmethod
+    def model_json_schema(cls) -> dict[str, Any]:
+        """A JSON Schema (draft 2020-12) of the record's input, for editors."""
+        return json_schema(cls)
+
+    # -- hooks for subclasses
+
+    @classmethod
+    def _before(cls, data: Any) -> Any:
+        """Input in another form than a table, turned into one (by default, as given)."""
+        return data
+
+    def _check(self) -> None:
+        """Cross-field checks once every field is valid; raise ``ValueError`` to refuse."""
+
+    # -- a frozen value
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(
+            f"cannot assign to field {name!r}: {type(self).__name__} is frozen"
+        )
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}: {type(self).__name__} is frozen")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in self.model_fields)
+
+    def __hash__(self) -> int:
+        return hash((type(self), *(getattr(self, n) for n in self.model_fields)))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.model_fields)
+        return f"{type(self).__name__}({shown})"
+
+
+# -- validation
+
+
+def _plan_of(cls: type[Record]) -> tuple[tuple[FieldInfo, Validator], ...]:
+    plan = cls.__dict__.get("_plan")
+    if plan is None:
+        hints = _hints(cls)
+        plan = tuple((info, _validator(hints[name])) for name, info in cls.model_fields.items())
+        cls._plan = plan
+    return plan
+
+
+def _fill(
+    record: Record, data: Mapping[str, Any], loc: tuple[str | int, ...], problems: list[Problem]
+) -> None:
+    """Check ``data`` field by field into ``record``, then its own cross-field checks."""
+    cls = type(record)
+    keys = cls._keys
+    state = record.__dict__
+    given: set[str] = set()
+    count = len(problems)
+    for info, check in _plan_of(cls):
+        value = data.get(info.key, _MISSING)
+        if value is _MISSING:
+            if info.required:
+                problems.append(
+                    Problem((*loc, info.key), "missing", f"missing required key {info.key!r}")
+                )
+                continue
+            state[info.name] = info.get_default()
+            continue
+        given.add(info.name)
+        state[info.name] = check(value, (*loc, info.key), problems)
+    for key in data:
+        if not isinstance(key, str) or key not in keys:
+            problems.append(
+                Problem(
+                    (*loc, str(key)),
+                    "extra",
+                    f"unknown key {str(key)!r}; remove it or check its spelling",
+                )
+            )
+    state["_fields_set"] = frozenset(given)
+    if len(problems) == count:
+        try:
+            record._check()
+        except ValueError as exc:
+            problems.append(_refused(loc, exc))
+
+
+def _refused(loc: tuple[str | int, ...], exc: ValueError) -> Problem:
+    """A check's ``ValueError`` as a problem; a package error's own key path goes after ``loc``."""
+    if isinstance(exc, CatalogError):
+        return Problem((*loc, *parse_key(exc.key or "")), "value", exc.message, exc)
+    return Problem(loc, "value", str(exc), exc)
+
+
+def _validate_record(
+    cls: type[Record], value: Any, loc: tuple[str | int, ...], problems: list[Problem]
+) -> Any:
+    if isinstance(value, cls):
+        return value
+    value = cls._before(value)
+    if not isinstance(value, Mapping):
+        problems.append(
+            Problem(loc, "table", f"must be a table (an object), not {describe_value(value)}")
+        )
+        return _BAD
+    record = object.__new__(cls)
+    _fill(record, value, loc, problems)
+    return record
+
+
+def _validator(annotation: Any) -> Validator:
+    """The checking function of one annotation, built once per record class."""
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin is Annotated:
+        return _constrained(_validator(args[0]), annotation.__metadata__)
+    if annotation is Any or annotation is object:
+        return lambda value, loc, problems: value
+    if origin is Literal:
+        return _literal(args)
+    if origin is Union or origin is types.UnionType:
+        return _union(args)
+    if origin in (tuple, list, Sequence) or annotation in (tuple, list):
+        item = _validator(args[0]) if args else _validator(Any)
+        return _sequence(item)
+    if origin in (dict, Mapping) or annotation in (dict, Mapping):
+        key, item = (_validator(args[0]), _validator(args[1])) if args else (_validator(Any),) * 2
+        return _mapping(key, item)
+    if isinstance(annotation, type) and issubclass(annotation, Record):
+        record = annotation
+        return lambda value, loc, problems: _validate_record(record, value, loc, problems)
+    if annotation in _SCALARS:
+        return _scalar(*_SCALARS[annotation])
+    if annotation is type(None) or annotation is None:
+        return _scalar(lambda value: value is None, "none")
+    raise TypeError(f"records cannot check values of type {annotation!r}")
+
+
+_SCALARS: dict[Any, tuple[Callable[[Any], bool], str]] = {
+    str: (lambda value: isinstance(value, str), "text"),
+    bool: (lambda value: isinstance(value, bool), "true or false"),
+    int: (lambda value: isinstance(value, int) and not isinstance(value, bool), "an integer"),
+    float: (
+        lambda value: isinstance(value, int | float) and not isinstance(value, bool),
+        "a number",
+    ),
+}
+
+
+def _scalar(test: Callable[[Any], bool], what: str) -> Validator:
+    def check(value: Any, loc: tuple[str | int, ...], problems: list[Problem]) -> Any:
+        if test(value):
+            return float(value) if what == "a number" else value
+        problems.append(Problem(loc, "type", f"must be {what}, not {describe_value(value)}"))
+        return _BAD
+
+    return check
+
+
+def _literal(choices: tuple[Any, ...]) -> Validator:
+    allowed = " or ".join(", ".join(repr(c) for c in choices).rsplit(", ", 1))
+
+    def check(value: Any, loc: tuple[str | int, ...], problems: list[Problem]) -> Any:
+        if any(value == c and type(value) is type(c) for c in choices):
+            return value
+        problems.append(Problem(loc, "choice", f"must be {allowed}, not {describe_value(value)}"))
+        return _BAD
+
+    return check
+
+
+def _union(members: tuple[Any, ...]) -> Validator:
+    optional = type(None) in members
+    checks = [_validator(m) for m in members if m is not type(None)]
+
+    def check(value: Any, loc: tuple[str | int, ...], problems: list[Problem]) -> Any:
+        if value is None and optional:
+            return None
+        first: list[Problem] = []
+        for each in checks:
+            found: list[Problem] = []
+            result = each(value, loc, found)
+            if not found:
+                return result
+            first = first or found
+        problems.extend(first)
+        return _BAD
+
+    return check
+
+
+def _sequence(item: Validator) -> Validator:
+    def check(value: Any, loc: tuple[str | int, ...], problems: list[Problem]) -> Any:
+        if not isinstance(value, list | tuple):
+            problems.append(
+                Problem(loc, "list", f"must be a list (an array), not {describe_value(value)}")
+            )
+            return _BAD
+        return tuple(item(each, (*loc, index), problems) for index, each in enumerate(value))
+
+    return check
+
+
+def _mapping(key: Validator, item: Validator) -> Validator:
+    def check(value: Any, loc: tuple[str | int, ...], problems: list[Problem]) -> Any:
+        if not isinstance(value, Mapping):
+            problems.append(
+                Problem(loc, "table", f"must be a table (an object), not {describe_value(value)}")
+            )
+            return _BAD
+        return {key(k, (*loc, k), problems): item(v, (*loc, k), problems) for k, v in value.items()}
+
+    return check
+
+
+def _constrained(inner: Validator, metadata: Sequence[Any]) -> Validator:
+    def check(value: Any, loc: tuple[str | int, ...], problems: list[Problem]) -> Any:
+        count = len(problems)
+        value = inner(value, loc, problems)
+        for rule in metadata:
+            if len(problems) != count:
+                return _BAD
+            problem = _broken(rule, value)
+            if problem is not None:
+                problems.append(Problem(loc, *problem))
+            elif isinstance(rule, Check):
+                try:
+                    value = rule.function(value)
+                except ValueError as exc:
+                    problems.append(_refused(loc, exc))
+        return value if len(problems) == count else _BAD
+
+    return check
+
+
+def _broken(rule: Any, value: Any) -> tuple[str, str] | None:
+    """The kind and message of the constraint ``rule`` that ``value`` breaks, if any."""
+    if isinstance(rule, Pattern) and not rule.matches(value):
+        return "pattern", f"must match the pattern {rule.pattern!r}, not {describe_value(value)}"
+    if isinstance(rule, Bounds):
+        if rule.gt is not None and not value > rule.gt:
+            return "bounds", f"must be greater than {rule.gt}, not {value}"
+        if rule.ge is not None and not value >= rule.ge:
+            return "bounds", f"must be at least {rule.ge}, not {value}"
+        if rule.le is not None and not value <= rule.le:
+            return "bounds", f"must be at most {rule.le}, not {value}"
+    if isinstance(rule, Length):
+        if rule.min is not None and len(value) < rule.min:
+            return "length", f"must have at least {rule.min} character{'s' * (rule.min != 1)}"
+        if rule.max is not None and len(value) > rule.max:
+            return "length", f"must have at most {rule.max} characters, not {len(value)}"
+    return None
+
+
+def describe_value(value: object) -> str:
+    """A value as a message names it: ``a number (5)``, ``text ('x')``, ``a list``."""
+    if isinstance(value, bool):
+        return f"true/false ({str(value).lower()})"
+    if isinstance(value, int | float):
+        return f"a number ({value})"
+    if isinstance(value, str):
+        return f"text ({value!r})" if len(value) <= 40 else "text"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "a table"
+    if value is None:
+        return "nothing (null)"
+    return type(value).__name__
+
+
+# -- dumping
+
+
+_DumpOptions = tuple[bool, bool, bool, bool, bool]
+
+
+def _dump_record(record: Record, include: set[str] | None, options: _DumpOptions) -> dict[str, Any]:
+    _, by_alias, exclude_defaults, exclude_none, exclude_unset = options
+    data: dict[str, Any] = {}
+    given = record.model_fields_set
+    for name, info in record.model_fields.items():
+        if include is not None and name not in include:
+            continue
+        if exclude_unset and name not in given:
+            continue
+        value = getattr(record, name)
+        if exclude_none and value is None:
+            continue
+        if exclude_defaults and not info.required and value == info.get_default():
+            continue
+        data[info.key if by_alias else name] = _dump_value(value, options)
+    return data
+
+
+def _dump_value(value: Any, options: _DumpOptions) -> Any:
+    if isinstance(value, Record):
+        return _dump_record(value, None, options)
+    if isinstance(value, Mapping):
+        return {k: _dump_value(v, options) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        items = [_dump_value(v, options) for v in value]
+        return items if options[0] or isinstance(value, list) else tuple(items)
+    return value
+
+
+# -- JSON Schema
+
+
+def json_schema(cls: type[Record]) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of ``cls``'s input; nested records go in ``$defs``."""
+    definitions: dict[str, Any] = {}
+    schema = _record_schema(cls, definitions)
+    if definitions:
+        schema["$defs"] = dict(sorted(definitions.items()))
+    return schema
+
+
+def _record_schema(cls: type[Record], definitions: dict[str, Any]) -> dict[str, Any]:
+    hints = _hints(cls)
+    properties: dict[str, Any] = {}
+    for name, info in cls.model_fields.items():
+        each = _schema(hints[name], definitions)
+        default = info.get_default() if not info.required else _MISSING
+        if default is not _MISSING and not isinstance(default, Record):
+            each["default"] = _dump_value(default, (True, True, False, False, False))
+        properties[info.key] = each
+    schema: dict[str, Any] = {"title": cls.__name__, "type": "object", "properties": properties}
+    if cls.__doc__:
+        schema["description"] = " ".join(cls.__doc__.split("\n\n")[0].split())
+    required = [info.key for info in cls.model_fields.values() if info.required]
+    if required:
+        schema["required"] = required
+    schema["additionalProperties"] = False
+    also = cls.__dict__.get("_also_accepts")
+    return {"anyOf": [*also, schema]} if also else schema
+
+
+def _schema(annotation: Any, definitions: dict[str, Any]) -> dict[str, Any]:
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin is Annotated:
+        constrained = _schema(args[0], definitions)
+        for rule in annotation.__metadata__:
+            constrained.update(_rule_schema(rule))
+        return constrained
+    if origin is Literal:
+        return {"enum": list(args)}
+    if origin is Union or origin is types.UnionType:
+        return {"anyOf": [_schema(arg, definitions) for arg in args]}
+    if origin in (tuple, list, Sequence) or annotation in (tuple, list):
+        return {"type": "array", "items": _schema(args[0], definitions) if args else {}}
+    if origin in (dict, Mapping) or annotation in (dict, Mapping):
+        schema: dict[str, Any] = {"type": "object"}
+        if args:
+            names = _schema(args[0], definitions)
+            if set(names) - {"type"}:
+                schema["propertyNames"] = names
+            schema["additionalProperties"] = _schema(args[1], definitions)
+        return schema
+    if isinstance(annotation, type) and issubclass(annotation, Record):
+        if annotation.__name__ not in definitions:
+            definitions[annotation.__name__] = {}  # a record that nests itself stops here
+            definitions[annotation.__name__] = _record_schema(annotation, definitions)
+        return {"$ref": f"#/$defs/{annotation.__name__}"}
+    return dict(_JSON_TYPES.get(annotation, {}))
+
+
+_JSON_TYPES: dict[Any, dict[str, str]] = {
+    str: {"type": "string"},
+    bool: {"type": "boolean"},
+    int: {"type": "integer"},
+    float: {"type": "number"},
+    type(None): {"type": "null"},
+}
+
+
+def _rule_schema(rule: Any) -> dict[str, Any]:
+    if isinstance(rule, Pattern):
+        return {"pattern": rule.pattern}
+    if isinstance(rule, Bounds):
+        found = {"exclusiveMinimum": rule.gt, "minimum": rule.ge, "maximum": rule.le}
+        return {key: value for key, value in found.items() if value is not None}
+    if isinstance(rule, Length):
+        return {
+            key: value
+            for key, value in {"minLength": rule.min, "maxLength": rule.max}.items()
+            if value is not None
+        }
+    return {}
