@@ -51,6 +51,7 @@ from catalog.lang.values import (
 
 __all__ = [
     "Expression",
+    "ExpressionCache",
     "compile_expression",
 ]
 
@@ -205,6 +206,25 @@ def compile_expression(source: str, names: Mapping[str, Shape]) -> Expression:
         # Only calls and '+' can build large values: the rest needs no budget of its own.
         run = budgeted(run, f"`{text}`")
     return Expression(source, frozenset(compiler.used), node.shape, run)
+
+
+class ExpressionCache:
+    """Compiles each expression text once per names mapping (the same object, left
+    unchanged while the cache is in use), for the many bodies of one catalog that
+    write the same ``{{ env.os }}``. Failures are not kept: they raise each time."""
+
+    def __init__(self) -> None:
+        self._done: dict[tuple[str, int], tuple[Mapping[str, Shape], Expression]] = {}
+
+    def compile(self, source: str, names: Mapping[str, Shape]) -> Expression:
+        """:func:`compile_expression`, or what it gave for this text and ``names``."""
+        key = (source, id(names))
+        found = self._done.get(key)
+        if found is not None and found[0] is names:
+            return found[1]
+        expression = compile_expression(source, names)
+        self._done[key] = (names, expression)
+        return expression
 
 
 def _count_expressions(tree: ast.AST) -> int:
