@@ -839,3 +839,206 @@ def test_bounds_accept_exactly_the_numbers_inside(number: int) -> None:
         assert exc.problems[0].kind == "bounds"
     else:
         assert 0 < number <= 10
+
+
+# -- found in review: each of these failed before its fix
+
+
+class Alternatives(Record):
+    either: Annotated[str, Pattern(r"^a|b$")] = "a"
+    dollar: Annotated[str, Pattern(r"^[$]x\$$")] = "$x$"
+
+
+def test_a_dollar_anchor_is_the_very_end_in_every_alternative() -> None:
+    assert Alternatives(either="axx").either == "axx"
+    assert Alternatives(either="xxb").either == "xxb"
+    assert problems_of(Alternatives, {"either": "xbx"})[0][1] == "pattern"
+    assert problems_of(Alternatives, {"either": "xxb\n"})[0][1] == "pattern"
+
+
+def test_a_dollar_in_a_set_or_escaped_is_a_character() -> None:
+    assert Alternatives(dollar="$x$").dollar == "$x$"
+    assert problems_of(Alternatives, {"dollar": "$x$\n"})[0][1] == "pattern"
+    assert problems_of(Alternatives, {"dollar": "$x"})[0][1] == "pattern"
+
+
+class Optionals(Record):
+    word: Annotated[str | None, Pattern(r"^[a-z]+$"), Length(max=3)] = None
+    size: Annotated[int | None, Bounds(gt=0)] = None
+
+
+def test_a_constraint_on_an_optional_value_lets_none_through() -> None:
+    assert Optionals(word=None, size=None) == Optionals()
+    assert problems_of(Optionals, {"word": "A"})[0][1] == "pattern"
+    assert problems_of(Optionals, {"word": "abcd"})[0][1] == "length"
+    assert problems_of(Optionals, {"size": 0})[0][1] == "bounds"
+
+
+def test_an_integer_too_large_for_a_float_is_a_problem_not_a_crash() -> None:
+    assert problems_of(Scalars, {"text": "a", "number": 1, "real": 10**400, "flag": True}) == [
+        (
+            ("real",),
+            "bounds",
+            "must be between -1.79769e+308 and 1.79769e+308, not a number of over 40 digits",
+        )
+    ]
+
+
+def test_a_huge_number_is_not_written_out_in_a_message() -> None:
+    assert problems_of(Leaf, {"name": 10**5000}) == [
+        (("name",), "type", "must be text, not a number of over 40 digits")
+    ]
+    assert problems_of(Constrained, {"positive": -(10**50)}) == [
+        (("positive",), "bounds", "must be greater than 0, not a number of over 40 digits")
+    ]
+    assert problems_of(Leaf, {"name": 10**39})[0][2] == f"must be text, not a number ({10**39})"
+
+
+class Keyed(Record):
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def test_a_non_string_table_key_is_named_as_a_key_not_a_list_position() -> None:
+    with pytest.raises(RecordError) as info:
+        Keyed.model_validate({"counts": {1: "x"}})
+    assert [(p.loc, p.message) for p in info.value.problems] == [
+        (("counts", "1"), "must be text, not a number (1)"),
+        (("counts", "1"), "must be an integer, not text ('x')"),
+    ]
+    assert info.value.key == "counts.1"
+
+
+def test_a_union_refusing_a_value_names_every_member() -> None:
+    assert problems_of(Choice, {"imports": "before"}) == [
+        (("imports",), "type", "must be true or false, 'after' or 'inline', not text ('before')")
+    ]
+    assert problems_of(Choice, {"imports": 1}) == [
+        (("imports",), "type", "must be true or false, 'after' or 'inline', not a number (1)")
+    ]
+
+
+class Either(Record):
+    value: Literal["auto"] | Leaf | Annotated[int, Bounds(gt=0)] = "auto"
+
+
+def test_a_union_reports_the_problems_of_the_member_whose_shape_the_value_has() -> None:
+    assert problems_of(Either, {"value": {"name": 1}}) == [
+        (("value", "name"), "type", "must be text, not a number (1)")
+    ]
+    assert problems_of(Either, {"value": 0}) == [
+        (("value",), "bounds", "must be greater than 0, not 0")
+    ]
+    assert problems_of(Either, {"value": "x"}) == [
+        (("value",), "choice", "must be 'auto', a table (an object) or an integer, not text ('x')")
+    ]
+    assert Either(value={"name": "a"}).value == Leaf(name="a")
+
+
+class Commas(Record):
+    choice: Literal["a", "b, c"] = "a"
+
+
+def test_a_literal_choice_holding_a_comma_is_listed_whole() -> None:
+    assert problems_of(Commas, {"choice": "x"}) == [
+        (("choice",), "choice", "must be 'a' or 'b, c', not text ('x')")
+    ]
+
+
+class Listed(Record):
+    names: list[str] = field(default_factory=list)
+
+
+def test_a_list_field_holds_a_list() -> None:
+    record = Listed(names=("a", "b"))
+    assert record.names == ["a", "b"]
+    assert type(record.names) is list
+    assert Listed().names == []
+    assert Listed.model_json_schema()["properties"]["names"]["items"] == {"type": "string"}
+
+
+class FixedPair(Record):
+    pair: tuple[str, int] = ("a", 1)
+
+
+def test_a_fixed_length_tuple_is_refused_naming_the_field() -> None:
+    message = (
+        "FixedPair.pair: records cannot check a tuple of fixed length (tuple[str, int]); "
+        "write tuple[X, ...]"
+    )
+    with pytest.raises(TypeError) as info:
+        FixedPair(pair=["a", 1])
+    assert str(info.value) == message
+
+
+class UnknownType(Record):
+    when: complex = 0j
+
+
+def test_a_field_of_a_type_the_records_do_not_know_is_named() -> None:
+    with pytest.raises(TypeError, match=r"^UnknownType\.when: records cannot check values"):
+        UnknownType()
+
+
+@pytest.mark.parametrize("default", [[], {}, set()])
+def test_a_mutable_default_is_refused_when_the_class_is_made(default: Any) -> None:
+    kind = type(default).__name__
+    with pytest.raises(TypeError, match=rf"^Bad\.shared: a {kind} default would be one object"):
+
+        class Bad(Record):
+            shared: Any = default
+
+
+def test_a_class_var_annotation_is_not_a_field_however_it_is_spelled() -> None:
+    annotations = {
+        "evaluated": ClassVar[int],  # as a module without PEP 563 annotations gives it
+        "plain": "ClassVar[int]",
+        "dotted": "t.ClassVar[int]",
+        "name": "str",
+    }
+    body = {"__annotations__": annotations, "evaluated": 0, "plain": 1, "dotted": 2}
+    spelled = type("Spelled", (Record,), body)
+    assert list(spelled.model_fields) == ["name"]
+    assert (spelled.evaluated, spelled.plain, spelled.dotted) == (0, 1, 2)
+
+
+def test_a_union_of_the_package_names_its_members_with_the_file_key() -> None:
+    data = {
+        "catalog": {"name": "demo", "version": "1.0.0"},
+        "sources": {"files": [{"names": ["AGENTS.md"], "imports": "before"}]},
+    }
+    with pytest.raises(RecordError) as info:
+        Manifest.model_validate(data)
+    assert str(info.value) == (
+        "sources.files[0].imports: must be true or false, 'after' or 'inline', not text ('before')"
+    )
+
+
+class Twin(Record):
+    size: int = 0
+
+
+def _another_twin() -> type[Record]:
+    class Twin(Record):
+        colour: str = ""
+
+    return Twin
+
+
+OtherTwin = _another_twin()
+
+
+class BothTwins(Record):
+    first: Twin = field(default_factory=Twin)
+    second: OtherTwin | None = None  # type: ignore[valid-type]
+
+
+def test_two_records_of_one_name_get_two_schemas() -> None:
+    schema = BothTwins.model_json_schema()
+    other = "tests.test_records._another_twin.<locals>.Twin"
+    assert schema["properties"]["first"] == {"$ref": "#/$defs/Twin"}
+    assert schema["properties"]["second"] == {
+        "anyOf": [{"$ref": f"#/$defs/{other}"}, {"type": "null"}],
+        "default": None,
+    }
+    assert list(schema["$defs"]["Twin"]["properties"]) == ["size"]
+    assert list(schema["$defs"][other]["properties"]) == ["colour"]
