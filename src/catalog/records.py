@@ -275,7 +275,8 @@ class Record:
 
     @classmethod
     def _before(cls, data: Any) -> Any:
-        """Input in another form than a table, turned into one (by default, as given)."""
+        """Input in another form than a table, turned into one (by default, as given);
+        raise ``ValueError`` to refuse it."""
         return data
 
     def _check(self) -> None:
@@ -371,11 +372,13 @@ def _validate_record(
 ) -> Any:
     if isinstance(value, cls):
         return value
-    value = cls._before(value)
+    try:
+        value = cls._before(value)
+    except ValueError as exc:
+        problems.append(_refused(loc, exc))
+        return _BAD
     if not isinstance(value, Mapping):
-        problems.append(
-            Problem(loc, "table", f"must be {_TABLE}, not {describe_value(value)}")
-        )
+        problems.append(Problem(loc, "table", f"must be {_TABLE}, not {describe_value(value)}"))
         return _BAD
     record = object.__new__(cls)
     _fill(record, value, loc, problems)
