@@ -5,7 +5,8 @@ Prints:
 - the cost of ``import catalog`` over a bare interpreter (``python -c pass``),
   and whether it pulled in pydantic, tiktoken, pytest or syrupy (it must not);
 - the wall time of ``catalog assemble coding-agent`` (a whole command: start,
-  load, compile, assemble, print) as a multiple of ``python -c pass``;
+  load, compile, assemble, print) as a multiple of ``python -c pass``, and
+  whether it imported pydantic, tiktoken or the metadata and network modules;
 
 and for a synthetic catalog of about 40 parts:
 - the time to load one version, with 1 and with 200 versions installed (it
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import statistics
 import subprocess
 import sys
@@ -84,12 +86,18 @@ def timed(fn: Callable[[], Any], repeat: int) -> float:
     return statistics.median(samples)
 
 
+# An installed package has its bytecode written once; with this variable set, every
+# run would measure compiling the package's sources again.
+_ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+
+
 def _wall(argv: list[str], runs: int) -> float:
-    """Median wall-clock seconds of running ``argv`` in a fresh process."""
+    """Median wall-clock seconds of running ``argv`` in a fresh process (after one warm-up)."""
+    subprocess.run(argv, capture_output=True, check=True, env=_ENV)
     samples = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run(argv, capture_output=True, check=True)
+        subprocess.run(argv, capture_output=True, check=True, env=_ENV)
         samples.append(time.perf_counter() - start)
     return statistics.median(samples)
 
@@ -106,11 +114,19 @@ def import_time(runs: int) -> tuple[float, float, list[str]]:
     return bare, loaded - bare, out.stdout.split()
 
 
-def startup(runs: int) -> tuple[float, float]:
-    """Wall seconds of ``python -c pass`` and of ``catalog assemble coding-agent``."""
+def startup(runs: int) -> tuple[float, float, list[str]]:
+    """Wall seconds of ``python -c pass`` and of ``catalog assemble coding-agent``, and
+    the heavy modules the command imports."""
     bare = _wall([sys.executable, "-c", "pass"], runs)
     command = _wall([sys.executable, "-m", "catalog", "assemble", "coding-agent"], runs)
-    return bare, command
+    code = (
+        "import contextlib, io, sys; from catalog.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()): main(['assemble', 'coding-agent'])\n"
+        "heavy = ('pydantic', 'tiktoken', 'email', 'importlib.metadata', 'socket')\n"
+        "print(*[m for m in heavy if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return bare, command, out.stdout.split()
 
 
 def reference(
@@ -137,10 +153,10 @@ def main() -> None:
         f"import catalog                {extra * 1e3:8.2f} ms   over a bare interpreter "
         f"({bare * 1e3:.1f} ms); heavy modules loaded: {heavy or 'none'}"
     )
-    bare, command = startup(args.runs)
+    bare, command, heavy = startup(args.runs)
     print(
         f"catalog assemble coding-agent {command * 1e3:8.2f} ms   {command / bare:.1f}x "
-        f"python -c pass ({bare * 1e3:.1f} ms)"
+        f"python -c pass ({bare * 1e3:.1f} ms); heavy modules: {', '.join(heavy) or 'none'}"
     )
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

@@ -93,6 +93,20 @@ def test_every_part_is_used_or_excluded_with_a_reason(demo: Catalog) -> None:
     assert '"Grep" in tools' in why["grep-docs"]
 
 
+def test_each_agent_is_told_which_parts_it_is_not_given(demo: Catalog) -> None:
+    # The plans of all agents share one step per part: each agent's reasons stay its own.
+    main = {p.id: (p.reason, p.why) for p in demo.assemble({}).excluded}
+    explore = {p.id: (p.reason, p.why) for p in demo.assemble({}, agent="explore").excluded}
+    assert main["explore-self"] == ("agent", "not given to agent main (explore)")
+    assert explore["identity"] == ("agent", "not given to agent explore (main)")
+    assert explore["grep-docs"] == ("agent", "not given to agent explore (main)")
+    assert main["todo-empty"] == explore["todo-empty"] == ("channel", "a reminder: see reminders()")
+    assert "explore-self" not in explore and "env" not in explore
+    assert "identity" not in main and "policy" not in main
+    # A reminder given to main only is served to main only.
+    assert demo.reminders({"variables": {"todo_empty": True}}, agent="explore") == ()
+
+
 def test_blank_part_leaves_no_doubled_separator(demo: Catalog) -> None:
     prompt = demo.assemble({"variables": {"plan_mode": False}})
     assert "\n\n\n" not in prompt.text

@@ -182,6 +182,66 @@ def test_entry_point_catalogs_are_found(tmp_path: Path, monkeypatch: pytest.Monk
         store._entry_point_sources.cache_clear()
 
 
+def _site(root: Path, folder: str, entry_points: str) -> Path:
+    """A site folder holding one metadata folder with this ``entry_points.txt``."""
+    (root / folder).mkdir(parents=True)
+    (root / folder / "METADATA").write_text("Metadata-Version: 2.1\nName: tool\nVersion: 1.0\n")
+    (root / folder / "entry_points.txt").write_text(entry_points)
+    return root
+
+
+@pytest.mark.parametrize(
+    ("folder", "entry_points", "declared"),
+    [
+        ("tool-1.0.dist-info", "[console_scripts]\ntool = tool:main\n", False),
+        ("tool-1.0.dist-info", "[catalog.catalogs]\nvendor = vendor_prompts\n", True),
+        ("Tool-1.0.DIST-INFO", "[catalog.catalogs]\nvendor = vendor_prompts\n", True),
+        ("tool.egg-info", "[catalog.catalogs]\nvendor = vendor_prompts\n", True),
+        ("notes", "[catalog.catalogs]\nvendor = vendor_prompts\n", False),
+    ],
+)
+def test_the_entry_point_scan_reads_where_importlib_metadata_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, folder: str, entry_points: str, declared: bool
+) -> None:
+    from importlib import metadata
+    from importlib.machinery import PathFinder
+
+    from catalog.catalog_path import ENTRY_POINT_GROUP, _may_have_entry_points
+
+    site = _site(tmp_path, folder, entry_points)
+    monkeypatch.setattr("sys.path", [str(site), str(tmp_path / "missing")])
+    monkeypatch.setattr("sys.meta_path", [PathFinder])
+    assert _may_have_entry_points() is declared
+    assert bool(metadata.entry_points(group=ENTRY_POINT_GROUP)) is declared
+
+
+def test_the_entry_point_scan_says_yes_when_unsure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from importlib.machinery import PathFinder
+
+    from catalog.catalog_path import _may_have_entry_points
+
+    egg = _site(tmp_path / "tool-1.0.egg", "EGG-INFO", "[catalog.catalogs]\nv = v\n")
+    monkeypatch.setattr("sys.meta_path", [PathFinder])
+    monkeypatch.setattr("sys.path", [str(egg)])
+    assert _may_have_entry_points()
+    (tmp_path / "packages.zip").write_bytes(b"PK\x05\x06" + bytes(18))  # an empty zip
+    monkeypatch.setattr("sys.path", [str(tmp_path / "packages.zip")])
+    assert _may_have_entry_points()
+
+    class Finder:
+        """A finder of distributions the scan cannot look into."""
+
+        def find_distributions(self, context: object = None) -> list[object]:
+            return []
+
+    monkeypatch.setattr("sys.path", [])
+    assert not _may_have_entry_points()
+    monkeypatch.setattr("sys.meta_path", [Finder(), PathFinder])
+    assert _may_have_entry_points()
+
+
 def test_a_version_folder_without_manifest_is_passed_over(three_versions: Path) -> None:
     (three_versions / "multi" / "3.0.0").mkdir()
     (three_versions / "multi" / "notes").mkdir()

@@ -635,6 +635,48 @@ def test_node_limit() -> None:
 
 
 @pytest.mark.parametrize(
+    "source",
+    [
+        "f'{a=!r:>{b}}'",
+        "f'{a:{b}{c}}'",
+        "f'{ a = }'",
+        "'a' 'b' f'{c}'",
+        "a[::], a[:, :]",
+        "(), ((),)",
+        "{**a}, {a}, {}",
+        "[*a], (*a,)",
+        "lambda a, b=1, *c, d, **e: 0",
+        "[a for a in b if c if d]",
+        "not -~+a",
+        "a(b)(c)[d].e",
+        "a < b < c and d or e if f else g",
+        "(yield), (a := 1), ...",
+    ],
+)
+def test_an_expression_has_no_more_parts_than_characters(source: str) -> None:
+    # The compiler counts parts only for texts longer than MAX_NODES, on this ground.
+    tree = ast.parse(source, mode="eval")
+    assert sum(isinstance(node, ast.expr) for node in ast.walk(tree)) <= len(source)
+
+
+def test_node_limit_counts_parts_of_long_texts_exactly() -> None:
+    source = " + ".join(["n"] * 130)  # 389 characters, 259 parts
+    with pytest.raises(ExpressionError, match="259 parts, more than the limit of 256") as caught:
+        compile_expression("  " + source, NAMES)
+    assert caught.value.column == 3
+
+
+@pytest.mark.parametrize(
+    ("source", "column"),
+    [("'e' + n * 2", 9), ("'é' + n * 2", 9), ("'日本' +\n n * 2", 11), ("'é€😀' + s.x.y", 11)],
+)
+def test_columns_count_characters_not_bytes(source: str, column: int) -> None:
+    with pytest.raises(ExpressionError) as caught:
+        compile_expression(f"({source})", {**NAMES, "s": SCALAR})
+    assert caught.value.column == column + 1
+
+
+@pytest.mark.parametrize(
     ("ok", "too_deep", "column"),
     [
         ("-" * 31 + "n", "-" * 32 + "n", 33),

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from catalog import ManifestError, load_dir
+from catalog import ManifestError, load, load_dir
 from catalog.errors import EvaluationError, ExpressionError, TemplateError
 from catalog.manifest.models import dump_manifest, parse_manifest
 from catalog.manifest.positions import TomlPositions
@@ -192,6 +192,41 @@ def test_a_body_linked_inside_the_catalog_folder_is_read(tmp_path: Path) -> None
     (folder / "intro.md").unlink()
     (folder / "intro.md").symlink_to(folder / "tools.md")
     assert load_dir(folder).part("intro").body == "Hello."
+
+
+def test_a_body_under_a_folder_linked_out_of_the_catalog_folder_is_refused(
+    tmp_path: Path,
+) -> None:
+    folder = write(tmp_path / "cats" / "demo" / "1.0.0", good(**{'"intro.md"': '"sub/intro.md"'}))
+    outside = write(tmp_path / "outside", "", {"intro.md": "Hello."})
+    (folder / "sub").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(ManifestError, match=r"points \(or links\) outside the catalog folder"):
+        load_dir(folder)
+
+
+def test_a_version_folder_linked_out_of_its_catalog_folder_is_refused(tmp_path: Path) -> None:
+    elsewhere = write(tmp_path / "elsewhere" / "1.0.0", good())
+    (tmp_path / "cats" / "demo").mkdir(parents=True)
+    (tmp_path / "cats" / "demo" / "1.0.0").symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(ManifestError, match=r"points \(or links\) outside the catalog folder"):
+        load("demo", paths=[tmp_path / "cats"])
+
+
+def test_links_inside_the_catalog_folder_and_above_it_are_followed(tmp_path: Path) -> None:
+    folder = write(tmp_path / "cats" / "demo" / "1.0.0", good(**{'"intro.md"': '"sub/intro.md"'}))
+    write(tmp_path / "cats" / "demo" / "_blobs", "", {"intro.md": "Hello."})
+    (folder / "sub").symlink_to(Path("..", "_blobs"), target_is_directory=True)
+    (tmp_path / "linked").symlink_to(tmp_path / "cats", target_is_directory=True)
+    cat = load("demo", paths=[tmp_path / "linked"])
+    assert cat.part("intro").body == "Hello."
+    linked = tmp_path / "linked" / "demo" / "1.0.0" / "sub" / "intro.md"
+    assert cat.part("intro").path == str(linked)
+
+
+def test_the_catalog_folder_itself_is_no_body(tmp_path: Path) -> None:
+    folder = write(tmp_path / "demo" / "1.0.0", good(**{'file = "intro.md"': 'file = ".."'}))
+    with pytest.raises(ManifestError, match="outside the catalog folder"):
+        load_dir(folder)
 
 
 def test_condition_typo_is_an_error_with_line_and_column(tmp_path: Path) -> None:

@@ -232,6 +232,37 @@ def test_render_errors_carry_the_body_position(
     assert (caught.value.line, caught.value.column) == (line, column)
 
 
+def test_bodies_sharing_a_cache_compile_each_expression_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from catalog.lang import compiler
+
+    compiled: list[str] = []
+    original = compiler.compile_expression
+
+    def counting(source: str, names: Any) -> Any:
+        compiled.append(source)
+        return original(source, names)
+
+    monkeypatch.setattr(compiler, "compile_expression", counting)
+    cache = compiler.ExpressionCache()
+    first = compile_template("{{ n < s }}|{{ s }}", NAMES, cache)
+    second = compile_template("a\nb {{ n < s }}|{{ s }}", NAMES, cache)
+    assert compiled == [" n < s ", " s "]
+    compile_template("{{ s }}", dict(NAMES), cache)  # an equal mapping, not the same one
+    assert compiled == [" n < s ", " s ", " s "]
+    # One compiled expression, each use placed where it is written.
+    for template, line, column in ((first, 1, 6), (second, 2, 8)):
+        with pytest.raises(EvaluationError) as caught:
+            template.render(SCOPE)
+        assert (caught.value.line, caught.value.column) == (line, column)
+    # A failure is not kept: it is raised, where it is written, each time.
+    for body, column in (("{{ nn }}", 4), ("x {{ nn }}", 6)):
+        with pytest.raises(TemplateError, match="unknown name 'nn'") as failed:
+            compile_template(body, NAMES, cache)
+        assert failed.value.column == column
+
+
 def test_inserted_values_are_never_parsed_again() -> None:
     tricky = "{{ n }} {% if true %}x{% endif %} {# c #} {% for %} {{"
     template = compile_template("<{{ s }}>|{% for t in tools %}{{ t }}{% endfor %}", NAMES)

@@ -16,14 +16,16 @@ import itertools
 import json
 import os
 import stat
-from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import tomli
 
 from catalog.errors import CatalogError
 from catalog.manifest.positions import toml_error_line
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 __all__ = [
     "MAX_FILE_BYTES",

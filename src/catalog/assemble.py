@@ -28,7 +28,7 @@ unless ``counter=`` says otherwise (see :mod:`catalog.tokens`): an assembly
 without a budget counts nothing.
 
 Everything that does not depend on the context is worked out once, when the
-catalog is compiled: :func:`plan_agent` turns the compiled parts into one
+catalog is compiled: :func:`plan_agents` turns the compiled parts into one
 :class:`AgentPlan` per agent (which parts the agent never gets, which bodies
 are plain text ready to copy, the reasons), so :func:`assemble` only
 evaluates conditions and renders bodies. This module knows compiled parts
@@ -37,7 +37,6 @@ and plans, not the :class:`~catalog.compiled.Catalog` that holds them.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -60,7 +59,7 @@ __all__ = [
     "CompiledPart",
     "PartInfo",
     "assemble",
-    "plan_agent",
+    "plan_agents",
     "reminders",
 ]
 
@@ -206,7 +205,7 @@ class _Step(NamedTuple):
 @dataclass(frozen=True, eq=False)
 class AgentPlan:
     """Everything an assembly for one agent can work out in advance, built once when
-    the catalog is compiled (see :func:`plan_agent`)."""
+    the catalog is compiled (see :func:`plan_agents`)."""
 
     rules: CatalogRules
     agent: AgentInfo
@@ -214,24 +213,39 @@ class AgentPlan:
     reminders: tuple[CompiledPart, ...]
 
 
-def plan_agent(rules: CatalogRules, agent: AgentInfo, parts: Sequence[CompiledPart]) -> AgentPlan:
-    """The plan for assembling ``parts`` (in prompt order) for ``agent``."""
-    return AgentPlan(
-        rules,
-        agent,
-        tuple(_step(part, agent.name) for part in parts),
-        tuple(p for p in parts if p.decl.kind == "reminder" and p.decl.for_agent(agent.name)),
-    )
+def plan_agents(
+    rules: CatalogRules, agents: Sequence[AgentInfo], parts: Sequence[CompiledPart]
+) -> dict[str, AgentPlan]:
+    """The plan of each of ``agents`` (by name) for ``parts`` (in prompt order).
+
+    What does not depend on the agent is worked out once per part and shared by
+    every plan; an agent only adds why the parts it is not given are left out.
+    """
+    steps = [_step(part) for part in parts]
+    return {agent.name: _plan(rules, agent, steps) for agent in agents}
 
 
-def _step(part: CompiledPart, agent: str) -> _Step:
+def _plan(rules: CatalogRules, agent: AgentInfo, steps: Sequence[_Step]) -> AgentPlan:
+    """``agent``'s plan: the shared steps, with those of parts it is not given left out."""
+    name = agent.name
+    own: list[_Step] = []
+    for step in steps:
+        decl = step.part.decl
+        if step.left is None and not decl.for_agent(name):
+            reason = f"not given to agent {name} ({', '.join(decl.agents)})"
+            step = step._replace(left=(decl.id, decl.kind, "agent", reason))
+        own.append(step)
+    reminders = tuple(s.part for s in steps if s.kind == "reminder" and s.part.decl.for_agent(name))
+    return AgentPlan(rules, agent, tuple(own), reminders)
+
+
+def _step(part: CompiledPart) -> _Step:
+    """The step of ``part`` for an agent it is given to (a reminder is always left out)."""
     decl = part.decl
     ident = (decl.id, decl.kind)
     left: Excluded | None = None
     if decl.kind == "reminder":
         left = (*ident, "channel", "a reminder: see reminders()")
-    elif not decl.for_agent(agent):
-        left = (*ident, "agent", f"not given to agent {agent} ({', '.join(decl.agents)})")
     always = not part.condition.names and bool(part.condition({}))
     body = None
     if part.template is None or part.template.is_static:
@@ -296,6 +310,8 @@ def _tool_notes(rules: CatalogRules, ctx: Context) -> tuple[str, ...]:
     for name in ctx.tools:
         if name in rules.tool_names or name in ctx.tool_info:
             continue
+        import difflib  # only for a likely typo: most commands never need it
+
         close = difflib.get_close_matches(name, sorted(rules.tool_names), n=1, cutoff=0.6)
         guess = f"; did you mean {close[0]!r}?" if close else ""
         notes.append(

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from importlib import resources
-from importlib.resources.abc import Traversable
+from importlib.machinery import PathFinder
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -44,6 +44,8 @@ from catalog.loader import (
 from catalog.manifest.models import Manifest
 
 if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
     from packaging.specifiers import SpecifierSet
 
 __all__ = [
@@ -141,7 +143,10 @@ def parse_ref(ref: str) -> tuple[str, str | None]:
 
 @functools.cache
 def _entry_point_sources() -> tuple[CatalogSource, ...]:
-    from importlib import metadata  # costly to import: only when the sources are listed
+    if not _may_have_entry_points():
+        return ()
+    # Costly to import (about as long as loading a catalog): only when one may be declared.
+    from importlib import metadata, resources
 
     found = []
     for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
@@ -157,7 +162,47 @@ def _entry_point_sources() -> tuple[CatalogSource, ...]:
     return tuple(found)
 
 
+def _may_have_entry_points() -> bool:
+    """Whether an installed distribution may declare :data:`ENTRY_POINT_GROUP`.
+
+    Looks where :mod:`importlib.metadata` would, cheaply: the
+    ``entry_points.txt`` of each ``*.dist-info`` and ``*.egg-info`` folder on
+    ``sys.path`` (and an ``.egg``'s ``EGG-INFO``). When unsure, it answers
+    yes: a zip file on the path, or another finder of distributions.
+    """
+    for finder in sys.meta_path:
+        if finder is not PathFinder and hasattr(finder, "find_distributions"):
+            return True
+    group = ENTRY_POINT_GROUP.encode()
+    for entry in sys.path:
+        if not isinstance(entry, str):
+            return True
+        try:
+            children = os.listdir(entry or ".")
+        except (FileNotFoundError, PermissionError):
+            continue
+        except OSError:  # a file: a zip of packages, read only by importlib.metadata
+            return True
+        egg = entry.lower().endswith(".egg")
+        for child in children:
+            low = child.lower()
+            if low.endswith((".dist-info", ".egg-info")) or (egg and low == "egg-info"):
+                try:
+                    with open(os.path.join(entry or ".", child, "entry_points.txt"), "rb") as f:
+                        if group in f.read():
+                            return True
+                except OSError:
+                    continue
+    return False
+
+
 def _bundled_source() -> CatalogSource:
+    folder = Path(__file__).parent / "parts"
+    if folder.is_dir():  # what importlib.resources gives for a package on disk
+        return CatalogSource("bundled", folder)
+    # Costly to import: only for a package that is not on disk (a zip).
+    from importlib import resources
+
     return CatalogSource("bundled", resources.files("catalog").joinpath("parts"))
 
 

@@ -31,13 +31,13 @@ from catalog.assemble import (
     CompiledPart,
     PartInfo,
     assemble,
-    plan_agent,
+    plan_agents,
     reminders,
 )
 from catalog.context import CONTROL_FIELDS, Context
 from catalog.definitions import compile_definitions, define
 from catalog.errors import CatalogError, ManifestError, NotFoundError
-from catalog.lang.compiler import Expression, compile_expression
+from catalog.lang.compiler import Expression, ExpressionCache, compile_expression
 from catalog.lang.placeholders import bind_placeholders, unbound_names
 from catalog.lang.shapes import ANY, SCALAR, MappingShape, SequenceShape, Shape, shape_of
 from catalog.lang.template import compile_template
@@ -253,12 +253,13 @@ def compile_catalog(
                 _compile_condition(kind_defaults.when, part_names, {}, ("defaults", kind, "when"))
         conditions: dict[str, Expression] = {}
         bound = _compile_placeholders(manifest, names)
+        sources = _Sources(bodies, body_files, missing, ExpressionCache())
         parts = [
             _compile_part(
                 index,
                 manifest.with_defaults(written),
                 written,
-                _Sources(bodies, body_files, missing),
+                sources,
                 part_names,
                 conditions,
                 bound,
@@ -287,7 +288,7 @@ def compile_catalog(
         manifest=manifest,
         parts=tuple(parts),
         rules=rules,
-        plans={agent.name: plan_agent(rules, agent, parts) for agent in agents},
+        plans=plan_agents(rules, agents, parts),
         location=location,
         source=source,
         manifest_file=manifest_file,
@@ -344,11 +345,13 @@ def _declared_names(manifest: Manifest) -> tuple[dict[str, Shape], dict[str, Any
 
 @dataclass(frozen=True)
 class _Sources:
-    """The part bodies as loaded: text, file name for errors, and which are missing."""
+    """The part bodies as loaded: text, file name for errors, and which are missing;
+    and the expressions their templates share, each compiled once."""
 
     bodies: Mapping[str, str]
     files: Mapping[str, str]
     missing: Collection[str]
+    expressions: ExpressionCache
 
 
 def _compile_condition(
@@ -415,7 +418,7 @@ def _compile_part(
     template = None
     if decl.template:
         try:
-            template = compile_template(body, names)
+            template = compile_template(body, names, sources.expressions)
         except CatalogError as exc:
             raise exc.located(file=path, key=f"part {decl.id!r}") from None
     elif bound[0] or bound[1]:

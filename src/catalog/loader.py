@@ -20,16 +20,16 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import difflib
 import os
 import posixpath
 import re
+import stat
 import threading
 import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from catalog._textfile import read_text
 from catalog.assemble import CompiledPart
@@ -45,6 +45,9 @@ from catalog.manifest.models import (
     parse_parts_file,
 )
 from catalog.manifest.positions import key_lines
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 __all__ = [
     "MANIFEST_NAME",
@@ -86,16 +89,35 @@ class VersionDir:
         """The body file ``file`` names, or None when it would leave the catalog folder,
         by its path or (on disk) through a symbolic link."""
         normal = posixpath.normpath(posixpath.join(self.name, file.replace("\\", "/")))
-        if normal.startswith("../") or normal == ".." or posixpath.isabs(normal):
+        if normal.startswith("../") or normal in ("..", ".") or posixpath.isabs(normal):
             return None
         if isinstance(self.catalog_dir, Path):  # one join, not one per segment
             on_disk = self.catalog_dir / normal
+            if not _through_link(self.catalog_dir, normal):
+                return on_disk  # lexically inside, and no link on the way can lead out
             root = os.path.realpath(self.catalog_dir)
             return on_disk if os.path.realpath(on_disk).startswith(root + os.sep) else None
         target = self.catalog_dir
         for segment in normal.split("/"):
             target = target.joinpath(segment)
         return target
+
+
+def _through_link(root: Path, relative: str) -> bool:
+    """Whether a folder or the file on the way from ``root`` to ``root/relative`` (a
+    normalised ``/``-separated path) is a symbolic link, or on Windows another
+    reparse point such as a junction. A part that does not exist is no link."""
+    path = os.fspath(root)
+    for segment in relative.split("/"):
+        path = os.path.join(path, segment)
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        attributes = getattr(info, "st_file_attributes", 0)
+        if stat.S_ISLNK(info.st_mode) or attributes & stat.FILE_ATTRIBUTE_REPARSE_POINT:
+            return True
+    return False
 
 
 def manifest_text(where: VersionDir) -> str:
@@ -435,6 +457,8 @@ def _base_part(base: Catalog, part: PartDecl, index: int) -> CompiledPart:
     for candidate in base.parts:
         if candidate.id == wanted:
             return candidate
+    import difflib  # only on this error path: loading never needs it
+
     close = difflib.get_close_matches(wanted, [p.id for p in base.parts], n=3)
     hint = f"did you mean {', '.join(close)}?" if close else "`catalog show` lists the base's parts"
     raise ManifestError(

@@ -27,8 +27,6 @@ record that also accepts another form of input (a bare string, say) turns it
 into a table in ``_before``.
 """
 
-from __future__ import annotations
-
 import inspect
 import re
 import sys

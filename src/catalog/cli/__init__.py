@@ -84,7 +84,7 @@ def _module_of(command: str) -> str:
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser; with ``only``, the other commands are listed but not loaded.
+    """The argument parser; with ``only``, the parser of that one command.
 
     ``build_parser()`` loads every command (for documentation, completion
     and tests); the namespace's ``commands`` maps each name to its parser.
@@ -103,8 +103,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     common_parser(parent)
     for name, help_ in COMMANDS.items():
         if only is not None and name != only:
-            subparsers.add_parser(name, help=help_, add_help=False)
-            continue
+            continue  # a parser costs its building: only the command being run gets one
         command = subparsers.add_parser(name, parents=[parent], help=help_, description=help_)
         importlib.import_module(_module_of(name)).register(command)
     parser.set_defaults(commands=subparsers.choices)

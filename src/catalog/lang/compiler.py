@@ -51,6 +51,7 @@ from catalog.lang.values import (
 
 __all__ = [
     "Expression",
+    "ExpressionCache",
     "compile_expression",
 ]
 
@@ -187,7 +188,9 @@ def compile_expression(source: str, names: Mapping[str, Shape]) -> Expression:
             column=base + 1,
         )
     tree = _parse(text, base)
-    count = sum(isinstance(node, ast.expr) for node in ast.walk(tree))
+    # Every expression node owns at least one character of the text (a name, a
+    # literal, an operator, a bracket or a comma), so a short text needs no count.
+    count = _count_expressions(tree) if len(text) > MAX_NODES else 0
     if count > MAX_NODES:
         raise ExpressionError(
             f"expression has {count} parts, more than the limit of {MAX_NODES}",
@@ -195,13 +198,49 @@ def compile_expression(source: str, names: Mapping[str, Shape]) -> Expression:
             hint="split it, or move the logic into the context",
         )
     compiler = _Compiler(text, base, names)
-    compiler.check_brackets(tree)
+    if text.count("(") + text.count("[") > MAX_DEPTH:  # else they cannot nest too deep
+        compiler.check_brackets(tree)
     node = compiler.compile(tree.body, 1)
     run = node.run
-    if any(isinstance(n, ast.Call | ast.BinOp) for n in ast.walk(tree)):
+    if compiler.builds:
         # Only calls and '+' can build large values: the rest needs no budget of its own.
         run = budgeted(run, f"`{text}`")
     return Expression(source, frozenset(compiler.used), node.shape, run)
+
+
+class ExpressionCache:
+    """Compiles each expression text once per names mapping (the same object, left
+    unchanged while the cache is in use), for the many bodies of one catalog that
+    write the same ``{{ env.os }}``. Failures are not kept: they raise each time."""
+
+    def __init__(self) -> None:
+        self._done: dict[tuple[str, int], tuple[Mapping[str, Shape], Expression]] = {}
+
+    def compile(self, source: str, names: Mapping[str, Shape]) -> Expression:
+        """:func:`compile_expression`, or what it gave for this text and ``names``."""
+        key = (source, id(names))
+        found = self._done.get(key)
+        if found is not None and found[0] is names:
+            return found[1]
+        expression = compile_expression(source, names)
+        self._done[key] = (names, expression)
+        return expression
+
+
+def _count_expressions(tree: ast.AST) -> int:
+    """How many expression nodes ``tree`` holds (one walk, no generator per node)."""
+    count = 0
+    pending = [tree]
+    while pending:
+        node = pending.pop()
+        count += isinstance(node, ast.expr)
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, ast.AST):
+                pending.append(value)
+            elif isinstance(value, list):
+                pending.extend(item for item in value if isinstance(item, ast.AST))
+    return count
 
 
 def _parse(text: str, base: int) -> ast.Expression:
@@ -257,7 +296,10 @@ class _Compiler:
         self._base = base
         self._names = names
         self._starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+        # Columns count characters, the tree counts UTF-8 bytes: the same in ASCII.
+        self._ascii = text.isascii()
         self.used: set[str] = set()
+        self.builds = False  # whether a call or a '+' / '-' was compiled
 
     # -- positions and errors
 
@@ -265,6 +307,8 @@ class _Compiler:
         """Character offset in the text of an AST (line, UTF-8 byte column) position."""
         start = self._starts[lineno - 1]
         end = self._starts[lineno] if lineno < len(self._starts) else len(self._text)
+        if self._ascii:
+            return start + min(col, end - start)
         prefix = self._text[start:end].encode("utf-8")[:col]
         return start + len(prefix.decode("utf-8", "ignore"))
 
@@ -498,6 +542,7 @@ class _Compiler:
             )
         left = self.compile(node.left, depth + 1)
         right = self.compile(node.right, depth + 1)
+        self.builds = True
         symbol = "+" if adding else "-"
         column = self._between(node.left, node.right, symbol)
         run_left, run_right = left.run, right.run
@@ -620,6 +665,7 @@ class _Compiler:
         except ExpressionError as exc:
             raise self.at(exc, column) from None
         runs, call = tuple(arg.run for arg in args), function.call
+        self.builds = True
 
         def run(scope: Scope) -> Any:
             values = [arg(scope) for arg in runs]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import html
 import re
 import types
 from collections.abc import Callable, Mapping, Sequence
@@ -271,6 +270,8 @@ def _fn_pick(mapping: object, names: object) -> list[Any]:
 
 
 def _fn_escape(value: object) -> str:
+    import html  # only this function needs it: a few milliseconds to import otherwise
+
     return html.escape(render_value(value), quote=True)
 
 

@@ -51,7 +51,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal, NoReturn, TypeAlias
 
 from catalog.errors import EvaluationError, ExpressionError, TemplateError
-from catalog.lang.compiler import Expression, compile_expression
+from catalog.lang.compiler import Expression, ExpressionCache
 from catalog.lang.shapes import SCALAR, RecordShape, Shape, did_you_mean
 from catalog.lang.values import (
     ITEM_COST,
@@ -145,13 +145,18 @@ class Template:
     render: Callable[[Scope], str] = dataclasses.field(repr=False, compare=False)
 
 
-def compile_template(source: str, names: Mapping[str, Shape]) -> Template:
-    """Parse and compile a part body once; raises :class:`TemplateError` when malformed."""
+def compile_template(
+    source: str, names: Mapping[str, Shape], expressions: ExpressionCache | None = None
+) -> Template:
+    """Parse and compile a part body once; raises :class:`TemplateError` when malformed.
+
+    ``expressions`` shares compiled expressions between the bodies of one catalog.
+    """
     if _OPENER.search(source) is None:
         return Template(source, frozenset(), True, lambda scope: source)
     lines = _Lines(source)
     tokens = _trim_block_lines(_tokenize(source, lines))
-    compiler = _Compiler(lines, names)
+    compiler = _Compiler(lines, names, expressions or ExpressionCache())
     run = compiler.compile(tokens)
     if isinstance(run, str):
         text = run
@@ -231,6 +236,9 @@ def _find_closer(source: str, start: int, closer: str) -> int:
     balance, the first ``closer`` is taken and the expression compiler
     reports the broken string.
     """
+    first = source.find(closer, start)
+    if first < 0 or source.find("'", start, first) == source.find('"', start, first) == -1:
+        return first  # no quote before the first closer: it closes the tag
     quote = ""
     index = start
     while index < len(source):
@@ -342,7 +350,7 @@ def _kept(tokens: list[_Token], keep: dict[int, tuple[int, int]]) -> list[_Token
         elif i in keep:
             start, stop = keep[i]
             if start < stop:
-                trimmed.append(dataclasses.replace(token, content=token.content[start:stop]))
+                trimmed.append(_Token("text", token.start, token.inner, token.content[start:stop]))
     return trimmed
 
 
@@ -368,8 +376,11 @@ class _Frame:
 class _Compiler:
     """Turns the token list into one render closure, checking every tag."""
 
-    def __init__(self, lines: _Lines, names: Mapping[str, Shape]) -> None:
+    def __init__(
+        self, lines: _Lines, names: Mapping[str, Shape], expressions: ExpressionCache
+    ) -> None:
         self._lines = lines
+        self._expressions = expressions
         self._stack = [_Frame("root", 0, names, frozenset())]
         self.used: set[str] = set()
 
@@ -511,7 +522,7 @@ class _Compiler:
 
     def _expression(self, text: str, offset: int, frame: _Frame) -> Expression:
         try:
-            expression = compile_expression(text, frame.names)
+            expression = self._expressions.compile(text, frame.names)
         except ExpressionError as exc:
             self._lines.error(exc.message, offset + (exc.column or 1) - 1, exc.hint)
         self.used |= expression.names - frame.bound

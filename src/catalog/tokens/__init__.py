@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from catalog.errors import UsageError
-from catalog.tokens.claude import estimate
 
 if TYPE_CHECKING:
     import tiktoken
@@ -163,6 +162,9 @@ def _tiktoken_count(encoding: str, text: str) -> int:
 
 @functools.lru_cache(maxsize=_MEMO_SIZE)
 def _claude_count(text: str) -> int:
+    # Loaded on first use: its tables cost every command's start, and few count this way.
+    from catalog.tokens.claude import estimate
+
     return estimate(text, _tiktoken_count("cl100k_base", text))
 
 
