@@ -108,6 +108,10 @@ class Shorthand(Record):
     _also_accepts: ClassVar[tuple[dict[str, Any], ...]] = ({"type": "string"},)
 
 
+class LongerShorthand(Shorthand):
+    loud: bool = False
+
+
 class Entries(Record):
     entries: dict[str, Shorthand] = field(default_factory=dict)
 
@@ -732,6 +736,15 @@ def test_the_schema_of_a_record_also_accepting_a_string() -> None:
         "additionalProperties": False,
     }
     assert Shorthand.model_json_schema() == {"anyOf": [{"type": "string"}, own]}
+    inherited = LongerShorthand.model_json_schema()
+    assert inherited["anyOf"][0] == {"type": "string"}
+    assert inherited["anyOf"][1]["title"] == "LongerShorthand"
+    assert LongerShorthand.model_validate("w") == LongerShorthand(word="w")
+    assert list(LongerShorthand.model_fields) == ["word", "count", "loud"]
+    assert problems_of(LongerShorthand, {"word": 1, "loud": 1}) == [
+        (("word",), "type", "must be text, not a number (1)"),
+        (("loud",), "type", "must be true or false, not a number (1)"),
+    ]
     nested = Entries.model_json_schema()
     assert nested["properties"]["entries"]["additionalProperties"] == {"$ref": "#/$defs/Shorthand"}
     assert nested["$defs"]["Shorthand"] == {"anyOf": [{"type": "string"}, own]}

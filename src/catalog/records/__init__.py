@@ -27,6 +27,8 @@ record that also accepts another form of input (a bare string, say) turns it
 into a table in ``_before``.
 """
 
+from __future__ import annotations
+
 import inspect
 import sys
 import types
@@ -609,7 +611,7 @@ def _record_schema(cls: type[Record], definitions: _Definitions) -> dict[str, An
     if required:
         schema["required"] = required
     schema["additionalProperties"] = False
-    also = cls.__dict__.get("_also_accepts")
+    also = getattr(cls, "_also_accepts", ())  # inherited with the _before that reads it
     return {"anyOf": [*also, schema]} if also else schema
 
 
