@@ -8,10 +8,11 @@
 The names of :data:`__all__` are the public API. Importing this package
 loads none of them: each is imported from its module when first used
 (PEP 562), so ``import catalog`` costs a few milliseconds and a program
-pays for pydantic, the compiler or the stores only when it uses them.
-Everything else is imported from its own module: the context's sub-models
-from :mod:`catalog.context`, the error subclasses from :mod:`catalog.errors`,
-the parts of an assembled prompt from :mod:`catalog.prompt`.
+pays for the compiler or the stores only when it uses them (it never
+imports pydantic). Everything else is imported from its own module: the
+context's sub-records from :mod:`catalog.context`, the error subclasses from
+:mod:`catalog.errors`, the parts of an assembled prompt from
+:mod:`catalog.prompt`.
 """
 
 from __future__ import annotations

@@ -73,8 +73,9 @@ Evaluation
 ----------
 * a name missing from the scope is none;
 * ``x.attr`` reads, without ever calling :func:`getattr` on an arbitrary
-  name: a mapping's key (``x.get("attr")``), a pydantic model's declared or
-  computed field (or extra field), a dataclass instance's declared field;
+  name: a mapping's key (``x.get("attr")``), a record's declared field, a
+  pydantic model's declared or computed field (or extra field), a
+  dataclass instance's declared field;
   anything else, and none, gives none (``output_style.name`` is none when
   ``output_style`` is none);
 * ``x[i]`` indexes text and lists with a number and mappings with a key; an

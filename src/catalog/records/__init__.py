@@ -3,10 +3,15 @@
 A :class:`Record` subclass declares its fields with annotations, as a
 dataclass does. Building one (``Context(tools=["Read"])`` or
 :meth:`Record.model_validate` on a parsed TOML table) checks every field
-against its annotation, turns lists into tuples and tables into nested
-records, refuses unknown keys and reports every problem at once as a
+against its annotation, turns lists into tuples (``tuple[X, ...]``; a
+``list[X]`` field keeps a list) and tables into nested records, refuses
+unknown keys and reports every problem at once as a
 :class:`~catalog.errors.RecordError` whose messages speak of lists, tables
-and keys, the words of someone writing a file.
+and keys, the words of someone writing a file. Unlike pydantic's default
+mode, values are not converted from one type to another: ``"5"`` is not an
+integer and ``"yes"`` is not true (only an integer is taken for a float).
+Mutable defaults are refused as dataclasses refuse them: use
+``field(default_factory=...)``.
 
 Why not pydantic: these classes are built on every ``catalog`` command, and
 importing pydantic and building its models cost several times the rest of a
@@ -22,8 +27,10 @@ record that also accepts another form of input (a bare string, say) turns it
 into a table in ``_before``.
 """
 
+from __future__ import annotations
+
 import inspect
-import re
+import sys
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -31,6 +38,16 @@ from dataclasses import FrozenInstanceError
 from typing import Annotated, Any, ClassVar, Literal, Self, Union, dataclass_transform
 
 from catalog.errors import CatalogError, Problem, RecordError, parse_key
+from catalog.records.constraints import (
+    Bounds,
+    Check,
+    Length,
+    Pattern,
+    broken,
+    describe_value,
+    figure,
+    rule_schema,
+)
 
 __all__ = [
     "Bounds",
@@ -48,44 +65,6 @@ _MISSING: Any = object()
 _BAD: Any = object()  # a validator's result when it recorded a problem
 
 Validator = Callable[[Any, tuple[str | int, ...], list[Problem]], Any]
-
-
-class Pattern:
-    """The text must match ``pattern`` (anchored with ``^``/``$`` for a whole match)."""
-
-    def __init__(self, pattern: str) -> None:
-        self.pattern = pattern
-        whole = pattern.startswith("^") and pattern.endswith("$") and not pattern.endswith("\\$")
-        regex = re.compile(pattern[1:-1] if whole else pattern)
-        self._test = regex.fullmatch if whole else regex.search
-
-    def matches(self, value: str) -> bool:
-        """Whether ``value`` matches (a ``$`` does not let a trailing newline through)."""
-        return self._test(value) is not None
-
-
-class Bounds:
-    """A number's limits: above ``gt``, at least ``ge``, at most ``le``."""
-
-    def __init__(
-        self, *, gt: float | None = None, ge: float | None = None, le: float | None = None
-    ) -> None:
-        self.gt, self.ge, self.le = gt, ge, le
-
-
-class Length:
-    """A text's length limits, in characters."""
-
-    def __init__(self, *, min: int | None = None, max: int | None = None) -> None:
-        self.min, self.max = min, max
-
-
-class Check:
-    """A function run on the checked value: returns it (or a replacement), or raises
-    ``ValueError``."""
-
-    def __init__(self, function: Callable[[Any], Any]) -> None:
-        self.function = function
 
 
 class FieldInfo:
@@ -145,6 +124,15 @@ def field(
 _HINTS: dict[type, dict[str, Any]] = {}
 
 
+def _is_class_var(annotation: Any) -> bool:
+    """Whether a class annotation (a string under ``from __future__ import annotations``)
+    declares a ``ClassVar`` rather than a field."""
+    if isinstance(annotation, str):
+        head = annotation.split("[", 1)[0].strip()
+        return head == "ClassVar" or head.endswith(".ClassVar")
+    return annotation is ClassVar or typing.get_origin(annotation) is ClassVar
+
+
 def _hints(cls: type) -> dict[str, Any]:
     """The resolved annotations of ``cls`` (string ones evaluated), once per class."""
     found = _HINTS.get(cls)
@@ -165,10 +153,15 @@ class Record:
         super().__init_subclass__(**kwargs)
         fields = dict(cls.model_fields)
         for name, annotation in inspect.get_annotations(cls).items():
-            if str(annotation).startswith(("ClassVar", "typing.ClassVar")):
+            if _is_class_var(annotation):
                 continue
             value = cls.__dict__.get(name, _MISSING)
             info = value if isinstance(value, FieldInfo) else FieldInfo(default=value)
+            if isinstance(info.default, list | dict | set):
+                raise TypeError(
+                    f"{cls.__name__}.{name}: a {type(info.default).__name__} default would be "
+                    "one object shared by every record; use field(default_factory=...)"
+                )
             if isinstance(value, FieldInfo) or value is not _MISSING:
                 delattr(cls, name)
             info.name, info.owner = name, cls
@@ -233,7 +226,8 @@ class Record:
 
     @classmethod
     def _before(cls, data: Any) -> Any:
-        """Input in another form than a table, turned into one (by default, as given)."""
+        """Input in another form than a table, turned into one (by default, as given);
+        raise ``ValueError`` to refuse it."""
         return data
 
     def _check(self) -> None:
@@ -269,8 +263,13 @@ def _plan_of(cls: type[Record]) -> tuple[tuple[FieldInfo, Validator], ...]:
     plan = cls.__dict__.get("_plan")
     if plan is None:
         hints = _hints(cls)
-        plan = tuple((info, _validator(hints[name])) for name, info in cls.model_fields.items())
-        cls._plan = plan
+        steps = []
+        for name, info in cls.model_fields.items():
+            try:
+                steps.append((info, _validator(hints[name])))
+            except TypeError as exc:
+                raise TypeError(f"{cls.__name__}.{name}: {exc}") from None
+        plan = cls._plan = tuple(steps)
     return plan
 
 
@@ -324,11 +323,13 @@ def _validate_record(
 ) -> Any:
     if isinstance(value, cls):
         return value
-    value = cls._before(value)
+    try:
+        value = cls._before(value)
+    except ValueError as exc:
+        problems.append(_refused(loc, exc))
+        return _BAD
     if not isinstance(value, Mapping):
-        problems.append(
-            Problem(loc, "table", f"must be a table (an object), not {describe_value(value)}")
-        )
+        problems.append(Problem(loc, "table", f"must be {_TABLE}, not {describe_value(value)}"))
         return _BAD
     record = object.__new__(cls)
     _fill(record, value, loc, problems)
@@ -347,9 +348,9 @@ def _validator(annotation: Any) -> Validator:
         return _literal(args)
     if origin is Union or origin is types.UnionType:
         return _union(args)
-    if origin in (tuple, list, Sequence) or annotation in (tuple, list):
-        item = _validator(args[0]) if args else _validator(Any)
-        return _sequence(item)
+    if _is_sequence(annotation):
+        kind = list if list in (origin, annotation) else tuple
+        return _sequence(_validator(_item_type(annotation)), kind)
     if origin in (dict, Mapping) or annotation in (dict, Mapping):
         key, item = (_validator(args[0]), _validator(args[1])) if args else (_validator(Any),) * 2
         return _mapping(key, item)
@@ -359,33 +360,71 @@ def _validator(annotation: Any) -> Validator:
     if annotation in _SCALARS:
         return _scalar(*_SCALARS[annotation])
     if annotation is type(None) or annotation is None:
-        return _scalar(lambda value: value is None, "none")
+        return _scalar(lambda value: value is None, "none", None)
     raise TypeError(f"records cannot check values of type {annotation!r}")
 
 
-_SCALARS: dict[Any, tuple[Callable[[Any], bool], str]] = {
-    str: (lambda value: isinstance(value, str), "text"),
-    bool: (lambda value: isinstance(value, bool), "true or false"),
-    int: (lambda value: isinstance(value, int) and not isinstance(value, bool), "an integer"),
+def _is_sequence(annotation: Any) -> bool:
+    return typing.get_origin(annotation) in (tuple, list, Sequence) or annotation in (tuple, list)
+
+
+def _item_type(annotation: Any) -> Any:
+    """The type of a list's items: ``X`` of ``tuple[X, ...]``, ``list[X]``, ``Sequence[X]``."""
+    args = typing.get_args(annotation)
+    if typing.get_origin(annotation) is tuple and args and (len(args) != 2 or args[1] is not ...):
+        raise TypeError(
+            f"records cannot check a tuple of fixed length ({annotation!r}); write tuple[X, ...]"
+        )
+    return args[0] if args else Any
+
+
+_LIST = "a list (an array)"
+_TABLE = "a table (an object)"
+_SCALARS: dict[Any, tuple[Callable[[Any], bool], str, Callable[[Any], Any] | None]] = {
+    str: (lambda value: isinstance(value, str), "text", None),
+    bool: (lambda value: isinstance(value, bool), "true or false", None),
+    int: (
+        lambda value: isinstance(value, int) and not isinstance(value, bool),
+        "an integer",
+        None,
+    ),
     float: (
         lambda value: isinstance(value, int | float) and not isinstance(value, bool),
         "a number",
+        float,
     ),
 }
+_FLOAT_MAX = f"{sys.float_info.max:g}"
 
 
-def _scalar(test: Callable[[Any], bool], what: str) -> Validator:
+def _scalar(
+    test: Callable[[Any], bool], what: str, convert: Callable[[Any], Any] | None
+) -> Validator:
     def check(value: Any, loc: tuple[str | int, ...], problems: list[Problem]) -> Any:
-        if test(value):
-            return float(value) if what == "a number" else value
-        problems.append(Problem(loc, "type", f"must be {what}, not {describe_value(value)}"))
-        return _BAD
+        if not test(value):
+            problems.append(Problem(loc, "type", f"must be {what}, not {describe_value(value)}"))
+            return _BAD
+        if convert is None:
+            return value
+        try:
+            return convert(value)
+        except OverflowError:  # an integer past the largest float
+            message = f"must be between -{_FLOAT_MAX} and {_FLOAT_MAX}, not {figure(value)}"
+            problems.append(Problem(loc, "bounds", message))
+            return _BAD
 
     return check
 
 
+def _or(alternatives: Sequence[str]) -> str:
+    """``a``, ``a or b``, ``a, b or c``."""
+    if len(alternatives) == 1:
+        return alternatives[0]
+    return f"{', '.join(alternatives[:-1])} or {alternatives[-1]}"
+
+
 def _literal(choices: tuple[Any, ...]) -> Validator:
-    allowed = " or ".join(", ".join(repr(c) for c in choices).rsplit(", ", 1))
+    allowed = _or([repr(c) for c in choices])
 
     def check(value: Any, loc: tuple[str | int, ...], problems: list[Problem]) -> Any:
         if any(value == c and type(value) is type(c) for c in choices):
@@ -396,34 +435,60 @@ def _literal(choices: tuple[Any, ...]) -> Validator:
     return check
 
 
+def _expected(annotation: Any) -> list[str]:
+    """What a value must be to fit ``annotation``, as messages say it (``'a'``, ``text``)."""
+    origin = typing.get_origin(annotation)
+    if origin is Annotated:
+        return _expected(typing.get_args(annotation)[0])
+    if origin is Literal:
+        return [repr(c) for c in typing.get_args(annotation)]
+    if annotation in _SCALARS:
+        return [_SCALARS[annotation][1]]
+    return [_LIST] if _is_sequence(annotation) else [_TABLE]
+
+
+_SHAPE_KINDS = frozenset({"type", "choice", "list", "table"})
+
+
 def _union(members: tuple[Any, ...]) -> Validator:
+    """The value fits the first member that takes it. When none does, the problems of the
+    first member whose shape it has (a table for a record) say most; when it has the shape
+    of none, one problem lists every member (``must be true or false, 'after' or 'inline'``).
+    """
     optional = type(None) in members
-    checks = [_validator(m) for m in members if m is not type(None)]
+    kept = [m for m in members if m is not type(None)]
+    checks = [_validator(m) for m in kept]
+    expected = _or([what for member in kept for what in _expected(member)])
 
     def check(value: Any, loc: tuple[str | int, ...], problems: list[Problem]) -> Any:
         if value is None and optional:
             return None
-        first: list[Problem] = []
+        refused: list[Problem] = []
         for each in checks:
             found: list[Problem] = []
             result = each(value, loc, found)
             if not found:
                 return result
-            first = first or found
-        problems.extend(first)
+            if any(p.loc != loc or p.kind not in _SHAPE_KINDS for p in found):
+                problems.extend(found)
+                return _BAD
+            refused += found
+        if len(checks) == 1:
+            problems.extend(refused)
+        else:
+            message = f"must be {expected}, not {describe_value(value)}"
+            problems.append(Problem(loc, refused[0].kind, message))
         return _BAD
 
     return check
 
 
-def _sequence(item: Validator) -> Validator:
+def _sequence(item: Validator, kind: type[tuple[Any, ...]] | type[list[Any]]) -> Validator:
     def check(value: Any, loc: tuple[str | int, ...], problems: list[Problem]) -> Any:
         if not isinstance(value, list | tuple):
-            problems.append(
-                Problem(loc, "list", f"must be a list (an array), not {describe_value(value)}")
-            )
+            problems.append(Problem(loc, "list", f"must be {_LIST}, not {describe_value(value)}"))
             return _BAD
-        return tuple(item(each, (*loc, index), problems) for index, each in enumerate(value))
+        return kind(item(each, (*loc, index), problems) for index, each in enumerate(value))
 
     return check
 
@@ -431,11 +496,14 @@ def _sequence(item: Validator) -> Validator:
 def _mapping(key: Validator, item: Validator) -> Validator:
     def check(value: Any, loc: tuple[str | int, ...], problems: list[Problem]) -> Any:
         if not isinstance(value, Mapping):
-            problems.append(
-                Problem(loc, "table", f"must be a table (an object), not {describe_value(value)}")
-            )
+            problems.append(Problem(loc, "table", f"must be {_TABLE}, not {describe_value(value)}"))
             return _BAD
-        return {key(k, (*loc, k), problems): item(v, (*loc, k), problems) for k, v in value.items()}
+        checked = {}
+        for k, v in value.items():
+            where = (*loc, k if isinstance(k, str) else str(k))  # an int would read as [index]
+            name = key(k, where, problems)
+            checked[name] = item(v, where, problems)
+        return checked
 
     return check
 
@@ -447,7 +515,7 @@ def _constrained(inner: Validator, metadata: Sequence[Any]) -> Validator:
         for rule in metadata:
             if len(problems) != count:
                 return _BAD
-            problem = _broken(rule, value)
+            problem = broken(rule, value)
             if problem is not None:
                 problems.append(Problem(loc, *problem))
             elif isinstance(rule, Check):
@@ -458,42 +526,6 @@ def _constrained(inner: Validator, metadata: Sequence[Any]) -> Validator:
         return value if len(problems) == count else _BAD
 
     return check
-
-
-def _broken(rule: Any, value: Any) -> tuple[str, str] | None:
-    """The kind and message of the constraint ``rule`` that ``value`` breaks, if any."""
-    if isinstance(rule, Pattern) and not rule.matches(value):
-        return "pattern", f"must match the pattern {rule.pattern!r}, not {describe_value(value)}"
-    if isinstance(rule, Bounds):
-        if rule.gt is not None and not value > rule.gt:
-            return "bounds", f"must be greater than {rule.gt}, not {value}"
-        if rule.ge is not None and not value >= rule.ge:
-            return "bounds", f"must be at least {rule.ge}, not {value}"
-        if rule.le is not None and not value <= rule.le:
-            return "bounds", f"must be at most {rule.le}, not {value}"
-    if isinstance(rule, Length):
-        if rule.min is not None and len(value) < rule.min:
-            return "length", f"must have at least {rule.min} character{'s' * (rule.min != 1)}"
-        if rule.max is not None and len(value) > rule.max:
-            return "length", f"must have at most {rule.max} characters, not {len(value)}"
-    return None
-
-
-def describe_value(value: object) -> str:
-    """A value as a message names it: ``a number (5)``, ``text ('x')``, ``a list``."""
-    if isinstance(value, bool):
-        return f"true/false ({str(value).lower()})"
-    if isinstance(value, int | float):
-        return f"a number ({value})"
-    if isinstance(value, str):
-        return f"text ({value!r})" if len(value) <= 40 else "text"
-    if isinstance(value, list | tuple):
-        return "a list"
-    if isinstance(value, Mapping):
-        return "a table"
-    if value is None:
-        return "nothing (null)"
-    return type(value).__name__
 
 
 # -- dumping
@@ -536,14 +568,34 @@ def _dump_value(value: Any, options: _DumpOptions) -> Any:
 
 def json_schema(cls: type[Record]) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of ``cls``'s input; nested records go in ``$defs``."""
-    definitions: dict[str, Any] = {}
+    definitions = _Definitions()
     schema = _record_schema(cls, definitions)
-    if definitions:
-        schema["$defs"] = dict(sorted(definitions.items()))
+    if definitions.schemas:
+        schema["$defs"] = dict(sorted(definitions.schemas.items()))
     return schema
 
 
-def _record_schema(cls: type[Record], definitions: dict[str, Any]) -> dict[str, Any]:
+class _Definitions:
+    """The ``$defs`` of one schema, each record class under a name of its own."""
+
+    def __init__(self) -> None:
+        self.schemas: dict[str, Any] = {}
+        self._names: dict[type[Record], str] = {}
+
+    def ref(self, cls: type[Record]) -> dict[str, Any]:
+        """A reference to ``cls``'s schema, written into ``$defs`` on first use."""
+        name = self._names.get(cls)
+        if name is None:
+            name = cls.__name__
+            if name in self.schemas:  # another record of that name: this one by its full name
+                name = f"{cls.__module__}.{cls.__qualname__}"
+            self._names[cls] = name
+            self.schemas[name] = {}  # a record that nests itself stops here
+            self.schemas[name] = _record_schema(cls, self)
+        return {"$ref": f"#/$defs/{name}"}
+
+
+def _record_schema(cls: type[Record], definitions: _Definitions) -> dict[str, Any]:
     hints = _hints(cls)
     properties: dict[str, Any] = {}
     for name, info in cls.model_fields.items():
@@ -559,24 +611,24 @@ def _record_schema(cls: type[Record], definitions: dict[str, Any]) -> dict[str, 
     if required:
         schema["required"] = required
     schema["additionalProperties"] = False
-    also = cls.__dict__.get("_also_accepts")
+    also = getattr(cls, "_also_accepts", ())  # inherited with the _before that reads it
     return {"anyOf": [*also, schema]} if also else schema
 
 
-def _schema(annotation: Any, definitions: dict[str, Any]) -> dict[str, Any]:
+def _schema(annotation: Any, definitions: _Definitions) -> dict[str, Any]:
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin is Annotated:
         constrained = _schema(args[0], definitions)
         for rule in annotation.__metadata__:
-            constrained.update(_rule_schema(rule))
+            constrained.update(rule_schema(rule))
         return constrained
     if origin is Literal:
         return {"enum": list(args)}
     if origin is Union or origin is types.UnionType:
         return {"anyOf": [_schema(arg, definitions) for arg in args]}
-    if origin in (tuple, list, Sequence) or annotation in (tuple, list):
-        return {"type": "array", "items": _schema(args[0], definitions) if args else {}}
+    if _is_sequence(annotation):
+        return {"type": "array", "items": _schema(_item_type(annotation), definitions)}
     if origin in (dict, Mapping) or annotation in (dict, Mapping):
         schema: dict[str, Any] = {"type": "object"}
         if args:
@@ -586,10 +638,7 @@ def _schema(annotation: Any, definitions: dict[str, Any]) -> dict[str, Any]:
             schema["additionalProperties"] = _schema(args[1], definitions)
         return schema
     if isinstance(annotation, type) and issubclass(annotation, Record):
-        if annotation.__name__ not in definitions:
-            definitions[annotation.__name__] = {}  # a record that nests itself stops here
-            definitions[annotation.__name__] = _record_schema(annotation, definitions)
-        return {"$ref": f"#/$defs/{annotation.__name__}"}
+        return definitions.ref(annotation)
     return dict(_JSON_TYPES.get(annotation, {}))
 
 
@@ -600,18 +649,3 @@ _JSON_TYPES: dict[Any, dict[str, str]] = {
     float: {"type": "number"},
     type(None): {"type": "null"},
 }
-
-
-def _rule_schema(rule: Any) -> dict[str, Any]:
-    if isinstance(rule, Pattern):
-        return {"pattern": rule.pattern}
-    if isinstance(rule, Bounds):
-        found = {"exclusiveMinimum": rule.gt, "minimum": rule.ge, "maximum": rule.le}
-        return {key: value for key, value in found.items() if value is not None}
-    if isinstance(rule, Length):
-        return {
-            key: value
-            for key, value in {"minLength": rule.min, "maxLength": rule.max}.items()
-            if value is not None
-        }
-    return {}
