@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import difflib
 import enum
 import types
 import typing
@@ -59,6 +58,8 @@ def did_you_mean(name: str, known: typing.Iterable[str], *, what: str) -> str:
     ``what`` names the list in the hint ("known names", "fields of Agent").
     The output is sorted, so it is the same in every process.
     """
+    import difflib  # only when a hint is written: most commands never need it
+
     candidates = sorted(set(known))
     if not candidates:
         return f"there are no {what}"
