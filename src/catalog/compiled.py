@@ -20,7 +20,7 @@ import re
 from collections import ChainMap
 from collections.abc import Callable, Collection, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from packaging.version import Version
 
@@ -343,8 +343,7 @@ def _declared_names(manifest: Manifest) -> tuple[dict[str, Shape], dict[str, Any
     return names, defaults
 
 
-@dataclass(frozen=True)
-class _Sources:
+class _Sources(NamedTuple):
     """The part bodies as loaded: text, file name for errors, and which are missing;
     and the expressions their templates share, each compiled once."""
 

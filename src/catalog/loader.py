@@ -19,7 +19,6 @@ file is still read and hash-checked on every load).
 from __future__ import annotations
 
 import copy
-import dataclasses
 import os
 import posixpath
 import re
@@ -29,7 +28,7 @@ import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from catalog._textfile import read_text
 from catalog.assemble import CompiledPart
@@ -230,8 +229,7 @@ def load_version(
         raise sites.locate(exc) from None
 
 
-@dataclass(frozen=True)
-class _Body:
+class _Body(NamedTuple):
     """A part's body as loaded, with the declaration it ends up with (a ``from`` part
     takes what it leaves out from its base part)."""
 
@@ -263,7 +261,7 @@ def _body(
             hint="the body changed since the manifest was written: review it, then run "
             "`catalog stamp` on the folder to record the new hash",
         )
-    return dataclasses.replace(body, text=_shared_text(digest, body.text))
+    return body._replace(text=_shared_text(digest, body.text))
 
 
 class _SharedText(str):

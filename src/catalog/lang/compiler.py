@@ -9,7 +9,7 @@ import operator
 import re
 import warnings
 from collections.abc import Callable, Mapping
-from typing import Any, Final, NoReturn
+from typing import Any, Final, NamedTuple, NoReturn
 
 from catalog.errors import (
     CatalogError,
@@ -83,8 +83,7 @@ class Expression:
         return self.evaluate(scope)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class _Node:
+class _Node(NamedTuple):
     """A compiled sub-expression: its closure, shape and literal value if it is one."""
 
     run: Run

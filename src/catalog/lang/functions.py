@@ -10,7 +10,6 @@ from collections.abc import Set as AbstractSet
 from typing import Any, Final
 
 from catalog.errors import EvaluationError, ExpressionError
-from catalog.lang.brackets import render_brackets
 from catalog.lang.shapes import (
     ANY,
     SCALAR,
@@ -284,6 +283,9 @@ def _fn_brackets(template: object, bindings: object, test: object = "nonblank") 
     if test not in _BRACKET_TESTS:
         known = ", ".join(map(repr, _BRACKET_TESTS))
         raise ValueError(f"the test must be one of {known}, not {test!r}")
+    # Imported on first use: only catalogs with bracket templates call brackets().
+    from catalog.lang.brackets import render_brackets
+
     return render_brackets(
         _text(template, "a template text"),
         bindings or {},

@@ -48,7 +48,7 @@ import dataclasses
 import keyword
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, Final, Literal, NoReturn, TypeAlias
+from typing import Any, Final, Literal, NamedTuple, NoReturn, TypeAlias
 
 from catalog.errors import EvaluationError, ExpressionError, TemplateError
 from catalog.lang.compiler import Expression, ExpressionCache
@@ -194,8 +194,7 @@ class _Lines:
         raise TemplateError(message, line=line, column=column, hint=hint)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class _Token:
+class _Token(NamedTuple):
     """A run of text or one tag; ``inner`` is where the tag's content starts."""
 
     kind: _Kind
@@ -358,19 +357,37 @@ def _kept(tokens: list[_Token], keep: dict[int, tuple[int, int]]) -> list[_Token
 # Compiling
 
 
-@dataclasses.dataclass(slots=True)
 class _Frame:
     """An open block while compiling: its branches so far and what it binds."""
 
-    kind: Literal["root", "if", "for"]
-    start: int
-    names: Mapping[str, Shape]
-    bound: frozenset[str]
-    pieces: list[str | _Render] = dataclasses.field(default_factory=list)
-    branches: list[tuple[Expression, int, str | _Render]] = dataclasses.field(default_factory=list)
-    test: tuple[Expression, int] | None = None
-    has_else: bool = False
-    variable: str = ""
+    __slots__ = (
+        "bound",
+        "branches",
+        "has_else",
+        "kind",
+        "names",
+        "pieces",
+        "start",
+        "test",
+        "variable",
+    )
+
+    def __init__(
+        self,
+        kind: Literal["root", "if", "for"],
+        start: int,
+        names: Mapping[str, Shape],
+        bound: frozenset[str],
+    ) -> None:
+        self.kind = kind
+        self.start = start
+        self.names = names
+        self.bound = bound
+        self.pieces: list[str | _Render] = []
+        self.branches: list[tuple[Expression, int, str | _Render]] = []
+        self.test: tuple[Expression, int] | None = None
+        self.has_else = False
+        self.variable = ""
 
 
 class _Compiler:
