@@ -1075,3 +1075,33 @@ def test_before_refusing_input_is_a_value_problem_at_its_location() -> None:
     assert problems_of(Specs, {"specs": ["a@1", "b"]}) == [
         (("specs", 1), "value", "'b' has no '@'; write NAME@VERSION")
     ]
+
+
+_names = st.text(alphabet="abcdefgh_", min_size=1, max_size=6)
+_context_data = st.fixed_dictionaries(
+    {},
+    optional={
+        "tools": st.lists(st.text(max_size=8), max_size=3),
+        "env": st.fixed_dictionaries(
+            {}, optional={"os": st.text(max_size=8), "is_git_repo": st.booleans()}
+        ),
+        "files": st.dictionaries(_names, st.text(max_size=8), max_size=3),
+        "project_files": st.lists(
+            st.fixed_dictionaries({"path": st.text(max_size=8), "content": st.text(max_size=8)}),
+            max_size=2,
+        ),
+        "variables": st.dictionaries(
+            _names, st.booleans() | st.integers() | st.lists(st.text(max_size=4), max_size=2)
+        ),
+        "token_budget": st.none() | st.integers(min_value=1),
+        "output_style": st.none() | st.fixed_dictionaries({"name": st.text(max_size=8)}),
+    },
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_context_data)
+def test_a_context_dumps_back_as_it_was_given(data: dict[str, Any]) -> None:
+    context = Context.model_validate(data)
+    assert context.model_dump(mode="json", exclude_unset=True) == data
+    assert Context.model_validate(context.model_dump()) == context
