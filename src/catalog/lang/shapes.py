@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import difflib
 import enum
 import types
 import typing
@@ -62,6 +61,8 @@ def did_you_mean(name: str, known: typing.Iterable[str], *, what: str) -> str:
     candidates = sorted(set(known))
     if not candidates:
         return f"there are no {what}"
+    import difflib  # only on this error path: a command that succeeds never needs it
+
     close = difflib.get_close_matches(name, candidates, n=3, cutoff=0.6)
     listing = f"{what}: {', '.join(candidates)}"
     if close:
