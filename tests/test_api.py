@@ -31,6 +31,28 @@ def test_import_catalog_loads_no_heavy_module() -> None:
     assert done.stdout.strip() == "[]"
 
 
+def test_assembling_a_bundled_catalog_imports_only_what_it_needs() -> None:
+    unneeded = (
+        "pydantic",
+        "importlib.metadata",  # entry points are scanned without it when none is declared
+        "importlib.resources",  # the bundled catalogs are found next to the package
+        "email",
+        "zipfile",
+        "difflib",  # only for did-you-mean hints
+        "html",  # only for escape()
+        "catalog.lang.brackets",  # only for brackets()
+        "catalog.gather",
+        "catalog.diff",
+    )
+    code = (
+        "import contextlib, io, sys; from catalog.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()): main(['assemble', 'coding-agent'])\n"
+        f"print(sorted(m for m in {unneeded!r} if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
 def test_diff_and_gather_stay_functions_whoever_imports_their_subpackages() -> None:
     code = (
         "import catalog.diff.render, catalog.gather, catalog; "

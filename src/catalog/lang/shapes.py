@@ -58,11 +58,11 @@ def did_you_mean(name: str, known: typing.Iterable[str], *, what: str) -> str:
     ``what`` names the list in the hint ("known names", "fields of Agent").
     The output is sorted, so it is the same in every process.
     """
+    import difflib  # only when a hint is written: most commands never need it
+
     candidates = sorted(set(known))
     if not candidates:
         return f"there are no {what}"
-    import difflib  # only on this error path: a command that succeeds never needs it
-
     close = difflib.get_close_matches(name, candidates, n=3, cutoff=0.6)
     listing = f"{what}: {', '.join(candidates)}"
     if close:
