@@ -27,8 +27,8 @@ record that also accepts another form of input (a bare string, say) turns it
 into a table in ``_before``.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` here: Record's own annotations would be
+# strings, evaluated again by get_type_hints for every record class on every start.
 import inspect
 import sys
 import types
