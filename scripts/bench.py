@@ -7,6 +7,8 @@ Prints:
 - the wall time of ``catalog assemble coding-agent`` (a whole command: start,
   load, compile, assemble, print) as a multiple of ``python -c pass``, and
   whether it imported pydantic, tiktoken or the metadata and network modules;
+  then how much of it is importing the command line, and how much its first
+  run in process (finding, reading, compiling and assembling the catalog);
 
 and for a synthetic catalog of about 40 parts:
 - the time to load one version, with 1 and with 200 versions installed (it
@@ -129,6 +131,25 @@ def startup(runs: int) -> tuple[float, float, list[str]]:
     return bare, command, out.stdout.split()
 
 
+def command_split(runs: int) -> tuple[float, float]:
+    """Median seconds, in fresh processes, of importing the command line and of its
+    first ``assemble coding-agent`` run (finding, loading, compiling, assembling)."""
+    code = (
+        "import time; start = time.perf_counter()\n"
+        "import contextlib, io; from catalog.cli import main\n"
+        "imported = time.perf_counter()\n"
+        "with contextlib.redirect_stdout(io.StringIO()): main(['assemble', 'coding-agent'])\n"
+        "print(imported - start, time.perf_counter() - imported)"
+    )
+    samples = []
+    for _ in range(runs):
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=_ENV
+        )
+        samples.append(tuple(map(float, out.stdout.split())))
+    return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
+
+
 def reference(
     context: dict[str, Any], bodies: list[tuple[str, Callable[[dict[str, Any]], bool]]]
 ) -> str:
@@ -157,6 +178,11 @@ def main() -> None:
     print(
         f"catalog assemble coding-agent {command * 1e3:8.2f} ms   {command / bare:.1f}x "
         f"python -c pass ({bare * 1e3:.1f} ms); heavy modules: {', '.join(heavy) or 'none'}"
+    )
+    imports, run = command_split(args.runs)
+    print(
+        f"  of which importing catalog.cli {imports * 1e3:6.2f} ms, "
+        f"the first run of main() {run * 1e3:6.2f} ms"
     )
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
