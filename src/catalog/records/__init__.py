@@ -121,6 +121,16 @@ def field(
     return FieldInfo(default=default, default_factory=default_factory, alias=alias)
 
 
+class _Step(typing.NamedTuple):
+    """How one field is filled: the key input gives it by, its check, its default."""
+
+    name: str
+    key: str
+    check: Validator
+    info: FieldInfo
+    required: bool
+
+
 _HINTS: dict[type, dict[str, Any]] = {}
 
 
@@ -146,7 +156,7 @@ class Record:
     """Base of the package's frozen data classes; see the module's docstring."""
 
     model_fields: ClassVar[dict[str, FieldInfo]] = {}
-    _plan: ClassVar[tuple[tuple[FieldInfo, Validator], ...] | None] = None
+    _plan: ClassVar[tuple[_Step, ...] | None] = None
     _keys: ClassVar[dict[str, str]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -259,16 +269,17 @@ class Record:
 # -- validation
 
 
-def _plan_of(cls: type[Record]) -> tuple[tuple[FieldInfo, Validator], ...]:
+def _plan_of(cls: type[Record]) -> tuple[_Step, ...]:
     plan = cls.__dict__.get("_plan")
     if plan is None:
         hints = _hints(cls)
         steps = []
         for name, info in cls.model_fields.items():
             try:
-                steps.append((info, _validator(hints[name])))
+                check = _validator(hints[name])
             except TypeError as exc:
                 raise TypeError(f"{cls.__name__}.{name}: {exc}") from None
+            steps.append(_Step(name, info.key, check, info, info.required))
         plan = cls._plan = tuple(steps)
     return plan
 
@@ -282,27 +293,26 @@ def _fill(
     state = record.__dict__
     given: set[str] = set()
     count = len(problems)
-    for info, check in _plan_of(cls):
-        value = data.get(info.key, _MISSING)
+    for name, key, check, info, required in _plan_of(cls):
+        value = data.get(key, _MISSING)
         if value is _MISSING:
-            if info.required:
-                problems.append(
-                    Problem((*loc, info.key), "missing", f"missing required key {info.key!r}")
-                )
-                continue
-            state[info.name] = info.get_default()
+            if required:
+                problems.append(Problem((*loc, key), "missing", f"missing required key {key!r}"))
+            else:
+                state[name] = info.get_default()
             continue
-        given.add(info.name)
-        state[info.name] = check(value, (*loc, info.key), problems)
-    for key in data:
-        if not isinstance(key, str) or key not in keys:
-            problems.append(
-                Problem(
-                    (*loc, str(key)),
-                    "extra",
-                    f"unknown key {str(key)!r}; remove it or check its spelling",
+        given.add(name)
+        state[name] = check(value, (*loc, key), problems)
+    if len(data) > len(given) or any(not isinstance(k, str) for k in data):
+        for key in data:
+            if not isinstance(key, str) or key not in keys:
+                problems.append(
+                    Problem(
+                        (*loc, str(key)),
+                        "extra",
+                        f"unknown key {str(key)!r}; remove it or check its spelling",
+                    )
                 )
-            )
     state["_fields_set"] = frozenset(given)
     if len(problems) == count:
         try:
@@ -380,6 +390,7 @@ def _item_type(annotation: Any) -> Any:
 
 _LIST = "a list (an array)"
 _TABLE = "a table (an object)"
+# The types a scalar takes (true and false are never numbers), in words, and its conversion.
 _SCALARS: dict[Any, tuple[Callable[[Any], bool], str, Callable[[Any], Any] | None]] = {
     str: (lambda value: isinstance(value, str), "text", None),
     bool: (lambda value: isinstance(value, bool), "true or false", None),
@@ -488,7 +499,7 @@ def _sequence(item: Validator, kind: type[tuple[Any, ...]] | type[list[Any]]) ->
         if not isinstance(value, list | tuple):
             problems.append(Problem(loc, "list", f"must be {_LIST}, not {describe_value(value)}"))
             return _BAD
-        return kind(item(each, (*loc, index), problems) for index, each in enumerate(value))
+        return kind([item(each, (*loc, index), problems) for index, each in enumerate(value)])
 
     return check
 
