@@ -8,7 +8,7 @@ import dataclasses
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from catalog.errors import CatalogError, EvaluationError, TemplateError
@@ -371,6 +371,41 @@ def test_compile_raises_only_library_errors(body: str) -> None:
         return
     with contextlib.suppress(EvaluationError):
         template.render(SCOPE)
+
+
+def _closer_one_character_at_a_time(source: str, start: int, closer: str) -> int:
+    """The rule for where a tag closes, read one character at a time (the reference)."""
+    quote = ""
+    index = start
+    while index < len(source):
+        char = source[index]
+        if quote:
+            if char == "\\":
+                index += 1
+            elif char in (quote, "\n"):
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif source.startswith(closer, index):
+            return index
+        index += 1
+    return source.find(closer, start)
+
+
+closer_soup = st.lists(
+    st.sampled_from(['"', "'", "\\", "\n", "}", "}}", "%}", "#}", "a", " ", "{{"]), max_size=20
+).map("".join)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(source=closer_soup, start=st.integers(0, 2), closer=st.sampled_from(["}}", "%}", "#}"]))
+@example(source='{{ "\\"}}" }}', start=2, closer="}}")
+def test_a_tag_closes_where_the_character_rule_says(source: str, start: int, closer: str) -> None:
+    from catalog.lang.template import _find_closer
+
+    start = min(start, len(source))
+    expected = _closer_one_character_at_a_time(source, start, closer)
+    assert _find_closer(source, start, closer) == expected
 
 
 @settings(max_examples=300, deadline=None)

@@ -91,6 +91,9 @@ _CLOSERS: Final[Mapping[str, str]] = {"{": "}}", "%": "%}", "#": "#}"}
 _RESERVED: Final = frozenset({"true", "false", "none", "loop"})
 _KEYWORD: Final = re.compile(r"\s*(\w*)")
 _FOR: Final = re.compile(r"\s*(\S+)\s+in\s+(.*)", re.DOTALL)
+_QUOTE: Final = re.compile("[\"']")
+# What ends a string opened by each quote (a backslash escapes the next character).
+_STRING_END: Final = {q: re.compile(f"[{q}\\\\\n]") for q in "\"'"}
 
 _Kind: TypeAlias = Literal["text", "output", "block", "comment"]
 
@@ -231,28 +234,25 @@ def _tokenize(source: str, lines: _Lines) -> list[_Token]:
 def _find_closer(source: str, start: int, closer: str) -> int:
     """Offset of ``closer`` after ``start``, skipping over quoted strings.
 
-    ``{{ "}}" }}`` closes at the second ``}}``. When the quotes do not
-    balance, the first ``closer`` is taken and the expression compiler
-    reports the broken string.
+    ``{{ "}}" }}`` closes at the second ``}}``. A string ends at its quote or
+    at the end of its line, and a backslash in it escapes the next character.
+    When the quotes do not balance, the first ``closer`` is taken and the
+    expression compiler reports the broken string.
     """
-    first = source.find(closer, start)
-    if first < 0 or source.find("'", start, first) == source.find('"', start, first) == -1:
-        return first  # no quote before the first closer: it closes the tag
-    quote = ""
+    first = end = source.find(closer, start)
     index = start
-    while index < len(source):
-        char = source[index]
-        if quote:
-            if char == "\\":
-                index += 1
-            elif char in (quote, "\n"):
-                quote = ""
-        elif char in "\"'":
-            quote = char
-        elif source.startswith(closer, index):
-            return index
-        index += 1
-    return source.find(closer, start)
+    while end >= 0:
+        quote = _QUOTE.search(source, index, end)
+        if quote is None:
+            return end  # no string opens before this closer: it closes the tag
+        string_end = _STRING_END[quote.group()]
+        found = string_end.search(source, quote.end())
+        while found is not None and found.group() == "\\":
+            found = string_end.search(source, found.end() + 1)
+        index = len(source) if found is None else found.end()
+        if index > end:  # the string ran over that closer: look for the next one
+            end = source.find(closer, index)
+    return first
 
 
 def _blank(text: str) -> bool:
