@@ -7,7 +7,7 @@ import re
 import types
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from catalog.errors import EvaluationError, ExpressionError
 from catalog.lang.shapes import (
@@ -299,8 +299,7 @@ def _fn_brackets(template: object, bindings: object, test: object = "nonblank") 
 # Result shapes of functions, so that ``first(skills).name`` is checked too
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Arg:
+class Arg(NamedTuple):
     """One argument as the shape rules see it: its shape, its literal value (or
     :data:`NOT_LITERAL`) and its source text for messages."""
 
