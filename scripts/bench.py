@@ -116,11 +116,18 @@ def import_time(runs: int) -> tuple[float, float, list[str]]:
     return bare, loaded - bare, out.stdout.split()
 
 
+def _catalog_command() -> list[str]:
+    """The installed ``catalog`` script beside this interpreter, as users run it; else
+    ``python -m catalog`` (which also pays for runpy)."""
+    script = Path(sys.executable).with_name("catalog")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "catalog"]
+
+
 def startup(runs: int) -> tuple[float, float, list[str]]:
     """Wall seconds of ``python -c pass`` and of ``catalog assemble coding-agent``, and
     the heavy modules the command imports."""
     bare = _wall([sys.executable, "-c", "pass"], runs)
-    command = _wall([sys.executable, "-m", "catalog", "assemble", "coding-agent"], runs)
+    command = _wall([*_catalog_command(), "assemble", "coding-agent"], runs)
     code = (
         "import contextlib, io, sys; from catalog.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()): main(['assemble', 'coding-agent'])\n"
