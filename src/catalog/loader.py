@@ -92,8 +92,11 @@ class VersionDir:
             return None
         if isinstance(self.catalog_dir, Path):  # one join, not one per segment
             on_disk = self.catalog_dir / normal
-            if not _through_link(self.catalog_dir, normal):
-                return on_disk  # lexically inside, and no link on the way can lead out
+            # Lexically inside (a Windows drive in ``file`` would restart the path),
+            # and no link on the way that could lead out: no need to resolve anything.
+            inside = os.fspath(on_disk).startswith(os.path.join(os.fspath(self.catalog_dir), ""))
+            if inside and not _through_link(self.catalog_dir, normal):
+                return on_disk
             root = os.path.realpath(self.catalog_dir)
             return on_disk if os.path.realpath(on_disk).startswith(root + os.sep) else None
         target = self.catalog_dir
