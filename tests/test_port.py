@@ -181,3 +181,29 @@ def test_the_2_1_38_overlay_ported_to_2_1_240_and_the_2_1_240_example(
     explore = overlay.assemble({"tools": ["Grep"]}, agent="explore")
     assert [p.id for p in explore.parts] == ["agent-explore", "agent-task-notes"]
     assert "Use Grep" in explore.text or "Grep" in explore.text
+
+
+def test_port_keeps_the_comment_after_a_value_it_rewrites(
+    releases: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    manifest = releases / "over" / "1.0.0" / "catalog.toml"
+    text = manifest.read_text()
+    text = text.replace('base = "base@==1.0.0"', 'base = "base@==1.0.0"  # reviewed in March')
+    text = text.replace(
+        'from = "skill-artifact-whiteboard"', 'from = "skill-artifact-whiteboard" # d'
+    )
+    text = re.sub(r"(?m)^(tokens = \d+)$", r"\1\t# counted", text)
+    text = re.sub(r'(?m)^(sha256 = "[0-9a-f]{64}")$', "\\1 # pin 'x' \"y\"", text)
+    manifest.write_text(text)
+    out = tmp_path / "ported"
+    run_cli(
+        capsys, "port", str(manifest.parent), "--to", "base@2.0.0",
+        "--path", str(releases), "-o", str(out),
+    )  # fmt: skip
+    written = (out / "catalog.toml").read_text()
+    assert 'base = "base@==2.0.0"  # reviewed in March\n' in written
+    assert 'from = "skill-whiteboard" # d\n' in written
+    new_spaced = SPACED.replace("${READ_TOOL_NAME}", "${ READ_TOOL_NAME }")
+    assert f'sha256 = "{sha(new_spaced)}" # pin \'x\' "y"\n' in written
+    assert written.count("\t# counted\n") == 5  # every part's tokens line, rewritten or not
+    assert written.count(" # pin ") == 5

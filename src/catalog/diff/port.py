@@ -183,8 +183,8 @@ _ASSIGN = re.compile(r"(\s*)([A-Za-z0-9_-]+)(\s*=\s*)")
 
 def _rewrite(text: str, catalog: dict[str, str], parts: dict[int, dict[str, str]]) -> str:
     """``text`` with the values of some keys of ``[catalog]`` and of the ``[[part]]``
-    tables (by index) replaced, line by line (a comment after such a value goes
-    with it), everything else kept."""
+    tables (by index) replaced, line by line (a comment after such a value stays),
+    everything else kept."""
     lines = text.split("\n")
     table = ""
     part_index = -1
@@ -201,5 +201,25 @@ def _rewrite(text: str, catalog: dict[str, str], parts: dict[int, dict[str, str]
         assign = _ASSIGN.match(line)
         if assign and assign.group(2) in wanted:
             indent, key, equals = assign.groups()
-            lines[number] = f"{indent}{key}{equals}{wanted[key]}"
+            tail = _comment_after_value(line[assign.end() :])
+            lines[number] = f"{indent}{key}{equals}{wanted[key]}{tail}"
     return "\n".join(lines)
+
+
+def _comment_after_value(rest: str) -> str:
+    """The spaces and comment after the one-line TOML value that ``rest`` starts with
+    (``"x"  # why`` gives ``  # why``), or nothing."""
+    if rest.startswith(('"""', "'''")):
+        return ""
+    if rest.startswith('"'):
+        at = 1
+        while at < len(rest) and rest[at] != '"':
+            at += 2 if rest[at] == "\\" else 1
+        end = at + 1
+    elif rest.startswith("'"):
+        closing = rest.find("'", 1)
+        end = len(rest) if closing < 0 else closing + 1
+    else:  # a number, true or false: up to a space or a comment
+        end = next((at for at, char in enumerate(rest) if char.isspace() or char == "#"), len(rest))
+    tail = rest[end:]
+    return tail if tail.lstrip().startswith("#") else ""
