@@ -9,6 +9,7 @@ from catalog.catalog_path import CatalogPath
 from catalog.cli._common import EXIT_OK, add_format
 from catalog.conversations.connect import default_store_url, open_store
 from catalog.errors import UsageError
+from catalog.server.logs import json_log_config
 from catalog.server.state import LOOPBACK, ServerSettings
 
 __all__ = ["TOKEN_ENV", "register", "run"]
@@ -83,5 +84,9 @@ def run(args: argparse.Namespace) -> int:
         template_catalog=args.template_catalog,
         host=args.host,
     )
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info")
+    # With --format json the log is JSON lines; otherwise uvicorn's own text.
+    logs = json_log_config() if args.format == "json" else uvicorn.config.LOGGING_CONFIG
+    uvicorn.run(
+        create_app(settings), host=args.host, port=args.port, log_level="info", log_config=logs
+    )
     return EXIT_OK
