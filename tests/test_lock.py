@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
+import json
 import shutil
 import tomllib
 from collections.abc import Callable
@@ -318,3 +320,26 @@ def test_lock_to_stdout_reads_back(
     target = tmp_path / "out.lock"
     target.write_text(out)
     assert read_lock(target).lock.parts == {p["id"]: sha(p["body"]) for p in PARTS}
+
+
+def test_dates_and_times_in_meta_lock_verify_and_show_as_json(
+    catalogs_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    meta = {
+        "released": dt.date(2024, 1, 1),
+        "at": dt.datetime(2024, 1, 1, 10, 0, tzinfo=dt.UTC),
+        "daily": dt.time(7, 30),
+    }
+    write_catalog(catalogs_root, "dated", "1.0.0", [{"id": "intro", "meta": meta}])
+    target = tmp_path / "dated.lock"
+    path = ["--path", str(catalogs_root)]
+    assert run(capsys, "lock", "dated@1.0.0", *path, "-o", str(target))[0] == 0
+    assert run(capsys, "verify", str(target), *path)[0] == 0
+    code, out, _ = run(capsys, "show", "dated@1.0.0", *path, "--format", "json")
+    assert code == 0
+    shown = json.loads(out)
+    assert shown["part"][0]["meta"] == {
+        "released": "2024-01-01",
+        "at": "2024-01-01T10:00:00Z",
+        "daily": "07:30:00",
+    }

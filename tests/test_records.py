@@ -7,6 +7,7 @@ record's dump with the very input it was built from.
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import pickle
 import re
 from collections.abc import Mapping
@@ -606,6 +607,40 @@ def test_model_dump_of_tables_of_records() -> None:
     assert tree.model_dump(mode="json", exclude_defaults=True) == {
         "by_name": {"oak": {"name": "oak"}}
     }
+
+
+def test_json_mode_writes_what_toml_holds_and_json_has_no_type_for() -> None:
+    """As pydantic's JSON mode wrote them, so hashes of dumps (a lock's
+    ``manifest_sha256``) are what they were."""
+
+    class Holder(Record):
+        meta: dict[str, Any]
+
+    plus_two = dt.timezone(dt.timedelta(hours=2))
+    meta = {
+        "date": dt.date(2024, 1, 1),
+        "utc": dt.datetime(2024, 1, 1, 10, 0, tzinfo=dt.UTC),
+        "local": dt.datetime(2024, 1, 1, 10, 0, 0, 500000),
+        "offset": dt.datetime(2024, 1, 1, 10, 0, 0, 123, tzinfo=plus_two),
+        "time": dt.time(7, 32, 0, 999999),
+        "inf": float("inf"),
+        "nan": float("nan"),
+        "nested": [{"day": dt.date(1999, 12, 31)}, (1.5, 2)],
+    }
+    assert Holder(meta=meta).model_dump(mode="json") == {
+        "meta": {
+            "date": "2024-01-01",
+            "utc": "2024-01-01T10:00:00Z",
+            "local": "2024-01-01T10:00:00.500000",
+            "offset": "2024-01-01T10:00:00.000123+02:00",
+            "time": "07:32:00.999999",
+            "inf": None,
+            "nan": None,
+            "nested": [{"day": "1999-12-31"}, [1.5, 2]],
+        }
+    }
+    python = Holder(meta=meta).model_dump()["meta"]
+    assert python["date"] == dt.date(2024, 1, 1) and python["nested"][1] == (1.5, 2)
 
 
 # -- copies and values

@@ -29,7 +29,9 @@ into a table in ``_before``.
 
 # No ``from __future__ import annotations`` here: Record's own annotations would be
 # strings, evaluated again by get_type_hints for every record class on every start.
+import datetime
 import inspect
+import math
 import sys
 import types
 import typing
@@ -571,6 +573,20 @@ def _dump_value(value: Any, options: _DumpOptions) -> Any:
     if isinstance(value, list | tuple):
         items = [_dump_value(v, options) for v in value]
         return items if options[0] or isinstance(value, list) else tuple(items)
+    return _json_scalar(value) if options[0] else value
+
+
+def _json_scalar(value: Any) -> Any:
+    """A value TOML may hold that JSON has no type for, written as pydantic's JSON mode
+    writes it (so hashes of dumps stay what they were): dates and times in ISO 8601
+    (``Z`` for UTC), an infinite or undefined number as null."""
+    if isinstance(value, datetime.datetime):
+        text = value.isoformat()
+        return text[: -len("+00:00")] + "Z" if text.endswith("+00:00") else text
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
     return value
 
 
