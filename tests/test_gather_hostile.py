@@ -98,6 +98,29 @@ def test_a_refused_link_named_by_two_sources_is_warned_about_once(
     assert len(messages) == 1 and "skipped, a link to" in messages[0]
 
 
+def test_each_gathered_file_and_import_is_resolved_once(
+    build: Callable[..., Catalog], places: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proj, home, _ = places
+    write(proj / "AGENTS.md", "see @docs/a.md")
+    write(proj / "docs" / "a.md", "A")
+    write(proj / "CLAUDE.md", "mine")
+    resolved: list[Path] = []
+    original = Path.resolve
+
+    def counting(self: Path, strict: bool = False) -> Path:
+        resolved.append(self)
+        return original(self, strict=strict)
+
+    monkeypatch.setattr(Path, "resolve", counting)
+    cat = build({"files": [{"names": ["AGENTS.md", "CLAUDE.md"], "walk": "cwd", "imports": True}]})
+    ctx = run_gather(cat, proj, home=home)
+    assert [f.content for f in ctx.project_files] == ["see @docs/a.md", "A", "mine"]
+    # An importer is resolved once more, by its import's cycle check.
+    counts = {name: resolved.count(proj / name) for name in ("AGENTS.md", "docs/a.md", "CLAUDE.md")}
+    assert counts == {"AGENTS.md": 2, "docs/a.md": 1, "CLAUDE.md": 1}
+
+
 def test_links_inside_the_project_or_the_home_folder_are_read(
     build: Callable[..., Catalog], places: tuple[Path, Path, Path]
 ) -> None:

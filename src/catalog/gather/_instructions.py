@@ -147,7 +147,7 @@ class InstructionFiles:
         if real in reader.seen:
             reader.record(path, label, "project_files", "skipped", "gathered already")
             return True
-        text = reader.read(path, strip_comments=group.strip_html_comments)
+        text = reader.read(path, real=real, strip_comments=group.strip_html_comments)
         if text is None:
             return False
         if group.skip_empty and not text.strip():
@@ -314,7 +314,7 @@ class InstructionFiles:
                 target, label, "project_files", "skipped", f"{where}: {problem}", imported_by=chain
             )
             return None
-        content = reader.read(target, strip_comments=group.strip_html_comments)
+        content = reader.read(target, real=real, strip_comments=group.strip_html_comments)
         if content is None:
             return None
         reader.seen.add(real)

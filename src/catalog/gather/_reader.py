@@ -70,10 +70,12 @@ class Reader:
         """A manifest path: ``~`` under the home folder, relative under ``base`` or the cwd."""
         return expand(name, base=base or self.cwd, home=self.home)
 
-    def read(self, path: Path, *, strip_comments: bool = False) -> str | None:
+    def read(
+        self, path: Path, *, real: Path | None = None, strip_comments: bool = False
+    ) -> str | None:
         """A file's text under the read rules (None if refused or unreadable), comments
-        stripped if asked."""
-        text = read_bounded(path, self.rules)
+        stripped if asked; ``real`` is its real path when :meth:`real` gave it already."""
+        text = read_bounded(path, self.rules, real=real)
         if text is not None and strip_comments:
             text = strip_leading_html_comments(text)
         return text

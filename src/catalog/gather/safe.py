@@ -110,17 +110,21 @@ def allowed_path(path: Path, rules: ReadRules) -> Path | None:
     return None
 
 
-def read_bounded(path: Path, rules: ReadRules) -> str | None:
+def read_bounded(path: Path, rules: ReadRules, *, real: Path | None = None) -> str | None:
     """The text of ``path`` under the link rule, at most ``rules.limit`` bytes of it.
+
+    ``real`` is the path's real location when the caller has already applied
+    the link rule (:func:`allowed_path`), so that it is not resolved twice.
 
     A longer file is cut with a marker (and a warning); undecodable bytes
     become U+FFFD, CRLF becomes LF, a leading byte order mark is dropped. A
     file the rule refuses, a FIFO, device or socket, or an unreadable file
     warns and gives None.
     """
-    real = allowed_path(path, rules)
     if real is None:
-        return None
+        real = allowed_path(path, rules)
+        if real is None:
+            return None
     limit = rules.limit
     try:
         raw, size = read_capped(real, limit)
