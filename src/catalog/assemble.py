@@ -45,6 +45,7 @@ from catalog.context import CONTROL_FIELDS, Context, coerce_context
 from catalog.definitions import Definition, define
 from catalog.errors import BudgetError, CatalogError, ContextError
 from catalog.lang.compiler import Expression
+from catalog.lang.shapes import close_matches
 from catalog.lang.template import Template
 from catalog.lang.values import Scope
 from catalog.manifest.models import MAIN_AGENT, AgentDecl, BindingDecl, PartDecl, fits_type
@@ -310,9 +311,7 @@ def _tool_notes(rules: CatalogRules, ctx: Context) -> tuple[str, ...]:
     for name in ctx.tools:
         if name in rules.tool_names or name in ctx.tool_info:
             continue
-        import difflib  # only for a likely typo: most commands never need it
-
-        close = difflib.get_close_matches(name, sorted(rules.tool_names), n=1, cutoff=0.6)
+        close = close_matches(name, rules.tool_names, n=1)
         guess = f"; did you mean {close[0]!r}?" if close else ""
         notes.append(
             f"tool {name!r} matches no part and no agent's tools of {rules.name} "

@@ -34,6 +34,7 @@ from catalog._textfile import read_text
 from catalog.assemble import CompiledPart
 from catalog.compiled import Catalog, body_sha256, compile_catalog
 from catalog.errors import CatalogError, ManifestError, RecordError
+from catalog.lang.shapes import close_matches
 from catalog.manifest.models import (
     ALL_AGENTS,
     MAIN_AGENT,
@@ -458,9 +459,7 @@ def _base_part(base: Catalog, part: PartDecl, index: int) -> CompiledPart:
     for candidate in base.parts:
         if candidate.id == wanted:
             return candidate
-    import difflib  # only on this error path: loading never needs it
-
-    close = difflib.get_close_matches(wanted, [p.id for p in base.parts], n=3)
+    close = close_matches(wanted, (p.id for p in base.parts))
     hint = f"did you mean {', '.join(close)}?" if close else "`catalog show` lists the base's parts"
     raise ManifestError(
         f"part {part.id!r}: the base catalog {base.name} {base.version} has no part {wanted!r}",

@@ -46,10 +46,19 @@ __all__ = [
     "ScalarShape",
     "SequenceShape",
     "Shape",
+    "close_matches",
     "common_shape",
     "did_you_mean",
     "shape_of",
 ]
+
+
+def close_matches(name: str, candidates: typing.Iterable[str], *, n: int = 3) -> list[str]:
+    """The spellings among ``candidates`` closest to ``name`` (likely typos of it),
+    closest first, at most ``n``; the same whatever order ``candidates`` come in."""
+    import difflib  # only when a hint is written: most commands never need it
+
+    return difflib.get_close_matches(name, list(candidates), n=n, cutoff=0.6)
 
 
 def did_you_mean(name: str, known: typing.Iterable[str], *, what: str) -> str:
@@ -58,12 +67,10 @@ def did_you_mean(name: str, known: typing.Iterable[str], *, what: str) -> str:
     ``what`` names the list in the hint ("known names", "fields of Agent").
     The output is sorted, so it is the same in every process.
     """
-    import difflib  # only when a hint is written: most commands never need it
-
     candidates = sorted(set(known))
     if not candidates:
         return f"there are no {what}"
-    close = difflib.get_close_matches(name, candidates, n=3, cutoff=0.6)
+    close = close_matches(name, candidates)
     listing = f"{what}: {', '.join(candidates)}"
     if close:
         quoted = " or ".join(f"'{c}'" for c in close)

@@ -349,7 +349,7 @@ def _kept(tokens: list[_Token], keep: dict[int, tuple[int, int]]) -> list[_Token
         elif i in keep:
             start, stop = keep[i]
             if start < stop:
-                trimmed.append(_Token("text", token.start, token.inner, token.content[start:stop]))
+                trimmed.append(token._replace(content=token.content[start:stop]))
     return trimmed
 
 
