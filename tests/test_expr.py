@@ -35,6 +35,7 @@ from catalog.lang.values import (
     render_value,
     to_json,
 )
+from catalog.records.frozen import FrozenInstanceError
 
 SKILL = RecordShape({"name": SCALAR, "description": SCALAR, "hidden": SCALAR}, "Skill")
 NAMES = {
@@ -571,7 +572,7 @@ def test_expression_object() -> None:
     assert expression.source == " 'Bash' in tools and env.os == os_name "
     assert expression.names == frozenset({"tools", "env", "os_name"})
     assert expression.shape == SCALAR
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(FrozenInstanceError):
         expression.source = "x"  # type: ignore[misc]
     assert expression == compile_expression(expression.source, NAMES | {"os_name": SCALAR})
     assert "Expression(source=" in repr(expression)

@@ -11,7 +11,6 @@ import datetime as dt
 import pickle
 import re
 from collections.abc import Mapping
-from dataclasses import FrozenInstanceError
 from typing import Annotated, Any, ClassVar, Literal
 
 import pytest
@@ -22,6 +21,7 @@ from catalog.context import Context, Environment
 from catalog.errors import CatalogError, ManifestError, Problem, RecordError
 from catalog.manifest.models import Manifest, PlaceholderDecl
 from catalog.records import Bounds, Check, Length, Pattern, Record, field
+from catalog.records.frozen import FrozenInstanceError
 
 # -- records of the tests
 

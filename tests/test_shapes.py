@@ -13,7 +13,6 @@ import pytest
 from pydantic import BaseModel, computed_field
 from typing_extensions import TypedDict
 
-# pydantic needs typing_extensions' TypedDict on Python < 3.12.
 from catalog.errors import ExpressionError, TemplateError
 from catalog.lang.compiler import compile_expression
 from catalog.lang.shapes import (
@@ -28,6 +27,9 @@ from catalog.lang.shapes import (
     shape_of,
 )
 from catalog.lang.template import compile_template
+
+# pydantic needs typing_extensions' TypedDict on Python < 3.12.
+from catalog.records.frozen import FrozenInstanceError
 
 
 class Env(BaseModel):
@@ -179,9 +181,9 @@ def test_shapes_are_immutable() -> None:
     assert set(record.fields) == {"a"}
     with pytest.raises(TypeError):
         record.fields["c"] = SCALAR  # type: ignore[index]
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(FrozenInstanceError):
         record.name = "S"  # type: ignore[misc]
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(FrozenInstanceError):
         SequenceShape(SCALAR).item_shape = ANY  # type: ignore[misc]
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import dataclasses
 from typing import Any
 
 import pytest
@@ -20,6 +19,7 @@ from catalog.lang.template import (
     MAX_OUTPUT_LENGTH,
     compile_template,
 )
+from catalog.records.frozen import FrozenInstanceError
 
 SKILL = RecordShape({"name": SCALAR, "description": SCALAR, "hidden": SCALAR}, "Skill")
 NAMES = {
@@ -295,7 +295,7 @@ def test_template_object() -> None:
     assert template.source == body
     assert template.names == frozenset({"s", "tools", "n"})
     assert not template.is_static
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(FrozenInstanceError):
         template.source = "x"  # type: ignore[misc]
 
 

@@ -38,7 +38,6 @@ and plans, not the :class:`~catalog.compiled.Catalog` that holds them.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from catalog.context import CONTROL_FIELDS, Context, coerce_context
@@ -51,6 +50,7 @@ from catalog.lang.values import Scope
 from catalog.manifest.models import MAIN_AGENT, AgentDecl, BindingDecl, PartDecl, fits_type
 from catalog.prompt import AssembledPrompt, Excluded, Piece, Reminder, Tool
 from catalog.records import Record, field
+from catalog.records.frozen import Frozen
 from catalog.tokens import TokenCounter, get_counter
 
 __all__ = [
@@ -95,8 +95,7 @@ class AgentInfo(Record):
         )
 
 
-@dataclass(frozen=True)
-class PartInfo:
+class PartInfo(Frozen):
     """What a part's own condition and body see as ``part``: its id, name and kind.
 
     ``name`` is the tool's name for a ``tool`` part, else the id. With it one
@@ -108,8 +107,7 @@ class PartInfo:
     kind: str
 
 
-@dataclass(frozen=True, eq=False)
-class CompiledPart:
+class CompiledPart(Frozen, eq=False):
     """One part, ready to assemble: its declaration, body and compiled forms.
 
     ``missing`` is true only in a catalog loaded without checking its bodies
@@ -136,8 +134,7 @@ class CompiledPart:
         return self.template.render(scope)
 
 
-@dataclass(frozen=True, eq=False)
-class CatalogRules:
+class CatalogRules(Frozen, eq=False):
     """What assembling one catalog version follows besides its parts: its name and
     version for messages, tokenizer, separator, budget, slots, variables (defaults
     and types), ``[[binding]]``s and definitions, all fixed when it is compiled."""
@@ -203,8 +200,7 @@ class _Step(NamedTuple):
         )
 
 
-@dataclass(frozen=True, eq=False)
-class AgentPlan:
+class AgentPlan(Frozen, eq=False):
     """Everything an assembly for one agent can work out in advance, built once when
     the catalog is compiled (see :func:`plan_agents`)."""
 

@@ -24,7 +24,6 @@ import functools
 import os
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from importlib.machinery import PathFinder
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,6 +41,7 @@ from catalog.loader import (
     read_manifest,
 )
 from catalog.manifest.models import Manifest
+from catalog.records.frozen import Frozen, field
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -64,16 +64,14 @@ ENTRY_POINT_GROUP = "catalog.catalogs"
 ENV_VAR = "CATALOG_PATH"
 
 
-@dataclass(frozen=True)
-class CatalogSource:
+class CatalogSource(Frozen):
     """One root folder of catalogs and where it came from."""
 
     label: str
     root: Traversable
 
 
-@dataclass(frozen=True)
-class VersionRef:
+class VersionRef(Frozen):
     """A version found in a source, not loaded yet."""
 
     name: str

@@ -14,12 +14,10 @@ visible, so no import points back up.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import re
 from collections import ChainMap
 from collections.abc import Callable, Collection, Mapping, MutableMapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from packaging.version import Version
@@ -45,6 +43,7 @@ from catalog.manifest.models import MAIN_AGENT, BindingDecl, Manifest, PartDecl
 from catalog.manifest.positions import key_lines
 from catalog.manifest.sources import placeholders
 from catalog.prompt import AssembledPrompt, Reminder
+from catalog.records.frozen import Frozen, field, replace
 from catalog.tokens import TokenCounter
 
 __all__ = ["Catalog", "body_sha256", "compile_catalog"]
@@ -74,8 +73,7 @@ _QUOTED = re.compile(r"""(["'])([^"'\n]{1,80})\1""")
 _TAG = re.compile(r"\{[{%]([^{}]{0,1000})[}%]\}")
 
 
-@dataclass(frozen=True, eq=False)
-class Catalog:
+class Catalog(Frozen, eq=False):
     """One compiled catalog version: immutable, and assembling does no I/O.
 
     ``rules`` and the per-agent ``plans`` are built by :func:`compile_catalog`
@@ -424,9 +422,9 @@ def _compile_part(
         template = bind_placeholders(body, *bound)
     info = PartInfo(decl.id, decl.tool_name, decl.kind)
     if "part" in condition.names:
-        condition = dataclasses.replace(condition, evaluate=_with_part(condition.evaluate, info))
+        condition = replace(condition, evaluate=_with_part(condition.evaluate, info))
     if template is not None and "part" in template.names:
-        template = dataclasses.replace(template, render=_with_part(template.render, info))
+        template = replace(template, render=_with_part(template.render, info))
     return CompiledPart(decl, body, path, condition, template, decl.id in sources.missing)
 
 

@@ -32,7 +32,6 @@ Every assembly evaluates them once, in that order, before any condition.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, MutableMapping
-from dataclasses import dataclass
 from typing import Any, Final
 
 from catalog.errors import CatalogError, EvaluationError, ManifestError
@@ -41,6 +40,7 @@ from catalog.lang.shapes import SCALAR, SequenceShape, Shape
 from catalog.lang.values import Scope, iterate, render_value
 from catalog.manifest.models import Manifest
 from catalog.manifest.positions import key_lines
+from catalog.records.frozen import Frozen
 
 __all__ = [
     "RESERVED_NAMES",
@@ -54,8 +54,7 @@ RESERVED_NAMES: Final = frozenset({"true", "false", "none", "loop", "part", "age
 """Names a definition or a lines list may not take: literals and names the engine binds."""
 
 
-@dataclass(frozen=True, eq=False)
-class Definition:
+class Definition(Frozen, eq=False):
     """One named value: its name, its result's shape and how to compute it from a scope."""
 
     name: str

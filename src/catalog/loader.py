@@ -26,7 +26,6 @@ import stat
 import threading
 import weakref
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -45,6 +44,7 @@ from catalog.manifest.models import (
     parse_parts_file,
 )
 from catalog.manifest.positions import key_lines
+from catalog.records.frozen import Frozen, field
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -63,8 +63,7 @@ __all__ = [
 MANIFEST_NAME = "catalog.toml"
 
 
-@dataclass(frozen=True)
-class VersionDir:
+class VersionDir(Frozen):
     """Where one catalog version lives: its catalog folder and version folder name.
 
     Bodies may be shared between versions of one catalog (``../_blobs/x.md``),
@@ -134,8 +133,7 @@ def manifest_text(where: VersionDir) -> str:
     )
 
 
-@dataclass(frozen=True)
-class VersionManifest:
+class VersionManifest(Frozen):
     """One version's manifest, read and validated: what loading the version starts from.
 
     Reading it first lets the caller see ``manifest.catalog.base`` and load

@@ -18,7 +18,6 @@ lock=...)`` uses it to refuse a catalog that does not match.
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -37,6 +36,7 @@ from catalog.manifest.models import (
 )
 from catalog.manifest.positions import TomlPositions, key_lines
 from catalog.records import Pattern, Record, field
+from catalog.records.frozen import Frozen
 
 __all__ = [
     "LOCK_FORMAT",
@@ -86,8 +86,7 @@ class Lock(Record):
     prompt: tuple[LockedPrompt, ...] = ()
 
 
-@dataclass(frozen=True)
-class ReadLock:
+class ReadLock(Frozen):
     """A lock read from a file, with its text for pointing at lines."""
 
     lock: Lock
@@ -100,8 +99,7 @@ class ReadLock:
         return TomlPositions.of(self.text).line(key)
 
 
-@dataclass(frozen=True)
-class Mismatch:
+class Mismatch(Frozen):
     """One way the installed catalog differs from the lock."""
 
     kind: Literal[

@@ -29,11 +29,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Final, Literal, NamedTuple, TypeVar
 
 from catalog.errors import UsageError
+from catalog.records.frozen import Frozen, field, fields
 from catalog.tokens import CharCounter, TokenCounter
 
 __all__ = [
@@ -89,8 +89,7 @@ class Piece(NamedTuple):
     priority: int = 0
 
 
-@dataclass(frozen=True)
-class _Counted:
+class _Counted(Frozen):
     """A text whose token count is computed on first read, so assembling counts nothing.
 
     The text and the counter are set by :func:`_counting` when the prompt lays
@@ -116,7 +115,6 @@ def _counting(item: _C, text: str, counter: TokenCounter) -> _C:
     return item
 
 
-@dataclass(frozen=True)
 class UsedPart(_Counted):
     """A part (or a context-supplied text) that made it into the prompt."""
 
@@ -129,8 +127,7 @@ class UsedPart(_Counted):
     end: int
 
 
-@dataclass(frozen=True)
-class ExcludedPart:
+class ExcludedPart(Frozen):
     """A part left out, with the reason code and a sentence saying why."""
 
     id: str
@@ -139,7 +136,6 @@ class ExcludedPart:
     why: str
 
 
-@dataclass(frozen=True)
 class ToolDescription(_Counted):
     """A tool description for the tools array of a request."""
 
@@ -148,8 +144,7 @@ class ToolDescription(_Counted):
     part_id: str
 
 
-@dataclass(frozen=True)
-class Reminder:
+class Reminder(Frozen):
     """A reminder text to append to a user message."""
 
     id: str
@@ -157,8 +152,7 @@ class Reminder:
     order: int
 
 
-@dataclass(frozen=True)
-class AssembledPrompt:
+class AssembledPrompt(Frozen):
     """The result of an assembly. Immutable; derived values are computed on first use.
 
     Assembly records only the chosen texts and the reasons; :attr:`parts`,
@@ -378,14 +372,13 @@ def share_of(tokens: int, total: int) -> float:
 
 
 def _asdict(item: Any) -> dict[str, Any]:
-    data = {name: getattr(item, name) for name in item.__dataclass_fields__ if name[0] != "_"}
+    data = {f.name: getattr(item, f.name) for f in fields(item) if f.name[0] != "_"}
     if isinstance(item, _Counted):
         data["tokens"] = item.tokens
     return data
 
 
-@dataclass(frozen=True)
-class CacheBlock:
+class CacheBlock(Frozen):
     """A run of consecutive parts of one stability class."""
 
     text: str

@@ -10,7 +10,6 @@ hashes exist.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from catalog.errors import CatalogError, ManifestError
 from catalog.loader import MANIFEST_NAME, VersionDir, manifest_text, read_body
 from catalog.manifest.models import CatalogInfo, parse_manifest
 from catalog.manifest.positions import TomlPositions, key_lines
+from catalog.records.frozen import Frozen
 from catalog.tokens import TokenCounter, get_counter
 
 __all__ = ["Stamp", "stamp_folder"]
@@ -30,8 +30,7 @@ _DEFAULT_TOKENIZER = CatalogInfo.model_fields["tokenizer"].default
 _KEYS = ("sha256", "tokens")
 
 
-@dataclass(frozen=True)
-class Stamp:
+class Stamp(Frozen):
     """One value rewritten by :func:`stamp_folder`."""
 
     part: str

@@ -8,19 +8,18 @@ part ordered before ``static`` parts (it breaks the cache prefix every turn).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
 from catalog.compiled import Catalog
 from catalog.errors import CatalogError
 from catalog.manifest.positions import key_lines
+from catalog.records.frozen import Frozen
 from catalog.tokens import get_counter, offline_encodings
 
 __all__ = ["Problem", "check_catalog"]
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(Frozen):
     """One finding of ``catalog validate``: the file, the line where known, and what is wrong."""
 
     severity: Literal["error", "warning"]

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 
 from catalog.cli._common import EXIT_OK, add_format, emit_json
 from catalog.importers.piebald.parse import UPSTREAM
 from catalog.importers.piebald.read import read_checkout, read_history
 from catalog.importers.piebald.write import ImportedVersion, import_releases
+from catalog.records.frozen import asdict
 
 __all__ = ["register", "run"]
 
@@ -80,8 +80,8 @@ def run(args: argparse.Namespace) -> int:
             {
                 "name": args.name,
                 "folder": str(report.folder),
-                "versions": [dataclasses.asdict(item) for item in report.versions],
-                "size": dataclasses.asdict(size),
+                "versions": [asdict(item) for item in report.versions],
+                "size": asdict(size),
                 "unshared_bytes": report.unshared_bytes,
             }
         )

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 
 from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, add_format, emit_json, make_store
+from catalog.records.frozen import asdict
 from catalog.stamp import stamp_folder
 
 __all__ = ["register", "run"]
@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     # Only overlays need a store (for their base): build one lazily unless --path is given.
     store = make_store(args) if args.path else None
     changes = [
-        {"folder": folder, **dataclasses.asdict(stamp)}
+        {"folder": folder, **asdict(stamp)}
         for folder in args.folders
         for stamp in stamp_folder(folder, write=not args.check, store=store)
     ]

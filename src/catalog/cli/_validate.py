@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 from catalog.catalog_path import CatalogPath, is_folder_ref, parse_ref
 from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, add_format, emit_json, make_store
 from catalog.errors import CatalogError, NotFoundError
+from catalog.records.frozen import asdict
 from catalog.validate import Problem, check_catalog
 
 __all__ = ["register", "run"]
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     warnings = sum(p.severity == "warning" for p in every)
     if args.format == "json":
         for entry in checked:
-            entry["problems"] = [dataclasses.asdict(p) for p in entry["problems"]]
+            entry["problems"] = [asdict(p) for p in entry["problems"]]
         emit_json({"catalogs": checked, "errors": errors, "warnings": warnings})
     else:
         for entry in checked:

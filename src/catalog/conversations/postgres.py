@@ -14,7 +14,6 @@ included in ``[serve]``); this module is imported only for a ``postgresql://`` s
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from collections.abc import Callable
 from typing import Any, Self, TypeVar
@@ -30,6 +29,7 @@ from catalog.conversations.base import (
     with_retries,
 )
 from catalog.errors import SessionError
+from catalog.records.frozen import astuple
 
 __all__ = ["PostgresStore"]
 
@@ -147,7 +147,7 @@ class PostgresStore:
         """Insert ``prompt`` unless the conversation has one; return the stored prompt."""
 
         def body(db: psycopg.Connection[Any]) -> StoredPrompt:
-            db.execute(_ADD, dataclasses.astuple(prompt))
+            db.execute(_ADD, astuple(prompt))
             row = db.execute(_SELECT, (prompt.conversation_id,)).fetchone()
             if row is None:  # only if someone deleted it in between
                 raise SessionError(
@@ -161,9 +161,7 @@ class PostgresStore:
         """Store ``prompt`` as the next revision (see ``PromptStore.replace``)."""
 
         def body(db: psycopg.Connection[Any]) -> StoredPrompt:
-            row = db.execute(
-                _REPLACE, (*dataclasses.astuple(prompt)[:6], 0, prompt.created)
-            ).fetchone()
+            row = db.execute(_REPLACE, (*astuple(prompt)[:6], 0, prompt.created)).fetchone()
             if row is None:  # constructed for another catalog or agent: left as it is
                 row = db.execute(_SELECT, (prompt.conversation_id,)).fetchone()
             if row is None:

@@ -10,7 +10,6 @@ single statements, which WAL journaling keeps consistent without a lock.
 
 from __future__ import annotations
 
-import dataclasses
 import sqlite3
 import threading
 import time
@@ -26,6 +25,7 @@ from catalog.conversations.base import (
     with_retries,
 )
 from catalog.errors import SessionError
+from catalog.records.frozen import astuple, replace
 
 __all__ = ["SQLiteStore"]
 
@@ -135,7 +135,7 @@ class SQLiteStore:
             row = db.execute(_SELECT, (prompt.conversation_id,)).fetchone()
             if row is not None:
                 return StoredPrompt(*row)
-            db.execute(_UPSERT, dataclasses.astuple(prompt))
+            db.execute(_UPSERT, astuple(prompt))
             return prompt
 
         return self._run(body, write=True)
@@ -146,13 +146,13 @@ class SQLiteStore:
         def body(db: sqlite3.Connection) -> StoredPrompt:
             row = db.execute(_SELECT, (prompt.conversation_id,)).fetchone()
             if row is None:
-                stored = dataclasses.replace(prompt, revision=0)
+                stored = replace(prompt, revision=0)
             else:
                 previous = StoredPrompt(*row)
                 if (previous.catalog, previous.agent) != (prompt.catalog, prompt.agent):
                     return previous
-                stored = dataclasses.replace(prompt, revision=previous.revision + 1)
-            db.execute(_UPSERT, dataclasses.astuple(stored))
+                stored = replace(prompt, revision=previous.revision + 1)
+            db.execute(_UPSERT, astuple(stored))
             return stored
 
         return self._run(body, write=True)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from catalog.context import Context, coerce_context
 from catalog.diff.classify import ASSEMBLY_KEYS, ChangeClass, find_renames, text_class
 from catalog.manifest.models import MAIN_AGENT, AgentDecl, Manifest, PartDecl, VariableDecl
+from catalog.records.frozen import Frozen, field
 from catalog.tokens import TokenCounter, get_counter
 
 if TYPE_CHECKING:
@@ -63,8 +63,7 @@ _MANIFEST_TABLES = ("sources", "binding")
 _NAMED_TABLES = ("definitions", "lines", "defaults")
 
 
-@dataclass(frozen=True)
-class FieldChange:
+class FieldChange(Frozen):
     """One manifest key whose value differs."""
 
     key: str
@@ -72,8 +71,7 @@ class FieldChange:
     new: Any
 
 
-@dataclass(frozen=True)
-class ItemDiff:
+class ItemDiff(Frozen):
     """A variable or sub-agent added, removed or changed."""
 
     name: str
@@ -81,8 +79,7 @@ class ItemDiff:
     fields: tuple[FieldChange, ...] = ()
 
 
-@dataclass(frozen=True)
-class PartDiff:
+class PartDiff(Frozen):
     """How one part differs between the two versions: matched by id, or renamed.
 
     ``change`` says what kind of change it is (:data:`ChangeClass`); for a
@@ -156,8 +153,7 @@ def _tokens(body: str | None, stamp: int | None, count: Callable[[str], int]) ->
     return stamp if stamp is not None else count(body)
 
 
-@dataclass(frozen=True)
-class PromptDiff:
+class PromptDiff(Frozen):
     """The two prompts assembled under one context for one agent."""
 
     agent: str
@@ -183,8 +179,7 @@ class PromptDiff:
         return self.new_tokens - self.old_tokens
 
 
-@dataclass(frozen=True)
-class CatalogDiff:
+class CatalogDiff(Frozen):
     """Everything that differs between catalog versions ``old`` and ``new``."""
 
     old_name: str

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from catalog.compiled import Catalog, body_sha256
 from catalog.diff.classify import TextClass, find_renames, text_class
 from catalog.manifest.models import Manifest
+from catalog.records.frozen import Frozen
 from catalog.tokens import TokenCounter
 
 __all__ = ["PortReport", "PortStatus", "PortedPart", "port_overlay"]
@@ -40,8 +40,7 @@ PortStatus = Literal["same", "carried", "renamed", "changed", "vanished"]
 _CARRIED: tuple[TextClass | None, ...] = (None, "whitespace", "placeholders")
 
 
-@dataclass(frozen=True)
-class PortedPart:
+class PortedPart(Frozen):
     """What became of one ``from`` part of the overlay."""
 
     id: str
@@ -73,8 +72,7 @@ class PortedPart:
         }
 
 
-@dataclass(frozen=True)
-class PortReport:
+class PortReport(Frozen):
     """An overlay ported to a new base: each part's fate and the rewritten manifest."""
 
     overlay: str

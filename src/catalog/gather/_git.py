@@ -30,7 +30,6 @@ import os
 import stat
 import struct
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -38,6 +37,7 @@ from catalog._textfile import read_capped
 from catalog.gather._files import warn
 from catalog.gather._gitignore import Ignores
 from catalog.gather.safe import ReadRules, allowed_path, within_roots
+from catalog.records.frozen import Frozen
 
 __all__ = ["git_facts"]
 
@@ -57,8 +57,7 @@ MAX_STATUS_LINES: Final = 500
 _SMALL: Final = 4096
 
 
-@dataclass(frozen=True, slots=True)
-class _Entry:
+class _Entry(Frozen):
     path: str
     mode: int
     oid: bytes

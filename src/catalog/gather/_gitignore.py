@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import stat
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from catalog._textfile import read_capped
 from catalog.lang.globs import CharClass, in_char_class, parse_char_class
+from catalog.records.frozen import Frozen
 
 __all__ = ["Ignores"]
 
@@ -31,8 +31,7 @@ MAX_PATTERNS: Final = 10_000
 """Most patterns in force at once; later ones are left out."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Pattern:
+class _Pattern(Frozen):
     base: str  # the folder of the .gitignore, relative to the top ("" for the top)
     segments: tuple[_Segment, ...]
     negated: bool

@@ -8,7 +8,6 @@ byte is known (see :mod:`catalog.gather.provenance`).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -19,6 +18,7 @@ from catalog.gather._find import Finder
 from catalog.gather.provenance import GatheredFile, Status
 from catalog.gather.safe import ReadRules, allowed_path, read_bounded, within_roots
 from catalog.manifest.sources import Sources, expand_placeholders
+from catalog.records.frozen import replace
 
 __all__ = ["Reader", "project_root"]
 
@@ -130,4 +130,4 @@ class Reader:
 
     def update(self, index: int, **changes: object) -> None:
         """Change a recorded file's status, reason or byte count (a budget cut it)."""
-        self.records[index] = dataclasses.replace(self.records[index], **changes)  # type: ignore[arg-type]
+        self.records[index] = replace(self.records[index], **changes)

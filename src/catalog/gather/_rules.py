@@ -17,8 +17,9 @@ line is ignored. Reading is linear in the header's size.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from catalog.records.frozen import Frozen
 
 __all__ = ["MAX_HEADER_LINES", "RuleScope", "read_rule"]
 
@@ -28,8 +29,7 @@ MAX_HEADER_LINES = 200
 _TRUE = ("true", "yes", "on")
 
 
-@dataclass(frozen=True)
-class RuleScope:
+class RuleScope(Frozen):
     """When a rule applies: ``always``, or when a touched file matches one of ``globs``."""
 
     always: bool

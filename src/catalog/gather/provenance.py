@@ -9,10 +9,10 @@ tree of :meth:`Gathering.tree`.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from catalog.context import Context
+from catalog.records.frozen import Frozen, asdict
 
 __all__ = ["GatheredFile", "Gathering", "Status"]
 
@@ -24,8 +24,7 @@ duplicate, an import refused or not found, an empty file)."""
 _MARKS = {"included": "+", "cut": "~", "dropped": "-", "skipped": "-"}
 
 
-@dataclass(frozen=True)
-class GatheredFile:
+class GatheredFile(Frozen):
     """One file a gathering looked at and what became of it.
 
     ``source`` names the ``[sources]`` entry (its ``label``, else e.g.
@@ -46,8 +45,7 @@ class GatheredFile:
     imported_by: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Gathering:
+class Gathering(Frozen):
     """A gathered context with the provenance of its files and the notes of the gathering."""
 
     context: Context

@@ -25,12 +25,12 @@ import errno
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from catalog._textfile import clean_text, read_capped
 from catalog.gather._files import warn
+from catalog.records.frozen import Frozen
 
 __all__ = [
     "MAX_YAML_BYTES",
@@ -51,8 +51,7 @@ MAX_YAML_DEPTH: Final = 32
 _FOLLOW_HINT: Final = "pass --follow-links (follow_links=True) to read it anyway"
 
 
-@dataclass(frozen=True, slots=True)
-class ReadRules:
+class ReadRules(Frozen):
     """Where gathered reads may land and how much they read.
 
     ``roots`` are resolved folders (the project root, the home folder): a path

@@ -24,7 +24,6 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -32,6 +31,7 @@ from catalog._textfile import read_text
 from catalog.compiled import body_sha256
 from catalog.errors import ImporterError
 from catalog.loader import MANIFEST_NAME
+from catalog.records.frozen import Frozen
 from catalog.tokens import TiktokenCounter, TokenCounter
 
 __all__ = ["BLOBS_DIR", "PARTS_DIR", "Body", "CatalogWriter", "StoreSize", "VersionStatus"]
@@ -42,8 +42,7 @@ PARTS_DIR = "_parts"
 VersionStatus = Literal["written", "unchanged", "replaced"]
 
 
-@dataclass(frozen=True)
-class Body:
+class Body(Frozen):
     """A stored body: the ``file`` a manifest names, its sha256 and token count."""
 
     file: str
@@ -51,8 +50,7 @@ class Body:
     tokens: int
 
 
-@dataclass(frozen=True)
-class StoreSize:
+class StoreSize(Frozen):
     """What one catalog folder holds on disk."""
 
     versions: int

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import bisect
-import dataclasses
 import operator
 import re
 import warnings
@@ -48,6 +47,7 @@ from catalog.lang.values import (
     get_item,
     type_name,
 )
+from catalog.records.frozen import Frozen, field
 
 __all__ = [
     "Expression",
@@ -63,8 +63,7 @@ _BRACKET: Final = re.compile(r"[()\[\]#]")
 # The compiler
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Expression:
+class Expression(Frozen):
     """A compiled expression: call it with a scope to evaluate it.
 
     ``names`` holds the root names the expression reads, ``shape`` the shape
@@ -76,7 +75,7 @@ class Expression:
     source: str
     names: frozenset[str]
     shape: Shape
-    evaluate: Run = dataclasses.field(repr=False, compare=False)
+    evaluate: Run = field(repr=False, compare=False)
 
     def __call__(self, scope: Scope) -> Any:
         """Evaluate against ``scope``; raises :class:`EvaluationError` on bad values."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import types
 from collections.abc import Callable, Mapping, Sequence
@@ -31,6 +30,7 @@ from catalog.lang.values import (
     to_json,
     type_name,
 )
+from catalog.records.frozen import Frozen, field
 
 __all__ = [
     "FUNCTIONS",
@@ -367,8 +367,7 @@ def _shape_strftime(args: Sequence[Arg]) -> Shape:
     return SCALAR
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Function:
+class Function(Frozen):
     """One callable of the expression language: its argument counts, a one-line
     description, the Python callable and the rule giving its result's shape
     (a plain value unless said otherwise), so that ``first(skills).name`` is
@@ -378,8 +377,8 @@ class Function:
     min_args: int
     max_args: int
     doc: str
-    call: Callable[..., Any] = dataclasses.field(repr=False)
-    shape: ShapeRule = dataclasses.field(default=_shape_scalar, repr=False)
+    call: Callable[..., Any] = field(repr=False)
+    shape: ShapeRule = field(default=_shape_scalar, repr=False)
 
 
 def _fn_lower(value: object) -> str:

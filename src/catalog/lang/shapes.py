@@ -24,7 +24,6 @@ immutable and hashable.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import enum
 import types
@@ -36,6 +35,7 @@ from typing import Annotated, Any, ClassVar, Literal, Union, get_args, get_origi
 
 from catalog.errors import ExpressionError
 from catalog.lang.values import is_model
+from catalog.records.frozen import Frozen, class_fields
 
 __all__ = [
     "ANY",
@@ -78,8 +78,7 @@ def did_you_mean(name: str, known: typing.Iterable[str], *, what: str) -> str:
     return listing
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Shape:
+class Shape(Frozen):
     """What a value looks like to the expression compiler.
 
     The three questions the compiler asks are :meth:`attribute` (``x.name``),
@@ -103,7 +102,6 @@ class Shape:
         raise ExpressionError(f"'{where}' is {self.kind} and cannot be iterated")
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
 class AnyShape(Shape):
     """Anything: attributes, indexing and iteration are allowed and unchecked."""
 
@@ -122,7 +120,6 @@ class AnyShape(Shape):
         return ANY
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
 class ScalarShape(Shape):
     """Text, a number, true/false or none: no attributes.
 
@@ -145,7 +142,6 @@ class ScalarShape(Shape):
         return SCALAR
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
 class SequenceShape(Shape):
     """A list, tuple or set whose items have the shape ``item``."""
 
@@ -170,7 +166,6 @@ class SequenceShape(Shape):
         return self.item_shape
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
 class MappingShape(Shape):
     """A dict whose values have the shape ``value``: any key may be looked up."""
 
@@ -190,7 +185,6 @@ class MappingShape(Shape):
         return SCALAR
 
 
-@dataclasses.dataclass(frozen=True, slots=True, init=False)
 class RecordShape(Shape):
     """An object with a fixed set of attributes, called ``name`` in messages."""
 
@@ -318,14 +312,12 @@ def _shape_of_class(cls: type, expanding: frozenset[type]) -> Shape:
         for name, computed in getattr(cls, "model_computed_fields", {}).items():
             fields[name] = _shape_of(computed.return_type, inner)
         return RecordShape(fields, cls.__name__)
-    if dataclasses.is_dataclass(cls) or _is_typeddict(cls):
+    names = class_fields(cls)
+    if names is not None or _is_typeddict(cls):
         hints = _type_hints(cls)
-        names = (
-            [f.name for f in dataclasses.fields(cls)]
-            if dataclasses.is_dataclass(cls)
-            else list(hints)
+        return RecordShape(
+            {n: _shape_of(hints.get(n, Any), inner) for n in (names or hints)}, cls.__name__
         )
-        return RecordShape({n: _shape_of(hints.get(n, Any), inner) for n in names}, cls.__name__)
     if issubclass(cls, _SCALAR_TYPES):
         return SCALAR
     if issubclass(cls, (list, tuple, set, frozenset)):

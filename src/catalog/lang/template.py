@@ -44,7 +44,6 @@ returned as it is.
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import keyword
 import re
 from collections.abc import Callable, Mapping
@@ -62,6 +61,7 @@ from catalog.lang.values import (
     iterate,
     render_value,
 )
+from catalog.records.frozen import Frozen, field
 
 __all__ = [
     "LOOP_SHAPE",
@@ -129,8 +129,7 @@ class _Output:
 _Render: TypeAlias = Callable[[Scope, _Output], None]
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Template:
+class Template(Frozen):
     """A compiled part body; ``render(scope)`` fills it from a scope.
 
     ``names`` holds the root names the body reads (loop variables excluded);
@@ -145,7 +144,7 @@ class Template:
     source: str
     names: frozenset[str]
     is_static: bool
-    render: Callable[[Scope], str] = dataclasses.field(repr=False, compare=False)
+    render: Callable[[Scope], str] = field(repr=False, compare=False)
 
 
 def compile_template(

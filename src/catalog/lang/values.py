@@ -4,9 +4,7 @@ iteration, and rendering into text or JSON.
 
 from __future__ import annotations
 
-import dataclasses
 import enum
-import functools
 import json as _json
 import sys
 import types
@@ -17,6 +15,7 @@ from typing import Any, Final, TypeAlias
 
 from catalog.errors import EvaluationBudgetError
 from catalog.records import Record
+from catalog.records.frozen import class_fields
 
 __all__ = [
     "ITEM_COST",
@@ -82,9 +81,16 @@ def type_name(value: object) -> str:
     return type(value).__name__
 
 
-@functools.cache
-def _dataclass_fields(cls: type) -> frozenset[str]:
-    return frozenset(f.name for f in dataclasses.fields(cls))
+_DATA_FIELDS: dict[type, frozenset[str] | None] = {}
+
+
+def _dataclass_fields(cls: type) -> frozenset[str] | None:
+    """The fields of a dataclass (the package's frozen classes included), else None."""
+    if cls in _DATA_FIELDS:
+        return _DATA_FIELDS[cls]
+    names = class_fields(cls)
+    found = _DATA_FIELDS[cls] = None if names is None else frozenset(names)
+    return found
 
 
 def get_attribute(value: object, name: str) -> Any:
@@ -101,11 +107,7 @@ def get_attribute(value: object, name: str) -> Any:
         return extra.get(name) if extra else None
     if isinstance(value, Mapping):
         return value.get(name)
-    if (
-        dataclasses.is_dataclass(value)
-        and not isinstance(value, type)
-        and name in _dataclass_fields(type(value))
-    ):
+    if name in (_dataclass_fields(cls) or ()):
         return getattr(value, name)
     return None
 
@@ -146,7 +148,9 @@ def get_item(container: object, key: object) -> Any:
             return container[key]
         except IndexError:
             return None
-    if isinstance(key, str) and (is_model(type(container)) or dataclasses.is_dataclass(container)):
+    if isinstance(key, str) and (
+        is_model(type(container)) or _dataclass_fields(type(container)) is not None
+    ):
         return get_attribute(container, key)
     raise TypeError(f"{type_name(container)} cannot be indexed")
 
@@ -213,7 +217,7 @@ def render_value(value: object) -> str:
     if (
         isinstance(value, Mapping)
         or is_model(type(value))
-        or (dataclasses.is_dataclass(value) and not isinstance(value, type))
+        or _dataclass_fields(type(value)) is not None
     ):
         return to_json(value)
     return str(value)
@@ -222,8 +226,9 @@ def render_value(value: object) -> str:
 def _json_default(value: object) -> object:
     if is_model(type(value)):
         return value.model_dump(mode="json")  # type: ignore[attr-defined]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {name: getattr(value, name) for name in sorted(_dataclass_fields(type(value)))}
+    names = _dataclass_fields(type(value))
+    if names is not None:
+        return {name: getattr(value, name) for name in sorted(names)}
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, Mapping):

@@ -30,13 +30,11 @@ into a table in ``_before``.
 # No ``from __future__ import annotations`` here: Record's own annotations would be
 # strings, evaluated again by get_type_hints for every record class on every start.
 import datetime
-import inspect
 import math
 import sys
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import FrozenInstanceError
 from typing import Annotated, Any, ClassVar, Literal, Self, Union, dataclass_transform
 
 from catalog.errors import CatalogError, Problem, RecordError, parse_key
@@ -50,6 +48,7 @@ from catalog.records.constraints import (
     figure,
     rule_schema,
 )
+from catalog.records.frozen import FrozenInstanceError
 
 __all__ = [
     "Bounds",
@@ -164,7 +163,7 @@ class Record:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         fields = dict(cls.model_fields)
-        for name, annotation in inspect.get_annotations(cls).items():
+        for name, annotation in cls.__annotations__.items():
             if _is_class_var(annotation):
                 continue
             value = cls.__dict__.get(name, _MISSING)

@@ -20,10 +20,10 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from catalog.errors import UsageError
+from catalog.records.frozen import Frozen
 
 if TYPE_CHECKING:
     import tiktoken
@@ -61,8 +61,7 @@ class TokenCounter(Protocol):
     def __call__(self, text: str) -> int: ...
 
 
-@dataclass(frozen=True)
-class CharCounter:
+class CharCounter(Frozen):
     """The length / 4 heuristic: no tokenizer needed, close enough for budgets."""
 
     chars_per_token: int = 4
@@ -75,8 +74,7 @@ class CharCounter:
         return math.ceil(len(text) / self.chars_per_token)
 
 
-@dataclass(frozen=True)
-class TiktokenCounter:
+class TiktokenCounter(Frozen):
     """Exact counts with a tiktoken encoding, loaded lazily and offline."""
 
     encoding: str = "cl100k_base"
@@ -89,8 +87,7 @@ class TiktokenCounter:
         return _tiktoken_count(self.encoding, text)
 
 
-@dataclass(frozen=True)
-class FunctionCounter:
+class FunctionCounter(Frozen):
     """Wraps a plain ``str -> int`` callable supplied by the user."""
 
     function: Callable[[str], int]
@@ -104,8 +101,7 @@ class FunctionCounter:
         return int(self.function(text))
 
 
-@dataclass(frozen=True)
-class ClaudeCounter:
+class ClaudeCounter(Frozen):
     """An estimate of the count Anthropic's token-counting API gives for current Claude
     models, made offline from the cl100k count and a few features of the text
     (:mod:`catalog.tokens.claude`; within ±15 % for about 98 % of Claude Code's parts)."""

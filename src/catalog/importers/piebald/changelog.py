@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
+
+from catalog.records.frozen import Frozen
 
 __all__ = ["ChangelogItem", "ChangelogRelease", "parse_changelog"]
 
 
-@dataclass(frozen=True)
-class ChangelogItem:
+class ChangelogItem(Frozen):
     """A bullet of a changelog section: the parts' upstream names and what changed.
 
     ``name`` is the first (often the only) name; ``names`` all of them.
@@ -41,8 +41,7 @@ class ChangelogItem:
             object.__setattr__(self, "names", (self.name,))
 
 
-@dataclass(frozen=True)
-class ChangelogRelease:
+class ChangelogRelease(Frozen):
     """One section of the upstream ``CHANGELOG.md``."""
 
     version: str

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
@@ -15,6 +14,7 @@ from catalog.importers.piebald.changelog import ChangelogItem, ChangelogRelease,
 from catalog.importers.piebald.header import read_header
 from catalog.lang.placeholders import placeholders
 from catalog.manifest.models import PartKind
+from catalog.records.frozen import Frozen
 
 __all__ = [
     "CATEGORIES",
@@ -39,8 +39,7 @@ UPSTREAM = "Piebald-AI/claude-code-system-prompts"
 PROMPTS_DIR = "system-prompts"
 
 
-@dataclass(frozen=True)
-class Category:
+class Category(Frozen):
     """A file-name prefix, the part kind it maps to and the ``order`` its parts get.
 
     One ``order`` per category (ties broken by id) keeps every part's order
@@ -80,8 +79,7 @@ def category_of(part_id: str) -> Category:
     return _OTHER
 
 
-@dataclass(frozen=True)
-class UpstreamPart:
+class UpstreamPart(Frozen):
     """One ``system-prompts/*.md`` file: its header fields and its body, verbatim."""
 
     file: str
@@ -144,8 +142,7 @@ def parse_prompt_file(text: str, file: str, *, source: str = "") -> UpstreamPart
     return UpstreamPart(name, header, text[end + 5 :], source)
 
 
-@dataclass(frozen=True)
-class ReadmeEntry:
+class ReadmeEntry(Frozen):
     """A README line: the part's upstream name, token count and description."""
 
     name: str
@@ -153,8 +150,7 @@ class ReadmeEntry:
     description: str
 
 
-@dataclass(frozen=True)
-class Readme:
+class Readme(Frozen):
     """What ``README.md`` says: the release and an entry per part file name."""
 
     version: str | None

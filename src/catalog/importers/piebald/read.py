@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from packaging.specifiers import SpecifierSet
@@ -23,6 +22,7 @@ from catalog.importers.piebald.parse import (
     parse_readme,
     release_version,
 )
+from catalog.records.frozen import Frozen, field
 
 __all__ = [
     "Release",
@@ -31,8 +31,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Release:
+class Release(Frozen):
     """One release's data: its version, part files, README and where it came from."""
 
     version: str

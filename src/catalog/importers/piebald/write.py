@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from catalog.importers.piebald.read import Release
 from catalog.importers.writer import CatalogWriter, StoreSize, VersionStatus
 from catalog.loader import VersionDir, merged_manifest, read_manifest
 from catalog.manifest.models import CatalogInfo, PartDecl
+from catalog.records.frozen import Frozen
 
 __all__ = [
     "REFERENCE_COUNTER",
@@ -31,8 +31,7 @@ __all__ = [
 REFERENCE_COUNTER = f"Anthropic's token counting API, as published in {UPSTREAM}'s README"
 
 
-@dataclass(frozen=True)
-class ImportedVersion:
+class ImportedVersion(Frozen):
     """What importing one release did."""
 
     version: str
@@ -41,8 +40,7 @@ class ImportedVersion:
     status: VersionStatus
 
 
-@dataclass(frozen=True)
-class ImportReport:
+class ImportReport(Frozen):
     """What an import did, and what the catalog folder holds now."""
 
     folder: Path
