@@ -43,6 +43,9 @@ def test_assembling_a_bundled_catalog_imports_only_what_it_needs() -> None:
         "catalog.lang.brackets",  # only for brackets()
         "catalog.gather",
         "catalog.diff",
+        "dataclasses",  # value classes are records.frozen.Frozen
+        "inspect",
+        "shutil",  # argparse's formatters are told the terminal's width
     )
     code = (
         "import contextlib, io, sys; from catalog.cli import main\n"

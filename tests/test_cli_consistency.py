@@ -145,7 +145,7 @@ def test_only_the_command_run_is_imported() -> None:
     code = (
         "import sys; from catalog.cli import main; main(['list']); "
         "print(sorted(m for m in sys.modules if m.startswith('catalog.cli._') "
-        "and m != 'catalog.cli._common'))"
+        "and m not in ('catalog.cli._common', 'catalog.cli._help')))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.splitlines()[-1] == "['catalog.cli._list']"
@@ -205,3 +205,29 @@ def test_schema_without_an_argument_says_which_exist(capsys: pytest.CaptureFixtu
     assert "the following arguments are required" not in err
     code, out, _ = run(capsys, "--format", "json", "schema", "context")
     assert code == 0 and json.loads(out)["title"] == "Context"
+
+
+def test_help_is_as_wide_as_columns_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "60")
+    narrow = _subparsers()["assemble"].format_help().splitlines()
+    monkeypatch.setenv("COLUMNS", "200")
+    wide = _subparsers()["assemble"].format_help().splitlines()
+    assert max(map(len, narrow)) <= 58  # argparse keeps two columns free
+    assert max(map(len, wide)) > 100
+    assert len(wide) < len(narrow)
+
+
+def test_without_a_terminal_or_columns_help_is_80_wide(monkeypatch: pytest.MonkeyPatch) -> None:
+    # pytest captures standard output, so it is no terminal here.
+    for unusable in ("", "0", "wide"):
+        monkeypatch.setenv("COLUMNS", unusable)
+        lines = _subparsers()["assemble"].format_help().splitlines()
+        assert 70 < max(map(len, lines)) <= 78
+
+
+def test_the_top_level_epilog_keeps_its_line_breaks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    help_text = build_parser(only="list").format_help()
+    epilog = build_parser(only="list").epilog
+    assert epilog and "\n" in epilog.strip()
+    assert epilog.strip() in help_text

@@ -22,10 +22,11 @@ import argparse
 import importlib
 import sys
 from collections.abc import Iterator, Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from catalog import __version__
 from catalog.cli._common import EXIT_OK, EXIT_USAGE, common_parser, resolve_globals
+from catalog.cli._help import HelpFormatter, RawHelpFormatter
 from catalog.errors import CatalogError
 from catalog.lang.shapes import did_you_mean
 
@@ -73,6 +74,10 @@ _VALUED_GLOBALS = ("--path", "--format", "--color")
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         sys.stderr.write(f"{self.prog}: error: {message}\n")
@@ -93,7 +98,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         prog="catalog",
         description="Assemble, inspect and check versioned prompt catalogs.",
         epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=RawHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     common_parser(parser, prefix="global_", help_=argparse.SUPPRESS)

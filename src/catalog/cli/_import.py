@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from catalog.cli._common import EXIT_OK, add_format, emit_json
+from catalog.cli._help import RawHelpFormatter
 from catalog.importers.piebald.parse import UPSTREAM
 from catalog.importers.piebald.read import read_checkout, read_history
 from catalog.importers.piebald.write import ImportedVersion, import_releases
@@ -27,7 +28,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         "the upstream name, ccVersion, variables, agent metadata, token count and the body's "
         "${...} placeholders in meta; "
         "bodies are stored once under NAME/_blobs/. Exit 0 on success, 2 on bad input.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=RawHelpFormatter,
     )
     piebald.add_argument("src", nargs="?", metavar="SRC", help="a checkout of the repository")
     piebald.add_argument("--git", metavar="REPO", help="a clone: import every release commit")
