@@ -186,6 +186,11 @@ class _Step(NamedTuple):
     if_custom: Excluded
     if_overridden: Excluded
 
+    def left_out(self, left: Excluded) -> _Step:
+        """This step, with the part left out for ``left``'s reason (``_replace`` is
+        several times slower, and plans make a thousand of these)."""
+        return _Step._make((*self[:_LEFT], left, *self[_LEFT + 1 :]))
+
     def with_text(self, text: str) -> Piece:
         decl = self.part.decl
         return Piece(
@@ -198,6 +203,9 @@ class _Step(NamedTuple):
             decl.required,
             decl.priority,
         )
+
+
+_LEFT = _Step._fields.index("left")
 
 
 class AgentPlan(Frozen, eq=False):
@@ -225,12 +233,17 @@ def plan_agents(
 def _plan(rules: CatalogRules, agent: AgentInfo, steps: Sequence[_Step]) -> AgentPlan:
     """``agent``'s plan: the shared steps, with those of parts it is not given left out."""
     name = agent.name
+    reasons: dict[tuple[str, ...], str] = {}  # most parts share a few agent lists
     own: list[_Step] = []
     for step in steps:
         decl = step.part.decl
         if step.left is None and not decl.for_agent(name):
-            reason = f"not given to agent {name} ({', '.join(decl.agents)})"
-            step = step._replace(left=(decl.id, decl.kind, "agent", reason))
+            reason = reasons.get(decl.agents)
+            if reason is None:
+                reason = reasons[decl.agents] = (
+                    f"not given to agent {name} ({', '.join(decl.agents)})"
+                )
+            step = step.left_out((decl.id, decl.kind, "agent", reason))
         own.append(step)
     reminders = tuple(s.part for s in steps if s.kind == "reminder" and s.part.decl.for_agent(name))
     return AgentPlan(rules, agent, tuple(own), reminders)

@@ -18,12 +18,12 @@ file is still read and hash-checked on every load).
 
 from __future__ import annotations
 
+import _thread
 import copy
 import os
 import posixpath
 import re
 import stat
-import threading
 import weakref
 from collections import OrderedDict
 from pathlib import Path
@@ -356,7 +356,8 @@ def _merge_parts_files(version: VersionManifest, manifest: Manifest, sites: _Par
 _PARSED_LIMIT = 20_000  # records kept parsed, over all the files kept
 _parsed: OrderedDict[str, PartsFile] = OrderedDict()
 _parsed_records = [0]  # records in _parsed
-_parsed_lock = threading.Lock()
+# threading.Lock itself: importing threading would cost every command a millisecond.
+_parsed_lock = _thread.allocate_lock()
 
 
 def _parsed_parts_file(digest: str, text: str, file: str) -> PartsFile:

@@ -13,7 +13,6 @@ import re
 from collections.abc import Sequence
 from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
-import tomli_w
 from packaging.version import InvalidVersion, Version
 
 from catalog._textfile import parse_toml
@@ -440,6 +439,8 @@ def dump_manifest(manifest: Manifest) -> str:
     data["catalog"] = manifest.catalog.model_dump(mode="json", exclude_none=True)
     for part, raw in zip(manifest.part, data.get("part", ()), strict=True):
         raw.setdefault("order", part.order)
+    import tomli_w  # only for writing: not on the path of every command
+
     return tomli_w.dumps(data, multiline_strings=True)
 
 

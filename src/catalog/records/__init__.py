@@ -145,11 +145,27 @@ def _is_class_var(annotation: Any) -> bool:
 
 
 def _hints(cls: type) -> dict[str, Any]:
-    """The resolved annotations of ``cls`` (string ones evaluated), once per class."""
+    """The resolved annotations of ``cls`` (string ones evaluated), once per class.
+
+    ``typing.get_type_hints`` rebuilds every annotation it is given, a fifth of
+    reading a first manifest: it runs only when some annotation is text.
+    """
     found = _HINTS.get(cls)
     if found is None:
-        found = _HINTS[cls] = typing.get_type_hints(cls, include_extras=True)
+        merged: dict[str, Any] = {}
+        for klass in reversed(cls.__mro__[:-1]):  # object has no annotations
+            merged.update(klass.__annotations__)
+        if any(_unresolved(annotation) for annotation in merged.values()):
+            merged = typing.get_type_hints(cls, include_extras=True)
+        found = _HINTS[cls] = merged
     return found
+
+
+def _unresolved(annotation: Any) -> bool:
+    """Whether an annotation is, or holds, a name still written as text."""
+    if isinstance(annotation, str | typing.ForwardRef):
+        return True
+    return any(_unresolved(arg) for arg in typing.get_args(annotation))
 
 
 @dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(field,))

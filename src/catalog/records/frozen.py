@@ -128,7 +128,9 @@ class Frozen:
 
     __frozen_fields__: ClassVar[tuple[Field, ...]] = ()
     _init_fields: ClassVar[tuple[Field, ...]] = ()
+    _init_order: ClassVar[tuple[str, ...]] = ()
     _init_names: ClassVar[frozenset[str]] = frozenset()
+    _post_init: ClassVar[bool] = False
     _later_fields: ClassVar[tuple[Field, ...]] = ()
     _compared: ClassVar[tuple[str, ...]] = ()
     _shown: ClassVar[tuple[str, ...]] = ()
@@ -140,7 +142,9 @@ class Frozen:
         specs = tuple(every.values())
         cls.__frozen_fields__ = specs
         cls._init_fields = tuple(spec for spec in specs if spec.init)
-        cls._init_names = frozenset(spec.name for spec in cls._init_fields)
+        cls._init_order = tuple(spec.name for spec in cls._init_fields)
+        cls._init_names = frozenset(cls._init_order)
+        cls._post_init = hasattr(cls, "__post_init__")
         cls._later_fields = tuple(spec for spec in specs if not spec.init)
         cls._compared = tuple(spec.name for spec in specs if spec.compare)
         cls._shown = tuple(spec.name for spec in specs if spec.repr)
@@ -161,30 +165,30 @@ class Frozen:
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         cls = type(self)
-        taken = cls._init_fields
-        if len(args) > len(taken):
+        names = cls._init_order
+        if len(args) > len(names):
             raise TypeError(
-                f"{cls.__name__}() takes {len(taken)} positional arguments but {len(args)} "
+                f"{cls.__name__}() takes {len(names)} positional arguments but {len(args)} "
                 "were given"
             )
         state = self.__dict__
-        for spec, value in zip(taken, args, strict=False):
-            state[spec.name] = value
-        for name, value in kwargs.items():
-            if name not in cls._init_names:
-                raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {name!r}")
-            if name in state:
-                raise TypeError(f"{cls.__name__}() got multiple values for argument {name!r}")
-            state[name] = value
-        if len(state) < len(taken):
-            for spec in taken[len(args) :]:
+        if args:
+            state.update(zip(names, args, strict=False))
+        if kwargs:
+            for name in kwargs:
+                if name not in cls._init_names:
+                    raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {name!r}")
+                if name in state:
+                    raise TypeError(f"{cls.__name__}() got multiple values for argument {name!r}")
+            state.update(kwargs)
+        if len(state) < len(names):
+            for spec in cls._init_fields[len(args) :]:
                 if spec.name not in state:
                     state[spec.name] = _default(cls, spec)
         for spec in cls._later_fields:
             state[spec.name] = _default(cls, spec)
-        post_init = getattr(self, "__post_init__", None)
-        if post_init is not None:
-            post_init()
+        if cls._post_init:
+            self.__post_init__()  # type: ignore[attr-defined]
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise FrozenInstanceError(
