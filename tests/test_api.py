@@ -46,6 +46,9 @@ def test_assembling_a_bundled_catalog_imports_only_what_it_needs() -> None:
         "dataclasses",  # value classes are records.frozen.Frozen
         "inspect",
         "shutil",  # argparse's formatters are told the terminal's width
+        "json",  # text output reads and writes no JSON
+        "threading",
+        "tomli_w",  # only for writing manifests and locks
     )
     code = (
         "import contextlib, io, sys; from catalog.cli import main\n"

@@ -13,7 +13,6 @@ RecursionError), numbers too long to convert, files over
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import stat
 from pathlib import Path
@@ -171,6 +170,8 @@ def parse_toml(text: str, file: str, error_cls: type[CatalogError], hint: str) -
 
 def parse_json(text: str, file: str, error_cls: type[CatalogError], hint: str) -> Any:
     """``text`` parsed as JSON, refused as :func:`parse_toml` refuses TOML."""
+    import json  # on first use: most commands never read or write JSON
+
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -27,7 +27,6 @@ separator between two blocks ends the earlier block.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Sequence
 from functools import cached_property
 from typing import Any, Final, Literal, NamedTuple, TypeVar
@@ -315,6 +314,8 @@ class AssembledPrompt(Frozen):
 
     def to_json(self) -> str:
         """:meth:`to_dict` as indented JSON."""
+        import json  # on first use: most commands never read or write JSON
+
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
 
     def token_report(self) -> dict[str, Any]:

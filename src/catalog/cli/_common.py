@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import warnings
 from collections.abc import Iterable, Mapping
@@ -132,6 +131,8 @@ def load_ref(args: argparse.Namespace, ref: str) -> Catalog:
 
 def emit_json(data: Any) -> None:
     """Print ``data`` as indented, key-sorted JSON."""
+    import json  # on first use: most commands never read or write JSON
+
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
 
 
@@ -341,6 +342,8 @@ def _gathering_options(args: argparse.Namespace) -> list[str]:
 
 def _guess(raw: str) -> Any:
     """``raw`` read as JSON when it parses (and is not absurdly deep), else as text."""
+    import json  # on first use: most commands never read or write JSON
+
     try:
         value = json.loads(raw)
     except (ValueError, RecursionError):  # not JSON, a number too long, too deep

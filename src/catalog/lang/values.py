@@ -5,7 +5,6 @@ iteration, and rendering into text or JSON.
 from __future__ import annotations
 
 import enum
-import json as _json
 import sys
 import types
 from collections.abc import Callable, Mapping, Sequence
@@ -244,7 +243,9 @@ def _json_default(value: object) -> object:
 
 def to_json(value: object) -> str:
     """Deterministic JSON: keys sorted, non-ASCII kept, models via ``model_dump(mode="json")``."""
-    return _json.dumps(value, sort_keys=True, ensure_ascii=False, default=_json_default)
+    import json  # on first use: most commands never read or write JSON
+
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=_json_default)
 
 
 # --------------------------------------------------------------------------
