@@ -5,12 +5,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from catalog import AssembledPrompt, Catalog, ContextError, NotFoundError, load_dir
+from catalog.assemble import AgentPlan
 
 
 @pytest.fixture
@@ -105,6 +108,35 @@ def test_each_agent_is_told_which_parts_it_is_not_given(demo: Catalog) -> None:
     assert "identity" not in main and "policy" not in main
     # A reminder given to main only is served to main only.
     assert demo.reminders({"variables": {"todo_empty": True}}, agent="explore") == ()
+
+
+def test_each_agent_has_one_plan_made_once(demo: Catalog) -> None:
+    assert list(demo.plans) == list(demo.agents) == ["main", "explore"]
+    assert len(demo.plans) == 2 and "explore" in demo.plans and "exploer" not in demo.plans
+    first = demo.plan("explore")
+    assert demo.plan("explore") is first and demo.plans["explore"] is first
+    assert first.agent.name == "explore" and demo.plan("main").agent.name == "main"
+    with pytest.raises(KeyError):
+        demo.plans["exploer"]
+
+
+def test_threads_asking_for_a_plan_at_once_get_the_same_one(
+    make_catalog: Callable[..., Path],
+) -> None:
+    folder = make_catalog(
+        parts=[{"id": "identity", "order": 10, "body": "You are Demo.\n"}],
+        agents=[{"name": f"helper-{n}", "description": "helps"} for n in range(8)],
+    )
+    catalog = load_dir(folder)
+    start = threading.Barrier(8)
+
+    def ask(name: str) -> AgentPlan:
+        start.wait()
+        return catalog.plan(name)
+
+    with ThreadPoolExecutor(8) as pool:
+        plans = list(pool.map(ask, ["helper-3"] * 8))
+    assert all(plan is catalog.plan("helper-3") for plan in plans)
 
 
 def test_blank_part_leaves_no_doubled_separator(demo: Catalog) -> None:

@@ -210,18 +210,16 @@ def _check_nesting(data: Any, text: str, file: str, error_cls: type[CatalogError
 def too_deep(data: Any, limit: int = MAX_NESTING) -> bool:
     """Whether parsed data nests dicts and lists deeper than ``limit``, found without
     recursion, so that no later reader of accepted data meets Python's recursion limit."""
-    stack: list[tuple[Any, int]] = [(data, 0)]
-    while stack:
+    if not isinstance(data, dict | list):
+        return False
+    stack: list[tuple[dict[Any, Any] | list[Any], int]] = [(data, 0)]
+    while stack:  # only containers are stacked: a manifest is mostly texts and numbers
         value, depth = stack.pop()
-        if isinstance(value, dict):
-            children: Any = value.values()
-        elif isinstance(value, list):
-            children = value
-        else:
-            continue
         if depth >= limit:
             return True
-        stack.extend((child, depth + 1) for child in children)
+        for child in value.values() if isinstance(value, dict) else value:
+            if isinstance(child, dict | list):
+                stack.append((child, depth + 1))
     return False
 
 

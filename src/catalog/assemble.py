@@ -27,17 +27,18 @@ Token figures are counted when first read, with the catalog's tokenizer
 unless ``counter=`` says otherwise (see :mod:`catalog.tokens`): an assembly
 without a budget counts nothing.
 
-Everything that does not depend on the context is worked out once, when the
-catalog is compiled: :func:`plan_agents` turns the compiled parts into one
-:class:`AgentPlan` per agent (which parts the agent never gets, which bodies
-are plain text ready to copy, the reasons), so :func:`assemble` only
+Everything that does not depend on the context is worked out once:
+:func:`plan_agents` turns the compiled parts into one :class:`AgentPlan` per
+agent (which parts the agent never gets, which bodies are plain text ready
+to copy, the reasons), the shared part when the catalog is compiled and each
+agent's own part when its plan is first looked up, so :func:`assemble` only
 evaluates conditions and renders bodies. This module knows compiled parts
 and plans, not the :class:`~catalog.compiled.Catalog` that holds them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from catalog.context import CONTROL_FIELDS, Context, coerce_context
@@ -220,14 +221,40 @@ class AgentPlan(Frozen, eq=False):
 
 def plan_agents(
     rules: CatalogRules, agents: Sequence[AgentInfo], parts: Sequence[CompiledPart]
-) -> dict[str, AgentPlan]:
+) -> Mapping[str, AgentPlan]:
     """The plan of each of ``agents`` (by name) for ``parts`` (in prompt order).
 
-    What does not depend on the agent is worked out once per part and shared by
-    every plan; an agent only adds why the parts it is not given are left out.
+    What does not depend on the agent is worked out here, once per part, and
+    shared by every plan; an agent's own plan only adds why the parts it is not
+    given are left out, and is made the first time it is looked up.
     """
-    steps = [_step(part) for part in parts]
-    return {agent.name: _plan(rules, agent, steps) for agent in agents}
+    return _Plans(rules, {agent.name: agent for agent in agents}, tuple(_step(p) for p in parts))
+
+
+class _Plans(Mapping[str, AgentPlan]):
+    """Each agent's plan, made when first looked up: a command assembles one agent
+    of a catalog's many. The same plan comes back every time, whichever thread
+    asks; two threads asking at once may each make it, and one is kept."""
+
+    def __init__(
+        self, rules: CatalogRules, agents: Mapping[str, AgentInfo], steps: tuple[_Step, ...]
+    ) -> None:
+        self._rules = rules
+        self._agents = agents
+        self._steps = steps
+        self._made: dict[str, AgentPlan] = {}
+
+    def __getitem__(self, name: str) -> AgentPlan:
+        plan = self._made.get(name)
+        if plan is None:
+            plan = self._made.setdefault(name, _plan(self._rules, self._agents[name], self._steps))
+        return plan
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._agents)
+
+    def __len__(self) -> int:
+        return len(self._agents)
 
 
 def _plan(rules: CatalogRules, agent: AgentInfo, steps: Sequence[_Step]) -> AgentPlan:

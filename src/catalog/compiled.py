@@ -77,7 +77,8 @@ class Catalog(Frozen, eq=False):
     """One compiled catalog version: immutable, and assembling does no I/O.
 
     ``rules`` and the per-agent ``plans`` are built by :func:`compile_catalog`
-    from the manifest and the parts; ``version`` is parsed once, from the
+    from the manifest and the parts (an agent's plan when first looked up: it
+    is the same object every time); ``version`` is parsed once, from the
     manifest. ``manifest_file`` and ``manifest_text`` are the manifest as it was
     read (LF line endings), so checks and errors can point at its lines.
     """

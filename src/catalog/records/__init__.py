@@ -165,7 +165,13 @@ def _unresolved(annotation: Any) -> bool:
     """Whether an annotation is, or holds, a name still written as text."""
     if isinstance(annotation, str | typing.ForwardRef):
         return True
-    return any(_unresolved(arg) for arg in typing.get_args(annotation))
+    origin = typing.get_origin(annotation)
+    if origin is Literal:  # its arguments are values, texts among them
+        return False
+    args = typing.get_args(annotation)
+    if origin is Annotated:  # only the type: the metadata is no annotation
+        args = args[:1]
+    return any(_unresolved(arg) for arg in args)
 
 
 @dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(field,))
