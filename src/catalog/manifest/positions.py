@@ -38,23 +38,46 @@ __all__ = [
 KeyPath = tuple[str | int, ...]
 """A key path as the parsed data is indexed: ``("part", 3, "when")``."""
 
-# Possessive quantifiers (``*+``, ``++``) never give back what they matched, so
-# no pattern here backtracks: each is linear in the text it reads.
-_SPACE: Final = re.compile(r"(?:[ \t\r\n]++|#[^\n]*+)*+")
-_INLINE_SPACE: Final = re.compile(r"[ \t]*")
-_BARE_KEY: Final = re.compile(r"[A-Za-z0-9_-]+")
-_BASIC: Final = re.compile(r'"(?:[^"\\\n]++|\\.)*+"?')
-_LITERAL: Final = re.compile(r"'[^'\n]*'?")
-_SCALAR: Final = re.compile(r"[^,\]}\n#]*")
-# Blank lines and comments, then ``key = value`` with a bare key and a one-line
-# string, number, date or boolean (the lines most files are made of), ending the
-# line or followed by a comment.
-_SIMPLE_KEY_VALUE: Final = re.compile(
-    r"(?:[ \t\r\n]++|#[^\n]*+)*+"
-    r'([A-Za-z0-9_-]++)[ \t]*+=[ \t]*+("(?:[^"\\\n]++|\\.)*+"|[A-Za-z0-9_+.:-]++)[ \t]*+'
-    r"(?=#|\r?\n|\Z)"
-)
-_REST_OF_LINE: Final = re.compile(r"[^\n]*")
+
+class _Patterns(NamedTuple):
+    """The scanner's patterns, compiled on its first use: only a message naming a
+    line, or a command rewriting a manifest, needs them, not every start.
+
+    Possessive quantifiers (``*+``, ``++``) never give back what they matched,
+    so no pattern here backtracks: each is linear in the text it reads.
+    """
+
+    space: re.Pattern[str]
+    inline_space: re.Pattern[str]
+    bare_key: re.Pattern[str]
+    basic: re.Pattern[str]
+    literal: re.Pattern[str]
+    scalar: re.Pattern[str]
+    simple_key_value: re.Pattern[str]
+    rest_of_line: re.Pattern[str]
+
+
+@functools.cache
+def _patterns() -> _Patterns:
+    return _Patterns(
+        space=re.compile(r"(?:[ \t\r\n]++|#[^\n]*+)*+"),
+        inline_space=re.compile(r"[ \t]*"),
+        bare_key=re.compile(r"[A-Za-z0-9_-]+"),
+        basic=re.compile(r'"(?:[^"\\\n]++|\\.)*+"?'),
+        literal=re.compile(r"'[^'\n]*'?"),
+        scalar=re.compile(r"[^,\]}\n#]*"),
+        # Blank lines and comments, then ``key = value`` with a bare key and a
+        # one-line string, number, date or boolean (the lines most files are made
+        # of), ending the line or followed by a comment.
+        simple_key_value=re.compile(
+            r"(?:[ \t\r\n]++|#[^\n]*+)*+"
+            r'([A-Za-z0-9_-]++)[ \t]*+=[ \t]*+("(?:[^"\\\n]++|\\.)*+"|[A-Za-z0-9_+.:-]++)[ \t]*+'
+            r"(?=#|\r?\n|\Z)"
+        ),
+        rest_of_line=re.compile(r"[^\n]*"),
+    )
+
+
 _MAX_DEPTH: Final = 64
 
 
@@ -83,13 +106,14 @@ class _Scanner:
         self.at = 0
         self.spans: dict[KeyPath, tuple[int, int, int]] = {}
         self._array_counts: dict[KeyPath, int] = {}
+        self.re = _patterns()
 
     def scan(self) -> None:
         table: KeyPath = ()
         header_start = table_end = -1
         text = self.text
         spans = self.spans
-        simple_line = _SIMPLE_KEY_VALUE.match
+        simple_line = self.re.simple_key_value.match
         while True:
             simple = simple_line(text, self.at)
             if simple is not None:  # the common line, read at once
@@ -98,7 +122,7 @@ class _Scanner:
                     spans[path] = (simple.start(1), simple.start(2), simple.end(2))
                 self.at = table_end = simple.end(2)
                 continue
-            self.at = _skip(_SPACE, text, self.at)
+            self.at = _skip(self.re.space, text, self.at)
             if self.at >= len(text):
                 break
             start = self.at
@@ -113,7 +137,7 @@ class _Scanner:
             except _Stop:
                 break
             if self.at <= start:  # not TOML here: skip the line rather than stall
-                self.at = _skip(_REST_OF_LINE, text, start)
+                self.at = _skip(self.re.rest_of_line, text, start)
         self._close(table, header_start, table_end)
 
     def _close(self, table: KeyPath, header_start: int, end: int) -> None:
@@ -135,7 +159,7 @@ class _Scanner:
         names = self._key()
         if not names:
             return ()
-        self.at = _skip(_INLINE_SPACE, text, self.at)
+        self.at = _skip(self.re.inline_space, text, self.at)
         self.at += 2 if array else 1  # the closing bracket(s)
         path: KeyPath = ()
         for position, name in enumerate(names):
@@ -158,16 +182,22 @@ class _Scanner:
         text = self.text
         names: list[str] = []
         while True:
-            self.at = _skip(_INLINE_SPACE, text, self.at)
+            self.at = _skip(self.re.inline_space, text, self.at)
             char = text[self.at : self.at + 1]
-            pattern = _BASIC if char == '"' else _LITERAL if char == "'" else _BARE_KEY
+            pattern = (
+                self.re.basic
+                if char == '"'
+                else self.re.literal
+                if char == "'"
+                else self.re.bare_key
+            )
             end = _skip(pattern, text, self.at)
             if end == self.at:
                 return names
             name = text[self.at : end]
             names.append(_unquote(name) if char == '"' else name.strip("'"))
             self.at = end
-            self.at = _skip(_INLINE_SPACE, text, self.at)
+            self.at = _skip(self.re.inline_space, text, self.at)
             if not text.startswith(".", self.at):
                 return names
             self.at += 1
@@ -191,22 +221,22 @@ class _Scanner:
         if depth > _MAX_DEPTH:
             raise _Stop
         text = self.text
-        self.at = _skip(_INLINE_SPACE, text, self.at)
+        self.at = _skip(self.re.inline_space, text, self.at)
         value_start = self.at
         char = text[value_start : value_start + 1]
         if text.startswith(('"""', "'''"), value_start):
             self.at = _multiline_end(text, value_start)
         elif char == '"':
-            self.at = _skip(_BASIC, text, value_start)
+            self.at = _skip(self.re.basic, text, value_start)
         elif char == "'":
-            self.at = _skip(_LITERAL, text, value_start)
+            self.at = _skip(self.re.literal, text, value_start)
         elif char == "[":
             self._array(path, depth)
         elif char == "{":
             self._inline_table(path, depth)
         else:
             self.at = value_start + len(
-                text[value_start : _skip(_SCALAR, text, value_start)].rstrip()
+                text[value_start : _skip(self.re.scalar, text, value_start)].rstrip()
             )
         self._record(path, start, value_start, self.at)
 
@@ -215,14 +245,14 @@ class _Scanner:
         self.at += 1
         index = 0
         while True:
-            self.at = _skip(_SPACE, text, self.at)
+            self.at = _skip(self.re.space, text, self.at)
             if self.at >= len(text) or text[self.at] == "]":
                 self.at += 1
                 return
             before = self.at
             self._value((*path, index), self.at, depth + 1)
             index += 1
-            self.at = _skip(_SPACE, text, self.at)
+            self.at = _skip(self.re.space, text, self.at)
             if text.startswith(",", self.at):
                 self.at += 1
             elif self.at <= before or not text.startswith("]", self.at):
@@ -232,13 +262,13 @@ class _Scanner:
         text = self.text
         self.at += 1
         while True:
-            self.at = _skip(_SPACE, text, self.at)
+            self.at = _skip(self.re.space, text, self.at)
             if self.at >= len(text) or text[self.at] == "}":
                 self.at += 1
                 return
             if not self._key_value(path, depth + 1):
                 return
-            self.at = _skip(_SPACE, text, self.at)
+            self.at = _skip(self.re.space, text, self.at)
             if text.startswith(",", self.at):
                 self.at += 1
             elif not text.startswith("}", self.at):

@@ -31,11 +31,16 @@ class Pattern:
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
-        self._search = re.compile(_end_anchors(pattern)).search
+        # Compiled on first use: a record class is made on every start, many of its
+        # fields are never given.
+        self._search: Callable[[str], re.Match[str] | None] | None = None
 
     def matches(self, value: str) -> bool:
         """Whether ``value`` matches (a ``$`` does not let a trailing newline through)."""
-        return self._search(value) is not None
+        search = self._search
+        if search is None:
+            search = self._search = re.compile(_end_anchors(self.pattern)).search
+        return search(value) is not None
 
 
 def _end_anchors(pattern: str) -> str:
