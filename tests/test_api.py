@@ -49,6 +49,7 @@ def test_assembling_a_bundled_catalog_imports_only_what_it_needs() -> None:
         "json",  # text output reads and writes no JSON
         "threading",
         "tomli_w",  # only for writing manifests and locks
+        "hashlib",  # catalog._digest: CPython's own SHA-256, not OpenSSL's
     )
     code = (
         "import contextlib, io, sys; from catalog.cli import main\n"

@@ -24,7 +24,7 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 # A name is a module or a package (then every module in it), the most
 # specific name wins; "catalog" is the top-level package's own module only.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("catalog.errors",),
+    ("catalog.errors", "catalog._digest"),
     ("catalog.records",),
     (
         "catalog.lang",

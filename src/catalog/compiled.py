@@ -14,7 +14,6 @@ visible, so no import points back up.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import ChainMap
 from collections.abc import Callable, Collection, Mapping, MutableMapping, Sequence
@@ -22,6 +21,7 @@ from typing import Any, NamedTuple
 
 from packaging.version import Version
 
+from catalog._digest import sha256_hex
 from catalog.assemble import (
     AgentInfo,
     AgentPlan,
@@ -217,7 +217,7 @@ class Catalog(Frozen, eq=False):
 
 def body_sha256(text: str) -> str:
     """The sha256 a manifest records for a body: UTF-8 bytes with LF line endings."""
-    return hashlib.sha256(text.replace("\r\n", "\n").encode("utf-8")).hexdigest()
+    return sha256_hex(text.replace("\r\n", "\n").encode("utf-8"))
 
 
 def compile_catalog(

@@ -15,7 +15,6 @@ difference with the lock-file line it concerns; ``catalog.load(...,
 lock=...)`` uses it to refuse a catalog that does not match.
 """
 
-import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Annotated, Any, Literal
 import tomli_w
 from packaging.version import Version
 
+from catalog._digest import sha256_hex
 from catalog._textfile import parse_toml, read_text
 from catalog.catalog_path import CatalogPath, parse_spec
 from catalog.compiled import Catalog, body_sha256
@@ -121,7 +121,7 @@ def manifest_sha256(manifest: Manifest) -> str:
     """sha256 of the manifest's validated content as canonical JSON (layout excluded)."""
     data = manifest.model_dump(mode="json")
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return sha256_hex(canonical.encode("utf-8"))
 
 
 def _without_none(value: Any) -> Any:

@@ -26,11 +26,11 @@ separator between two blocks ends the earlier block.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from functools import cached_property
 from typing import Any, Final, Literal, NamedTuple, TypeVar
 
+from catalog._digest import sha256_hex
 from catalog.errors import UsageError
 from catalog.records.frozen import Frozen, field, fields
 from catalog.tokens import CharCounter, TokenCounter
@@ -260,7 +260,7 @@ class AssembledPrompt(Frozen):
     @cached_property
     def fingerprint(self) -> str:
         """sha256 of the text: equal fingerprints mean byte-identical prompts."""
-        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+        return sha256_hex(self.text.encode("utf-8"))
 
     @property
     def static_prefix(self) -> str:
