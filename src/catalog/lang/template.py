@@ -180,9 +180,12 @@ class _Lines:
     """Turns offsets in the body into 1-based (line, column)."""
 
     def __init__(self, text: str) -> None:
-        self._starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self._text = text
+        self._starts: list[int] | None = None  # found when first needed: an error, most often
 
     def position(self, offset: int) -> tuple[int, int]:
+        if self._starts is None:
+            self._starts = [0] + [m.end() for m in re.finditer("\n", self._text)]
         line = bisect.bisect_right(self._starts, offset)
         return line, offset - self._starts[line - 1] + 1
 
@@ -347,7 +350,9 @@ def _kept(tokens: list[_Token], keep: dict[int, tuple[int, int]]) -> list[_Token
             trimmed.append(token)
         elif i in keep:
             start, stop = keep[i]
-            if start < stop:
+            if start == 0 and stop == len(token.content):
+                trimmed.append(token)
+            elif start < stop:
                 trimmed.append(token._replace(content=token.content[start:stop]))
     return trimmed
 

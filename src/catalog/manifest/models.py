@@ -380,10 +380,11 @@ class Manifest(Record):
         defaults = self.defaults.get(part.kind)
         if defaults is None:
             return part
+        given = part.model_fields_set
         taken = {
-            key: value
-            for key, value in defaults.model_dump(exclude_none=True).items()
-            if key not in part.model_fields_set
+            name: value
+            for name in defaults.model_fields
+            if name not in given and (value := getattr(defaults, name)) is not None
         }
         return part.model_copy(update=taken) if taken else part
 
