@@ -440,17 +440,24 @@ def read_body(where: VersionDir, part_id: str, file: str, index: int) -> tuple[s
     """
     resource = where.resolve(file)
     if resource is None:
-        problem = f"file {file!r} points (or links) outside the catalog folder"
-        hint = "keep part files inside the catalog's own folder, as files, not links out of it"
-    elif not resource.is_file():
-        problem = f"part {part_id!r}: file {file!r} does not exist"
-        hint = f"create {resource} or fix the path"
-    else:
-        what = f"the body of part {part_id!r}"
+        raise ManifestError(
+            f"file {file!r} points (or links) outside the catalog folder",
+            key=("part", index, "file"),
+            hint="keep part files inside the catalog's own folder, as files, not links out of it",
+        )
+    try:
         # The body's sha256 has always covered a byte order mark: keep it.
+        what = f"the body of part {part_id!r}"
         body = read_text(resource, ManifestError, what, "check the file", keep_bom=True)
-        return body, str(resource)
-    raise ManifestError(problem, key=("part", index, "file"), hint=hint)
+    except ManifestError:
+        if resource.is_file():  # there, but unreadable: the reader's message says why
+            raise
+        raise ManifestError(
+            f"part {part_id!r}: file {file!r} does not exist",
+            key=("part", index, "file"),
+            hint=f"create {resource} or fix the path",
+        ) from None
+    return body, str(resource)
 
 
 def _base_part(base: Catalog, part: PartDecl, index: int) -> CompiledPart:
