@@ -326,7 +326,7 @@ def _fill(
             continue
         given.add(name)
         state[name] = check(value, (*loc, key), problems)
-    if len(data) > len(given) or any(not isinstance(k, str) for k in data):
+    if len(data) > len(given):  # a key no field has (any key that is not text among them)
         for key in data:
             if not isinstance(key, str) or key not in keys:
                 problems.append(
