@@ -93,21 +93,26 @@ def timed(fn: Callable[[], Any], repeat: int) -> float:
 _ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
 
 
-def _wall(argv: list[str], runs: int) -> float:
-    """Median wall-clock seconds of running ``argv`` in a fresh process (after one warm-up)."""
-    subprocess.run(argv, capture_output=True, check=True, env=_ENV)
-    samples = []
-    for _ in range(runs):
-        start = time.perf_counter()
+def _walls(runs: int, *argvs: list[str]) -> list[float]:
+    """Median wall-clock seconds of running each of ``argvs`` in a fresh process (after
+    one warm-up each), the commands taking turns so that a busier moment of the
+    machine weighs on all of them alike."""
+    samples: list[list[float]] = [[] for _ in argvs]
+    for argv in argvs:
         subprocess.run(argv, capture_output=True, check=True, env=_ENV)
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+    for _ in range(runs):
+        for argv, taken in zip(argvs, samples, strict=True):
+            start = time.perf_counter()
+            subprocess.run(argv, capture_output=True, check=True, env=_ENV)
+            taken.append(time.perf_counter() - start)
+    return [statistics.median(taken) for taken in samples]
 
 
 def import_time(runs: int) -> tuple[float, float, list[str]]:
     """``python -c "import catalog"`` over ``python -c pass`` (seconds), and heavy modules."""
-    bare = _wall([sys.executable, "-c", "pass"], runs)
-    loaded = _wall([sys.executable, "-c", "import catalog"], runs)
+    bare, loaded = _walls(
+        runs, [sys.executable, "-c", "pass"], [sys.executable, "-c", "import catalog"]
+    )
     code = (
         "import sys, catalog; "
         "print(*[m for m in ('pydantic', 'tiktoken', 'pytest', 'syrupy') if m in sys.modules])"
@@ -126,8 +131,9 @@ def _catalog_command() -> list[str]:
 def startup(runs: int) -> tuple[float, float, list[str]]:
     """Wall seconds of ``python -c pass`` and of ``catalog assemble coding-agent``, and
     the heavy modules the command imports."""
-    bare = _wall([sys.executable, "-c", "pass"], runs)
-    command = _wall([*_catalog_command(), "assemble", "coding-agent"], runs)
+    bare, command = _walls(
+        runs, [sys.executable, "-c", "pass"], [*_catalog_command(), "assemble", "coding-agent"]
+    )
     code = (
         "import contextlib, io, sys; from catalog.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()): main(['assemble', 'coding-agent'])\n"
