@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections import ChainMap
 from collections.abc import Callable, Collection, Mapping, MutableMapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from packaging.version import Version
 
@@ -342,7 +342,7 @@ def _declared_names(manifest: Manifest) -> tuple[dict[str, Shape], dict[str, Any
     return names, defaults
 
 
-class _Sources(NamedTuple):
+class _Sources(Frozen, eq=False):
     """The part bodies as loaded: text, file name for errors, and which are missing;
     and the expressions their templates share, each compiled once."""
 

@@ -27,6 +27,8 @@ from typing import Final, NamedTuple
 
 import tomli
 
+from catalog.records.frozen import Frozen
+
 __all__ = [
     "KeyPath",
     "Span",
@@ -39,7 +41,7 @@ KeyPath = tuple[str | int, ...]
 """A key path as the parsed data is indexed: ``("part", 3, "when")``."""
 
 
-class _Patterns(NamedTuple):
+class _Patterns(Frozen, eq=False):
     """The scanner's patterns, compiled on its first use: only a message naming a
     line, or a command rewriting a manifest, needs them, not every start.
 
