@@ -193,20 +193,17 @@ class _Step(NamedTuple):
         return _Step._make((*self[:_LEFT], left, *self[_LEFT + 1 :]))
 
     def with_text(self, text: str) -> Piece:
-        decl = self.part.decl
-        return Piece(
-            decl.id,
-            decl.kind,
-            decl.order,
-            decl.stability,
-            text,
-            self.why,
-            decl.required,
-            decl.priority,
-        )
+        return _piece(self.part.decl, self.why, text)
 
 
 _LEFT = _Step._fields.index("left")
+
+
+def _piece(decl: PartDecl, why: str, text: str) -> Piece:
+    """The piece of the prompt a part gives with ``text``."""
+    return Piece(
+        decl.id, decl.kind, decl.order, decl.stability, text, why, decl.required, decl.priority
+    )
 
 
 class AgentPlan(Frozen, eq=False):
@@ -288,7 +285,7 @@ def _step(part: CompiledPart) -> _Step:
     if part.template is None or part.template.is_static:
         body = _trim(part.body)
     why = "always" if decl.when == "true" else f"when {decl.when!r} is true"
-    step = _Step(
+    return _Step(
         part=part,
         kind=decl.kind,
         order=decl.order,
@@ -298,16 +295,13 @@ def _step(part: CompiledPart) -> _Step:
         always=always,
         body=body,
         render=part.render if part.template is None else part.template.render,
-        piece=None,
+        piece=_piece(decl, why, body) if body and decl.kind != "tool" else None,
         why=why,
         if_false=(*ident, "condition", f"when {decl.when!r} is false"),
         if_empty=(*ident, "empty", "rendered blank"),
         if_custom=(*ident, "custom-prompt", "replaced by the custom prompt"),
         if_overridden=(*ident, "overridden", f"slot {decl.slot!r} overridden"),
     )
-    if body and decl.kind != "tool":
-        step = step._replace(piece=step.with_text(body))
-    return step
 
 
 def assemble(

@@ -421,11 +421,14 @@ def _compile_part(
             raise exc.located(file=path, key=f"part {decl.id!r}") from None
     elif bound[0] or bound[1]:
         template = bind_placeholders(body, *bound)
-    info = PartInfo(decl.id, decl.tool_name, decl.kind)
-    if "part" in condition.names:
-        condition = replace(condition, evaluate=_with_part(condition.evaluate, info))
-    if template is not None and "part" in template.names:
-        template = replace(template, render=_with_part(template.render, info))
+    in_condition = "part" in condition.names
+    in_template = template is not None and "part" in template.names
+    if in_condition or in_template:
+        info = PartInfo(decl.id, decl.tool_name, decl.kind)
+        if in_condition:
+            condition = replace(condition, evaluate=_with_part(condition.evaluate, info))
+        if template is not None and in_template:
+            template = replace(template, render=_with_part(template.render, info))
     return CompiledPart(decl, body, path, condition, template, decl.id in sources.missing)
 
 

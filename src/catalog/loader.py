@@ -263,7 +263,7 @@ def _body(
             hint="the body changed since the manifest was written: review it, then run "
             "`catalog stamp` on the folder to record the new hash",
         )
-    return body._replace(text=_shared_text(digest, body.text))
+    return _Body(body.decl, _shared_text(digest, body.text), body.path, body.missing)
 
 
 class _SharedText(str):
