@@ -310,3 +310,53 @@ def test_the_cli_turns_a_stray_recursion_or_memory_error_into_one_message(
     err = capsys.readouterr().err
     assert err.startswith("catalog: error: the input is ") and f"({exc.__name__})" in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("caller", "error", "text", "expected"),
+    [
+        pytest.param(
+            _manifest,
+            ManifestError,
+            '[catalog]\nname = "demo"\nversion = 5\n\nnope = 1\n',
+            (3, "catalog.version", "must be text, not a number (5) (and 1 more problem)"),
+            id="manifest",
+        ),
+        pytest.param(
+            _context,
+            ContextError,
+            "# a context\ntools = 5\n\n[env]\nos = 3\n",
+            (2, "tools", "must be a list (an array), not a number (5) (and 1 more problem)"),
+            id="context",
+        ),
+        pytest.param(
+            _json_context,
+            ContextError,
+            '{"tools": 5,\n "env": {"os": 3}}',
+            (None, "tools", "must be a list (an array), not a number (5) (and 1 more problem)"),
+            id="json context",
+        ),
+        pytest.param(
+            _lock,
+            LockError,
+            '# lock\n[catalog]\nname = "demo"\nversion = 5\n',
+            (4, "catalog.version", "must be text, not a number (5) (and 2 more problems)"),
+            id="lock",
+        ),
+    ],
+)
+def test_a_file_that_does_not_fit_its_format_names_the_first_problem_and_counts_the_rest(
+    tmp_path: Path,
+    caller: Caller,
+    error: type[CatalogError],
+    text: str,
+    expected: tuple[int | None, str, str],
+) -> None:
+    # Manifests, contexts and locks turn a RecordError into their own error one way.
+    path, read = caller(tmp_path)
+    path.write_text(text)
+    with pytest.raises(error) as info:
+        read()
+    assert info.value.file == str(path)
+    assert (info.value.line, info.value.key, info.value.message) == expected
+    assert info.value.hint

@@ -249,5 +249,5 @@ def load_context(path: str | Path) -> Context:
 def _context_error(exc: RecordError, source: str, toml: str | None = None) -> ContextError:
     """``exc`` as a context error naming ``source``; its line when the context is TOML text."""
     hint = "see `catalog schema context` for the fields a context may have"
-    line = key_lines(toml)(exc.problems[0].loc) if toml is not None else None
-    return ContextError(exc.message, file=source, line=line, key=exc.key, hint=hint)
+    lines = key_lines(toml) if toml is not None else None
+    return exc.as_error(ContextError, hint).located(file=source, lines=lines)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable, Sequence
-from typing import NamedTuple, Self
+from typing import NamedTuple, Self, TypeVar
 
 __all__ = [
     "BudgetError",
@@ -164,6 +164,9 @@ class ContextError(CatalogError, ValueError):
     """An assembly context (file, ``--set`` value, Python mapping) is invalid."""
 
 
+_E = TypeVar("_E", bound=CatalogError)
+
+
 class Problem(NamedTuple):
     """One problem of a record's input: where (a key path), what kind, in what words.
 
@@ -194,6 +197,12 @@ class RecordError(CatalogError, ValueError):
             message += f" (and {more} more problem{'s' if more > 1 else ''})"
         super().__init__(message, key=first.loc or None)
         self.problems = tuple(problems)
+
+    def as_error(self, error_cls: type[_E], hint: str) -> _E:
+        """This error as the error of what was read (:class:`ManifestError`, say): the
+        same message and key path, and ``hint``. The reader then places it in its file
+        with :meth:`~CatalogError.located`, as every error is placed."""
+        return error_cls(self.message, key=self.key, hint=hint)
 
 
 class BudgetError(CatalogError, ValueError):

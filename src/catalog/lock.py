@@ -201,12 +201,9 @@ def parse_lock(text: str, file: str) -> ReadLock:
 
 
 def _invalid(exc: RecordError, file: str, text: str) -> LockError:
-    """The first validation problem of a lock file, at its line, in plain words."""
-    return LockError(
-        exc.problems[0].message,
-        key=exc.problems[0].loc,
-        hint="write the lock again with `catalog lock`",
-    ).located(file=file, lines=key_lines(text))
+    """A lock file's validation problems, at the line of the first, in plain words."""
+    hint = "write the lock again with `catalog lock`"
+    return exc.as_error(LockError, hint).located(file=file, lines=key_lines(text))
 
 
 def _compare(catalog: Catalog, read: ReadLock) -> list[Mismatch]:

@@ -451,6 +451,4 @@ def _manifest_error(exc: RecordError, text: str, file: str) -> ManifestError:
     hint = "see `catalog schema manifest` for the format"
     if first.kind == "missing" and first.loc[-1:] in (("sha256",), ("tokens",)):
         hint = "`catalog stamp DIR` records sha256 and tokens (add --path for an overlay's base)"
-    return ManifestError(exc.message, key=exc.key, hint=hint).located(
-        file=file, lines=key_lines(text)
-    )
+    return exc.as_error(ManifestError, hint).located(file=file, lines=key_lines(text))
