@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
@@ -281,6 +282,26 @@ def test_python_dash_m(root: Path) -> None:
     )
     assert result.returncode == 0
     assert result.stdout == "Hello .\n"
+
+
+def test_the_program_exits_with_the_status_and_frozen_objects(root: Path) -> None:
+    # run() is the console script's entry: main(), then its objects frozen so that
+    # the interpreter's last collection has nothing to walk.
+    code = (
+        "import gc, sys; from catalog.cli import run\n"
+        f"sys.argv = ['catalog', 'assemble', 'demo@9.9', '--path', {str(root)!r}]\n"
+        "before = gc.get_freeze_count(); status = run()\n"
+        "print(status, before == 0, gc.get_freeze_count() > 0, file=sys.stderr)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stderr.splitlines()[-1] == "2 True True"
+    assert "no version of 'demo' satisfies" in result.stderr
+
+
+def test_main_itself_freezes_nothing(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = gc.get_freeze_count()
+    assert run(capsys, "assemble", "demo@1.0.0", "--path", str(root))[0] == 0
+    assert gc.get_freeze_count() == before
 
 
 def test_bad_input_via_subprocess_has_no_traceback(root: Path) -> None:

@@ -1,5 +1,5 @@
 """``python -m catalog``: the same as the ``catalog`` command."""
 
-from catalog.cli import main
+from catalog.cli import run
 
-raise SystemExit(main())
+raise SystemExit(run())
