@@ -48,7 +48,8 @@ from catalog.records.constraints import (
     figure,
     rule_schema,
 )
-from catalog.records.frozen import FrozenInstanceError
+from catalog.records.frozen import MISSING as _MISSING
+from catalog.records.frozen import Immutable, own_fields
 
 __all__ = [
     "Bounds",
@@ -62,7 +63,6 @@ __all__ = [
     "json_schema",
 ]
 
-_MISSING: Any = object()
 _BAD: Any = object()  # a validator's result when it recorded a problem
 
 Validator = Callable[[Any, tuple[str | int, ...], list[Problem]], Any]
@@ -135,15 +135,6 @@ class _Step(typing.NamedTuple):
 _HINTS: dict[type, dict[str, Any]] = {}
 
 
-def _is_class_var(annotation: Any) -> bool:
-    """Whether a class annotation (a string under ``from __future__ import annotations``)
-    declares a ``ClassVar`` rather than a field."""
-    if isinstance(annotation, str):
-        head = annotation.split("[", 1)[0].strip()
-        return head == "ClassVar" or head.endswith(".ClassVar")
-    return annotation is ClassVar or typing.get_origin(annotation) is ClassVar
-
-
 def _hints(cls: type) -> dict[str, Any]:
     """The resolved annotations of ``cls`` (string ones evaluated), once per class.
 
@@ -175,7 +166,7 @@ def _unresolved(annotation: Any) -> bool:
 
 
 @dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(field,))
-class Record:
+class Record(Immutable):
     """Base of the package's frozen data classes; see the module's docstring."""
 
     model_fields: ClassVar[dict[str, FieldInfo]] = {}
@@ -185,21 +176,12 @@ class Record:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         fields = dict(cls.model_fields)
-        for name, annotation in cls.__annotations__.items():
-            if _is_class_var(annotation):
-                continue
-            value = cls.__dict__.get(name, _MISSING)
-            info = value if isinstance(value, FieldInfo) else FieldInfo(default=value)
-            if isinstance(info.default, list | dict | set):
-                raise TypeError(
-                    f"{cls.__name__}.{name}: a {type(info.default).__name__} default would be "
-                    "one object shared by every record; use field(default_factory=...)"
-                )
-            if isinstance(value, FieldInfo) or value is not _MISSING:
-                delattr(cls, name)
-            info.name, info.owner = name, cls
+        own = own_fields(cls, FieldInfo, lambda default: FieldInfo(default=default))
+        for name, info in own.items():
+            info.owner = cls
             fields[name] = info
         cls.model_fields = fields
+        cls._compared = cls._shown = tuple(fields)
         cls._keys = {info.key: name for name, info in fields.items()}
         cls._plan = None
 
@@ -265,28 +247,6 @@ class Record:
 
     def _check(self) -> None:
         """Cross-field checks once every field is valid; raise ``ValueError`` to refuse."""
-
-    # -- a frozen value
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise FrozenInstanceError(
-            f"cannot assign to field {name!r}: {type(self).__name__} is frozen"
-        )
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}: {type(self).__name__} is frozen")
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return all(getattr(self, n) == getattr(other, n) for n in self.model_fields)
-
-    def __hash__(self) -> int:
-        return hash((type(self), *(getattr(self, n) for n in self.model_fields)))
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.model_fields)
-        return f"{type(self).__name__}({shown})"
 
 
 # -- validation

@@ -17,21 +17,26 @@ their ``dataclasses`` namesakes.
 import sys
 import typing
 from collections.abc import Callable
-from typing import Any, ClassVar, TypeVar, dataclass_transform
+from typing import Any, ClassVar, Protocol, TypeVar, dataclass_transform
 
 __all__ = [
+    "MISSING",
     "Field",
+    "FieldSpec",
     "Frozen",
     "FrozenInstanceError",
+    "Immutable",
     "asdict",
     "astuple",
     "class_fields",
     "field",
     "fields",
+    "own_fields",
     "replace",
 ]
 
-_MISSING: Any = object()
+MISSING: Any = object()
+"""A field without a default: not ``None``, which is a default like any other."""
 _T = TypeVar("_T", bound="Frozen")
 
 
@@ -48,13 +53,13 @@ class Field:
     def __init__(
         self,
         *,
-        default: Any = _MISSING,
+        default: Any = MISSING,
         default_factory: Callable[[], Any] | None = None,
         init: bool = True,
         repr: bool = True,
         compare: bool = True,
     ) -> None:
-        if default is not _MISSING and default_factory is not None:
+        if default is not MISSING and default_factory is not None:
             raise TypeError("a field takes a default or a default_factory, not both")
         self.name = ""
         self.default = default
@@ -66,7 +71,7 @@ class Field:
     @property
     def required(self) -> bool:
         """Whether ``__init__`` must be given this field."""
-        return self.default is _MISSING and self.default_factory is None
+        return self.default is MISSING and self.default_factory is None
 
     def __repr__(self) -> str:
         return f"Field({self.name!r})"
@@ -74,7 +79,7 @@ class Field:
 
 def field(
     *,
-    default: Any = _MISSING,
+    default: Any = MISSING,
     default_factory: Callable[[], Any] | None = None,
     init: bool = True,
     repr: bool = True,
@@ -96,28 +101,75 @@ def _is_class_var(annotation: Any) -> bool:
     return annotation is ClassVar or typing.get_origin(annotation) is ClassVar
 
 
-def _own_fields(cls: type) -> dict[str, Field]:
-    """The fields ``cls``'s own annotations declare, their defaults taken off the class."""
-    found: dict[str, Field] = {}
+class FieldSpec(Protocol):
+    """What :func:`own_fields` needs of a field's description."""
+
+    name: str
+    default: Any
+
+
+_S = TypeVar("_S", bound=FieldSpec)
+
+
+def own_fields(cls: type, spec_type: type[_S], make: Callable[[Any], _S]) -> dict[str, _S]:
+    """The fields ``cls``'s own annotations declare (a ``ClassVar`` is none), each the
+    ``spec_type`` its class body gives, else ``make(default)`` (:data:`MISSING` without
+    one); defaults are taken off the class. A list, dict or set default is refused,
+    as dataclasses refuse it: every instance would share the one object."""
+    found: dict[str, _S] = {}
     for name, annotation in cls.__annotations__.items():
         if _is_class_var(annotation):
             continue
-        value = cls.__dict__.get(name, _MISSING)
-        spec = value if isinstance(value, Field) else Field(default=value)
+        value = cls.__dict__.get(name, MISSING)
+        spec = value if isinstance(value, spec_type) else make(value)
         if isinstance(spec.default, list | dict | set):
             raise TypeError(
                 f"{cls.__name__}.{name}: a {type(spec.default).__name__} default would be "
                 "one object shared by every instance; use field(default_factory=...)"
             )
-        if value is not _MISSING:
+        if value is not MISSING:
             delattr(cls, name)
         spec.name = name
         found[name] = spec
     return found
 
 
+class Immutable:
+    """What every frozen object of the package shares, :class:`Frozen` ones and
+    :class:`~catalog.records.Record` ones: fields that cannot be assigned or deleted,
+    equality and a hash by the fields ``_compared`` names, and a ``repr`` showing
+    those ``_shown`` names. Each subclass sets both when it is made."""
+
+    __slots__ = ()
+    _compared: ClassVar[tuple[str, ...]] = ()
+    _shown: ClassVar[tuple[str, ...]] = ()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(
+            f"cannot assign to field {name!r}: {type(self).__name__} is frozen"
+        )
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}: {type(self).__name__} is frozen")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        mine, theirs = self.__dict__, other.__dict__
+        return all(mine[name] == theirs[name] for name in self._compared)
+
+    def __hash__(self) -> int:
+        state = self.__dict__
+        return hash(tuple(state[name] for name in self._compared))
+
+    def __repr__(self) -> str:
+        state = self.__dict__
+        shown = ", ".join(f"{name}={state[name]!r}" for name in self._shown)
+        return f"{type(self).__qualname__}({shown})"
+
+
 @dataclass_transform(frozen_default=True, eq_default=True, field_specifiers=(field,))
-class Frozen:
+class Frozen(Immutable):
     """Base of the package's frozen value classes; see the module's docstring.
 
     ``class Name(Frozen, eq=False)`` keeps identity for ``==`` and ``hash``, as
@@ -132,13 +184,11 @@ class Frozen:
     _init_names: ClassVar[frozenset[str]] = frozenset()
     _post_init: ClassVar[bool] = False
     _later_fields: ClassVar[tuple[Field, ...]] = ()
-    _compared: ClassVar[tuple[str, ...]] = ()
-    _shown: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, *, eq: bool = True, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         every = {spec.name: spec for spec in cls.__frozen_fields__}
-        every.update(_own_fields(cls))
+        every.update(own_fields(cls, Field, lambda default: Field(default=default)))
         specs = tuple(every.values())
         cls.__frozen_fields__ = specs
         cls._init_fields = tuple(spec for spec in specs if spec.init)
@@ -159,9 +209,9 @@ class Frozen:
                     f"{seen_default!r}, which has one"
                 )
         if "__eq__" not in cls.__dict__:
-            cls.__eq__ = Frozen.__eq__ if eq else object.__eq__  # type: ignore[method-assign]
+            cls.__eq__ = Immutable.__eq__ if eq else object.__eq__  # type: ignore[method-assign]
         if "__hash__" not in cls.__dict__ or cls.__dict__["__hash__"] is None:
-            cls.__hash__ = Frozen.__hash__ if eq else object.__hash__  # type: ignore[method-assign]
+            cls.__hash__ = Immutable.__hash__ if eq else object.__hash__  # type: ignore[method-assign]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         cls = type(self)
@@ -190,34 +240,11 @@ class Frozen:
         if cls._post_init:
             self.__post_init__()  # type: ignore[attr-defined]
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise FrozenInstanceError(
-            f"cannot assign to field {name!r}: {type(self).__name__} is frozen"
-        )
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}: {type(self).__name__} is frozen")
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        mine, theirs = self.__dict__, other.__dict__
-        return all(mine[name] == theirs[name] for name in self._compared)
-
-    def __hash__(self) -> int:
-        state = self.__dict__
-        return hash(tuple(state[name] for name in self._compared))
-
-    def __repr__(self) -> str:
-        state = self.__dict__
-        shown = ", ".join(f"{name}={state[name]!r}" for name in self._shown)
-        return f"{type(self).__qualname__}({shown})"
-
 
 def _default(cls: type, spec: Field) -> Any:
     if spec.default_factory is not None:
         return spec.default_factory()
-    if spec.default is _MISSING:
+    if spec.default is MISSING:
         if spec.init:
             raise TypeError(f"{cls.__name__}() missing required argument: {spec.name!r}")
         return None  # set by __post_init__
