@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from catalog.context import Context, Environment
 from catalog.errors import CatalogError, ManifestError, Problem, RecordError
 from catalog.manifest.models import Manifest, PlaceholderDecl
-from catalog.records import Bounds, Check, Length, Pattern, Record, field
+from catalog.records import Bounds, Check, Length, Pattern, Record, describe_value, field
 from catalog.records.frozen import FrozenInstanceError
 
 # -- records of the tests
@@ -1140,3 +1140,33 @@ def test_a_context_dumps_back_as_it_was_given(data: dict[str, Any]) -> None:
     context = Context.model_validate(data)
     assert context.model_dump(mode="json", exclude_unset=True) == data
     assert Context.model_validate(context.model_dump()) == context
+
+
+def test_a_set_from_python_code_is_taken_as_a_list_in_sorted_order() -> None:
+    assert Part(agents={"main", "explore", "build"}).agents == ("build", "explore", "main")
+    assert Part.model_validate({"agents": frozenset({"b", "a"})}).agents == ("a", "b")
+    # Items that do not compare are put in the order of their repr, then checked.
+    assert problems_of(Part, {"agents": {2, "x"}}) == [
+        (("agents", 1), "type", "must be text, not a number (2)")
+    ]
+
+
+def test_a_set_where_a_table_is_wanted_is_still_refused() -> None:
+    assert problems_of(Tree, {"by_name": {"x"}}) == [
+        (("by_name",), "table", "must be a table (an object), not a set")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        (dt.date(2025, 1, 31), "a date (2025-01-31)"),
+        (dt.datetime(2025, 1, 31, 14, 5), "a date and time (2025-01-31T14:05:00)"),
+        (dt.time(14, 5), "a time (14:05:00)"),
+        ({"x"}, "a set"),
+        (object(), "an object"),
+    ],
+)
+def test_toml_dates_and_python_values_are_named_in_words(value: object, words: str) -> None:
+    assert describe_value(value) == words
+    assert problems_of(Leaf, {"name": value}) == [(("name",), "type", f"must be text, not {words}")]

@@ -479,12 +479,23 @@ def _union(members: tuple[Any, ...]) -> Validator:
 
 def _sequence(item: Validator, kind: type[tuple[Any, ...]] | type[list[Any]]) -> Validator:
     def check(value: Any, loc: tuple[str | int, ...], problems: list[Problem]) -> Any:
-        if not isinstance(value, list | tuple):
+        if isinstance(value, set | frozenset):  # from Python code: in a fixed order
+            value = _in_order(value)
+        elif not isinstance(value, list | tuple):
             problems.append(Problem(loc, "list", f"must be {_LIST}, not {describe_value(value)}"))
             return _BAD
         return kind([item(each, (*loc, index), problems) for index, each in enumerate(value)])
 
     return check
+
+
+def _in_order(items: set[Any] | frozenset[Any]) -> list[Any]:
+    """A set's items sorted, so that a prompt built from it is the same every run (by
+    their ``repr`` when they do not compare, texts and numbers mixed say)."""
+    try:
+        return sorted(items)
+    except TypeError:
+        return sorted(items, key=repr)
 
 
 def _mapping(key: Validator, item: Validator) -> Validator:

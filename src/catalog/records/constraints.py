@@ -8,6 +8,7 @@ every message of the records does (``a number (5)``, ``text ('x')``).
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -127,7 +128,14 @@ def describe_value(value: object) -> str:
         return "a table"
     if value is None:
         return "nothing (null)"
-    return type(value).__name__
+    if isinstance(value, datetime.datetime):  # TOML's other values: dates and times
+        return f"a date and time ({value.isoformat()})"
+    if isinstance(value, datetime.date):
+        return f"a date ({value.isoformat()})"
+    if isinstance(value, datetime.time):
+        return f"a time ({value.isoformat()})"
+    name = type(value).__name__  # a value only Python code can give
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
 _HUGE = "a number of over 40 digits"
