@@ -1170,3 +1170,15 @@ def test_a_set_where_a_table_is_wanted_is_still_refused() -> None:
 def test_toml_dates_and_python_values_are_named_in_words(value: object, words: str) -> None:
     assert describe_value(value) == words
     assert problems_of(Leaf, {"name": value}) == [(("name",), "type", f"must be text, not {words}")]
+
+
+def test_dump_includes_and_excludes_fields_by_name() -> None:
+    leaf = Leaf(name="a", count=2)
+    assert leaf.model_dump(exclude={"count"}) == {"name": "a"}
+    assert leaf.model_dump(include=["name", "count"], exclude=["name"]) == {"count": 2}
+    assert leaf.model_dump(exclude=()) == {"name": "a", "count": 2}
+    tree = Tree(best={"name": "b"})
+    # Names are of this record's own fields: a nested record is dumped whole.
+    assert tree.model_dump(exclude={"leaves", "by_name", "name"}) == {
+        "best": {"name": "b", "count": 0}
+    }

@@ -34,7 +34,7 @@ import math
 import sys
 import types
 import typing
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Annotated, Any, ClassVar, Literal, Self, Union, dataclass_transform
 
 from catalog.errors import CatalogError, Problem, RecordError, parse_key
@@ -223,14 +223,19 @@ class Record(Immutable):
         *,
         mode: Literal["python", "json"] = "python",
         include: Iterable[str] | None = None,
+        exclude: Iterable[str] | None = None,
         by_alias: bool = False,
         exclude_defaults: bool = False,
         exclude_none: bool = False,
         exclude_unset: bool = False,
     ) -> dict[str, Any]:
-        """The record as plain data: nested records as dicts, tuples as lists in JSON mode."""
+        """The record as plain data: nested records as dicts, tuples as lists in JSON mode.
+
+        ``include`` and ``exclude`` name fields of this record (not of nested ones).
+        """
         options = (mode == "json", by_alias, exclude_defaults, exclude_none, exclude_unset)
-        return _dump_record(self, set(include) if include is not None else None, options)
+        names = set(self.model_fields if include is None else include)
+        return _dump_record(self, names.difference(exclude or ()), options)
 
     @classmethod
     def model_json_schema(cls) -> dict[str, Any]:
@@ -539,7 +544,9 @@ def _constrained(inner: Validator, metadata: Sequence[Any]) -> Validator:
 _DumpOptions = tuple[bool, bool, bool, bool, bool]
 
 
-def _dump_record(record: Record, include: set[str] | None, options: _DumpOptions) -> dict[str, Any]:
+def _dump_record(
+    record: Record, include: Collection[str] | None, options: _DumpOptions
+) -> dict[str, Any]:
     _, by_alias, exclude_defaults, exclude_none, exclude_unset = options
     data: dict[str, Any] = {}
     given = record.model_fields_set
