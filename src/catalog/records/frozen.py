@@ -10,8 +10,13 @@ compiled for it when its class statement runs, about 0.6 ms each, and some
 thirty of them are made on every ``catalog`` command, a fifth of its start. A
 :class:`Frozen` class only records its fields (a few microseconds); every
 class shares one ``__init__``, ``__eq__``, ``__hash__`` and ``__repr__`` that
-read them. :func:`replace`, :func:`fields` and :func:`asdict` stand in for
-their ``dataclasses`` namesakes.
+read them. :func:`replace`, :func:`fields`, :func:`asdict` and :func:`astuple`
+stand in for their ``dataclasses`` namesakes; :func:`class_fields` answers for
+a standard dataclass too.
+
+:class:`Immutable` (no assignment; equality, hash and ``repr`` by field) and
+:func:`own_fields` (a class's fields from its annotations) are what
+:class:`Frozen` and :class:`~catalog.records.Record` share.
 """
 
 import sys
