@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import time
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 import tomli_w
 
 import catalog
+from catalog import loader
 from catalog.catalog_path import CatalogPath, load_dir
 from catalog.errors import CatalogError, ManifestError
 from catalog.importers.piebald.read import read_history
@@ -82,6 +86,55 @@ def test_an_edited_shared_parts_file_is_an_error_naming_it(
     assert f"{manifest}:" in info.value.message  # the line recording the hash is named
     code, _, err = run(capsys, "validate", str(shared / "1.0"))
     assert code == 1 and str(path) in err + _ and "Traceback" not in err
+
+
+def _age(path: Path, seconds: int = 3600) -> None:
+    """Date ``path`` back: a file changed in the last moments is read every time."""
+    then = time.time() - seconds
+    os.utime(path, (then, then))
+
+
+def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths of the parts files read from now on."""
+    seen: list[str] = []
+    real = loader.read_text
+
+    def read_text(file: Any, *args: Any, **kwargs: Any) -> str:
+        if Path(str(file)).parent.name == "_shared":
+            seen.append(Path(str(file)).name)
+        return real(file, *args, **kwargs)
+
+    monkeypatch.setattr(loader, "read_text", read_text)
+    return seen
+
+
+def test_a_shared_file_unchanged_since_is_read_once_for_every_version(
+    shared: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _age(shared / "_shared" / "one.toml")
+    seen = _reads(monkeypatch)
+    for _ in range(3):
+        assert [p.id for p in load_dir(shared / "1.0").parts] == ["a", "b"]
+        assert [p.id for p in load_dir(shared / "1.1").parts] == ["a", "c"]
+    # one.toml, old enough to be trusted unchanged: once; two.toml, just written: each time.
+    assert sorted(seen) == ["one.toml"] + ["two.toml"] * 3
+
+
+def test_a_shared_file_edited_after_it_was_read_is_read_again(
+    shared: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = shared / "_shared" / "one.toml"
+    _age(path)
+    assert load_dir(shared / "1.0").part("a").decl.order == 10
+    seen = _reads(monkeypatch)
+    # The same size, the same modification time: only the inode's change time tells.
+    before = path.stat()
+    path.write_text(path.read_text(encoding="utf-8").replace("order = 10", "order = 12", 1))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (path.stat().st_size, path.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    with pytest.raises(ManifestError, match="this shared parts file has sha256"):
+        load_dir(shared / "1.0")
+    assert seen == ["one.toml"]
 
 
 @pytest.mark.parametrize(

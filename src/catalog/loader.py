@@ -24,6 +24,7 @@ import os
 import posixpath
 import re
 import stat
+import time
 import weakref
 from collections import OrderedDict
 from pathlib import Path
@@ -84,11 +85,19 @@ class VersionDir(Frozen):
         """The version's ``catalog.toml``."""
         return self.path.joinpath(MANIFEST_NAME)
 
+    def inside(self, file: str) -> str | None:
+        """``file`` (relative to the version folder) as a ``/``-separated path relative
+        to the catalog folder, or None when its path leaves the catalog folder."""
+        normal = posixpath.normpath(posixpath.join(self.name, file.replace("\\", "/")))
+        if normal.startswith("../") or normal in ("..", ".") or posixpath.isabs(normal):
+            return None
+        return normal
+
     def resolve(self, file: str) -> Traversable | None:
         """The body file ``file`` names, or None when it would leave the catalog folder,
         by its path or (on disk) through a symbolic link."""
-        normal = posixpath.normpath(posixpath.join(self.name, file.replace("\\", "/")))
-        if normal.startswith("../") or normal in ("..", ".") or posixpath.isabs(normal):
+        normal = self.inside(file)
+        if normal is None:
             return None
         if isinstance(self.catalog_dir, Path):  # one join, not one per segment
             on_disk = self.catalog_dir / normal
@@ -378,11 +387,57 @@ def _parsed_parts_file(digest: str, text: str, file: str) -> PartsFile:
     return records
 
 
+# A parts file found, read and checked for one version is the same file for the next
+# version that names it while its inode, size and times are unchanged: an imported
+# history names each one from dozens of versions, and each would resolve, read and hash
+# it again. Keyed by the catalog folder, the file's path in it and the expected sha256.
+_VERIFIED_LIMIT = 512
+_verified: OrderedDict[tuple[str, str, str], tuple[tuple[int, ...], str, str]] = OrderedDict()
+# A file written this recently is read every time: a coarse clock could give a change
+# made just after it was read the same times (git's "racy" files). Any later change of
+# the file, backdated or not, changes its inode's change time, which the signature holds.
+_RACY_NS = 2_000_000_000
+
+
+def _signature(path: str) -> tuple[int, ...] | None:
+    """What identifies the bytes of regular file ``path`` while they do not change (None
+    for a file that is not one, or changed too recently to tell)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode) or time.time_ns() - info.st_mtime_ns < _RACY_NS:
+        return None
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
+
+
 def _read_parts_file(
     version: VersionManifest, number: int, file: str, sha256: str
 ) -> tuple[str, str]:
     """The text and path of ``parts_from[number]``, checked to lie inside the catalog
-    folder and to have the sha256 the manifest records."""
+    folder and to have the sha256 the manifest records (once while the file is
+    unchanged)."""
+    where = version.where
+    key = (str(where.catalog_dir), where.inside(file) or file, sha256)
+    with _parsed_lock:
+        found = _verified.get(key)
+    if found is not None and _signature(found[2]) == found[0]:
+        return found[1], found[2]
+    text, path = _read_new_parts_file(version, number, file, sha256)
+    signature = _signature(path)
+    if signature is not None:
+        with _parsed_lock:
+            _verified[key] = (signature, text, path)
+            _verified.move_to_end(key)
+            while len(_verified) > _VERIFIED_LIMIT:
+                _verified.popitem(last=False)
+    return text, path
+
+
+def _read_new_parts_file(
+    version: VersionManifest, number: int, file: str, sha256: str
+) -> tuple[str, str]:
+    """:func:`_read_parts_file` for a file not read before, or changed since."""
     resource = version.where.resolve(file)
     if resource is None or not resource.is_file():
         problem = (
