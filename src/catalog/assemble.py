@@ -207,8 +207,8 @@ def _piece(decl: PartDecl, why: str, text: str) -> Piece:
 
 
 class AgentPlan(Frozen, eq=False):
-    """Everything an assembly for one agent can work out in advance, built once when
-    the catalog is compiled (see :func:`plan_agents`)."""
+    """Everything an assembly for one agent can work out in advance, built once, the
+    first time the agent's plan is looked up (see :func:`plan_agents`)."""
 
     rules: CatalogRules
     agent: AgentInfo

@@ -12,8 +12,9 @@ body, before its own ``[[part]]`` tables.
 Bodies are shared in memory: loading many versions that use one body (an
 imported history) keeps one string for it, found by its sha256, for as long
 as any loaded catalog holds it. The parts files read last (up to 20,000
-records) are kept parsed, by sha256, so versions loaded together share their records too (each
-file is still read and hash-checked on every load).
+records) are kept parsed, by sha256, so versions loaded together share their
+records too; a parts file is read and hash-checked again only when a stat
+finds it changed (its inode, size or times), or written in the last seconds.
 """
 
 from __future__ import annotations
