@@ -15,7 +15,6 @@ visible, so no import points back up.
 from __future__ import annotations
 
 import re
-from collections import ChainMap
 from collections.abc import Callable, Collection, Mapping, MutableMapping, Sequence
 from typing import Any
 
@@ -434,10 +433,11 @@ def _compile_part(
 
 def _with_part(run: Callable[[Any], Any], info: PartInfo) -> Callable[[Any], Any]:
     """``run`` with ``part`` bound to ``info`` on top of the scope it is given."""
-    own = {"part": info}
 
     def bound(scope: Mapping[str, Any]) -> Any:
-        return run(ChainMap(own, scope))  # type: ignore[arg-type]
+        # A copy of the scope with ``part``: a ChainMap looks each name up in Python
+        # code, several times slower than a dict for the few names an expression reads.
+        return run({**scope, "part": info})
 
     return bound
 

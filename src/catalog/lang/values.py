@@ -14,7 +14,7 @@ from typing import Any, Final, TypeAlias
 
 from catalog.errors import EvaluationBudgetError
 from catalog.records import Record
-from catalog.records.frozen import class_fields
+from catalog.records.frozen import Frozen, class_fields
 
 __all__ = [
     "ITEM_COST",
@@ -99,16 +99,40 @@ def get_attribute(value: object, name: str) -> Any:
     cls = type(value)
     if cls is dict:  # the common case first: isinstance against an ABC is slow
         return value.get(name)  # type: ignore[attr-defined]
-    if is_model(type(value)):
-        if name in _model_fields(type(value)):
-            return getattr(value, name)
+    access = _ACCESS.get(cls) or _access(cls)
+    if name in access.fields:
+        return getattr(value, name)
+    if access.mapping:
+        return value.get(name)  # type: ignore[attr-defined]
+    if access.model:  # a pydantic model may hold names it does not declare
         extra = getattr(value, "model_extra", None)
         return extra.get(name) if extra else None
-    if isinstance(value, Mapping):
-        return value.get(name)
-    if name in (_dataclass_fields(cls) or ()):
-        return getattr(value, name)
     return None
+
+
+class _Access(Frozen, eq=False):
+    """How ``x.name`` reads a value of one class: the names it reads as attributes, and
+    whether it is a mapping (names are keys) or a record or pydantic model."""
+
+    fields: frozenset[str]
+    mapping: bool
+    model: bool
+
+
+_ACCESS: dict[type, _Access] = {}
+
+
+def _access(cls: type) -> _Access:
+    """:class:`_Access` of ``cls``, worked out once: expressions read the same few
+    classes (the context's records, ``part``, ``agent``) over and over."""
+    if is_model(cls):
+        found = _Access(_model_fields(cls), False, True)
+    elif issubclass(cls, Mapping):
+        found = _Access(frozenset(), True, False)
+    else:
+        found = _Access(_dataclass_fields(cls) or frozenset(), False, False)
+    _ACCESS[cls] = found
+    return found
 
 
 def is_model(cls: type) -> bool:
