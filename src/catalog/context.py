@@ -189,7 +189,7 @@ class Context(Record):
     tool_info: Annotated[Mapping[str, ToolInfo], Check(_sorted)] = field(default_factory=dict)
     guidelines: tuple[str, ...] = ()
     features: tuple[str, ...] = ()
-    env: Environment = field(default_factory=Environment)
+    env: Environment = Environment()  # frozen, every field a text or a flag: one will do
     project_files: tuple[ProjectFile, ...] = ()
     files: Annotated[Mapping[str, str], Check(_sorted)] = field(default_factory=dict)
     skills: tuple[Skill, ...] = ()
