@@ -298,6 +298,20 @@ def test_the_program_exits_with_the_status_and_frozen_objects(root: Path) -> Non
     assert "no version of 'demo' satisfies" in result.stderr
 
 
+def test_the_program_collects_its_youngest_objects_in_large_batches(root: Path) -> None:
+    # catalog.__main__.main is the console script's entry: a collector tuned for one
+    # command, then run().
+    code = (
+        "import gc, sys; from catalog.__main__ import main\n"
+        f"sys.argv = ['catalog', 'assemble', 'demo@1.0.0', '--path', {str(root)!r}]\n"
+        "default = gc.get_threshold()[0]; status = main()\n"
+        "print(status, default, gc.get_threshold()[0], file=sys.stderr)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout == "Hello .\n"
+    assert result.stderr.split() == ["0", "700", "100000"]
+
+
 def test_main_itself_freezes_nothing(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     before = gc.get_freeze_count()
     assert run(capsys, "assemble", "demo@1.0.0", "--path", str(root))[0] == 0

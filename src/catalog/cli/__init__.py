@@ -130,8 +130,9 @@ def _command_word(argv: Sequence[str]) -> str | None:
 
 
 def run() -> int:
-    """The ``catalog`` program (the console script and ``python -m catalog``): :func:`main`
-    on the process's arguments, ready to exit with its status.
+    """The ``catalog`` program (the console script and ``python -m catalog``, through
+    :mod:`catalog.__main__`): :func:`main` on the process's arguments, ready to exit
+    with its status.
 
     Everything a command made is still alive when it returns, and the garbage
     collection the interpreter runs on its way out would walk all of it to free
