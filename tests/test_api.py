@@ -43,8 +43,8 @@ def test_assembling_a_bundled_catalog_imports_only_what_it_needs() -> None:
         "catalog.lang.brackets",  # only for brackets()
         "catalog.gather",
         "catalog.diff",
-        "dataclasses",  # value classes are records.frozen.Frozen
-        "inspect",
+        "dataclasses",  # value classes are records.frozen.Frozen (on Python 3.11, with
+        # inspect; from 3.13 packaging.version imports inspect itself)
         "shutil",  # argparse's formatters are told the terminal's width
         "json",  # text output reads and writes no JSON
         "threading",
