@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import time
 import tomllib
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +119,22 @@ def test_a_shared_file_unchanged_since_is_read_once_for_every_version(
         assert [p.id for p in load_dir(shared / "1.1").parts] == ["a", "c"]
     # one.toml, old enough to be trusted unchanged: once; two.toml, just written: each time.
     assert sorted(seen) == ["one.toml"] + ["two.toml"] * 3
+
+
+def test_the_shared_files_kept_are_bounded_by_their_size(
+    shared: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one, two = shared / "_shared" / "one.toml", shared / "_shared" / "two.toml"
+    _age(one)
+    _age(two)
+    # Room for one of the two files only: each pushes the other out.
+    monkeypatch.setattr(loader, "_VERIFIED_CHARS", len(one.read_text(encoding="utf-8")) + 1)
+    monkeypatch.setattr(loader, "_verified", OrderedDict())
+    monkeypatch.setattr(loader, "_verified_chars", [0])
+    seen = _reads(monkeypatch)
+    for _ in range(2):
+        assert [p.id for p in load_dir(shared / "1.1").parts] == ["a", "c"]
+    assert seen == ["one.toml", "two.toml"] * 2
 
 
 def test_a_shared_file_edited_after_it_was_read_is_read_again(

@@ -392,8 +392,10 @@ def _parsed_parts_file(digest: str, text: str, file: str) -> PartsFile:
 # version that names it while its inode, size and times are unchanged: an imported
 # history names each one from dozens of versions, and each would resolve, read and hash
 # it again. Keyed by the catalog folder, the file's path in it and the expected sha256.
-_VERIFIED_LIMIT = 512
+_VERIFIED_LIMIT = 512  # files kept
+_VERIFIED_CHARS = 32 * 1024 * 1024  # characters kept, over all the files kept
 _verified: OrderedDict[tuple[str, str, str], tuple[tuple[int, ...], str, str]] = OrderedDict()
+_verified_chars = [0]  # characters in _verified
 # A file written this recently is read every time: a coarse clock could give a change
 # made just after it was read the same times (git's "racy" files). Any later change of
 # the file, backdated or not, changes its inode's change time, which the signature holds.
@@ -428,10 +430,15 @@ def _read_parts_file(
     signature = _signature(path)
     if signature is not None:
         with _parsed_lock:
+            replaced = _verified.pop(key, None)
+            if replaced is not None:
+                _verified_chars[0] -= len(replaced[1])
             _verified[key] = (signature, text, path)
-            _verified.move_to_end(key)
-            while len(_verified) > _VERIFIED_LIMIT:
-                _verified.popitem(last=False)
+            _verified_chars[0] += len(text)
+            while len(_verified) > 1 and (
+                len(_verified) > _VERIFIED_LIMIT or _verified_chars[0] > _VERIFIED_CHARS
+            ):
+                _verified_chars[0] -= len(_verified.popitem(last=False)[1][1])
     return text, path
 
 
