@@ -14,7 +14,7 @@ def main() -> int:
     again and again to free nothing (a twentieth of ``catalog assemble``).
     Cyclic garbage is still collected, in larger batches.
     """
-    gc.set_threshold(100_000, 50, 100)
+    gc.set_threshold(100_000, *gc.get_threshold()[1:])  # the older generations as they are
     from catalog.cli import run  # after the threshold: importing makes objects too
 
     return run()
