@@ -80,18 +80,6 @@ def type_name(value: object) -> str:
     return type(value).__name__
 
 
-_DATA_FIELDS: dict[type, frozenset[str] | None] = {}
-
-
-def _dataclass_fields(cls: type) -> frozenset[str] | None:
-    """The fields of a dataclass (the package's frozen classes included), else None."""
-    if cls in _DATA_FIELDS:
-        return _DATA_FIELDS[cls]
-    names = class_fields(cls)
-    found = _DATA_FIELDS[cls] = None if names is None else frozenset(names)
-    return found
-
-
 def get_attribute(value: object, name: str) -> Any:
     """``value.name`` by the safe rule: mapping keys and declared fields only."""
     if value is None or name.startswith("_"):
@@ -99,24 +87,24 @@ def get_attribute(value: object, name: str) -> Any:
     cls = type(value)
     if cls is dict:  # the common case first: isinstance against an ABC is slow
         return value.get(name)  # type: ignore[attr-defined]
-    access = _ACCESS.get(cls) or _access(cls)
+    access = _ACCESS.get(cls) or _access(cls)  # the lookup inline: reads are many
     if name in access.fields:
         return getattr(value, name)
-    if access.mapping:
+    if access.kind == "mapping":
         return value.get(name)  # type: ignore[attr-defined]
-    if access.model:  # a pydantic model may hold names it does not declare
+    if access.kind == "model":  # a pydantic model may hold names it does not declare
         extra = getattr(value, "model_extra", None)
         return extra.get(name) if extra else None
     return None
 
 
 class _Access(Frozen, eq=False):
-    """How ``x.name`` reads a value of one class: the names it reads as attributes, and
-    whether it is a mapping (names are keys) or a record or pydantic model."""
+    """How expressions read a value of one class. ``kind`` is ``model`` (a record or
+    a pydantic model), ``dataclass`` (the package's frozen classes included),
+    ``mapping`` or ``other``; ``fields`` are the names read as attributes."""
 
-    fields: frozenset[str]
-    mapping: bool
-    model: bool
+    kind: str
+    fields: frozenset[str] = frozenset()
 
 
 _ACCESS: dict[type, _Access] = {}
@@ -125,12 +113,18 @@ _ACCESS: dict[type, _Access] = {}
 def _access(cls: type) -> _Access:
     """:class:`_Access` of ``cls``, worked out once: expressions read the same few
     classes (the context's records, ``part``, ``agent``) over and over."""
+    found = _ACCESS.get(cls)
+    if found is not None:
+        return found
     if is_model(cls):
-        found = _Access(_model_fields(cls), False, True)
+        declared: Any = cls
+        computed = getattr(declared, "model_computed_fields", {})
+        found = _Access("model", frozenset(declared.model_fields) | frozenset(computed))
     elif issubclass(cls, Mapping):
-        found = _Access(frozenset(), True, False)
+        found = _Access("mapping")
     else:
-        found = _Access(_dataclass_fields(cls) or frozenset(), False, False)
+        names = class_fields(cls)
+        found = _Access("other") if names is None else _Access("dataclass", frozenset(names))
     _ACCESS[cls] = found
     return found
 
@@ -147,17 +141,6 @@ def is_model(cls: type) -> bool:
     return pydantic is not None and issubclass(cls, pydantic.BaseModel)
 
 
-_MODEL_FIELDS: dict[type, frozenset[str]] = {}
-
-
-def _model_fields(cls: Any) -> frozenset[str]:
-    found = _MODEL_FIELDS.get(cls)
-    if found is None:
-        computed = getattr(cls, "model_computed_fields", {})
-        found = _MODEL_FIELDS[cls] = frozenset(cls.model_fields) | frozenset(computed)
-    return found
-
-
 def get_item(container: object, key: object) -> Any:
     """``container[key]``: none when the container is none or the item is missing."""
     if container is None:
@@ -171,9 +154,7 @@ def get_item(container: object, key: object) -> Any:
             return container[key]
         except IndexError:
             return None
-    if isinstance(key, str) and (
-        is_model(type(container)) or _dataclass_fields(type(container)) is not None
-    ):
+    if isinstance(key, str) and _access(type(container)).kind in ("model", "dataclass"):
         return get_attribute(container, key)
     raise TypeError(f"{type_name(container)} cannot be indexed")
 
@@ -237,21 +218,17 @@ def render_value(value: object) -> str:
         return ", ".join(render_value(item) for item in value)
     if isinstance(value, AbstractSet):
         return ", ".join(sorted(render_value(item) for item in value))
-    if (
-        isinstance(value, Mapping)
-        or is_model(type(value))
-        or _dataclass_fields(type(value)) is not None
-    ):
+    if _access(type(value)).kind != "other":  # a mapping, a record or a dataclass
         return to_json(value)
     return str(value)
 
 
 def _json_default(value: object) -> object:
-    if is_model(type(value)):
+    access = _access(type(value))
+    if access.kind == "model":
         return value.model_dump(mode="json")  # type: ignore[attr-defined]
-    names = _dataclass_fields(type(value))
-    if names is not None:
-        return {name: getattr(value, name) for name in sorted(names)}
+    if access.kind == "dataclass":
+        return {name: getattr(value, name) for name in sorted(access.fields)}
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, Mapping):
