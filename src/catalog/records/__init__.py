@@ -49,7 +49,7 @@ from catalog.records.constraints import (
     rule_schema,
 )
 from catalog.records.frozen import MISSING as _MISSING
-from catalog.records.frozen import Immutable, own_fields
+from catalog.records.frozen import Field, Immutable, own_fields
 
 __all__ = [
     "Bounds",
@@ -68,10 +68,12 @@ _BAD: Any = object()  # a validator's result when it recorded a problem
 Validator = Callable[[Any, tuple[str | int, ...], list[Problem]], Any]
 
 
-class FieldInfo:
-    """One field of a record: its name, the key files write it as, its default."""
+class FieldInfo(Field):
+    """One field of a record: its name, the key files write it as, its default (a
+    record shows and compares every field: ``init``, ``repr`` and ``compare`` keep
+    their defaults)."""
 
-    __slots__ = ("_annotation", "alias", "default", "default_factory", "name", "owner")
+    __slots__ = ("_annotation", "alias", "owner")
 
     def __init__(
         self,
@@ -80,10 +82,8 @@ class FieldInfo:
         default_factory: Callable[[], Any] | None = None,
         alias: str | None = None,
     ) -> None:
-        self.default = default
-        self.default_factory = default_factory
+        super().__init__(default=default, default_factory=default_factory)
         self.alias = alias
-        self.name = ""
         self.owner: type[Record] | None = None
         self._annotation: Any = _MISSING
 
@@ -93,23 +93,12 @@ class FieldInfo:
         return self.alias or self.name
 
     @property
-    def required(self) -> bool:
-        """Whether input must give this field."""
-        return self.default is _MISSING and self.default_factory is None
-
-    @property
     def annotation(self) -> Any:
         """The field's type, its string annotation resolved on first use."""
         if self._annotation is _MISSING:
             assert self.owner is not None
             self._annotation = _hints(self.owner)[self.name]
         return self._annotation
-
-    def get_default(self) -> Any:
-        """A fresh default value (a factory is called each time)."""
-        if self.default_factory is not None:
-            return self.default_factory()
-        return self.default
 
 
 def field(

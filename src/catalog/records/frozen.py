@@ -22,12 +22,11 @@ a standard dataclass too.
 import sys
 import typing
 from collections.abc import Callable
-from typing import Any, ClassVar, Protocol, TypeVar, dataclass_transform
+from typing import Any, ClassVar, TypeVar, dataclass_transform
 
 __all__ = [
     "MISSING",
     "Field",
-    "FieldSpec",
     "Frozen",
     "FrozenInstanceError",
     "Immutable",
@@ -75,11 +74,17 @@ class Field:
 
     @property
     def required(self) -> bool:
-        """Whether ``__init__`` must be given this field."""
+        """Whether this field must be given (it has no default)."""
         return self.default is MISSING and self.default_factory is None
 
+    def get_default(self) -> Any:
+        """A fresh default value (a factory is called each time)."""
+        if self.default_factory is not None:
+            return self.default_factory()
+        return self.default
+
     def __repr__(self) -> str:
-        return f"Field({self.name!r})"
+        return f"{type(self).__name__}({self.name!r})"
 
 
 def field(
@@ -106,14 +111,7 @@ def _is_class_var(annotation: Any) -> bool:
     return annotation is ClassVar or typing.get_origin(annotation) is ClassVar
 
 
-class FieldSpec(Protocol):
-    """What :func:`own_fields` needs of a field's description."""
-
-    name: str
-    default: Any
-
-
-_S = TypeVar("_S", bound=FieldSpec)
+_S = TypeVar("_S", bound=Field)
 
 
 def own_fields(cls: type, spec_type: type[_S], make: Callable[[Any], _S]) -> dict[str, _S]:
@@ -247,13 +245,11 @@ class Frozen(Immutable):
 
 
 def _default(cls: type, spec: Field) -> Any:
-    if spec.default_factory is not None:
-        return spec.default_factory()
-    if spec.default is MISSING:
-        if spec.init:
-            raise TypeError(f"{cls.__name__}() missing required argument: {spec.name!r}")
-        return None  # set by __post_init__
-    return spec.default
+    if not spec.required:
+        return spec.get_default()
+    if spec.init:
+        raise TypeError(f"{cls.__name__}() missing required argument: {spec.name!r}")
+    return None  # set by __post_init__
 
 
 def fields(item: "Frozen | type[Frozen]") -> tuple[Field, ...]:
