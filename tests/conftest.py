@@ -131,3 +131,13 @@ def shared_fixtures() -> Path:
     if not path.is_dir():
         pytest.skip("../shared/fixtures is not present on this machine")
     return path
+
+
+@pytest.fixture
+def claude_code_releases(shared_fixtures: Path) -> Path:
+    """The published Claude Code releases among the fixtures, one folder each; skips
+    when they are not there."""
+    path = shared_fixtures / "claude-code-system-prompts"
+    if not path.is_dir():
+        pytest.skip("no claude-code-system-prompts fixture on this machine")
+    return path

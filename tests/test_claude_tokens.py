@@ -64,12 +64,10 @@ def test_cli_counts_with_claude(capsys: pytest.CaptureFixture[str]) -> None:
     assert "claude" in out
 
 
-def test_claude_estimate_is_close_on_real_parts(shared_fixtures: Path) -> None:
+def test_claude_estimate_is_close_on_real_parts(claude_code_releases: Path) -> None:
     # Parts whose text last changed at 2.1.180 or later were counted upstream with the
     # current model: the estimate is within 15 % for at least 85 % of them.
-    release = shared_fixtures / "claude-code-system-prompts" / "2.1.240"
-    if not release.is_dir():
-        pytest.skip("no claude-code-system-prompts fixture on this machine")
+    release = claude_code_releases / "2.1.240"
     readme = parse_readme((release / "README.md").read_text(encoding="utf-8"))
     counter = get_counter("claude")
     close = total = 0

@@ -651,10 +651,8 @@ def test_the_shared_data_test_skips_without_the_shared_folder(
         request.getfixturevalue("shared_fixtures")
 
 
-def test_real_releases_and_the_example_overlay(shared_fixtures: Path, tmp_path: Path) -> None:
-    upstream = shared_fixtures / "claude-code-system-prompts"
-    if not upstream.is_dir():
-        pytest.skip("no claude-code-system-prompts fixture on this machine")
+def test_real_releases_and_the_example_overlay(claude_code_releases: Path, tmp_path: Path) -> None:
+    upstream = claude_code_releases
     root = tmp_path / "catalogs"
     versions = ("2.1.36", "2.1.37", "2.1.38")
     texts = {
@@ -759,10 +757,8 @@ def test_changelog_bullets_without_known_names_are_guessed() -> None:
     assert release.removed[0].names[0] == "Agent Prompt: Context tip selector"
 
 
-def test_real_changelog_bullets_name_real_parts(shared_fixtures: Path) -> None:
-    upstream = shared_fixtures / "claude-code-system-prompts"
-    if not upstream.is_dir():
-        pytest.skip("no claude-code-system-prompts fixture on this machine")
+def test_real_changelog_bullets_name_real_parts(claude_code_releases: Path) -> None:
+    upstream = claude_code_releases
     readme = parse_readme((upstream / "2.1.240" / "README.md").read_text(encoding="utf-8"))
     names = {entry.name for entry in readme.entries.values()}
     text = (upstream / "2.1.240" / "CHANGELOG.md").read_text(encoding="utf-8")

@@ -60,10 +60,8 @@ def test_synthetic_releases_diff_into_classes_and_renames(tmp_path: Path) -> Non
     assert all(count > 0 for count in found.values()), found
 
 
-def test_a_git_history_of_the_fixture_releases(shared_fixtures: Path, tmp_path: Path) -> None:
-    upstream = shared_fixtures / "claude-code-system-prompts"
-    if not upstream.is_dir():
-        pytest.skip("no claude-code-system-prompts fixture on this machine")
+def test_a_git_history_of_the_fixture_releases(claude_code_releases: Path, tmp_path: Path) -> None:
+    upstream = claude_code_releases
     repo = tmp_path / "upstream"
     versions = history_from_folders(repo, upstream.iterdir())
     assert versions[0] == "2.0.14" and versions[-1] == "2.1.240" and len(versions) == 9

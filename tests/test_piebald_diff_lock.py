@@ -153,11 +153,9 @@ the git amend warning text.
 
 
 def test_real_release_diff_matches_the_upstream_changelog(
-    shared_fixtures: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    claude_code_releases: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    upstream = shared_fixtures / "claude-code-system-prompts"
-    if not upstream.is_dir():
-        pytest.skip("no claude-code-system-prompts fixture on this machine")
+    upstream = claude_code_releases
     root = tmp_path / "catalogs"
     for version in ("2.1.37", "2.1.38"):
         import_releases([read_checkout(upstream / version)], name="claude-code", out=root)

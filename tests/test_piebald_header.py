@@ -188,10 +188,8 @@ FIXTURE_RELEASES = (
 )  # fmt: skip
 
 
-def test_every_fixture_release_imports(shared_fixtures: Path, tmp_path: Path) -> None:
-    upstream = shared_fixtures / "claude-code-system-prompts"
-    if not upstream.is_dir():
-        pytest.skip("no claude-code-system-prompts fixture on this machine")
+def test_every_fixture_release_imports(claude_code_releases: Path, tmp_path: Path) -> None:
+    upstream = claude_code_releases
     found = sorted(p.name for p in upstream.iterdir() if p.is_dir())
     assert set(FIXTURE_RELEASES) <= set(found)
     root = tmp_path / "catalogs"

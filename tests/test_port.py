@@ -146,11 +146,9 @@ def test_port_refuses_what_is_not_an_overlay(
 
 
 def test_the_2_1_38_overlay_ported_to_2_1_240_and_the_2_1_240_example(
-    shared_fixtures: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    claude_code_releases: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    upstream = shared_fixtures / "claude-code-system-prompts"
-    if not upstream.is_dir():
-        pytest.skip("no claude-code-system-prompts fixture on this machine")
+    upstream = claude_code_releases
     root = tmp_path / "catalogs"
     import_releases(
         [read_checkout(upstream / v) for v in ("2.1.38", "2.1.240")], name="claude-code", out=root
