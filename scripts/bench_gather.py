@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from catalog import load_dir
-from catalog.compiled import Catalog
-from catalog.gather import Gathering, gather_with_provenance
+from catalog.engine.catalog import Catalog
+from catalog.gathering import Gathering, gather_with_provenance
 from catalog.lang.globs import Glob
 
 

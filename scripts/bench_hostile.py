@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from catalog.errors import CatalogError
-from catalog.gather._git import git_facts
-from catalog.gather.safe import ReadRules, YamlError, load_yaml
+from catalog.gathering._git import git_facts
+from catalog.gathering.safe import ReadRules, YamlError, load_yaml
 from catalog.lang.brackets import render_brackets
 from catalog.lang.compiler import compile_expression
 from catalog.lang.shapes import ANY

@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 from catalog.errors import CatalogError
-from catalog.loader import MANIFEST_NAME
-from catalog.stamp import stamp_folder
+from catalog.io.loader import MANIFEST_NAME
+from catalog.io.stamp import stamp_folder
 
 BUNDLED = Path(__file__).resolve().parents[1] / "src" / "catalog" / "parts"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from catalog import Catalog, Context, gather
-from catalog.gather import Gathering, gather_with_provenance
+from catalog.gathering import Gathering, gather_with_provenance
 
 NOW = datetime(2025, 1, 31, 14, 5, 9, tzinfo=timezone(timedelta(hours=1), "CET"))
 ENVIRON = {"USER": "ada", "SHELL": "/usr/bin/zsh", "PATH": "/usr/bin:/bin"}
@@ -42,7 +42,7 @@ def gather_in(cat: Catalog, cwd: Path, **kwargs: Any) -> Context:
 
 
 def trace_in(cat: Catalog, cwd: Path, **kwargs: Any) -> Gathering:
-    """:func:`catalog.gather.gather_with_provenance` with the defaults of :func:`gather_in`."""
+    """:func:`catalog.gathering.gather_with_provenance` with the defaults of :func:`gather_in`."""
     return gather_with_provenance(cat, cwd, **_quiet(cwd, kwargs))
 
 

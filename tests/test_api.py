@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 import warnings
@@ -9,7 +10,9 @@ import warnings
 import pytest
 
 import catalog
-from catalog import assemble, context, errors, prompt
+from catalog import errors
+from catalog.engine import assemble, prompt
+from catalog.schema import context
 
 
 def test_all_is_small_and_every_name_resolves() -> None:
@@ -24,51 +27,28 @@ def test_all_is_small_and_every_name_resolves() -> None:
 def test_import_catalog_loads_no_heavy_module() -> None:
     code = (
         "import sys, catalog; "
-        "print(sorted(m for m in ('pydantic', 'tiktoken', 'pytest', 'syrupy', 'catalog.compiled',"
-        " 'catalog.context', 'packaging') if m in sys.modules))"
+        "print(sorted(m for m in ('pydantic', 'tiktoken', 'pytest', 'syrupy',"
+        " 'catalog.engine.catalog', 'catalog.schema.context', 'packaging') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
 
 
-def test_assembling_a_bundled_catalog_imports_only_what_it_needs() -> None:
-    unneeded = (
-        "pydantic",
-        "importlib.metadata",  # entry points are scanned without it when none is declared
-        "importlib.resources",  # the bundled catalogs are found next to the package
-        "email",
-        "zipfile",
-        "difflib",  # only for did-you-mean hints
-        "html",  # only for escape()
-        "catalog.lang.brackets",  # only for brackets()
-        "catalog.gather",
-        "catalog.diff",
-        "dataclasses",  # value classes are records.frozen.Frozen (on Python 3.11, with
-        # inspect; from 3.13 packaging.version imports inspect itself)
-        "shutil",  # argparse's formatters are told the terminal's width
-        "json",  # text output reads and writes no JSON
-        "threading",
-        "tomli_w",  # only for writing manifests and locks
-        "hashlib",  # catalog._digest: CPython's own SHA-256, not OpenSSL's
-    )
+def test_diff_and_gather_are_functions_whoever_imports_the_subpackages() -> None:
     code = (
-        "import contextlib, io, sys; from catalog.cli import main\n"
-        "with contextlib.redirect_stdout(io.StringIO()): main(['assemble', 'coding-agent'])\n"
-        f"print(sorted(m for m in {unneeded!r} if m in sys.modules))"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "[]"
-
-
-def test_diff_and_gather_stay_functions_whoever_imports_their_subpackages() -> None:
-    code = (
-        "import catalog.diff.render, catalog.gather, catalog; "
+        "import catalog.changes.render, catalog.gathering, catalog; "
         "from catalog import diff, gather; "
         "print(callable(catalog.diff), callable(catalog.gather), diff is catalog.diff, "
         "diff.__module__, gather.__module__)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["True", "True", "True", "catalog.diff.compute", "catalog.gather"]
+    assert done.stdout.split() == [
+        "True",
+        "True",
+        "True",
+        "catalog.changes.compute",
+        "catalog.gathering",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -95,3 +75,20 @@ def test_names_moved_out_of_the_top_level_still_work_with_a_warning(
 def test_an_unknown_name_is_an_attribute_error() -> None:
     with pytest.raises(AttributeError, match="has no attribute 'Nope'"):
         catalog.Nope  # noqa: B018
+
+
+@pytest.mark.parametrize(
+    ("old", "name", "new"),
+    [
+        ("catalog.context", "Environment", "catalog.schema.context"),
+        ("catalog.prompt", "UsedPart", "catalog.engine.prompt"),
+        ("catalog.assemble", "CompiledPart", "catalog.engine.assemble"),
+    ],
+)
+def test_module_paths_of_the_last_release_still_work_with_a_warning(
+    old: str, name: str, new: str
+) -> None:
+    module = importlib.import_module(old)
+    with pytest.warns(DeprecationWarning, match=f"{old} is deprecated: import {name} from {new}"):
+        value = getattr(module, name)
+    assert value is getattr(importlib.import_module(new), name)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from catalog import AssembledPrompt, Catalog, ContextError, NotFoundError, load_dir
-from catalog.assemble import AgentPlan
+from catalog.engine.assemble import AgentPlan
 
 
 @pytest.fixture

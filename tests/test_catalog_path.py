@@ -9,7 +9,7 @@ import pytest
 
 import catalog
 from catalog import CatalogPath, NotFoundError
-from catalog.catalog_path import parse_ref, parse_spec
+from catalog.io.catalog_path import parse_ref, parse_spec
 
 
 @pytest.fixture
@@ -160,7 +160,7 @@ def test_parse_spec_bare_version_means_exact() -> None:
 
 
 def test_entry_point_catalogs_are_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from catalog import catalog_path as store
+    from catalog.io import catalog_path as store
     from tests.conftest import write_catalog
 
     site = tmp_path / "site"
@@ -206,7 +206,7 @@ def test_the_entry_point_scan_reads_where_importlib_metadata_reads(
     from importlib import metadata
     from importlib.machinery import PathFinder
 
-    from catalog.catalog_path import ENTRY_POINT_GROUP, _may_have_entry_points
+    from catalog.io.catalog_path import ENTRY_POINT_GROUP, _may_have_entry_points
 
     site = _site(tmp_path, folder, entry_points)
     monkeypatch.setattr("sys.path", [str(site), str(tmp_path / "missing")])
@@ -220,7 +220,7 @@ def test_the_entry_point_scan_says_yes_when_unsure(
 ) -> None:
     from importlib.machinery import PathFinder
 
-    from catalog.catalog_path import _may_have_entry_points
+    from catalog.io.catalog_path import _may_have_entry_points
 
     egg = _site(tmp_path / "tool-1.0.egg", "EGG-INFO", "[catalog.catalogs]\nv = v\n")
     monkeypatch.setattr("sys.meta_path", [PathFinder])

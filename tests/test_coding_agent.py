@@ -23,8 +23,8 @@ from packaging.version import Version
 import catalog
 from catalog import Catalog
 from catalog.cli import main as cli_main
-from catalog.stamp import stamp_folder
-from catalog.validate import check_catalog
+from catalog.io.stamp import stamp_folder
+from catalog.io.validate import check_catalog
 from tests.coding_agent_cases import (
     ALL_TOOLS,
     CONTEXTS,

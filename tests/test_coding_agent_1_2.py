@@ -17,7 +17,7 @@ import pytest
 import catalog
 from catalog import AssembledPrompt, Catalog
 from catalog.errors import BudgetError
-from catalog.validate import check_catalog
+from catalog.io.validate import check_catalog
 
 BUNDLED = Path(catalog.__file__).parent / "parts" / "coding-agent" / "1.2.0"
 FULL_ENV = {"cwd": "/work/app", "os": "Linux", "shell": "zsh", "date": "2026-03-07"}

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from catalog import Context, ContextError, load_context
-from catalog.context import coerce_context
+from catalog.schema.context import coerce_context
 
 
 def test_a_toml_context_file_loads(tmp_path: Path) -> None:

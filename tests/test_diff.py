@@ -12,8 +12,8 @@ import pytest
 
 import catalog
 from catalog import Catalog, load_dir
-from catalog.diff.compute import CatalogDiff, PartDiff
-from catalog.diff.render import render_html, render_json, render_markdown, render_text
+from catalog.changes.compute import CatalogDiff, PartDiff
+from catalog.changes.render import render_html, render_json, render_markdown, render_text
 from tests.conftest import sha
 
 PARTS = Path(catalog.__file__).parent / "parts" / "coding-agent"
@@ -630,6 +630,6 @@ def test_markdown_escapes_names_and_descriptions(make_catalog: Callable[..., Pat
     ],
 )
 def test_markdown_code_spans_hold_any_backtick_run(value: str, expected: str) -> None:
-    from catalog.diff.render import _md_code
+    from catalog.changes.render import _md_code
 
     assert _md_code(value) == expected

@@ -1,4 +1,4 @@
-"""Change classes and renames (catalog.diff.classify) and how diffs report them."""
+"""Change classes and renames (catalog.changes.classify) and how diffs report them."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import catalog
-from catalog.catalog_path import load_dir
-from catalog.diff.classify import find_renames, text_class
-from catalog.diff.render import render_markdown, render_text
+from catalog.changes.classify import find_renames, text_class
+from catalog.changes.render import render_markdown, render_text
+from catalog.io.catalog_path import load_dir
 
 PROSE = "Use the ${READ_TOOL_NAME} tool to read files before you edit them."
 

@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from dataclasses import FrozenInstanceError
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,6 @@ from catalog.lang.values import (
     render_value,
     to_json,
 )
-from catalog.records.frozen import FrozenInstanceError
 
 SKILL = RecordShape({"name": SCALAR, "description": SCALAR, "hidden": SCALAR}, "Skill")
 NAMES = {

@@ -18,9 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from catalog import Catalog, Context, SourceWarning
-from catalog.gather import _files
-from catalog.gather._files import strip_leading_html_comments
-from catalog.gather.safe import (
+from catalog.gathering import _files
+from catalog.gathering._files import strip_leading_html_comments
+from catalog.gathering.safe import (
     MAX_YAML_DEPTH,
     ReadRules,
     YamlError,

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from catalog import Catalog, SourceWarning, load_dir
-from catalog.gather._imports import find_imports
+from catalog.gathering._imports import find_imports
 from tests.gathering import trace_in, write
 
 

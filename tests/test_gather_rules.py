@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from catalog import Catalog, ManifestError, SourceWarning, load_dir
-from catalog.gather import _find, _instructions
-from catalog.gather._rules import read_rule
+from catalog.gathering import _find, _instructions
+from catalog.gathering._rules import read_rule
 from catalog.lang.globs import Glob, GlobBudgetError, MatchBudget
 from tests.gathering import trace_in, write
 

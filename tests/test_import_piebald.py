@@ -25,8 +25,8 @@ from catalog.importers.piebald.parse import (
 )
 from catalog.importers.piebald.read import read_checkout, read_history
 from catalog.importers.piebald.write import REFERENCE_COUNTER, import_releases
-from catalog.manifest.models import parse_manifest
-from catalog.validate import check_catalog
+from catalog.io.manifests import parse_manifest
+from catalog.io.validate import check_catalog
 from tests import conftest
 from tests import piebald_data as data
 from tests.conftest import sha

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import astuple
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,7 @@ def _oracle_tags(text: str) -> list[tuple[str, int, int, bool, str, str]]:
 @settings(max_examples=400, deadline=None)
 @given(st.text(alphabet="[]:!if elsendab_1\n\t", max_size=80))
 def test_the_scanner_finds_the_tags_the_grammar_defines(text: str) -> None:
-    assert [tuple(tag) for tag in _tags(text)] == _oracle_tags(text)
+    assert [astuple(tag) for tag in _tags(text)] == _oracle_tags(text)
 
 
 @settings(max_examples=200, deadline=None)
@@ -69,7 +70,7 @@ def test_the_scanner_finds_the_tags_the_grammar_defines(text: str) -> None:
 )
 def test_rendering_tag_soup_matches_the_grammar(pieces: list[str]) -> None:
     text = "".join(pieces)
-    assert [tuple(tag) for tag in _tags(text)] == _oracle_tags(text)
+    assert [astuple(tag) for tag in _tags(text)] == _oracle_tags(text)
     out = render_brackets(text, {"a:b": "V"})
     assert "[x:y ]" not in out or "[x:y ]" in text  # a missing value renders as nothing
 

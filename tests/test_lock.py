@@ -14,9 +14,9 @@ import pytest
 
 import catalog
 from catalog import LockError
-from catalog.catalog_path import CatalogPath
 from catalog.cli import main
-from catalog.lock import read_lock, verify
+from catalog.io.catalog_path import CatalogPath
+from catalog.io.lockfile import read_lock, verify
 from tests.conftest import run_cli as run
 from tests.conftest import sha, write_catalog
 

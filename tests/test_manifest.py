@@ -8,8 +8,8 @@ import pytest
 
 from catalog import ManifestError, load, load_dir
 from catalog.errors import EvaluationError, ExpressionError, TemplateError
-from catalog.manifest.models import dump_manifest, parse_manifest
-from catalog.manifest.positions import TomlPositions
+from catalog.io.manifests import dump_manifest, parse_manifest
+from catalog.io.positions import TomlPositions
 from tests.conftest import sha
 
 GOOD = """\

@@ -14,7 +14,7 @@ import pytest
 
 import catalog
 from catalog.importers.piebald import import_releases, read_history
-from catalog.validate import check_catalog
+from catalog.io.validate import check_catalog
 from tests.messy_history import build_messy_history, history_from_folders
 
 

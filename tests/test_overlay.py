@@ -12,7 +12,7 @@ import tomli_w
 import catalog
 from catalog import CatalogPath, ManifestError, NotFoundError
 from catalog.cli import main
-from catalog.stamp import stamp_folder
+from catalog.io.stamp import stamp_folder
 from tests.conftest import sha, write_catalog
 
 BASE_BODIES = {

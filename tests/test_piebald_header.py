@@ -19,7 +19,7 @@ import catalog
 from catalog.errors import ImporterError
 from catalog.importers.piebald import import_releases, read_checkout
 from catalog.importers.piebald.header import read_header
-from catalog.validate import check_catalog
+from catalog.io.validate import check_catalog
 
 
 def read(text: str) -> dict[str, Any]:

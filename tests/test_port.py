@@ -13,8 +13,8 @@ import tomli_w
 
 import catalog
 from catalog.importers.piebald import import_releases, read_checkout
+from catalog.io.validate import check_catalog
 from catalog.tokens import get_counter
-from catalog.validate import check_catalog
 from tests.conftest import run_cli, sha
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "overlays"

@@ -9,7 +9,7 @@ import pytest
 
 from catalog import ManifestError, load_dir
 from catalog.errors import CatalogError, ExpressionError
-from catalog.manifest.positions import TomlPositions, key_lines
+from catalog.io.positions import TomlPositions, key_lines
 
 TRICKY = '''\
 title = "top"   # a comment

@@ -6,6 +6,9 @@ import dataclasses
 import datetime
 import enum
 from collections.abc import Mapping, Sequence
+
+# pydantic needs typing_extensions' TypedDict on Python < 3.12.
+from dataclasses import FrozenInstanceError
 from pathlib import Path
 from typing import Annotated, Any, Literal, Optional
 
@@ -27,9 +30,6 @@ from catalog.lang.shapes import (
     shape_of,
 )
 from catalog.lang.template import compile_template
-
-# pydantic needs typing_extensions' TypedDict on Python < 3.12.
-from catalog.records.frozen import FrozenInstanceError
 
 
 class Env(BaseModel):

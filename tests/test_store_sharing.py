@@ -13,11 +13,11 @@ import pytest
 import tomli_w
 
 import catalog
-from catalog import loader
-from catalog.catalog_path import CatalogPath, load_dir
 from catalog.errors import CatalogError, ManifestError
 from catalog.importers.piebald.read import read_history
 from catalog.importers.piebald.write import ImportReport, import_releases
+from catalog.io import loader
+from catalog.io.catalog_path import CatalogPath, load_dir
 from tests.conftest import run_cli as run
 from tests.conftest import sha
 from tests.synthetic_history import History, build_history

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+from dataclasses import FrozenInstanceError
 from typing import Any
 
 import pytest
@@ -19,7 +20,6 @@ from catalog.lang.template import (
     MAX_OUTPUT_LENGTH,
     compile_template,
 )
-from catalog.records.frozen import FrozenInstanceError
 
 SKILL = RecordShape({"name": SCALAR, "description": SCALAR, "hidden": SCALAR}, "Skill")
 NAMES = {

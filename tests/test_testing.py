@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from catalog import load_dir
-from catalog.prompt import Reminder
+from catalog.engine.prompt import Reminder
 from catalog.testing.snapshots import render_snapshot
 from tests.conftest import dedent, write_catalog
 

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from catalog import ContextError, LockError, ManifestError, load_context, load_dir
-from catalog._textfile import MAX_FILE_BYTES, MAX_NESTING
-from catalog.catalog_path import CatalogPath
 from catalog.cli import main
 from catalog.errors import CatalogError
-from catalog.loader import VersionDir, load_version, read_manifest
-from catalog.lock import read_lock, verify
-from catalog.stamp import stamp_folder
+from catalog.io.catalog_path import CatalogPath
+from catalog.io.loader import VersionDir, load_version, read_manifest
+from catalog.io.lockfile import read_lock, verify
+from catalog.io.stamp import stamp_folder
+from catalog.io.textfile import MAX_FILE_BYTES, MAX_NESTING
 from tests.conftest import write_catalog
 
 BOM = b"\xef\xbb\xbf"

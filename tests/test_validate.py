@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from catalog import CatalogError, load_dir
-from catalog.stamp import stamp_folder
-from catalog.validate import check_catalog
+from catalog.io.stamp import stamp_folder
+from catalog.io.validate import check_catalog
 from tests.conftest import run_cli
 
 # cl100k_base: "hello world" is 2 tokens.

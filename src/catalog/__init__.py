@@ -8,18 +8,16 @@
 The names of :data:`__all__` are the public API. Importing this package
 loads none of them: each is imported from its module when first used
 (PEP 562), so ``import catalog`` costs a few milliseconds and a program
-pays for the compiler or the stores only when it uses them (it never
-imports pydantic). Everything else is imported from its own module: the
-context's sub-records from :mod:`catalog.context`, the error subclasses from
+pays for the compiler or the stores only when it uses them. Everything
+else is imported from its own module: the context's models from
+:mod:`catalog.schema.context`, the error subclasses from
 :mod:`catalog.errors`, the parts of an assembled prompt from
-:mod:`catalog.prompt`.
+:mod:`catalog.engine.prompt`.
 """
 
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 import warnings
 from typing import TYPE_CHECKING, Any
 
@@ -38,13 +36,14 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from pathlib import Path
 
-    from catalog.catalog_path import CatalogPath, load_dir
-    from catalog.compiled import Catalog
-    from catalog.context import Context, load_context
+    from catalog.changes.compute import CatalogDiff, diff
     from catalog.conversations import PromptStore, Sessions, SQLiteStore, StoredPrompt
-    from catalog.diff.compute import CatalogDiff, diff
-    from catalog.gather import SourceWarning, gather
-    from catalog.prompt import AssembledPrompt
+    from catalog.engine.catalog import Catalog
+    from catalog.engine.prompt import AssembledPrompt
+    from catalog.gathering import SourceWarning, gather
+    from catalog.io.catalog_path import CatalogPath, load_dir
+    from catalog.io.contexts import load_context
+    from catalog.schema.context import Context
 
 __all__ = [
     "AssembledPrompt",
@@ -76,24 +75,28 @@ __all__ = [
 __version__ = "0.1.0"
 
 _LAZY = {
-    "AssembledPrompt": "catalog.prompt",
-    "Catalog": "catalog.compiled",
-    "CatalogDiff": "catalog.diff.compute",
-    "CatalogPath": "catalog.catalog_path",
-    "Context": "catalog.context",
-    "load_context": "catalog.context",
+    "AssembledPrompt": "catalog.engine.prompt",
+    "Catalog": "catalog.engine.catalog",
+    "CatalogDiff": "catalog.changes.compute",
+    "diff": "catalog.changes.compute",
+    "gather": "catalog.gathering",
+    "CatalogPath": "catalog.io.catalog_path",
+    "Context": "catalog.schema.context",
+    "load_context": "catalog.io.contexts",
     "PromptStore": "catalog.conversations",
     "SQLiteStore": "catalog.conversations",
     "Sessions": "catalog.conversations",
     "StoredPrompt": "catalog.conversations",
-    "SourceWarning": "catalog.gather",
-    "load_dir": "catalog.catalog_path",
+    "SourceWarning": "catalog.gathering",
+    "load_dir": "catalog.io.catalog_path",
 }
 """Public names and the module each is imported from on first use."""
 
 _MOVED = {
-    **dict.fromkeys(("AgentInfo", "CompiledPart"), "catalog.assemble"),
-    **dict.fromkeys(("ExcludedPart", "Reminder", "ToolDescription", "UsedPart"), "catalog.prompt"),
+    **dict.fromkeys(("AgentInfo", "CompiledPart"), "catalog.engine.assemble"),
+    **dict.fromkeys(
+        ("ExcludedPart", "Reminder", "ToolDescription", "UsedPart"), "catalog.engine.prompt"
+    ),
     **dict.fromkeys(
         (
             "Command",
@@ -107,7 +110,7 @@ _MOVED = {
             "ToolInfo",
             "UserProfile",
         ),
-        "catalog.context",
+        "catalog.schema.context",
     ),
     **dict.fromkeys(
         (
@@ -142,43 +145,21 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+def _moved_module(old: str, new: str) -> Callable[[str], Any]:
+    """The module ``__getattr__`` of ``old``, a module path kept for one release: each name
+    is taken from ``new``, with a deprecation warning."""
+
+    def forward(name: str) -> Any:
+        warnings.warn(
+            f"{old} is deprecated: import {name} from {new}", DeprecationWarning, stacklevel=2
+        )
+        return getattr(importlib.import_module(new), name)
+
+    return forward
+
+
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY) | {"diff", "gather"})
-
-
-class _Package(types.ModuleType):
-    """This package's module type: ``catalog.diff`` and ``catalog.gather`` stay functions.
-
-    Each name is also a subpackage (``catalog.diff.compute``,
-    ``catalog.gather``). Python binds a subpackage to its parent's attribute
-    when it is first imported, which would replace the function; these
-    properties keep the function, whoever imports the subpackage first.
-    """
-
-    @property
-    def diff(self) -> Callable[..., CatalogDiff]:
-        """:func:`catalog.diff.compute.diff`."""
-        from catalog.diff.compute import diff
-
-        return diff
-
-    @diff.setter
-    def diff(self, subpackage: object) -> None:
-        """The import system binding the subpackage: reach it through ``sys.modules``."""
-
-    @property
-    def gather(self) -> Callable[..., Context]:
-        """:func:`catalog.gather.gather`."""
-        from catalog.gather import gather
-
-        return gather
-
-    @gather.setter
-    def gather(self, subpackage: object) -> None:
-        """The import system binding the subpackage: reach it through ``sys.modules``."""
-
-
-sys.modules[__name__].__class__ = _Package
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def load(
@@ -196,11 +177,11 @@ def load(
     ``lock`` (a file written by ``catalog lock``) the locked version is loaded
     and any difference from the lock raises :class:`LockError`.
     """
-    from catalog.catalog_path import CatalogPath
+    from catalog.io.catalog_path import CatalogPath
 
     store = CatalogPath(paths)
     if lock is not None:
-        from catalog.lock import load_locked
+        from catalog.io.lockfile import load_locked
 
         return load_locked(name, spec, lock, store)
     return store.load(name, spec)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable, Sequence
-from typing import NamedTuple, Self, TypeVar
+from dataclasses import dataclass
+from typing import Self, TypeVar
 
 __all__ = [
     "BudgetError",
@@ -167,7 +168,8 @@ class ContextError(CatalogError, ValueError):
 _E = TypeVar("_E", bound=CatalogError)
 
 
-class Problem(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Problem:
     """One problem of a record's input: where (a key path), what kind, in what words.
 
     ``kind`` is one of ``extra``, ``missing``, ``type``, ``list``, ``table``,

@@ -19,7 +19,6 @@ bad input.
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib
 import sys
 from collections.abc import Iterator, Sequence
@@ -31,7 +30,7 @@ from catalog.cli._help import HelpFormatter, RawHelpFormatter
 from catalog.errors import CatalogError
 from catalog.lang.shapes import did_you_mean
 
-__all__ = ["COMMANDS", "build_parser", "main", "run"]
+__all__ = ["COMMANDS", "build_parser", "main"]
 
 COMMANDS: dict[str, str] = {
     "list": "list catalogs and versions",
@@ -127,23 +126,6 @@ def _command_word(argv: Sequence[str]) -> str | None:
         elif not word.startswith("-"):
             return word
     return None
-
-
-def run() -> int:
-    """The ``catalog`` program (the console script and ``python -m catalog``, through
-    :mod:`catalog.__main__`): :func:`main` on the process's arguments, ready to exit
-    with its status.
-
-    Everything a command made is still alive when it returns, and the garbage
-    collection the interpreter runs on its way out would walk all of it to free
-    nothing: about 5 ms after assembling coding-agent, a twentieth of the
-    command. Freezing the objects first leaves that collection nothing to walk;
-    the process ends just after, so nothing frozen is kept for long. A program
-    calling :func:`main` itself is not affected.
-    """
-    status = main()
-    gc.freeze()
-    return status
 
 
 def main(argv: Sequence[str] | None = None) -> int:

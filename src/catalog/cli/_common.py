@@ -9,17 +9,18 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from catalog._textfile import read_text, too_deep
-from catalog.catalog_path import CatalogPath
-from catalog.compiled import Catalog
-from catalog.context import Context, coerce_context, load_context
+from catalog.engine.catalog import Catalog
 from catalog.errors import CatalogError, ContextError, UsageError
+from catalog.io.catalog_path import CatalogPath
+from catalog.io.contexts import load_context
+from catalog.io.positions import key_lines
+from catalog.io.textfile import read_text, too_deep
 from catalog.lang.shapes import did_you_mean
-from catalog.manifest.models import fits_type
-from catalog.manifest.positions import key_lines
+from catalog.schema.context import Context, coerce_context
+from catalog.schema.manifest import fits_type
 
 if TYPE_CHECKING:
-    from catalog.gather import Gathering
+    from catalog.gathering import Gathering
 
 __all__ = [
     "ALL_FORMATS",
@@ -263,7 +264,7 @@ def gathering_from_args(
             )
         return given, None
     # Imported here: gathering (git, front matter, time zones) is not needed otherwise.
-    from catalog.gather import SourceWarning, gather_with_provenance
+    from catalog.gathering import SourceWarning, gather_with_provenance
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SourceWarning)

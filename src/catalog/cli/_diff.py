@@ -6,6 +6,8 @@ import argparse
 import os
 import sys
 
+from catalog.changes.compute import diff
+from catalog.changes.render import render_html, render_json, render_markdown, render_text
 from catalog.cli._common import (
     EXIT_OK,
     EXIT_PROBLEMS,
@@ -17,8 +19,6 @@ from catalog.cli._common import (
     load_ref,
     write_output,
 )
-from catalog.diff.compute import diff
-from catalog.diff.render import render_html, render_json, render_markdown, render_text
 
 __all__ = ["register", "run"]
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import asdict
 
 from catalog.cli._common import EXIT_OK, add_format, emit_json
 from catalog.cli._help import RawHelpFormatter
 from catalog.importers.piebald.parse import UPSTREAM
 from catalog.importers.piebald.read import read_checkout, read_history
 from catalog.importers.piebald.write import ImportedVersion, import_releases
-from catalog.records.frozen import asdict
 
 __all__ = ["register", "run"]
 

@@ -14,12 +14,12 @@ import re
 import sys
 from pathlib import Path
 
-from catalog.catalog_path import CatalogPath
 from catalog.cli._common import EXIT_OK, add_format, emit_json
 from catalog.errors import CatalogError, UsageError
-from catalog.loader import MANIFEST_NAME
-from catalog.stamp import stamp_folder
-from catalog.validate import check_catalog
+from catalog.io.catalog_path import CatalogPath
+from catalog.io.loader import MANIFEST_NAME
+from catalog.io.stamp import stamp_folder
+from catalog.io.validate import check_catalog
 
 __all__ = ["register", "run"]
 

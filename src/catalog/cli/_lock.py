@@ -17,11 +17,12 @@ from catalog.cli._common import (
     load_ref,
     write_output,
 )
-from catalog.compiled import Catalog
-from catalog.context import load_context
+from catalog.engine.catalog import Catalog
 from catalog.errors import NotFoundError, UsageError
+from catalog.io.contexts import load_context
+from catalog.io.lockfile import dump_lock, make_lock, read_lock
 from catalog.lang.shapes import did_you_mean
-from catalog.lock import LockedPrompt, dump_lock, make_lock, read_lock
+from catalog.schema.lock import LockedPrompt
 
 __all__ = ["register", "run"]
 

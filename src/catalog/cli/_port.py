@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from catalog.catalog_path import parse_ref
+from catalog.changes.port import PortedPart, port_overlay
 from catalog.cli._common import (
     EXIT_OK,
     EXIT_PROBLEMS,
@@ -14,10 +14,10 @@ from catalog.cli._common import (
     make_store,
     write_output,
 )
-from catalog.diff.port import PortedPart, port_overlay
 from catalog.errors import UsageError
-from catalog.loader import MANIFEST_NAME
-from catalog.manifest.models import parse_manifest
+from catalog.io.catalog_path import parse_ref
+from catalog.io.loader import MANIFEST_NAME
+from catalog.io.manifests import parse_manifest
 from catalog.tokens import get_counter
 
 __all__ = ["register", "run"]

@@ -6,9 +6,9 @@ import argparse
 from typing import Any
 
 from catalog.cli._common import EXIT_OK, add_format, emit_json
-from catalog.context import Context
 from catalog.errors import UsageError
-from catalog.manifest.models import Manifest
+from catalog.schema.context import Context
+from catalog.schema.manifest import Manifest
 
 __all__ = ["register", "run"]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import os
 
-from catalog.catalog_path import CatalogPath
 from catalog.cli._common import EXIT_OK, add_format
 from catalog.conversations.connect import default_store_url, open_store
 from catalog.errors import UsageError
+from catalog.io.catalog_path import CatalogPath
 from catalog.server.logs import json_log_config
 from catalog.server.state import LOOPBACK, ServerSettings
 

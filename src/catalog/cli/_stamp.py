@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import asdict
 
 from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, add_format, emit_json, make_store
-from catalog.records.frozen import asdict
-from catalog.stamp import stamp_folder
+from catalog.io.stamp import stamp_folder
 
 __all__ = ["register", "run"]
 

@@ -15,7 +15,7 @@ from catalog.cli._common import (
     load_ref,
     warn_notes,
 )
-from catalog.prompt import AssembledPrompt, share_of
+from catalog.engine.prompt import AssembledPrompt, share_of
 
 __all__ = ["register", "run", "table"]
 

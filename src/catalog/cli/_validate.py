@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from catalog.catalog_path import CatalogPath, is_folder_ref, parse_ref
 from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, add_format, emit_json, make_store
 from catalog.errors import CatalogError, NotFoundError
-from catalog.records.frozen import asdict
-from catalog.validate import Problem, check_catalog
+from catalog.io.catalog_path import CatalogPath, is_folder_ref, parse_ref
+from catalog.io.validate import Problem, check_catalog
 
 __all__ = ["register", "run"]
 

@@ -7,7 +7,7 @@ import sys
 
 from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, add_format, emit_json, make_store
 from catalog.errors import NotFoundError
-from catalog.lock import read_lock, verify, verify_report
+from catalog.io.lockfile import read_lock, verify, verify_report
 
 __all__ = ["register", "run"]
 

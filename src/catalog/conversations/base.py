@@ -11,10 +11,10 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol, TypeVar, runtime_checkable
 
 from catalog.errors import StoreUnavailableError
-from catalog.records.frozen import Frozen
 
 __all__ = [
     "COLUMNS",
@@ -56,7 +56,8 @@ def schema(prompts: str, templates: str, real: str) -> tuple[str, str]:
     )
 
 
-class StoredPrompt(Frozen):
+@dataclass(frozen=True, slots=True)
+class StoredPrompt:
     """The persisted prompt of one conversation.
 
     ``revision`` is 0 when constructed and grows by exactly one at every

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import astuple
 from typing import Any, Self, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
@@ -29,7 +30,6 @@ from catalog.conversations.base import (
     with_retries,
 )
 from catalog.errors import SessionError
-from catalog.records.frozen import astuple
 
 __all__ = ["PostgresStore"]
 

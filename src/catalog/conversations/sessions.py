@@ -49,13 +49,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Self
 
-from catalog.compiled import Catalog
-from catalog.context import Context, SessionInfo, coerce_context
 from catalog.conversations.base import PromptStore, StoredPrompt
 from catalog.conversations.connect import open_store
 from catalog.conversations.templates import TEMPLATE_VARIABLE, accepts_template
+from catalog.engine.catalog import Catalog
 from catalog.errors import SessionError
-from catalog.manifest.models import MAIN_AGENT
+from catalog.schema.context import Context, SessionInfo, coerce_context
+from catalog.schema.manifest import MAIN_AGENT
 
 __all__ = ["Sessions"]
 

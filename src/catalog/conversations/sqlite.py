@@ -14,6 +14,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import astuple, replace
 from pathlib import Path
 from typing import Self, TypeVar
 
@@ -25,7 +26,6 @@ from catalog.conversations.base import (
     with_retries,
 )
 from catalog.errors import SessionError
-from catalog.records.frozen import astuple, replace
 
 __all__ = ["SQLiteStore"]
 

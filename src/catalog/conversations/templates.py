@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from catalog.compiled import Catalog
 from catalog.conversations.base import PromptStore
+from catalog.engine.catalog import Catalog
 from catalog.errors import SessionError, UsageError
 
 __all__ = [

@@ -9,24 +9,26 @@ ids, which lets an importer parse a file once however many commits contain it.
 from __future__ import annotations
 
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Self
 
 from catalog.errors import ImporterError
-from catalog.records.frozen import Frozen
 
 __all__ = ["Commit", "GitRepo", "TreeEntry"]
 
 
-class Commit(Frozen):
+@dataclass(frozen=True, slots=True)
+class Commit:
     """A commit on the first-parent line of history: its id and subject line."""
 
     oid: str
     subject: str
 
 
-class TreeEntry(Frozen):
+@dataclass(frozen=True, slots=True)
+class TreeEntry:
     """One entry of a tree object."""
 
     mode: str

@@ -24,14 +24,14 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from catalog._textfile import read_text
-from catalog.compiled import body_sha256
+from catalog.engine.compile import body_sha256
 from catalog.errors import ImporterError
-from catalog.loader import MANIFEST_NAME
-from catalog.records.frozen import Frozen
+from catalog.io.loader import MANIFEST_NAME
+from catalog.io.textfile import read_text
 from catalog.tokens import TiktokenCounter, TokenCounter
 
 __all__ = ["BLOBS_DIR", "PARTS_DIR", "Body", "CatalogWriter", "StoreSize", "VersionStatus"]
@@ -42,7 +42,8 @@ PARTS_DIR = "_parts"
 VersionStatus = Literal["written", "unchanged", "replaced"]
 
 
-class Body(Frozen):
+@dataclass(frozen=True, slots=True)
+class Body:
     """A stored body: the ``file`` a manifest names, its sha256 and token count."""
 
     file: str
@@ -50,7 +51,8 @@ class Body(Frozen):
     tokens: int
 
 
-class StoreSize(Frozen):
+@dataclass(frozen=True, slots=True)
+class StoreSize:
     """What one catalog folder holds on disk."""
 
     versions: int

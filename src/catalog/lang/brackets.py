@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, NamedTuple, TypeAlias
+from typing import Any, Final, TypeAlias
 
 from catalog.errors import EvaluationError
 
@@ -66,7 +66,8 @@ MAX_TYPE_LENGTH: Final = 64
 _TYPE: Final = re.compile(r"[a-z][a-z0-9_]*")  # fullmatch on at most MAX_TYPE_LENGTH characters
 
 
-class _Tag(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class _Tag:
     kind: str  # "if" | "else" | "endif" | "var"
     start: int
     end: int

@@ -8,7 +8,8 @@ import operator
 import re
 import warnings
 from collections.abc import Callable, Mapping
-from typing import Any, Final, NamedTuple, NoReturn
+from dataclasses import dataclass, field
+from typing import Any, Final, NoReturn
 
 from catalog.errors import (
     CatalogError,
@@ -47,7 +48,6 @@ from catalog.lang.values import (
     get_item,
     type_name,
 )
-from catalog.records.frozen import Frozen, field
 
 __all__ = [
     "Expression",
@@ -63,7 +63,8 @@ _BRACKET: Final = re.compile(r"[()\[\]#]")
 # The compiler
 
 
-class Expression(Frozen):
+@dataclass(frozen=True, slots=True)
+class Expression:
     """A compiled expression: call it with a scope to evaluate it.
 
     ``names`` holds the root names the expression reads, ``shape`` the shape
@@ -82,7 +83,8 @@ class Expression(Frozen):
         return self.evaluate(scope)
 
 
-class _Node(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class _Node:
     """A compiled sub-expression: its closure, shape and literal value if it is one."""
 
     run: Run

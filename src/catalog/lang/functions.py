@@ -6,7 +6,8 @@ import re
 import types
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from typing import Any, Final, NamedTuple
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 from catalog.errors import EvaluationError, ExpressionError
 from catalog.lang.shapes import (
@@ -30,7 +31,6 @@ from catalog.lang.values import (
     to_json,
     type_name,
 )
-from catalog.records.frozen import Frozen, field
 
 __all__ = [
     "FUNCTIONS",
@@ -299,7 +299,8 @@ def _fn_brackets(template: object, bindings: object, test: object = "nonblank") 
 # Result shapes of functions, so that ``first(skills).name`` is checked too
 
 
-class Arg(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Arg:
     """One argument as the shape rules see it: its shape, its literal value (or
     :data:`NOT_LITERAL`) and its source text for messages."""
 
@@ -367,7 +368,8 @@ def _shape_strftime(args: Sequence[Arg]) -> Shape:
     return SCALAR
 
 
-class Function(Frozen):
+@dataclass(frozen=True, slots=True)
+class Function:
     """One callable of the expression language: its argument counts, a one-line
     description, the Python callable and the rule giving its result's shape
     (a plain value unless said otherwise), so that ``first(skills).name`` is

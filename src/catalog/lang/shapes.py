@@ -30,12 +30,12 @@ import types
 import typing
 from collections import abc
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Annotated, Any, ClassVar, Literal, Union, get_args, get_origin
 
 from catalog.errors import ExpressionError
-from catalog.lang.values import is_model
-from catalog.records.frozen import Frozen, class_fields
+from catalog.lang.values import class_fields, is_model
 
 __all__ = [
     "ANY",
@@ -78,7 +78,8 @@ def did_you_mean(name: str, known: typing.Iterable[str], *, what: str) -> str:
     return listing
 
 
-class Shape(Frozen):
+@dataclass(frozen=True, slots=True)
+class Shape:
     """What a value looks like to the expression compiler.
 
     The three questions the compiler asks are :meth:`attribute` (``x.name``),
@@ -102,6 +103,7 @@ class Shape(Frozen):
         raise ExpressionError(f"'{where}' is {self.kind} and cannot be iterated")
 
 
+@dataclass(frozen=True, slots=True)
 class AnyShape(Shape):
     """Anything: attributes, indexing and iteration are allowed and unchecked."""
 
@@ -120,6 +122,7 @@ class AnyShape(Shape):
         return ANY
 
 
+@dataclass(frozen=True, slots=True)
 class ScalarShape(Shape):
     """Text, a number, true/false or none: no attributes.
 
@@ -142,6 +145,7 @@ class ScalarShape(Shape):
         return SCALAR
 
 
+@dataclass(frozen=True, slots=True)
 class SequenceShape(Shape):
     """A list, tuple or set whose items have the shape ``item``."""
 
@@ -166,6 +170,7 @@ class SequenceShape(Shape):
         return self.item_shape
 
 
+@dataclass(frozen=True, slots=True)
 class MappingShape(Shape):
     """A dict whose values have the shape ``value``: any key may be looked up."""
 
@@ -185,6 +190,7 @@ class MappingShape(Shape):
         return SCALAR
 
 
+@dataclass(frozen=True, slots=True)
 class RecordShape(Shape):
     """An object with a fixed set of attributes, called ``name`` in messages."""
 

@@ -47,7 +47,8 @@ import bisect
 import keyword
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, Final, Literal, NamedTuple, NoReturn, TypeAlias
+from dataclasses import dataclass, field, replace
+from typing import Any, Final, Literal, NoReturn, TypeAlias
 
 from catalog.errors import EvaluationError, ExpressionError, TemplateError
 from catalog.lang.compiler import Expression, ExpressionCache
@@ -61,7 +62,6 @@ from catalog.lang.values import (
     iterate,
     render_value,
 )
-from catalog.records.frozen import Frozen, field
 
 __all__ = [
     "LOOP_SHAPE",
@@ -129,7 +129,8 @@ class _Output:
 _Render: TypeAlias = Callable[[Scope, _Output], None]
 
 
-class Template(Frozen):
+@dataclass(frozen=True, slots=True)
+class Template:
     """A compiled part body; ``render(scope)`` fills it from a scope.
 
     ``names`` holds the root names the body reads (loop variables excluded);
@@ -199,7 +200,8 @@ class _Lines:
         raise TemplateError(message, line=line, column=column, hint=hint)
 
 
-class _Token(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class _Token:
     """A run of text or one tag; ``inner`` is where the tag's content starts."""
 
     kind: _Kind
@@ -353,7 +355,7 @@ def _kept(tokens: list[_Token], keep: dict[int, tuple[int, int]]) -> list[_Token
             if start == 0 and stop == len(token.content):
                 trimmed.append(token)
             elif start < stop:
-                trimmed.append(token._replace(content=token.content[start:stop]))
+                trimmed.append(replace(token, content=token.content[start:stop]))
     return trimmed
 
 

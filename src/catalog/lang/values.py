@@ -4,17 +4,18 @@ iteration, and rendering into text or JSON.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
-import sys
 import types
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
 
+from pydantic import BaseModel
+
 from catalog.errors import EvaluationBudgetError
-from catalog.records import Record
-from catalog.records.frozen import Frozen, class_fields
 
 __all__ = [
     "ITEM_COST",
@@ -27,6 +28,7 @@ __all__ = [
     "Scope",
     "budgeted",
     "charge",
+    "class_fields",
     "cost",
     "is_model",
     "iterate",
@@ -98,7 +100,8 @@ def get_attribute(value: object, name: str) -> Any:
     return None
 
 
-class _Access(Frozen, eq=False):
+@dataclass(frozen=True, eq=False, slots=True)
+class _Access:
     """How expressions read a value of one class. ``kind`` is ``model`` (a record or
     a pydantic model), ``dataclass`` (the package's frozen classes included),
     ``mapping`` or ``other``; ``fields`` are the names read as attributes."""
@@ -130,15 +133,15 @@ def _access(cls: type) -> _Access:
 
 
 def is_model(cls: type) -> bool:
-    """Whether ``cls`` declares its fields in ``model_fields``: a record, or a pydantic model.
+    """Whether ``cls`` is a pydantic model (it declares its fields in ``model_fields``)."""
+    return issubclass(cls, BaseModel)
 
-    A pydantic model can only exist once some code has imported pydantic, so
-    this package never imports it for the question.
-    """
-    if issubclass(cls, Record):
-        return True
-    pydantic = sys.modules.get("pydantic")
-    return pydantic is not None and issubclass(cls, pydantic.BaseModel)
+
+def class_fields(cls: type) -> tuple[str, ...] | None:
+    """The field names of a dataclass, else None."""
+    if dataclasses.is_dataclass(cls):
+        return tuple(spec.name for spec in dataclasses.fields(cls))
+    return None
 
 
 def get_item(container: object, key: object) -> Any:

@@ -9,9 +9,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 
-from catalog.diff import diff
-from catalog.lock import parse_lock, verify, verify_report
-from catalog.manifest.models import MAIN_AGENT
+from catalog.changes import diff
+from catalog.io.lockfile import parse_lock, verify, verify_report
+from catalog.schema.manifest import MAIN_AGENT
 from catalog.server.deps import State
 from catalog.server.library import describe
 

@@ -10,12 +10,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from catalog.catalog_path import CatalogPath, parse_ref
-from catalog.compiled import Catalog
 from catalog.conversations.templates import accepts_template
+from catalog.engine.catalog import Catalog
+from catalog.engine.prompt import share_of
 from catalog.errors import NotFoundError
-from catalog.manifest.models import PartDecl
-from catalog.prompt import share_of
+from catalog.io.catalog_path import CatalogPath, parse_ref
+from catalog.schema.manifest import PartDecl
 
 __all__ = ["Library", "describe", "tool_names"]
 

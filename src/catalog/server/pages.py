@@ -17,7 +17,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from fastapi.responses import HTMLResponse, Response
 
-from catalog.diff import CatalogDiff, PartDiff, diff, render_html
+from catalog.changes import CatalogDiff, PartDiff, diff, render_html
 from catalog.errors import UsageError
 from catalog.server.deps import State
 from catalog.server.library import describe

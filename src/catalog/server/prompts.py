@@ -18,7 +18,7 @@ from catalog.conversations.base import StoredPrompt
 from catalog.conversations.sessions import Sessions
 from catalog.conversations.templates import MAX_TEMPLATE_CHARS, UserTemplate, variable_catalog
 from catalog.errors import NotFoundError, StoreUnavailableError
-from catalog.manifest.models import MAIN_AGENT
+from catalog.schema.manifest import MAIN_AGENT
 from catalog.server.deps import State, Writer
 from catalog.server.state import ServerState
 

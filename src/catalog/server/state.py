@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import hmac
 import threading
+from dataclasses import dataclass, field
 from typing import Final
 
 from catalog.conversations.base import PromptStore
 from catalog.conversations.connect import default_store_url, open_store
-from catalog.records.frozen import Frozen, field
 from catalog.server.library import Library
 
 __all__ = ["LOOPBACK", "MAX_BODY_BYTES", "ServerSettings", "ServerState"]
@@ -20,7 +20,8 @@ LOOPBACK: Final = frozenset({"127.0.0.1", "::1", "localhost"})
 """Addresses that only this machine reaches: the server binds here unless told otherwise."""
 
 
-class ServerSettings(Frozen):
+@dataclass(frozen=True, slots=True)
+class ServerSettings:
     """How ``catalog serve`` runs; see docs/serving.md.
 
     ``token``: when set, every write (``PUT /system-prompt``, ``PUT`` and

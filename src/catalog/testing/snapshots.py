@@ -8,10 +8,10 @@ shows up in review as a diff of plain text. The pytest plugin
 What is written (see :func:`render_snapshot`):
 
 * a ``str`` (e.g. ``prompt.text``): exactly that text plus one final newline;
-* an :class:`~catalog.prompt.AssembledPrompt`: its parts in order, each
+* an :class:`~catalog.engine.prompt.AssembledPrompt`: its parts in order, each
   under an HTML comment naming the part and why it is in, then the tool
   descriptions, so a diff also says which part changed;
-* a sequence of :class:`~catalog.prompt.Reminder` (``catalog.reminders()``):
+* a sequence of :class:`~catalog.engine.prompt.Reminder` (``catalog.reminders()``):
   each reminder under a comment naming it.
 
 This module imports syrupy; ``import catalog`` never imports it.
@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from syrupy.types import PropertyFilter, PropertyMatcher, SerializableData
 
-from catalog.prompt import AssembledPrompt, Reminder
+from catalog.engine.prompt import AssembledPrompt, Reminder
 
 __all__ = ["PromptSnapshotExtension", "render_snapshot"]
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from catalog.errors import UsageError
-from catalog.records.frozen import Frozen
 
 if TYPE_CHECKING:
     import tiktoken
@@ -61,7 +61,8 @@ class TokenCounter(Protocol):
     def __call__(self, text: str) -> int: ...
 
 
-class CharCounter(Frozen):
+@dataclass(frozen=True, slots=True)
+class CharCounter:
     """The length / 4 heuristic: no tokenizer needed, close enough for budgets."""
 
     chars_per_token: int = 4
@@ -74,7 +75,8 @@ class CharCounter(Frozen):
         return math.ceil(len(text) / self.chars_per_token)
 
 
-class TiktokenCounter(Frozen):
+@dataclass(frozen=True, slots=True)
+class TiktokenCounter:
     """Exact counts with a tiktoken encoding, loaded lazily and offline."""
 
     encoding: str = "cl100k_base"
@@ -87,7 +89,8 @@ class TiktokenCounter(Frozen):
         return _tiktoken_count(self.encoding, text)
 
 
-class FunctionCounter(Frozen):
+@dataclass(frozen=True, slots=True)
+class FunctionCounter:
     """Wraps a plain ``str -> int`` callable supplied by the user."""
 
     function: Callable[[str], int]
@@ -101,7 +104,8 @@ class FunctionCounter(Frozen):
         return int(self.function(text))
 
 
-class ClaudeCounter(Frozen):
+@dataclass(frozen=True, slots=True)
+class ClaudeCounter:
     """An estimate of the count Anthropic's token-counting API gives for current Claude
     models, made offline from the cl100k count and a few features of the text
     (:mod:`catalog.tokens.claude`; within ±15 % for about 98 % of Claude Code's parts)."""

@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
-
-from catalog.records.frozen import Frozen
 
 __all__ = ["ChangelogItem", "ChangelogRelease", "parse_changelog"]
 
 
-class ChangelogItem(Frozen):
+@dataclass(frozen=True, slots=True)
+class ChangelogItem:
     """A bullet of a changelog section: the parts' upstream names and what changed.
 
     ``name`` is the first (often the only) name; ``names`` all of them.
@@ -41,7 +41,8 @@ class ChangelogItem(Frozen):
             object.__setattr__(self, "names", (self.name,))
 
 
-class ChangelogRelease(Frozen):
+@dataclass(frozen=True, slots=True)
+class ChangelogRelease:
     """One section of the upstream ``CHANGELOG.md``."""
 
     version: str

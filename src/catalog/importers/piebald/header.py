@@ -33,10 +33,10 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from catalog.errors import ImporterError
-from catalog.records.frozen import Frozen
 
 __all__ = ["HeaderValue", "read_header"]
 
@@ -48,7 +48,8 @@ _BLOCK = re.compile(r"([|>])([+-]?)([1-9]?)([+-]?)[ \t]*(?:#.*)?$")
 _HINT = "the header is `key: value` lines, `- item` lists and indented blocks"
 
 
-class _Line(Frozen):
+@dataclass(frozen=True, slots=True)
+class _Line:
     number: int  # 1-based, in the file
     indent: int
     text: str  # without its indentation or trailing whitespace

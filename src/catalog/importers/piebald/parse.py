@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from catalog._textfile import clean_text
 from catalog.errors import ImporterError
 from catalog.importers.piebald.changelog import ChangelogItem, ChangelogRelease, parse_changelog
 from catalog.importers.piebald.header import read_header
+from catalog.io.textfile import clean_text
 from catalog.lang.placeholders import placeholders
-from catalog.manifest.models import PartKind
-from catalog.records.frozen import Frozen
+from catalog.schema.manifest import PartKind
 
 __all__ = [
     "CATEGORIES",
@@ -39,7 +39,8 @@ UPSTREAM = "Piebald-AI/claude-code-system-prompts"
 PROMPTS_DIR = "system-prompts"
 
 
-class Category(Frozen):
+@dataclass(frozen=True, slots=True)
+class Category:
     """A file-name prefix, the part kind it maps to and the ``order`` its parts get.
 
     One ``order`` per category (ties broken by id) keeps every part's order
@@ -79,7 +80,8 @@ def category_of(part_id: str) -> Category:
     return _OTHER
 
 
-class UpstreamPart(Frozen):
+@dataclass(frozen=True, slots=True)
+class UpstreamPart:
     """One ``system-prompts/*.md`` file: its header fields and its body, verbatim."""
 
     file: str
@@ -142,7 +144,8 @@ def parse_prompt_file(text: str, file: str, *, source: str = "") -> UpstreamPart
     return UpstreamPart(name, header, text[end + 5 :], source)
 
 
-class ReadmeEntry(Frozen):
+@dataclass(frozen=True, slots=True)
+class ReadmeEntry:
     """A README line: the part's upstream name, token count and description."""
 
     name: str
@@ -150,7 +153,8 @@ class ReadmeEntry(Frozen):
     description: str
 
 
-class Readme(Frozen):
+@dataclass(frozen=True, slots=True)
+class Readme:
     """What ``README.md`` says: the release and an entry per part file name."""
 
     version: str | None

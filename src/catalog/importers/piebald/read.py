@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from catalog._textfile import decode_utf8
-from catalog.catalog_path import parse_spec
 from catalog.errors import ImporterError
 from catalog.importers.gitrepo import GitRepo
 from catalog.importers.piebald.parse import (
@@ -22,7 +21,8 @@ from catalog.importers.piebald.parse import (
     parse_readme,
     release_version,
 )
-from catalog.records.frozen import Frozen, field
+from catalog.io.catalog_path import parse_spec
+from catalog.io.textfile import decode_utf8
 
 __all__ = [
     "Release",
@@ -31,7 +31,8 @@ __all__ = [
 ]
 
 
-class Release(Frozen):
+@dataclass(frozen=True, slots=True)
+class Release:
     """One release's data: its version, part files, README and where it came from."""
 
     version: str

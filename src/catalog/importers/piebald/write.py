@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +16,9 @@ from catalog.importers.layers import PartLayers
 from catalog.importers.piebald.parse import UPSTREAM, ReadmeEntry, UpstreamPart
 from catalog.importers.piebald.read import Release
 from catalog.importers.writer import CatalogWriter, StoreSize, VersionStatus
-from catalog.loader import VersionDir, merged_manifest, read_manifest
-from catalog.manifest.models import CatalogInfo, PartDecl
-from catalog.records.frozen import Frozen
+from catalog.io.loader import VersionDir, merged_manifest, read_manifest
+from catalog.schema import validate
+from catalog.schema.manifest import CatalogInfo, PartDecl
 
 __all__ = [
     "REFERENCE_COUNTER",
@@ -31,7 +32,8 @@ __all__ = [
 REFERENCE_COUNTER = f"Anthropic's token counting API, as published in {UPSTREAM}'s README"
 
 
-class ImportedVersion(Frozen):
+@dataclass(frozen=True, slots=True)
+class ImportedVersion:
     """What importing one release did."""
 
     version: str
@@ -40,7 +42,8 @@ class ImportedVersion(Frozen):
     status: VersionStatus
 
 
-class ImportReport(Frozen):
+@dataclass(frozen=True, slots=True)
+class ImportReport:
     """What an import did, and what the catalog folder holds now."""
 
     folder: Path
@@ -105,7 +108,7 @@ def _manifest(
         "reference_counter": REFERENCE_COUNTER,
     }
     try:
-        CatalogInfo.model_validate(info)
+        validate(CatalogInfo, info)
     except RecordError as exc:
         message = exc.problems[0].message
         raise ImporterError(
@@ -141,7 +144,7 @@ def _same(records: dict[str, str], path: Path) -> bool:
         return False
     old = {part.id: part.model_dump(by_alias=True, exclude_unset=True) for part in existing.part}
     new = {
-        pid: PartDecl.model_validate(tomllib.loads(table)["part"][0]).model_dump(
+        pid: validate(PartDecl, tomllib.loads(table)["part"][0]).model_dump(
             by_alias=True, exclude_unset=True
         )
         for pid, table in records.items()
@@ -172,7 +175,7 @@ def _part_table(
     if entry is not None:
         table["reference_tokens"] = entry.tokens
     try:
-        PartDecl.model_validate(table)
+        validate(PartDecl, table)
     except RecordError as exc:
         raise ImporterError(
             f"cannot import {part.file}: {exc.problems[0].message}", hint="check its header"

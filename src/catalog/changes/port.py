@@ -1,0 +1,226 @@
+"""Porting an overlay to a new release of its base catalog.
+
+An overlay (``[catalog] base``, parts with ``from``) pins the base text it was
+reviewed with. When the base moves on, its parts are renamed, removed or
+rewritten, and the overlay stops loading. :func:`port_overlay` compares each
+``from`` part of the old base with the new base and says, part by part:
+
+* ``same``: the new base has the part with the same text; nothing to do;
+* ``carried``: the text changed only in whitespace or inside ``${...}``
+  placeholders: the pins (``sha256``, ``tokens``) are updated;
+* ``renamed``: the part is gone under its id but lives on under another one
+  (found as :func:`catalog.changes.classify.find_renames` finds renames): ``from``
+  is updated, and the pins too when the text is the same or changed only in
+  whitespace or placeholders;
+* ``changed``: the prose changed: the diff is shown, the pins are kept, so the
+  ported overlay does not load until someone reviews it and runs ``catalog
+  stamp``;
+* ``vanished``: nothing in the new base carries it: a decision is needed.
+
+The ported manifest is the old one with only the ``base``, ``version``,
+``from``, ``sha256`` and ``tokens`` lines rewritten: comments and layout stay.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from catalog.changes.classify import TextClass, find_renames, text_class
+from catalog.engine.catalog import Catalog
+from catalog.engine.compile import body_sha256
+from catalog.schema.manifest import Manifest
+from catalog.tokens import TokenCounter
+
+__all__ = ["PortReport", "PortStatus", "PortedPart", "port_overlay"]
+
+PortStatus = Literal["same", "carried", "renamed", "changed", "vanished"]
+
+_CARRIED: tuple[TextClass | None, ...] = (None, "whitespace", "placeholders")
+
+
+@dataclass(frozen=True, slots=True)
+class PortedPart:
+    """What became of one ``from`` part of the overlay."""
+
+    id: str
+    source: str
+    status: PortStatus
+    target: str | None = None
+    change: TextClass | None = None
+    similarity: float | None = None
+    unified: str = ""
+    pinned: bool = False  # its sha256 and tokens were updated
+
+    @property
+    def needs_decision(self) -> bool:
+        """Vanished, or its prose changed (under its id or a new one)."""
+        return self.status == "vanished" or self.change == "prose"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {
+            "id": self.id,
+            "from": self.source,
+            "status": self.status,
+            "to": self.target,
+            "change": self.change,
+            "similarity": self.similarity,
+            "pins_updated": self.pinned,
+            "needs_decision": self.needs_decision,
+            "unified": self.unified,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PortReport:
+    """An overlay ported to a new base: each part's fate and the rewritten manifest."""
+
+    overlay: str
+    old_base: str
+    new_base: str
+    parts: tuple[PortedPart, ...]
+    text: str
+
+    @property
+    def needs_decision(self) -> tuple[PortedPart, ...]:
+        """The parts someone must look at before the ported overlay loads."""
+        return tuple(p for p in self.parts if p.needs_decision)
+
+    def count(self, status: PortStatus) -> int:
+        """How many parts have ``status``."""
+        return sum(p.status == status for p in self.parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {
+            "overlay": self.overlay,
+            "old_base": self.old_base,
+            "new_base": self.new_base,
+            "needs_decision": len(self.needs_decision),
+            "parts": [p.to_dict() for p in self.parts],
+        }
+
+
+def port_overlay(
+    manifest: Manifest,
+    text: str,
+    old_base: Catalog,
+    new_base: Catalog,
+    *,
+    base_ref: str,
+    version: str,
+    count: TokenCounter,
+) -> PortReport:
+    """Port the overlay ``manifest`` (written as ``text``) from ``old_base`` to
+    ``new_base``, which the ported manifest names as ``base_ref``, at ``version``."""
+    old_bodies = {p.id: p.body for p in old_base.parts}
+    new_parts = {p.id: p for p in new_base.parts}
+    wanted = [part.from_ for part in manifest.part if part.from_ is not None]
+    gone = {i: old_bodies[i] for i in wanted if i not in new_parts and i in old_bodies}
+    fresh = {i: p.body for i, p in new_parts.items() if i not in old_bodies}
+    renames = {old: (new, score) for old, new, score in find_renames(gone, fresh)}
+    labels = (f"{old_base.name}@{old_base.version}", f"{new_base.name}@{new_base.version}")
+    ported: list[PortedPart] = []
+    edits: dict[int, dict[str, str]] = {}
+    for index, part in enumerate(manifest.part):
+        source = part.from_
+        if source is None:
+            continue
+        target, similarity = source, None
+        if source not in new_parts:
+            if source not in renames:
+                ported.append(PortedPart(part.id, source, "vanished"))
+                continue
+            target, similarity = renames[source]
+        old_body = old_bodies.get(source, "")
+        new_body = new_parts[target].body
+        change = text_class(old_body, new_body)
+        status: PortStatus = "renamed" if target != source else "same"
+        if status == "same" and change is not None:
+            status = "carried" if change in _CARRIED else "changed"
+        pinned = change in _CARRIED and (change is not None or target != source)
+        edit: dict[str, str] = {}
+        if target != source:
+            edit["from"] = _toml_string(target)
+        if pinned:
+            edit["sha256"] = _toml_string(body_sha256(new_body))
+            edit["tokens"] = str(count(new_body))
+        if edit:
+            edits[index] = edit
+        unified = ""
+        if change == "prose":
+            unified = "\n".join(
+                difflib.unified_diff(
+                    old_body.splitlines(),
+                    new_body.splitlines(),
+                    f"{labels[0]}/{source}",
+                    f"{labels[1]}/{target}",
+                    lineterm="",
+                )
+            )
+        ported.append(
+            PortedPart(part.id, source, status, target, change, similarity, unified, pinned)
+        )
+    catalog_edits = {"base": _toml_string(base_ref), "version": _toml_string(version)}
+    return PortReport(
+        overlay=f"{manifest.catalog.name} {manifest.catalog.version}",
+        old_base=labels[0],
+        new_base=labels[1],
+        parts=tuple(ported),
+        text=_rewrite(text, catalog_edits, edits),
+    )
+
+
+def _toml_string(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+_HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.-]+)\s*\]\]?\s*(?:#.*)?$")
+_ASSIGN = re.compile(r"(\s*)([A-Za-z0-9_-]+)(\s*=\s*)")
+
+
+def _rewrite(text: str, catalog: dict[str, str], parts: dict[int, dict[str, str]]) -> str:
+    """``text`` with the values of some keys of ``[catalog]`` and of the ``[[part]]``
+    tables (by index) replaced, line by line (a comment after such a value stays),
+    everything else kept."""
+    lines = text.split("\n")
+    table = ""
+    part_index = -1
+    for number, line in enumerate(lines):
+        header = _HEADER.match(line)
+        if header:
+            table = header.group(1)
+            if line.lstrip().startswith("[[") and table == "part":
+                part_index += 1
+            continue
+        wanted = catalog if table == "catalog" else {}
+        if table == "part":
+            wanted = parts.get(part_index, {})
+        assign = _ASSIGN.match(line)
+        if assign and assign.group(2) in wanted:
+            indent, key, equals = assign.groups()
+            tail = _comment_after_value(line[assign.end() :])
+            lines[number] = f"{indent}{key}{equals}{wanted[key]}{tail}"
+    return "\n".join(lines)
+
+
+def _comment_after_value(rest: str) -> str:
+    """The spaces and comment after the one-line TOML value that ``rest`` starts with
+    (``"x"  # why`` gives ``  # why``), or nothing."""
+    if rest.startswith(('"""', "'''")):
+        return ""
+    if rest.startswith('"'):
+        at = 1
+        while at < len(rest) and rest[at] != '"':
+            at += 2 if rest[at] == "\\" else 1
+        end = at + 1
+    elif rest.startswith("'"):
+        closing = rest.find("'", 1)
+        end = len(rest) if closing < 0 else closing + 1
+    else:  # a number, true or false: up to a space or a comment
+        end = next((at for at, char in enumerate(rest) if char.isspace() or char == "#"), len(rest))
+    tail = rest[end:]
+    return tail if tail.lstrip().startswith("#") else ""

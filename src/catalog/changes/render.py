@@ -1,0 +1,510 @@
+"""Render a :class:`~catalog.changes.compute.CatalogDiff` as text, Markdown, JSON or HTML."""
+
+from __future__ import annotations
+
+import difflib
+import html
+import json
+import re
+from typing import Any
+
+from catalog.changes.compute import (
+    CatalogDiff,
+    ChangeClass,
+    FieldChange,
+    ItemDiff,
+    PartDiff,
+    _jsonable,
+)
+
+__all__ = [
+    "FOLDED",
+    "render_html",
+    "render_json",
+    "render_markdown",
+    "render_text",
+]
+
+# Changes the text and Markdown forms count instead of listing (``all_changes`` lists them).
+FOLDED: tuple[ChangeClass, ...] = ("metadata", "placeholders", "whitespace")
+_FOLDED_WORDS = {
+    "metadata": "only in metadata",
+    "placeholders": "only inside placeholders",
+    "whitespace": "only in whitespace",
+}
+
+
+def render_json(result: CatalogDiff) -> str:
+    """The diff as indented JSON with sorted keys (see :meth:`CatalogDiff.to_dict`)."""
+    return json.dumps(result.to_dict(), indent=2, ensure_ascii=False, sort_keys=True)
+
+
+def _listed(result: CatalogDiff, all_changes: bool) -> tuple[PartDiff, ...]:
+    """The parts a report lists one by one: all of them, or all but the folded kinds."""
+    if all_changes:
+        return result.changes
+    return tuple(
+        p
+        for p in result.changes
+        if p.status in ("added", "removed", "renamed") or p.change not in FOLDED
+    )
+
+
+def _folded_line(result: CatalogDiff, all_changes: bool) -> str | None:
+    """``90 parts changed only inside placeholders, 3 only in whitespace — `--all`
+    lists them``; None when nothing is folded."""
+    if all_changes:
+        return None
+    counts = [
+        (len(p), _FOLDED_WORDS[change])
+        for change in FOLDED
+        if (p := [x for x in result.by_change(change) if x.status == "changed"])
+    ]
+    if not counts:
+        return None
+    first, *rest = counts
+    words = [f"{first[0]} part{'s' if first[0] != 1 else ''} changed {first[1]}"]
+    words += [f"{count} {what}" for count, what in rest]
+    return ", ".join(words)
+
+
+# ------------------------------------------------------------------ text
+
+
+_COLOURS = {"+": "32", "-": "31", "~": "33", "@": "36", "!": "1", ">": "35"}
+_MARK = {"added": "+", "removed": "-", "changed": "~", "renamed": ">", "unchanged": " "}
+
+
+def _signed(value: int) -> str:
+    return f"{value:+d}"
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_show(v) for v in value) + "]"
+    if value is None:
+        return "none"
+    return json.dumps(_jsonable(value), ensure_ascii=False, sort_keys=True)
+
+
+def _item_detail(item: ItemDiff, arrow: str) -> str:
+    return "; ".join(f"{c.key} {_show(c.old)} {arrow} {_show(c.new)}" for c in item.fields)
+
+
+def _shown_fields(part: PartDiff) -> list[FieldChange]:
+    """The key changes a report spells out.
+
+    ``meta`` is split key by key (``meta.ccVersion``); ``reference_tokens`` is
+    left out (the token figures show it), and so is a ``file`` change that
+    comes with a text change or a rename (where the text is kept says nothing
+    more), and a renamed part's ``meta.name`` (its label shows both names).
+    """
+    shown: list[FieldChange] = []
+    for change in part.fields:
+        if change.key == "meta":
+            old, new = change.old, change.new
+            shown.extend(
+                FieldChange(f"meta.{key}", old.get(key), new.get(key))
+                for key in dict.fromkeys([*old, *new])
+                if old.get(key) != new.get(key) and not (part.old_id and key == "name")
+            )
+        elif change.key == "reference_tokens" or (
+            change.key == "file" and (part.text_changed or part.old_id)
+        ):
+            continue
+        else:
+            shown.append(change)
+    return shown
+
+
+def _elements(change: FieldChange) -> tuple[list[Any], list[Any]] | None:
+    """The elements a list-valued change added and removed; None unless both sides are lists."""
+    if not isinstance(change.old, list | tuple) or not isinstance(change.new, list | tuple):
+        return None
+    old = {_show(v) for v in change.old}
+    new = {_show(v) for v in change.new}
+    return [v for v in change.new if _show(v) not in old], [
+        v for v in change.old if _show(v) not in new
+    ]
+
+
+def _phrase(
+    change: FieldChange, arrow: str, code: Any = _show, escape: Any = lambda text: text
+) -> str:
+    """``condition "a" -> "b"``, or for a list ``meta.variables +"A", -"B"`` element by
+    element (reordered when nothing was added or removed)."""
+    label = escape("condition" if change.key == "when" else change.key)
+    elements = _elements(change)
+    if elements is not None:
+        added, removed = elements
+        words = [f"+{code(v)}" for v in added] + [f"-{code(v)}" for v in removed]
+        return f"{label} {', '.join(words) if words else 'reordered'}"
+    return f"{label} {code(change.old)} {arrow} {code(change.new)}"
+
+
+def _describe_fields(part: PartDiff, phrase: Any = None) -> list[str]:
+    """One phrase per change of a changed or renamed part (``phrase`` words a key's
+    change; plain text by default)."""
+    phrases = [_TEXT_WORDS[part.change]] if part.change in _TEXT_WORDS else []
+    if part.moved:
+        phrases.append("moved")
+    phrases.extend((phrase or _text_phrase)(change) for change in _shown_fields(part))
+    return phrases
+
+
+def _text_phrase(change: FieldChange) -> str:
+    return _phrase(change, "->")
+
+
+_TEXT_WORDS = {
+    "prose": "text changed",
+    "whitespace": "whitespace changed",
+    "placeholders": "placeholders changed",
+}
+
+
+def _part_tokens(part: PartDiff, arrow: str) -> str:
+    """``+253 tokens``, with ``; reference +283`` (or ``180 → 154, -26``) where known."""
+    text = f"{_signed(part.token_delta)} tokens"
+    delta = part.reference_delta
+    if delta is None:
+        return text
+    if part.status in ("added", "removed"):
+        return f"{text}; reference {_signed(delta)}"
+    old, new = part.old_reference_tokens, part.new_reference_tokens
+    return f"{text}; reference {old} {arrow} {new}, {_signed(delta)}"
+
+
+def _reference_total(result: CatalogDiff, arrow: str) -> tuple[str, str]:
+    """``("51575 → 51680 (+105)", "; 4 part(s) without a figure not counted")``."""
+    total = (
+        f"{result.old_reference_tokens} {arrow} {result.new_reference_tokens} "
+        f"({_signed(result.reference_token_delta)})"
+    )
+    missing = result.reference_uncounted
+    return total, f"; {missing} part(s) without a figure not counted" if missing else ""
+
+
+def _headline(result: CatalogDiff) -> str:
+    moved = sum(p.moved for p in result.parts)
+    reference = ""
+    if result.has_reference:
+        total, missing = _reference_total(result, "->")
+        reference = f"; reference tokens {total}{missing}"
+    renamed = result.count("renamed")
+    return (
+        f"{result.old_label} -> {result.new_label}: {result.count('added')} added, "
+        f"{result.count('removed')} removed, "
+        + (f"{renamed} renamed, " if renamed else "")
+        + f"{result.count('changed')} changed, {moved} moved; "
+        f"tokens {result.old_tokens} -> {result.new_tokens} ({_signed(result.token_delta)}, "
+        f"{result.counter}, part bodies as written){reference}"
+    )
+
+
+def render_text(result: CatalogDiff, *, color: bool = False, all_changes: bool = False) -> str:
+    """A plain-text report; ``color`` adds ANSI colours (for a terminal).
+
+    Parts changed only in whitespace, inside placeholders or in metadata are
+    counted on one line unless ``all_changes``; a text change shows its
+    unified diff.
+    """
+
+    def paint(code: str, text: str) -> str:
+        return f"\x1b[{_COLOURS[code]}m{text}\x1b[0m" if color else text
+
+    def diff_lines(unified: str, indent: str) -> list[str]:
+        out = []
+        for line in unified.splitlines():
+            code = line[:1] if line[:1] in "+-@" and not line.startswith(("+++", "---")) else ""
+            out.append(indent + (paint(code, line) if code else line))
+        return out
+
+    if result.identical:
+        return f"{result.old_label} and {result.new_label} are identical\n"
+    rows = [paint("!", _headline(result))]
+    if result.settings:
+        rows.append("\ncatalog:")
+        rows.extend(f"  ~ {c.key}: {_show(c.old)} -> {_show(c.new)}" for c in result.settings)
+    for title, items in (("variables", result.variables), ("agents", result.agents)):
+        if items:
+            rows.append(f"\n{title}:")
+            for item in items:
+                mark = _MARK[item.status]
+                detail = _item_detail(item, "->")
+                tail = f"  {detail}" if detail else ""
+                rows.append(paint(mark, f"  {mark} {item.name}") + tail)
+    listed = _listed(result, all_changes)
+    folded = _folded_line(result, all_changes)
+    if listed or folded:
+        rows.append("\nparts:")
+    for part in listed:
+        mark = _MARK[part.status]
+        order = part.new_order if part.new_order is not None else part.old_order
+        tokens = _part_tokens(part, "->")
+        name = f"{part.old_id} -> {part.id}" if part.old_id else part.id
+        head = f"  {mark} {name}  ({part.kind}, order {order})  {tokens}"
+        rows.append(paint(mark, head))
+        if part.status in ("changed", "renamed"):
+            rows.extend(f"      {phrase}" for phrase in _describe_fields(part))
+            rows.extend(diff_lines(part.unified, "        "))
+    if folded:
+        rows.append(f"  {folded} (--all lists them)")
+    if result.prompt is not None:
+        prompt = result.prompt
+        rows.append(
+            f"\nprompt (agent {prompt.agent}): tokens {prompt.old_tokens} -> {prompt.new_tokens} "
+            f"({_signed(prompt.token_delta)})" + ("; identical" if prompt.identical else "")
+        )
+        rows.extend(f"  note: {note}" for note in prompt.notes)
+        if prompt.parts_added:
+            rows.append(paint("+", f"  + parts now used: {', '.join(prompt.parts_added)}"))
+        if prompt.parts_removed:
+            rows.append(paint("-", f"  - parts no longer used: {', '.join(prompt.parts_removed)}"))
+        rows.extend(diff_lines(prompt.unified, "    "))
+    return "\n".join(rows) + "\n"
+
+
+# ------------------------------------------------------------------ Markdown
+
+
+# Free text put into Markdown: characters that open or close inline markup
+# (emphasis, code, links, HTML, table cells, strikethrough, an entity), and the
+# marks that make a line a heading, quote or list item where they start it.
+_MD_INLINE = re.compile(r"[\\`*_\[\]<|~]|&(?=#?\w+;)")
+_MD_BLOCK_MARK = re.compile(r"^(?:[#>+-]|\d+(?=[.)]))")
+
+
+def _md_escape(text: str) -> str:
+    """``text`` (a part name, a description, a label) as literal Markdown on one line.
+
+    Ids and values go into code spans instead (:func:`_md_code`), which show
+    them as they are.
+    """
+    text = _MD_INLINE.sub(lambda m: "\\" + m.group(), " ".join(text.split()))
+    mark = _MD_BLOCK_MARK.match(text)
+    if mark is None:
+        return text
+    if mark.group().isdigit():  # "1. Intro": escape the dot, "1\. Intro"
+        return f"{mark.group()}\\{text[mark.end() :]}"
+    return f"\\{text}"
+
+
+def _md_code(value: Any) -> str:
+    text = value if isinstance(value, str) else _show(value)
+    text = text.replace("\n", "\\n")
+    # CommonMark: a code span's fence must be longer than any backtick run inside it.
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _md_phrase(change: FieldChange) -> str:
+    return _phrase(change, "→", _md_code, _md_escape)
+
+
+def _md_label(name: str, part_id: str) -> str:
+    escaped = _md_escape(name)
+    return escaped if name == part_id else f"{escaped} ({_md_code(part_id)})"
+
+
+def render_markdown(result: CatalogDiff, *, all_changes: bool = False) -> str:
+    """Changelog-ready Markdown: the token totals first, then one bullet per part.
+
+    Parts come as upstream changelogs list them: **NEW:**, **REMOVED:**,
+    **RENAMED:**, then changed parts, each group sorted by name, one line
+    each. Parts changed only in whitespace, inside placeholders or in metadata
+    are counted on one closing line unless ``all_changes``.
+    """
+    rows = [
+        f"### {_md_escape(result.old_label)} → {_md_escape(result.new_label)}",
+        "",
+        f"**Tokens: {result.old_tokens} → {result.new_tokens} ({_signed(result.token_delta)})** "
+        f"({result.counter}, all part bodies)",
+    ]
+    if result.has_reference:
+        total, missing = _reference_total(result, "→")
+        who = "`reference_tokens`"
+        if result.reference_counter:
+            who = f"counted by {_md_escape(result.reference_counter)}"
+        rows += ["", f"**Reference tokens: {total}** ({who}{missing})"]
+    rows.append("")
+    if result.identical:
+        rows.append("No changes.")
+    rank = {"added": 0, "removed": 1, "renamed": 2, "changed": 3}
+    listed = _listed(result, all_changes)
+    for part in sorted(listed, key=lambda p: (rank[p.status], p.name.casefold(), p.id)):
+        label = _md_label(part.name, part.id)
+        tokens = f"({_part_tokens(part, '→')})"
+        if part.status == "added":
+            rows.append(f"- **NEW:** {label}: {part.kind}, order {part.new_order} {tokens}")
+        elif part.status == "removed":
+            rows.append(f"- **REMOVED:** {label} {tokens}")
+        else:
+            phrases = _describe_fields(part, _md_phrase)
+            detail = f": {'; '.join(phrases)}" if phrases else ""
+            if part.status == "renamed":
+                old = _md_label(part.old_name or str(part.old_id), str(part.old_id))
+                alike = f"{round(100 * (part.similarity or 0))}% alike"
+                rows.append(f"- **RENAMED:** {old} → {label} ({alike}){detail} {tokens}")
+            else:
+                rows.append(f"- {label}{detail} {tokens}")
+    folded = _folded_line(result, all_changes)
+    if folded:
+        rows.append(f"- {folded} — `--all` lists them")
+    for title, items in (("variable", result.variables), ("sub-agent", result.agents)):
+        for item in items:
+            mark = {"added": "**NEW:** ", "removed": "**REMOVED:** ", "changed": ""}[item.status]
+            detail = "; ".join(_md_phrase(c) for c in item.fields)
+            rows.append(f"- {mark}{title} {_md_code(item.name)}{': ' + detail if detail else ''}")
+    rows.extend(f"- catalog setting {_md_phrase(change)}" for change in result.settings)
+    if result.prompt is not None:
+        prompt = result.prompt
+        rows += [
+            "",
+            f"Assembled prompt (agent {_md_code(prompt.agent)}): {prompt.old_tokens} → "
+            f"{prompt.new_tokens} tokens ({_signed(prompt.token_delta)})"
+            + (", identical." if prompt.identical else "."),
+        ]
+        if prompt.unified:
+            fence = "`" * max([3, *(len(run) + 1 for run in re.findall("`+", prompt.unified))])
+            rows += ["", f"{fence}diff", prompt.unified, fence]
+    return "\n".join(rows) + "\n"
+
+
+# ------------------------------------------------------------------ HTML
+
+
+_CSS = """
+body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
+h1{font-size:1.4em}h2{font-size:1.15em;margin-top:2em}
+code,td.l,td.r{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
+.added>summary{color:#1a7f37}.renamed>summary{color:#8250df}.removed>summary{color:#cf222e}.changed>summary{color:#9a6700}
+details{border:1px solid #d0d7de;border-radius:6px;margin:.6em 0;padding:.4em .8em}
+summary{cursor:pointer;font-weight:600}
+table.side{border-collapse:collapse;width:100%;table-layout:fixed;margin-top:.5em}
+table.side td{vertical-align:top;white-space:pre-wrap;word-break:break-word;padding:0 .4em}
+table.side col.n{width:3em}
+table.side td.n{color:#888;text-align:right;user-select:none}
+table.side th{text-align:left;font-weight:600;color:#555;padding:.2em .4em}
+td.del{background:#ffebe9}td.ins{background:#dafbe1}td.chg{background:#fff8c5}
+tr.skip td{color:#888;text-align:center;background:#f6f8fa}
+ul.fields{margin:.3em 0}
+"""
+
+
+def _side_by_side(old: str, new: str, labels: tuple[str, str], context: int = 3) -> str:
+    """A two-column table of ``old`` against ``new`` under their ``labels``, equal runs
+    folded to ``context`` lines."""
+    a, b = old.splitlines(), new.splitlines()
+    rows = [
+        f"<tr><th colspan=2>{html.escape(labels[0])}</th>"
+        f"<th colspan=2>{html.escape(labels[1])}</th></tr>"
+    ]
+
+    def row(i: int | None, left: str | None, j: int | None, right: str | None, cls: str) -> None:
+        lcls = cls if left is not None else ""
+        rcls = cls if right is not None else ""
+        rows.append(
+            f"<tr><td class=n>{'' if i is None else i + 1}</td>"
+            f"<td class='l {lcls}'>{html.escape(left or '')}</td>"
+            f"<td class=n>{'' if j is None else j + 1}</td>"
+            f"<td class='r {rcls}'>{html.escape(right or '')}</td></tr>"
+        )
+
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            span = i2 - i1
+            if span > 2 * context + 1:
+                shown = [*range(context), *range(span - context, span)]
+                for k in shown[:context]:
+                    row(i1 + k, a[i1 + k], j1 + k, b[j1 + k], "")
+                folded = span - 2 * context
+                rows.append(f"<tr class=skip><td colspan=4>{folded} equal lines</td></tr>")
+                for k in shown[context:]:
+                    row(i1 + k, a[i1 + k], j1 + k, b[j1 + k], "")
+            else:
+                for k in range(span):
+                    row(i1 + k, a[i1 + k], j1 + k, b[j1 + k], "")
+        else:
+            cls = {"replace": "chg", "delete": "del", "insert": "ins"}[tag]
+            for k in range(max(i2 - i1, j2 - j1)):
+                i = i1 + k if i1 + k < i2 else None
+                j = j1 + k if j1 + k < j2 else None
+                row(i, a[i] if i is not None else None, j, b[j] if j is not None else None, cls)
+    columns = "<colgroup><col class=n><col><col class=n><col></colgroup>"
+    return "<table class=side>" + columns + "".join(rows) + "</table>"
+
+
+def render_html(result: CatalogDiff) -> str:
+    """One self-contained HTML page (inline CSS, no scripts) with side-by-side body diffs."""
+    esc = html.escape
+    title = f"{result.old_label} → {result.new_label}"
+    labels = (result.old_label, result.new_label)
+    body = [
+        f"<h1>{esc(title)}</h1>",
+        f"<p><strong>Tokens: {result.old_tokens} → {result.new_tokens} "
+        f"({_signed(result.token_delta)})</strong> ({esc(result.counter)}, all part bodies). "
+        f"{result.count('added')} added, {result.count('removed')} removed, "
+        f"{result.count('changed')} changed, {sum(p.moved for p in result.parts)} moved.</p>",
+    ]
+    if result.has_reference:
+        total, missing = _reference_total(result, "→")
+        who = result.reference_counter or "reference_tokens"
+        body.append(
+            f"<p><strong>Reference tokens: {esc(total)}</strong> (counted by {esc(who)}"
+            f"{esc(missing)}).</p>"
+        )
+    if result.identical:
+        body.append("<p>No changes.</p>")
+    if result.settings or result.variables or result.agents:
+        body.append("<h2>Catalog</h2><ul class=fields>")
+        body.extend(
+            f"<li>setting <code>{esc(c.key)}</code>: <code>{esc(_show(c.old))}</code> → "
+            f"<code>{esc(_show(c.new))}</code></li>"
+            for c in result.settings
+        )
+        for title_word, items in (("variable", result.variables), ("sub-agent", result.agents)):
+            for item in items:
+                detail = _item_detail(item, "→")
+                body.append(
+                    f"<li>{item.status} {title_word} <code>{esc(item.name)}</code>"
+                    + (f": {esc(detail)}" if detail else "")
+                    + "</li>"
+                )
+        body.append("</ul>")
+    if result.changes:
+        body.append("<h2>Parts</h2>")
+    for part in result.changes:
+        name = part.name if part.name == part.id else f"{part.name} ({part.id})"
+        if part.old_id:
+            name = f"{part.old_name} ({part.old_id}) → {name}"
+        head = f"{part.status.upper()}: {name} ({_part_tokens(part, '→')})"
+        open_attr = " open" if part.change == "prose" else ""
+        body.append(f"<details class={part.status}{open_attr}><summary>{esc(head)}</summary>")
+        phrases = [p for p in _describe_fields(part) if p not in _TEXT_WORDS.values()]
+        if phrases:
+            listed = "".join(f"<li>{esc(p)}</li>" for p in phrases)
+            body.append(f"<ul class=fields>{listed}</ul>")
+        body.append(_side_by_side(part.old_body or "", part.new_body or "", labels))
+        body.append("</details>")
+    if result.prompt is not None:
+        prompt = result.prompt
+        body.append(
+            f"<h2>Assembled prompt (agent {esc(prompt.agent)})</h2><p>Tokens: {prompt.old_tokens}"
+            f" → {prompt.new_tokens} ({_signed(prompt.token_delta)})"
+            + ("; identical" if prompt.identical else "")
+            + "</p>"
+        )
+        body.extend(f"<p>Note: {esc(note)}</p>" for note in prompt.notes)
+        body.append(_side_by_side(prompt.old_text, prompt.new_text, labels))
+    return (
+        "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
+        f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )

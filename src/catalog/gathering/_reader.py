@@ -1,0 +1,133 @@
+"""What every part of one gathering shares: the folders, the reads, the record of files.
+
+Each file read for the context goes through :meth:`Reader.read` and is
+recorded with :meth:`Reader.record`, so that the provenance of every gathered
+byte is known (see :mod:`catalog.gathering.provenance`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from catalog.gathering._files import expand, strip_leading_html_comments
+from catalog.gathering._find import Finder
+from catalog.gathering.provenance import GatheredFile, Status
+from catalog.gathering.safe import ReadRules, allowed_path, read_bounded, within_roots
+from catalog.schema.sources import Sources, expand_placeholders
+
+__all__ = ["Reader", "project_root"]
+
+
+def project_root(cwd: Path, root: Path | None, markers: tuple[str, ...]) -> Path:
+    """``root`` if given, else the nearest folder from ``cwd`` up holding a marker, else ``cwd``."""
+    if root is not None:
+        return root
+    for folder in (cwd, *cwd.parents):
+        if any(os.path.lexists(folder / marker) for marker in markers):
+            return folder
+    return cwd
+
+
+class Reader:
+    """The folders of one gathering, its size limit, the files seen and the record kept."""
+
+    def __init__(
+        self,
+        sources: Sources,
+        cwd: Path,
+        home: Path,
+        root: Path | None,
+        follow_links: bool,
+        variables: Mapping[str, Any],
+    ) -> None:
+        self.sources = sources
+        self.variables = variables
+        self.cwd = cwd
+        self.home = home
+        self.root = root
+        self.top = project_root(cwd, root, sources.root_markers)
+        self.limit = sources.max_file_bytes
+        self.rules = ReadRules.of(
+            (self.top, home), follow_links=follow_links, limit=sources.max_file_bytes
+        )
+        self.seen: set[Path] = set()
+        self.refused: set[Path] = set()
+        self.records: list[GatheredFile] = []
+        # Variables whose text came from the user's own files (home folder, absolute path).
+        self.user_texts: set[str] = set()
+        self.finder = Finder()
+
+    def names(self, names: Iterable[str]) -> list[str]:
+        """``names`` with their ``{VARIABLE}`` placeholders filled from the catalog's variables."""
+        return expand_placeholders(names, self.variables)
+
+    def path(self, name: str, base: Path | None = None) -> Path:
+        """A manifest path: ``~`` under the home folder, relative under ``base`` or the cwd."""
+        return expand(name, base=base or self.cwd, home=self.home)
+
+    def read(
+        self, path: Path, *, real: Path | None = None, strip_comments: bool = False
+    ) -> str | None:
+        """A file's text under the read rules (None if refused or unreadable), comments
+        stripped if asked; ``real`` is its real path when :meth:`real` gave it already."""
+        text = read_bounded(path, self.rules, real=real)
+        if text is not None and strip_comments:
+            text = strip_leading_html_comments(text)
+        return text
+
+    def real(self, path: Path) -> Path | None:
+        """The real path of ``path`` when the link rule lets it be read (see :mod:`.safe`).
+
+        A path refused once is not looked at (nor warned about) again when another
+        source names it too."""
+        if path in self.refused:
+            return None
+        real = allowed_path(path, self.rules)
+        if real is None:
+            self.refused.add(path)
+        return real
+
+    def inside_roots(self, path: Path) -> Path | None:
+        """The real path of ``path`` when it lies under the project root or the home folder,
+        however it is reached (links followed); None else, whatever ``follow_links`` says."""
+        try:
+            real = path.resolve(strict=True)
+        except (OSError, RuntimeError):
+            return None
+        return real if within_roots(real, self.rules) else None
+
+    def record(
+        self,
+        path: Path | str,
+        source: str,
+        target: str,
+        status: Status,
+        reason: str,
+        *,
+        text: str | None = None,
+        imported_by: tuple[str, ...] = (),
+    ) -> int:
+        """Add a file to the record; returns its index (for :meth:`update`)."""
+        size = 0
+        kept = 0
+        if text is not None:
+            kept = len(text.encode("utf-8"))
+            size = kept
+            with contextlib.suppress(OSError):
+                size = os.stat(path).st_size
+            if size > self.limit and status == "included":
+                status = "cut"
+                reason += f"; cut at max_file_bytes ({self.limit})"
+        self.records.append(
+            GatheredFile(str(path), source, target, status, reason, kept, size, imported_by)
+        )
+        return len(self.records) - 1
+
+    def update(self, index: int, **changes: Any) -> None:
+        """Change a recorded file's status, reason or byte count (a budget cut it)."""
+        self.records[index] = replace(self.records[index], **changes)

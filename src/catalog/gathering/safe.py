@@ -1,0 +1,198 @@
+"""Reading a project folder that may be hostile: the link rule, bounded reads, safe YAML.
+
+A gathered folder may come from anyone (an unpacked archive, a cloned
+repository). Every gatherer reads it through these three primitives, so the
+same promises hold for instruction files, texts, skills, persona files and
+``file:`` references:
+
+* :func:`allowed_path` applies the link rule: a path that reaches its file
+  through a symbolic link must land inside the allowed roots (the project
+  root and the home folder) unless the caller asked to follow links; loops
+  are skipped.
+* :func:`read_bounded` reads at most a fixed number of bytes of a *regular*
+  file: FIFOs, devices and sockets are skipped without being read, so nothing
+  hangs or reads forever.
+* :func:`load_yaml` reads YAML without anchors or aliases (no "billion
+  laughs"), with bounded nesting and size.
+
+Problems are :class:`SourceWarning` warnings naming the file; the file is
+skipped and the rest of the context is still gathered.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from catalog.gathering._files import warn
+from catalog.io.textfile import clean_text, read_capped
+
+__all__ = [
+    "MAX_YAML_BYTES",
+    "MAX_YAML_DEPTH",
+    "ReadRules",
+    "YamlError",
+    "allowed_path",
+    "load_yaml",
+    "read_bounded",
+    "within_roots",
+]
+
+MAX_YAML_BYTES: Final = 64 * 1024
+"""Longest YAML document (a front matter header) read, in bytes of UTF-8."""
+MAX_YAML_DEPTH: Final = 32
+"""Deepest nesting of YAML collections."""
+
+_FOLLOW_HINT: Final = "pass --follow-links (follow_links=True) to read it anyway"
+
+
+@dataclass(frozen=True, slots=True)
+class ReadRules:
+    """Where gathered reads may land and how much they read.
+
+    ``roots`` are resolved folders (the project root, the home folder): a path
+    reached through a symbolic link must resolve inside one of them unless
+    ``follow_links``. ``limit`` is the most bytes read of one file.
+    """
+
+    roots: tuple[Path, ...]
+    follow_links: bool = False
+    limit: int = 256 * 1024
+
+    @classmethod
+    def of(cls, roots: Iterable[Path], *, follow_links: bool, limit: int) -> ReadRules:
+        """Rules with each root resolved (a root given through a link is its target)."""
+        return cls(tuple(_resolve(root) or root for root in roots), follow_links, limit)
+
+
+def _resolve(path: Path) -> Path | None:
+    try:
+        return path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return None
+
+
+def within_roots(real: Path, rules: ReadRules) -> bool:
+    """Whether the resolved path ``real`` lies inside one of ``rules.roots``."""
+    return any(real == root or real.is_relative_to(root) for root in rules.roots)
+
+
+def allowed_path(path: Path, rules: ReadRules) -> Path | None:
+    """The real path of ``path`` when the link rule lets it be read; None (warned) else.
+
+    A path whose real location is where it is written (no link on the way) is
+    allowed; one that goes through a symbolic link must resolve inside
+    ``rules.roots`` unless ``rules.follow_links``. A link loop warns; a missing
+    path gives None silently.
+    """
+    try:
+        real = path.resolve(strict=True)
+    except FileNotFoundError:
+        return None
+    except RuntimeError:  # Python < 3.13 reports a loop this way
+        warn(f"{path}: skipped, a symbolic link loop")
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            warn(f"{path}: skipped, a symbolic link loop")
+        elif exc.errno != errno.ENOTDIR:
+            warn(f"{path}: skipped, {exc.strerror or exc}")
+        return None
+    if rules.follow_links or real == Path(os.path.abspath(path)) or within_roots(real, rules):
+        return real
+    places = " and ".join(str(root) for root in rules.roots)
+    warn(f"{path}: skipped, a link to {real}, outside {places}; {_FOLLOW_HINT}")
+    return None
+
+
+def read_bounded(path: Path, rules: ReadRules, *, real: Path | None = None) -> str | None:
+    """The text of ``path`` under the link rule, at most ``rules.limit`` bytes of it.
+
+    ``real`` is the path's real location when the caller has already applied
+    the link rule (:func:`allowed_path`), so that it is not resolved twice.
+
+    A longer file is cut with a marker (and a warning); undecodable bytes
+    become U+FFFD, CRLF becomes LF, a leading byte order mark is dropped. A
+    file the rule refuses, a FIFO, device or socket, or an unreadable file
+    warns and gives None.
+    """
+    if real is None:
+        real = allowed_path(path, rules)
+        if real is None:
+            return None
+    limit = rules.limit
+    try:
+        raw, size = read_capped(real, limit)
+    except OSError as exc:
+        warn(f"{path}: skipped, {exc.strerror or exc}")
+        return None
+    cut = len(raw) > limit
+    text = clean_text(raw[:limit].decode("utf-8", errors="replace"))
+    if cut:
+        # A multi-byte character split by the limit decodes as U+FFFD: drop it.
+        text = text.rstrip("\ufffd")
+        warn(f"{path}: cut at {limit} bytes (the file has {size})")
+        text += f"\n\n[... cut: {path.name} is longer than {limit} bytes ...]"
+    return text
+
+
+class YamlError(ValueError):
+    """YAML refused or invalid; ``line`` (1-based, in the text given) when known."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def load_yaml(text: str, *, max_depth: int = MAX_YAML_DEPTH) -> Any:
+    """``text`` read as YAML (the safe subset: plain data), bounded.
+
+    Refused with :class:`YamlError`: anchors and aliases (one alias can stand
+    for a whole tree, and nested ones multiply: "billion laughs"), nesting
+    deeper than ``max_depth``, more than :data:`MAX_YAML_BYTES` bytes, and
+    any syntax error. The parser's events are checked first, without building
+    anything, so no alias is expanded and no depth reaches Python's recursion
+    limit; only then is the document built (with libyaml when PyYAML has it).
+    """
+    if len(text) > MAX_YAML_BYTES or len(text.encode("utf-8")) > MAX_YAML_BYTES:
+        raise YamlError(f"longer than the limit of {MAX_YAML_BYTES} bytes")
+    # PyYAML looks ahead up to 1024 characters per flow collection, at a
+    # quadratic cost: refuse an obviously too deep run of openers before that.
+    if re.search(rf"[\[{{]{{{max_depth + 1}}}", "".join(text.split())):
+        raise YamlError(f"nested more than {max_depth} levels deep")
+    import yaml  # imported on first use, so that importing catalog stays cheap
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        _check_events(yaml.parse(text, Loader=loader), max_depth)
+        return yaml.load(text, Loader=loader)  # a safe loader: plain data only
+    except YamlError:
+        raise
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = f": {exc.problem}" if exc.problem else ""
+        raise YamlError(f"invalid YAML{problem}", mark.line + 1 if mark else None) from None
+    except (yaml.YAMLError, RecursionError, ValueError, OverflowError) as exc:
+        raise YamlError(f"invalid YAML ({type(exc).__name__})") from None
+
+
+def _check_events(events: Iterable[Any], max_depth: int) -> None:
+    """Refuse anchors, aliases and nesting past ``max_depth`` in a YAML event stream."""
+    import yaml
+
+    depth = 0
+    for event in events:
+        line = event.start_mark.line + 1 if event.start_mark else None
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise YamlError("anchors and aliases (& and *) are not accepted", line)
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > max_depth:
+                raise YamlError(f"nested more than {max_depth} levels deep", line)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1

@@ -1,0 +1,416 @@
+"""Where catalogs live, and choosing a version.
+
+Sources are searched in this order, and the first one that has a catalog
+``name`` provides all of its versions, as ``PATH`` does for commands: what a
+user names explicitly shadows what is installed under the same name (a
+bundled catalog copied into a ``--path`` folder and edited there is the one
+used, even where the bundle has a newer version of it):
+
+1. the folders given explicitly (``--path DIR``, ``paths=``), in order,
+2. the folders in ``CATALOG_PATH`` (``os.pathsep``-separated), in order,
+3. packages registered under the entry-point group ``catalog.catalogs``: the
+   entry point's value names a package whose resources hold
+   ``<name>/<version>/catalog.toml``,
+4. the catalogs bundled in this package (``importlib.resources``).
+
+Every source has the same layout: ``<root>/<name>/<version>/catalog.toml``.
+Choosing a version lists folder names only; loading reads just the chosen
+version, so it costs the same however many versions are installed.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from importlib.machinery import PathFinder
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from packaging.version import InvalidVersion, Version
+
+from catalog.engine.catalog import Catalog
+from catalog.errors import CatalogError, ManifestError, NotFoundError
+from catalog.io.loader import (
+    MANIFEST_NAME,
+    VersionDir,
+    VersionManifest,
+    load_version,
+    merged_manifest,
+    read_manifest,
+)
+from catalog.schema.manifest import Manifest
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
+    from packaging.specifiers import SpecifierSet
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "ENV_VAR",
+    "CatalogPath",
+    "CatalogSource",
+    "VersionRef",
+    "is_folder_ref",
+    "load_dir",
+    "parse_ref",
+    "parse_spec",
+]
+
+ENTRY_POINT_GROUP = "catalog.catalogs"
+ENV_VAR = "CATALOG_PATH"
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogSource:
+    """One root folder of catalogs and where it came from."""
+
+    label: str
+    root: Traversable
+
+
+@dataclass(frozen=True, slots=True)
+class VersionRef:
+    """A version found in a source, not loaded yet."""
+
+    name: str
+    version: Version
+    where: VersionDir
+    source: str
+    store: CatalogPath | None = field(default=None, repr=False, compare=False)
+
+    def manifest(self) -> Manifest:
+        """Read this version's manifest only (with the records of its shared parts
+        files, no bodies)."""
+        return merged_manifest(read_manifest(self.where))
+
+    def load(self, *, check_hashes: bool = True) -> Catalog:
+        """Read, verify and compile this version (an overlay's base comes from the same
+        catalog path).
+
+        ``check_hashes=False``: see :func:`~catalog.io.loader.load_version`.
+        """
+        return (self.store or CatalogPath()).load_manifest(
+            read_manifest(self.where), chain=(self.label,), check_hashes=check_hashes
+        )
+
+    @property
+    def label(self) -> str:
+        """``NAME@VERSION``."""
+        return f"{self.name}@{self.version}"
+
+
+def parse_spec(spec: str | SpecifierSet | None) -> SpecifierSet:
+    """A PEP 440 specifier; a bare version ``1.0.0`` means ``==1.0.0``."""
+    # Imported here: a command that names no version never needs specifiers.
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    if spec is None:
+        return SpecifierSet()
+    if isinstance(spec, SpecifierSet):
+        return spec
+    text = spec.strip()
+    if text and text[0].isdigit():
+        text = f"=={text}"
+    try:
+        return SpecifierSet(text)
+    except InvalidSpecifier:
+        raise NotFoundError(
+            f"{spec!r} is not a PEP 440 version specifier",
+            hint="write e.g. 1.0.0, ==1.1.0, ~=1.1 or >=1,<2",
+        ) from None
+
+
+def is_folder_ref(ref: str) -> bool:
+    """Whether a command-line reference names a version folder rather than ``NAME@SPEC``.
+
+    A path (with a separator, or starting with ``.``) or a folder here that
+    holds a manifest; catalog names never contain a slash.
+    """
+    return "/" in ref or os.sep in ref or ref.startswith(".") or Path(ref, MANIFEST_NAME).is_file()
+
+
+def parse_ref(ref: str) -> tuple[str, str | None]:
+    """Split ``NAME@SPEC`` into the name and the specifier (None when absent)."""
+    name, sep, spec = ref.partition("@")
+    if not name:
+        raise NotFoundError(f"{ref!r} names no catalog", hint="write NAME or NAME@SPEC")
+    return name, (spec if sep else None)
+
+
+@functools.cache
+def _entry_point_sources() -> tuple[CatalogSource, ...]:
+    if not _may_have_entry_points():
+        return ()
+    # Costly to import (about as long as loading a catalog): only when one may be declared.
+    from importlib import metadata, resources
+
+    found = []
+    for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        try:
+            root = resources.files(ep.value)
+        except (ImportError, TypeError, ValueError) as exc:
+            raise CatalogError(
+                f"entry point {ep.name!r} in group {ENTRY_POINT_GROUP!r} names "
+                f"{ep.value!r}, which cannot be imported: {exc}",
+                hint="its value must be an importable package holding <name>/<version>/ folders",
+            ) from None
+        found.append(CatalogSource(f"entry point {ep.name} ({ep.value})", root))
+    return tuple(found)
+
+
+def _may_have_entry_points() -> bool:
+    """Whether an installed distribution may declare :data:`ENTRY_POINT_GROUP`.
+
+    Looks where :mod:`importlib.metadata` would, cheaply: the
+    ``entry_points.txt`` of each ``*.dist-info`` and ``*.egg-info`` folder on
+    ``sys.path`` (and an ``.egg``'s ``EGG-INFO``). When unsure, it answers
+    yes: a zip file on the path, or another finder of distributions.
+    """
+    for finder in sys.meta_path:
+        if finder is not PathFinder and hasattr(finder, "find_distributions"):
+            return True
+    group = ENTRY_POINT_GROUP.encode()
+    for entry in sys.path:
+        if not isinstance(entry, str):
+            return True
+        try:
+            children = os.listdir(entry or ".")
+        except (FileNotFoundError, PermissionError):
+            continue
+        except OSError:  # a file: a zip of packages, read only by importlib.metadata
+            return True
+        egg = entry.lower().endswith(".egg")
+        for child in children:
+            low = child.lower()
+            if low.endswith((".dist-info", ".egg-info")) or (egg and low == "egg-info"):
+                try:
+                    with open(os.path.join(entry or ".", child, "entry_points.txt"), "rb") as f:
+                        if group in f.read():
+                            return True
+                except OSError:
+                    continue
+    return False
+
+
+def _bundled_source() -> CatalogSource:
+    folder = Path(__file__).parent / "parts"
+    if folder.is_dir():  # what importlib.resources gives for a package on disk
+        return CatalogSource("bundled", folder)
+    # Costly to import: only for a package that is not on disk (a zip).
+    from importlib import resources
+
+    return CatalogSource("bundled", resources.files("catalog").joinpath("parts"))
+
+
+class CatalogPath:
+    """The catalogs visible from the given folders, entry points and bundle."""
+
+    def __init__(
+        self,
+        paths: Iterable[str | Path] = (),
+        *,
+        use_env: bool = True,
+        use_entry_points: bool = True,
+        use_bundled: bool = True,
+    ) -> None:
+        folders: list[str | Path] = list(paths)
+        if use_env:
+            folders.extend(p for p in os.environ.get(ENV_VAR, "").split(os.pathsep) if p)
+        sources = [CatalogSource(f"path {path}", path) for path in map(_folder, folders)]
+        if use_entry_points:
+            sources.extend(_entry_point_sources())
+        if use_bundled:
+            sources.append(_bundled_source())
+        self.sources: tuple[CatalogSource, ...] = tuple(sources)
+
+    def names(self) -> list[str]:
+        """Every catalog name, sorted."""
+        found: set[str] = set()
+        for source in self.sources:
+            found.update(_child_names(source.root))
+        return sorted(found)
+
+    def versions(self, name: str) -> list[VersionRef]:
+        """Every version of ``name`` that has a manifest, oldest first; reads no manifest."""
+        return [ref for ref in self._candidates(name) if _has_manifest(ref)]
+
+    def _candidates(self, name: str) -> list[VersionRef]:
+        """Folders of ``name`` named like a version, oldest first; looks at names only."""
+        source = self.source_of(name)
+        if source is None:
+            return []
+        folder = source.root.joinpath(name)
+        refs: dict[Version, VersionRef] = {}
+        for child in _child_names(folder):
+            try:
+                version = Version(child)
+            except InvalidVersion:
+                continue
+            where = VersionDir(folder, child, source.label)
+            refs[version] = VersionRef(name, version, where, source.label, self)
+        return [refs[v] for v in sorted(refs)]
+
+    def source_of(self, name: str) -> CatalogSource | None:
+        """The first source that has a catalog folder ``name``: the one that provides it."""
+        return next((s for s in self.sources if s.root.joinpath(name).is_dir()), None)
+
+    def shadowed(self, name: str) -> list[CatalogSource]:
+        """The later sources that also have ``name`` and are hidden by :meth:`source_of`."""
+        having = [s for s in self.sources if s.root.joinpath(name).is_dir()]
+        return having[1:]
+
+    def find(self, name: str, spec: str | SpecifierSet | None = None) -> VersionRef:
+        """The newest version of ``name`` that satisfies ``spec``.
+
+        Only the chosen folder is checked for a manifest, so finding a version
+        costs the same however many versions are installed (a folder without
+        a manifest is passed over for the next newest).
+        """
+        refs = self._candidates(name)
+        by_version = {ref.version: ref for ref in refs}
+        if spec is None:
+            # What an empty SpecifierSet's filter gives, without importing specifiers:
+            # final releases, or the pre-releases when there is nothing else.
+            finals = [v for v in by_version if not v.is_prerelease]
+            chosen = sorted(finals or by_version, reverse=True)
+        else:
+            specifier = parse_spec(spec)
+            chosen = sorted(specifier.filter(by_version, prereleases=None), reverse=True)
+        for version in chosen:
+            if _has_manifest(by_version[version]):
+                return by_version[version]
+        available = self.versions(name)
+        if not available:
+            known = ", ".join(self.names()) or "none"
+            raise NotFoundError(
+                f"no catalog named {name!r}",
+                hint=f"available catalogs: {known}; add folders with --path or {ENV_VAR}",
+            )
+        hidden = "".join(
+            f"; {name!r} in {source.label} is hidden by {available[0].source}"
+            for source in self.shadowed(name)
+        )
+        raise NotFoundError(
+            f"no version of {name!r} satisfies {str(parse_spec(spec))!r}",
+            hint=f"available versions: {', '.join(str(r.version) for r in available)}{hidden}",
+        )
+
+    def load(self, name: str, spec: str | SpecifierSet | None = None) -> Catalog:
+        """Load the newest version of ``name`` satisfying ``spec``."""
+        return self.find(name, spec).load()
+
+    def load_ref(self, ref: str) -> Catalog:
+        """Load ``NAME@SPEC``, or a version folder when ``ref`` is an existing path.
+
+        A folder's version must be its name, as for a catalog found by name.
+        """
+        if is_folder_ref(ref):
+            return load_dir(ref, catalog_path=self, check_folder_name=True)
+        name, spec = parse_ref(ref)
+        return self.load(name, spec)
+
+    def load_manifest(
+        self,
+        read: VersionManifest,
+        *,
+        chain: tuple[str, ...] = (),
+        check_hashes: bool = True,
+        check_folder_name: bool = True,
+    ) -> Catalog:
+        """Load the version whose manifest is ``read``, an overlay's base first.
+
+        The base (``[catalog] base = "NAME@SPEC"``) is looked up here, in this
+        catalog path; ``chain`` lists the versions being loaded
+        (``NAME@VERSION``), so a base that leads back to one of them is an
+        error. Any problem finding or loading the base is reported at the
+        ``base`` line of the overlay's manifest (or where it lies in the base).
+        """
+        base = None
+        ref = read.manifest.catalog.base
+        if ref is not None:
+            try:
+                found = self.find(*parse_ref(ref))
+                if found.label in chain:
+                    raise ManifestError(
+                        f"base {found.label} leads back to itself: "
+                        f"{' -> '.join((*chain, found.label))}",
+                        hint="a catalog's base must not depend on the catalog",
+                    )
+                base = self.load_manifest(
+                    read_manifest(found.where),
+                    chain=(*chain, found.label),
+                    check_hashes=check_hashes,
+                )
+            except CatalogError as exc:
+                raise read.locate(exc, key=("catalog", "base")) from None
+        return load_version(
+            read, base=base, check_hashes=check_hashes, check_folder_name=check_folder_name
+        )
+
+
+def load_dir(
+    path: str | Path,
+    *,
+    catalog_path: CatalogPath | None = None,
+    check_folder_name: bool = False,
+) -> Catalog:
+    """Load the catalog version in folder ``path`` (the folder holding ``catalog.toml``).
+
+    An overlay's base is found in ``catalog_path`` (by default the bundled
+    catalogs, entry points and ``CATALOG_PATH``). ``check_folder_name=True``
+    refuses a version that differs from the folder's name, as loading by name
+    does (the command line asks for it).
+    """
+    folder = Path(path).expanduser().resolve()
+    if not folder.joinpath(MANIFEST_NAME).is_file():
+        raise ManifestError(
+            f"no {MANIFEST_NAME} in this folder",
+            file=str(folder),
+            hint="give the folder of one catalog version, e.g. parts/coding-agent/1.0.0",
+        )
+    read = read_manifest(VersionDir(folder.parent, folder.name))
+    if read.manifest.catalog.base is None:
+        return load_version(read, check_folder_name=check_folder_name)
+    return (catalog_path or CatalogPath()).load_manifest(read, check_folder_name=check_folder_name)
+
+
+def _folder(given: str | Path) -> Path:
+    """A catalog folder of ``--path`` or ``CATALOG_PATH``, checked to be one."""
+    path = Path(given).expanduser()
+    if not path.is_dir():
+        if path.is_file():
+            what = "is a file, not a folder"
+        else:
+            what = "is not a folder" if path.exists() else "does not exist"
+        raise NotFoundError(
+            f"catalog folder {str(path)!r} {what}",
+            file=str(path),
+            hint=f"give --path (or {ENV_VAR}) a folder holding <name>/<version>/catalog.toml",
+        )
+    return path
+
+
+def _has_manifest(ref: VersionRef) -> bool:
+    return ref.where.manifest_path.is_file()
+
+
+def _child_names(folder: Traversable) -> list[str]:
+    """Names of the sub-folders of ``folder`` that may hold catalogs or versions, sorted.
+
+    Plain folders are scanned with :func:`os.scandir`, which knows each
+    entry's type without a ``stat`` per entry; other resources (a zip) go
+    through the ``Traversable`` API.
+    """
+    try:
+        if isinstance(folder, Path):
+            with os.scandir(folder) as entries:
+                names = [e.name for e in entries if e.is_dir()]
+        else:
+            names = [c.name for c in folder.iterdir() if c.is_dir()]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return sorted(n for n in names if not n.startswith(("_", ".")))

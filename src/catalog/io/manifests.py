@@ -1,0 +1,61 @@
+"""Reading and writing ``catalog.toml`` manifests and shared parts files.
+
+Reading turns every problem (TOML syntax, unknown key, wrong type, duplicate
+id, bad version) into a :class:`~catalog.errors.ManifestError` that names the
+file, the key path (``part[3].when``) and the line: this is where a
+manifest's errors are placed in their file, once. Writing goes through
+``tomli-w``, so a script that rewrites token counts or hashes produces a file
+that reads back identically.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from catalog.errors import ManifestError, RecordError
+from catalog.io.positions import key_lines
+from catalog.io.textfile import parse_toml
+from catalog.schema import validate
+from catalog.schema.manifest import Manifest, PartsFile
+
+__all__ = ["dump_manifest", "manifest_error", "parse_manifest", "parse_parts_file"]
+
+_M = TypeVar("_M", Manifest, PartsFile)
+
+
+def parse_manifest(text: str, file: str) -> Manifest:
+    """Parse and validate manifest text; ``file`` is used in error messages."""
+    return _parse(Manifest, text, file)
+
+
+def parse_parts_file(text: str, file: str) -> PartsFile:
+    """Parse and validate a shared parts file; errors name ``file`` and the line."""
+    return _parse(PartsFile, text, file)
+
+
+def _parse(model: type[_M], text: str, file: str) -> _M:
+    data = parse_toml(text, file, ManifestError, "fix the TOML syntax")
+    try:
+        return validate(model, data)
+    except RecordError as exc:
+        raise manifest_error(exc, text, file) from None
+
+
+def dump_manifest(manifest: Manifest) -> str:
+    """Write a manifest back to TOML, leaving out values equal to their defaults."""
+    data = manifest.model_dump(mode="json", exclude_defaults=True, by_alias=True)
+    data["catalog"] = manifest.catalog.model_dump(mode="json", exclude_none=True)
+    for part, raw in zip(manifest.part, data.get("part", ()), strict=True):
+        raw.setdefault("order", part.order)
+    import tomli_w  # only for writing: not on the path of every command
+
+    return tomli_w.dumps(data, multiline_strings=True)
+
+
+def manifest_error(exc: RecordError, text: str, file: str) -> ManifestError:
+    """``exc`` as a manifest error at its key and line, with a hint on what to do."""
+    first = exc.problems[0]
+    hint = "see `catalog schema manifest` for the format"
+    if first.kind == "missing" and first.loc[-1:] in (("sha256",), ("tokens",)):
+        hint = "`catalog stamp DIR` records sha256 and tokens (add --path for an overlay's base)"
+    return exc.as_error(ManifestError, hint).located(file=file, lines=key_lines(text))

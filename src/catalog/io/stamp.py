@@ -1,0 +1,148 @@
+"""Recording each part's sha256 and token count in its manifest, in place.
+
+Authors edit part bodies; ``catalog stamp`` (and ``scripts/retokenize.py``)
+then rewrite the ``sha256`` and ``tokens`` values of the manifest. The file
+is edited where those values stand (found by
+:mod:`catalog.io.positions`), not re-serialised, so comments and layout
+survive. The manifest only needs to be valid TOML: stamping works before the
+hashes exist.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from catalog.engine.catalog import Catalog
+from catalog.engine.compile import body_sha256
+from catalog.errors import CatalogError, ManifestError
+from catalog.io.catalog_path import CatalogPath, parse_ref
+from catalog.io.loader import MANIFEST_NAME, VersionDir, manifest_text, read_body
+from catalog.io.manifests import parse_manifest
+from catalog.io.positions import TomlPositions, key_lines
+from catalog.io.textfile import parse_toml
+from catalog.schema.manifest import CatalogInfo
+from catalog.tokens import TokenCounter, get_counter
+
+__all__ = ["Stamp", "stamp_folder"]
+
+# The manifest only has to be TOML here, so the model's default is read, not applied.
+_DEFAULT_TOKENIZER = CatalogInfo.model_fields["tokenizer"].default
+_KEYS = ("sha256", "tokens")
+
+
+@dataclass(frozen=True, slots=True)
+class Stamp:
+    """One value rewritten by :func:`stamp_folder`."""
+
+    part: str
+    key: str
+    old: str | None
+    new: str
+
+
+def stamp_folder(
+    folder: str | Path, *, write: bool = True, store: CatalogPath | None = None
+) -> list[Stamp]:
+    """Rewrite ``sha256`` and ``tokens`` of every part in ``folder/catalog.toml``.
+
+    Returns what changed (or would change, with ``write=False``). The result
+    is validated before it is written, so a broken manifest is never saved.
+    The bodies of ``from`` parts come from the catalog's base, found in
+    ``store`` (by default the bundled catalogs, entry points and ``CATALOG_PATH``).
+    """
+    where = VersionDir(Path(folder).parent, Path(folder).name)
+    path = Path(folder) / MANIFEST_NAME
+    text = manifest_text(where)
+    data = parse_toml(text, str(path), ManifestError, "fix the TOML syntax")
+    try:
+        values = _values(where, data, store)
+        changes, new_text = _rewrite(text, data, values)
+    except CatalogError as exc:
+        raise exc.located(file=str(path), lines=key_lines(text)) from None
+    if write and new_text != text:
+        parse_manifest(new_text, str(path))
+        path.write_text(new_text, encoding="utf-8")
+    return changes
+
+
+def _values(where: VersionDir, data: dict[str, Any], store: CatalogPath | None) -> list[list[str]]:
+    """The TOML values of ``sha256`` and ``tokens`` each part should have, in part order."""
+    counter = _counter(data)
+    base: Catalog | None = None
+    values = []
+    for index, part in enumerate(data.get("part", ())):
+        if "from" in part:
+            base = base or _load_base(data, store)
+            try:
+                body = base.part(str(part["from"])).body
+            except CatalogError as exc:
+                raise exc.located(key=("part", index, "from")) from None
+        elif "file" in part:
+            body = read_body(where, str(part.get("id")), str(part["file"]), index)[0]
+        else:
+            raise ManifestError(
+                f"part {str(part.get('id'))!r} has neither `file` nor `from`",
+                key=("part", index),
+                hint="name its body file with `file`",
+            )
+        values.append([f'"{body_sha256(body)}"', str(counter(body))])
+    return values
+
+
+def _counter(data: dict[str, Any]) -> TokenCounter:
+    tokenizer = str(data.get("catalog", {}).get("tokenizer", _DEFAULT_TOKENIZER))
+    try:
+        return get_counter(tokenizer)
+    except CatalogError as exc:
+        raise exc.located(key=("catalog", "tokenizer")) from None
+
+
+def _load_base(data: dict[str, Any], store: CatalogPath | None) -> Catalog:
+    ref = data.get("catalog", {}).get("base")
+    if not isinstance(ref, str):
+        raise ManifestError(
+            "parts use `from` but [catalog] has no `base`",
+            hint='add base = "NAME@SPEC" to [catalog]',
+        )
+    try:
+        return (store or CatalogPath()).load(*parse_ref(ref))
+    except CatalogError as exc:
+        raise exc.located(key=("catalog", "base")) from None
+
+
+def _rewrite(text: str, data: dict[str, Any], values: list[list[str]]) -> tuple[list[Stamp], str]:
+    """The stamps and the text with each part's values replaced, or added at the end
+    of its table when missing."""
+    positions = TomlPositions.of(text)
+    changes: list[Stamp] = []
+    edits: list[tuple[int, int, str]] = []
+    for index, (part, new_values) in enumerate(zip(data.get("part", ()), values, strict=True)):
+        table = positions.span(("part", index))
+        if table is None or not text.startswith("[[", table.start):
+            raise ManifestError(
+                "stamp rewrites parts written as [[part]] tables, not inline tables",
+                key=("part", index),
+                hint="write the part as a [[part]] table",
+            )
+        added = []
+        for key, value in zip(_KEYS, new_values, strict=True):
+            span = positions.span(("part", index, key))
+            if span is None:
+                added.append(f"{key} = {value}\n")
+                changes.append(Stamp(str(part.get("id")), key, None, value))
+            elif (old := text[span.value_start : span.value_end]) != value:
+                edits.append((span.value_start, span.value_end, value))
+                changes.append(Stamp(str(part.get("id")), key, old, value))
+        if added:  # on the line after the table's last value: tokens, then sha256
+            line_end = text.find("\n", table.value_end)
+            at = len(text) if line_end < 0 else line_end + 1
+            newline = "\n" if at == len(text) and not text.endswith("\n") else ""
+            edits.append((at, at, newline + "".join(reversed(added))))
+    pieces, done = [], 0
+    for start, end, value in sorted(edits):
+        pieces += [text[done:start], value]
+        done = end
+    pieces.append(text[done:])
+    return changes, "".join(pieces)

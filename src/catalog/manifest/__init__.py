@@ -1,1 +1,0 @@
-"""The catalog format: records of ``catalog.toml`` and of its ``[sources]`` table."""

@@ -1,0 +1,13 @@
+"""The models of every file and request format: manifests and their ``[sources]``,
+contexts and lock files.
+
+Each is a frozen, strict pydantic model (:class:`~catalog.schema._base.SchemaModel`):
+unknown keys are refused, values are not converted from one type to another,
+and every problem is reported at once, at its key path, in the words of
+someone writing the file (:class:`~catalog.errors.RecordError`). Nothing here
+reads a file: :mod:`catalog.io` reads them and places each problem at its line.
+"""
+
+from catalog.schema._base import Items, SchemaModel, validate
+
+__all__ = ["Items", "SchemaModel", "validate"]
