@@ -1,10 +1,11 @@
 """Where catalogs live, and choosing a version.
 
-Sources are searched in this order, and the first one that has a catalog
-``name`` provides all of its versions, as ``PATH`` does for commands: what a
-user names explicitly shadows what is installed under the same name (a
-bundled catalog copied into a ``--path`` folder and edited there is the one
-used, even where the bundle has a newer version of it):
+Sources are searched in this order, and the first one that has a folder
+``name`` provides all of that catalog's versions, as ``PATH`` does for
+commands (a version only a later source has is hidden): what a user names
+explicitly shadows what is installed under the same name (a bundled catalog
+copied into a ``--path`` folder and edited there is the one used, even where
+the bundle has a newer version of it):
 
 1. the folders given explicitly (``--path DIR``, ``paths=``), in order,
 2. the folders in ``CATALOG_PATH`` (``os.pathsep``-separated), in order,
@@ -16,12 +17,18 @@ used, even where the bundle has a newer version of it):
 Every source has the same layout: ``<root>/<name>/<version>/catalog.toml``.
 Choosing a version lists folder names only; loading reads just the chosen
 version, so it costs the same however many versions are installed.
+
+A catalog name is a name, never a path: :func:`check_name` is the one rule,
+applied to every name given to this module (``NAME@SPEC``, an overlay's
+``base``, a lock file's catalog), before anything on disk is looked at, so
+a refused name gets the same answer whatever exists at that path.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import re
 import sys
 from collections.abc import Iterable
 from importlib.machinery import PathFinder
@@ -51,9 +58,12 @@ if TYPE_CHECKING:
 __all__ = [
     "ENTRY_POINT_GROUP",
     "ENV_VAR",
+    "MAX_NAME_LENGTH",
+    "NAME_RULE",
     "CatalogPath",
     "CatalogSource",
     "VersionRef",
+    "check_name",
     "is_folder_ref",
     "load_dir",
     "parse_ref",
@@ -62,6 +72,46 @@ __all__ = [
 
 ENTRY_POINT_GROUP = "catalog.catalogs"
 ENV_VAR = "CATALOG_PATH"
+MAX_NAME_LENGTH = 100
+"""Longest catalog name: far below any file system's limit on a folder's name."""
+NAME_RULE = (
+    "lowercase letters, digits, '.', '_' and '-', starting with a letter or digit, "
+    f"at most {MAX_NAME_LENGTH} characters"
+)
+"""What :func:`check_name` accepts, in words for messages."""
+
+# The manifest's rule for a name (``[catalog] name``): it starts with a letter or a
+# digit, so ``.``, ``..`` and hidden folders are never names, and holds no separator.
+_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
+_MAX_SPEC_LENGTH = 500
+
+
+def check_name(name: str) -> str:
+    """``name`` when it is a catalog name; :class:`NotFoundError` otherwise.
+
+    The one rule for every name the package is given (library, command line,
+    server, lock files, an overlay's ``base``): lowercase letters, digits,
+    ``.``, ``_`` and ``-``, starting with a letter or a digit, at most
+    :data:`MAX_NAME_LENGTH` characters. It is checked before any folder is
+    looked at, so a path (``../x``, ``/etc``) is refused with the same words
+    whether or not something exists there.
+    """
+    if _is_name(name):
+        return name
+    raise NotFoundError(
+        f"{_shown(name)!r} is not a catalog name ({NAME_RULE})",
+        hint=f"a name never names a folder: add folders of catalogs with --path, {ENV_VAR} "
+        "or paths=",
+    )
+
+
+def _shown(text: str) -> str:
+    """``text`` cut for a message: a refused name may be any length."""
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _is_name(name: str) -> bool:
+    return len(name) <= MAX_NAME_LENGTH and _NAME.fullmatch(name) is not None
 
 
 class CatalogSource(Frozen):
@@ -110,6 +160,11 @@ def parse_spec(spec: str | SpecifierSet | None) -> SpecifierSet:
         return SpecifierSet()
     if isinstance(spec, SpecifierSet):
         return spec
+    if len(spec) > _MAX_SPEC_LENGTH:
+        raise NotFoundError(
+            f"the version specifier is {len(spec)} characters long, more than {_MAX_SPEC_LENGTH}",
+            hint="write e.g. 1.0.0, ==1.1.0, ~=1.1 or >=1,<2",
+        )
     text = spec.strip()
     if text and text[0].isdigit():
         text = f"=={text}"
@@ -128,15 +183,17 @@ def is_folder_ref(ref: str) -> bool:
     A path (with a separator, or starting with ``.``) or a folder here that
     holds a manifest; catalog names never contain a slash.
     """
-    return "/" in ref or os.sep in ref or ref.startswith(".") or Path(ref, MANIFEST_NAME).is_file()
+    separators = "/" in ref or os.sep in ref or (os.altsep or "/") in ref
+    return separators or ref.startswith(".") or os.path.isfile(os.path.join(ref, MANIFEST_NAME))
 
 
 def parse_ref(ref: str) -> tuple[str, str | None]:
-    """Split ``NAME@SPEC`` into the name and the specifier (None when absent)."""
+    """Split ``NAME@SPEC`` into the name, checked by :func:`check_name`, and the
+    specifier (None when absent)."""
     name, sep, spec = ref.partition("@")
     if not name:
-        raise NotFoundError(f"{ref!r} names no catalog", hint="write NAME or NAME@SPEC")
-    return name, (spec if sep else None)
+        raise NotFoundError(f"{_shown(ref)!r} names no catalog", hint="write NAME or NAME@SPEC")
+    return check_name(name), (spec if sep else None)
 
 
 @functools.cache
@@ -226,10 +283,11 @@ class CatalogPath:
         self.sources: tuple[CatalogSource, ...] = tuple(sources)
 
     def names(self) -> list[str]:
-        """Every catalog name, sorted."""
+        """Every catalog name, sorted: the folders of the sources named by the rule of
+        :func:`check_name` (any other folder is not a catalog)."""
         found: set[str] = set()
         for source in self.sources:
-            found.update(_child_names(source.root))
+            found.update(filter(_is_name, _child_names(source.root)))
         return sorted(found)
 
     def versions(self, name: str) -> list[VersionRef]:
@@ -237,27 +295,29 @@ class CatalogPath:
         return [ref for ref in self._candidates(name) if _has_manifest(ref)]
 
     def _candidates(self, name: str) -> list[VersionRef]:
-        """Folders of ``name`` named like a version, oldest first; looks at names only."""
+        """Folders of ``name`` named like a version, oldest first; looks at names only,
+        but for two folders of one version (``1.0`` and ``1.0.0``), an error when both
+        hold a manifest (see :func:`_version_folders`)."""
         source = self.source_of(name)
         if source is None:
             return []
         folder = source.root.joinpath(name)
         refs: dict[Version, VersionRef] = {}
-        for child in _child_names(folder):
-            try:
-                version = Version(child)
-            except InvalidVersion:
-                continue
+        for child, version in _version_folders(folder, _child_names(folder)):
             where = VersionDir(folder, child, source.label)
             refs[version] = VersionRef(name, version, where, source.label, self)
         return [refs[v] for v in sorted(refs)]
 
     def source_of(self, name: str) -> CatalogSource | None:
-        """The first source that has a catalog folder ``name``: the one that provides it."""
+        """The first source that has a catalog folder ``name``: the one that provides it.
+
+        ``name`` must be a catalog name (:func:`check_name`)."""
+        check_name(name)
         return next((s for s in self.sources if s.root.joinpath(name).is_dir()), None)
 
     def shadowed(self, name: str) -> list[CatalogSource]:
         """The later sources that also have ``name`` and are hidden by :meth:`source_of`."""
+        check_name(name)
         having = [s for s in self.sources if s.root.joinpath(name).is_dir()]
         return having[1:]
 
@@ -360,8 +420,9 @@ def load_dir(
 
     An overlay's base is found in ``catalog_path`` (by default the bundled
     catalogs, entry points and ``CATALOG_PATH``). ``check_folder_name=True``
-    refuses a version that differs from the folder's name, as loading by name
-    does (the command line asks for it).
+    refuses a version that differs from the folder's name, a catalog name
+    that differs from its parent folder's name, and a sibling folder of the
+    same version, as loading by name does (the command line asks for it).
     """
     folder = Path(path).expanduser().resolve()
     if not folder.joinpath(MANIFEST_NAME).is_file():
@@ -370,6 +431,8 @@ def load_dir(
             file=str(folder),
             hint="give the folder of one catalog version, e.g. parts/coding-agent/1.0.0",
         )
+    if check_folder_name:  # as when found by name: one folder per version
+        _version_folders(folder.parent, _child_names(folder.parent))
     read = read_manifest(VersionDir(folder.parent, folder.name))
     if read.manifest.catalog.base is None:
         return load_version(read, check_folder_name=check_folder_name)
@@ -394,6 +457,36 @@ def _folder(given: str | Path) -> Path:
 
 def _has_manifest(ref: VersionRef) -> bool:
     return ref.where.manifest_path.is_file()
+
+
+def _version_folders(folder: Traversable, names: Iterable[str]) -> list[tuple[str, Version]]:
+    """The folders among ``names`` (sub-folders of catalog folder ``folder``) named like a
+    PEP 440 version, each with its version.
+
+    Two folders of one version (``1.0`` and ``1.0.0``, or ``1.0.0.0``) would
+    leave the choice between them to their names' order: when both hold a
+    manifest it is an error naming both; a folder without one is passed over.
+    """
+    found: dict[Version, str] = {}
+    for child in names:
+        try:
+            version = Version(child)
+        except InvalidVersion:
+            continue
+        other = found.setdefault(version, child)
+        if other == child:
+            continue
+        first, second = (folder.joinpath(n, MANIFEST_NAME).is_file() for n in (other, child))
+        if first and second:
+            raise ManifestError(
+                f"folders {other!r} and {child!r} hold the same version {version} "
+                "(equal under PEP 440): which one is meant cannot be told",
+                file=str(folder),
+                hint="remove or rename one of the two folders",
+            )
+        if second:
+            found[version] = child
+    return [(child, version) for version, child in found.items()]
 
 
 def _child_names(folder: Traversable) -> list[str]:

@@ -25,7 +25,7 @@ from packaging.version import Version
 
 from catalog._digest import sha256_hex
 from catalog._textfile import parse_toml, read_text
-from catalog.catalog_path import CatalogPath, parse_spec
+from catalog.catalog_path import CatalogPath, check_name, parse_spec
 from catalog.compiled import Catalog, body_sha256
 from catalog.context import Context, coerce_context
 from catalog.errors import CatalogError, ContextError, LockError, RecordError
@@ -35,7 +35,7 @@ from catalog.manifest.models import (
     VersionText,
 )
 from catalog.manifest.positions import TomlPositions, key_lines
-from catalog.records import Pattern, Record, field
+from catalog.records import Check, Pattern, Record, field
 from catalog.records.frozen import Frozen
 
 __all__ = [
@@ -60,10 +60,20 @@ _SHA = r"^[0-9a-f]{64}$"
 _HEADER = "# Written by `catalog lock`; check with `catalog verify`. Do not edit by hand.\n"
 
 
-class LockedCatalog(Record):
-    """The ``[catalog]`` table of a lock: which version, and its manifest's hash."""
+def _catalog_name(value: str) -> str:
+    try:
+        return check_name(value)
+    except CatalogError as exc:
+        raise ValueError(exc.message) from None
 
-    name: str
+
+class LockedCatalog(Record):
+    """The ``[catalog]`` table of a lock: which version, and its manifest's hash.
+
+    The name is checked by the rule of every catalog name: a lock (a file, or
+    posted to the server) names a catalog, never a folder to load."""
+
+    name: Annotated[str, Check(_catalog_name)]
     version: VersionText
     manifest_sha256: Annotated[str, Pattern(_SHA)]
 
