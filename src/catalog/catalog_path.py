@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from packaging.version import InvalidVersion, Version
 
+from catalog._textfile import NotRegularFileError, read_capped
 from catalog.compiled import Catalog
 from catalog.errors import CatalogError, ManifestError, NotFoundError
 from catalog.loader import (
@@ -84,6 +85,7 @@ NAME_RULE = (
 # digit, so ``.``, ``..`` and hidden folders are never names, and holds no separator.
 _NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
 _MAX_SPEC_LENGTH = 500
+_ENTRY_POINTS_BYTES = 1024 * 1024  # largest entry_points.txt read (they hold a few lines)
 
 
 def check_name(name: str) -> str:
@@ -224,31 +226,57 @@ def _may_have_entry_points() -> bool:
     ``entry_points.txt`` of each ``*.dist-info`` and ``*.egg-info`` folder on
     ``sys.path`` (and an ``.egg``'s ``EGG-INFO``). When unsure, it answers
     yes: a zip file on the path, or another finder of distributions.
+
+    Only regular files are read, at most 1 MiB each, without blocking: a FIFO
+    or a device named ``entry_points.txt`` (in the current folder, say, which
+    ``python -m`` puts on ``sys.path``) is passed over. :mod:`importlib.metadata`
+    would open such a file and wait for ever, so when the group is declared
+    somewhere and such a file is on the path too, this is an error naming it.
     """
-    for finder in sys.meta_path:
-        if finder is not PathFinder and hasattr(finder, "find_distributions"):
-            return True
+    # Another finder of distributions, or a zip on the path: importlib.metadata must be
+    # asked. The scan goes on all the same, for files it must not be sent to.
+    declared = any(
+        finder is not PathFinder and hasattr(finder, "find_distributions")
+        for finder in sys.meta_path
+    )
     group = ENTRY_POINT_GROUP.encode()
+    unsafe: str | None = None
     for entry in sys.path:
         if not isinstance(entry, str):
-            return True
+            declared = True
+            continue
         try:
             children = os.listdir(entry or ".")
         except (FileNotFoundError, PermissionError):
             continue
         except OSError:  # a file: a zip of packages, read only by importlib.metadata
-            return True
+            declared = True
+            continue
         egg = entry.lower().endswith(".egg")
         for child in children:
             low = child.lower()
             if low.endswith((".dist-info", ".egg-info")) or (egg and low == "egg-info"):
+                path = os.path.join(entry or ".", child, "entry_points.txt")
                 try:
-                    with open(os.path.join(entry or ".", child, "entry_points.txt"), "rb") as f:
-                        if group in f.read():
-                            return True
+                    raw, size = read_capped(path, _ENTRY_POINTS_BYTES)
+                except NotRegularFileError:
+                    # importlib.metadata passes over a folder; it would block on the rest.
+                    unsafe = unsafe or (None if os.path.isdir(path) else path)
+                    continue
                 except OSError:
                     continue
-    return False
+                if size > _ENTRY_POINTS_BYTES:
+                    unsafe = unsafe or path
+                declared = declared or group in raw
+    if declared and unsafe is not None:
+        raise CatalogError(
+            "this entry_points.txt is not a regular file of at most 1 MiB: reading the "
+            f"entry points of group {ENTRY_POINT_GROUP!r} would block or never end",
+            file=unsafe,
+            hint="remove it (or the folder holding it from sys.path: run the command "
+            "from another folder)",
+        )
+    return declared
 
 
 def _bundled_source() -> CatalogSource:
@@ -341,7 +369,15 @@ class CatalogPath:
         for version in chosen:
             if _has_manifest(by_version[version]):
                 return by_version[version]
-        available = self.versions(name)
+        available = [ref for ref in refs if _has_manifest(ref)]
+        if not available and refs:
+            folders = ", ".join(ref.where.name for ref in refs[:5])
+            raise NotFoundError(
+                f"catalog {name!r} has no version: none of its version folders ({folders}"
+                f"{', ...' if len(refs) > 5 else ''}) holds a {MANIFEST_NAME} file",
+                file=str(refs[0].where.catalog_dir),
+                hint=f"each version folder needs its {MANIFEST_NAME}, a regular file",
+            )
         if not available:
             known = ", ".join(self.names()) or "none"
             raise NotFoundError(
@@ -425,7 +461,7 @@ def load_dir(
     same version, as loading by name does (the command line asks for it).
     """
     folder = Path(path).expanduser().resolve()
-    if not folder.joinpath(MANIFEST_NAME).is_file():
+    if not os.path.lexists(folder.joinpath(MANIFEST_NAME)):  # else the reader says what it is
         raise ManifestError(
             f"no {MANIFEST_NAME} in this folder",
             file=str(folder),
