@@ -4,8 +4,9 @@ Authors edit part bodies; ``catalog stamp`` (and ``scripts/retokenize.py``)
 then rewrite the ``sha256`` and ``tokens`` values of the manifest. The file
 is edited where those values stand (found by
 :mod:`catalog.manifest.positions`), not re-serialised, so comments and layout
-survive. The manifest only needs to be valid TOML: stamping works before the
-hashes exist.
+survive, and replaced in one step (:func:`catalog._textfile.write_text`), so
+an interrupted stamp leaves the old manifest whole. The manifest only needs
+to be valid TOML: stamping works before the hashes exist.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from catalog._textfile import parse_toml
+from catalog._textfile import parse_toml, write_text
 from catalog.catalog_path import CatalogPath, parse_ref
 from catalog.compiled import Catalog, body_sha256
 from catalog.errors import CatalogError, ManifestError
@@ -60,7 +61,7 @@ def stamp_folder(
         raise exc.located(file=str(path), lines=key_lines(text)) from None
     if write and new_text != text:
         parse_manifest(new_text, str(path))
-        path.write_text(new_text, encoding="utf-8")
+        write_text(path, new_text, ManifestError, "the manifest was not changed: check the disk")
     return changes
 
 

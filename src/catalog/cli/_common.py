@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from catalog._textfile import read_text, too_deep
+from catalog._textfile import read_text, too_deep, write_text
 from catalog.catalog_path import CatalogPath
 from catalog.compiled import Catalog
 from catalog.context import Context, coerce_context, load_context
@@ -143,13 +143,9 @@ def warn_notes(notes: Iterable[str]) -> None:
 
 
 def write_output(path: str, text: str) -> None:
-    """Write a command's output to the file given with ``-o``."""
-    try:
-        Path(path).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise CatalogError(
-            f"cannot write: {exc.strerror or exc}", file=path, hint="check the -o path"
-        ) from None
+    """Write a command's output to the file given with ``-o``, replacing it in one step
+    (an interrupted command leaves the old file whole)."""
+    write_text(path, text, CatalogError, "check the -o path")
 
 
 def add_context_options(parser: argparse.ArgumentParser) -> None:
