@@ -290,3 +290,35 @@ def test_a_name_that_is_not_its_folder_stops_validate_show_and_lock(
         assert "does not match its catalog folder 'foo'" in err
     code, _, err = run_cli(capsys, "lock", "foo", "--path", mine, "-o", str(tmp_path / "x.lock"))
     assert code == 2 and not (tmp_path / "x.lock").exists()
+
+
+def test_the_server_verifies_no_posted_lock_naming_a_folder(
+    layout: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """The same 400 for a folder holding a catalog as for one holding nothing."""
+    pytest.importorskip("fastapi", reason="the serve extra is not installed")
+    from fastapi.testclient import TestClient
+
+    from catalog.server.app import create_app
+    from catalog.server.state import ServerSettings
+
+    root, outside = layout
+    settings = ServerSettings(
+        paths=(str(root),), store_url=f"sqlite:///{tmp_path / 'prompts.sqlite'}"
+    )
+
+    def lock_naming(name: str) -> str:
+        return (
+            f'lock = 1\n[catalog]\nname = "{name}"\nversion = "1.0.0"\n'
+            f'manifest_sha256 = "{"0" * 64}"\n[parts]\na = "{"0" * 64}"\n'
+        )
+
+    answers = []
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
+        for name in (str(outside.parent / "outside"), str(tmp_path / "absent"), "../outside"):
+            response = client.post("/api/verify", json={"lock": lock_naming(name)})
+            assert response.status_code == 400, response.text
+            body = response.json()
+            assert "is not a catalog name" in body["error"]
+            answers.append((body["error"].partition("' ")[2], body.get("hint")))
+    assert len(set(answers)) == 1
