@@ -185,8 +185,9 @@ def is_folder_ref(ref: str) -> bool:
     A path (with a separator, or starting with ``.``) or a folder here that
     holds a manifest; catalog names never contain a slash.
     """
-    separators = "/" in ref or os.sep in ref or (os.altsep or "/") in ref
-    return separators or ref.startswith(".") or os.path.isfile(os.path.join(ref, MANIFEST_NAME))
+    if "/" in ref or os.sep in ref or ref.startswith("."):
+        return True
+    return os.path.isfile(os.path.join(ref, MANIFEST_NAME))  # False for a name too long
 
 
 def parse_ref(ref: str) -> tuple[str, str | None]:
