@@ -301,13 +301,15 @@ def _replace(target: str, data: bytes, old: os.stat_result | None) -> None:
     folder, name = os.path.split(target)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     flags |= getattr(os, "O_BINARY", 0)
-    while True:
+    for _ in range(16):  # a name another writer drew too: draw again
         temporary = os.path.join(folder, f".{name[:200]}.{os.urandom(4).hex()}.tmp")
         try:
             fd = os.open(temporary, flags, 0o666)
             break
-        except FileExistsError:  # another writer's name, drawn by chance: draw again
+        except FileExistsError:
             continue
+    else:
+        raise FileExistsError(errno.EEXIST, "no free name for a temporary file", folder)
     try:
         try:
             if old is not None:

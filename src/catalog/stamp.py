@@ -61,7 +61,7 @@ def stamp_folder(
         raise exc.located(file=str(path), lines=key_lines(text)) from None
     if write and new_text != text:
         parse_manifest(new_text, str(path))
-        write_text(path, new_text, ManifestError, "the manifest was not changed: check the disk")
+        write_text(path, new_text, ManifestError, "make room or fix the cause, then stamp again")
     return changes
 
 
