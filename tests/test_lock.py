@@ -343,3 +343,43 @@ def test_dates_and_times_in_meta_lock_verify_and_show_as_json(
         "at": "2024-01-01T10:00:00Z",
         "daily": "07:30:00",
     }
+
+
+def test_agents_without_a_context_pin_each_agent_for_an_empty_context(
+    catalogs_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_catalog(
+        catalogs_root,
+        "crew",
+        "1.0.0",
+        [
+            {"id": "intro", "body": "You lead."},
+            {"id": "scout", "agents": ["explore"], "body": "You look around."},
+        ],
+        agents=[{"name": "explore"}],
+    )
+    target = tmp_path / "crew.lock"
+    path = ["--path", str(catalogs_root)]
+    code, _, err = run(capsys, "lock", "crew", "--agent", "main", "--agent", "explore",
+                       "-o", str(target), *path)  # fmt: skip
+    assert code == 0, err
+    prompts = tomllib.loads(target.read_text())["prompt"]
+    assert [(p["context"], p["agent"], p["data"]) for p in prompts] == [
+        ("(empty context)", "main", {}),
+        ("(empty context)", "explore", {}),
+    ]
+    code, out, _ = run(capsys, "verify", str(target), *path)
+    assert code == 0 and "2 prompt(s)" in out
+    # The sub-agent's prompt is pinned: changing only its part is a difference.
+    (folder / "scout.md").write_text("You look everywhere.", encoding="utf-8")
+    assert run(capsys, "stamp", str(folder))[0] == 0
+    code, out, _ = run(capsys, "verify", str(target), *path)
+    assert code == 1
+    assert "the prompt for (empty context) (agent explore) changed" in out
+    assert "(agent main) changed" not in out
+    # Locking again replaces those pins rather than adding a second copy of each.
+    code, _, err = run(capsys, "lock", "--update", str(target), "--agent", "explore", *path)
+    assert code == 0, err
+    prompts = tomllib.loads(target.read_text())["prompt"]
+    assert sorted(p["agent"] for p in prompts) == ["explore", "main"]
+    assert run(capsys, "verify", str(target), *path)[0] == 0

@@ -49,7 +49,7 @@ def test_wheel_contains_catalog_data_and_typing_marker(wheel: Path) -> None:
     )
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     declared = zipfile.ZipFile(wheel).read(entry_points).decode()
-    assert "catalog = catalog.cli:main" in declared
+    assert "catalog = catalog.__main__:main" in declared
     assert "[pytest11]\nprompt_catalog = catalog.testing" in declared
     assert {"catalog/testing/__init__.py", "catalog/testing/snapshots.py"} <= set(names)
 

@@ -14,7 +14,7 @@ from catalog.errors import CatalogError, ContextError, UsageError
 from catalog.io.catalog_path import CatalogPath
 from catalog.io.contexts import load_context
 from catalog.io.positions import key_lines
-from catalog.io.textfile import read_text, too_deep
+from catalog.io.textfile import read_text, too_deep, write_text
 from catalog.lang.shapes import did_you_mean
 from catalog.schema.context import Context, coerce_context
 from catalog.schema.manifest import fits_type
@@ -144,13 +144,9 @@ def warn_notes(notes: Iterable[str]) -> None:
 
 
 def write_output(path: str, text: str) -> None:
-    """Write a command's output to the file given with ``-o``."""
-    try:
-        Path(path).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise CatalogError(
-            f"cannot write: {exc.strerror or exc}", file=path, hint="check the -o path"
-        ) from None
+    """Write a command's output to the file given with ``-o``, replacing it in one step
+    (an interrupted command leaves the old file whole)."""
+    write_text(path, text, CatalogError, "check the -o path")
 
 
 def add_context_options(parser: argparse.ArgumentParser) -> None:

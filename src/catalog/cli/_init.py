@@ -10,21 +10,20 @@ same code as ``catalog stamp``. It validates and assembles at once:
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
 from catalog.cli._common import EXIT_OK, add_format, emit_json
 from catalog.errors import CatalogError, UsageError
-from catalog.io.catalog_path import CatalogPath
+from catalog.io.catalog_path import CatalogPath, check_name
 from catalog.io.loader import MANIFEST_NAME
 from catalog.io.stamp import stamp_folder
+from catalog.io.textfile import write_text
 from catalog.io.validate import check_catalog
 
 __all__ = ["register", "run"]
 
 _VERSION = "1.0.0"
-_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
 
 _MANIFEST = """\
 # The catalog {name}: one folder per version, each with this manifest and the
@@ -90,11 +89,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write the catalog, stamp it and check that it loads."""
-    if _NAME.fullmatch(args.name) is None:
-        raise UsageError(
-            f"{args.name!r} is not a catalog name",
-            hint="use lowercase letters, digits, '.', '_' and '-', starting with a letter or digit",
-        )
+    check_name(args.name)
     root = Path(args.path[0] if args.path else ".")
     folder = root / args.name / _VERSION
     if folder.exists():
@@ -103,18 +98,17 @@ def run(args: argparse.Namespace) -> int:
             file=str(folder),
             hint="choose another NAME or --path, or remove the folder",
         )
+    hint = "check that --path names a folder you may write to"
     try:
         folder.mkdir(parents=True)
-        manifest = _MANIFEST.format(name=args.name, version=_VERSION)
-        (folder / MANIFEST_NAME).write_text(manifest, encoding="utf-8")
-        for file, body in _BODIES.items():
-            (folder / file).write_text(body.replace("{name}", args.name), encoding="utf-8")
     except OSError as exc:
         raise CatalogError(
-            f"cannot write the catalog: {exc.strerror or exc}",
-            file=str(folder),
-            hint="check that --path names a folder you may write to",
+            f"cannot write the catalog: {exc.strerror or exc}", file=str(folder), hint=hint
         ) from None
+    texts = {MANIFEST_NAME: _MANIFEST.format(name=args.name, version=_VERSION)}
+    texts.update((file, body.replace("{name}", args.name)) for file, body in _BODIES.items())
+    for file, text in texts.items():
+        write_text(folder / file, text, CatalogError, hint)
     stamp_folder(folder)
     problems = check_catalog(CatalogPath([root], use_env=False).load(args.name, _VERSION))
     files = [str(folder / name) for name in (MANIFEST_NAME, *_BODIES)]

@@ -27,7 +27,11 @@ def run(args: argparse.Namespace) -> int:
     rows = []
     broken = []
     for name in store.names():
-        refs = store.versions(name)
+        try:
+            refs = store.versions(name)
+        except CatalogError as exc:  # two folders of one version
+            broken.append(exc)
+            continue
         if not refs:
             continue
         newest = refs[-1]

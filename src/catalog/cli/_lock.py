@@ -3,12 +3,16 @@
 ``catalog lock --update FILE`` locks again, keeping the prompts the lock
 already pins (each context, with its data, and agent) and writing the lock
 back to ``FILE``: the way to accept a reviewed change of the catalog.
+
+``--agent`` without ``--context`` pins each agent's prompt for an empty
+context: naming agents never writes a lock that pins no prompt.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from catalog.cli._common import (
     EXIT_OK,
@@ -24,7 +28,10 @@ from catalog.io.lockfile import dump_lock, make_lock, read_lock
 from catalog.lang.shapes import did_you_mean
 from catalog.schema.lock import LockedPrompt
 
-__all__ = ["register", "run"]
+__all__ = ["EMPTY_CONTEXT", "register", "run"]
+
+EMPTY_CONTEXT = "(empty context)"
+"""The label of a prompt pinned for ``--agent`` without ``--context``."""
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -49,7 +56,8 @@ def register(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME",
-        help="record the prompt of this agent for each context (default main); repeatable",
+        help="record the prompt of this agent for each context (default main), or for an "
+        "empty context when no --context is given; repeatable",
     )
     parser.add_argument(
         "--update",
@@ -71,10 +79,19 @@ def run(args: argparse.Namespace) -> int:
         )
     cat = load_ref(args, ref)
     _check_agents(cat, args.agent)
-    contexts = [(path, load_context(path)) for path in args.context]
+    contexts: list[tuple[str, Any]] = [(path, load_context(path)) for path in args.context]
+    if args.agent and not contexts:
+        # An agent named to pin, but no context: its prompt for an empty context.
+        contexts = [(EMPTY_CONTEXT, {})]
     lock = make_lock(cat, contexts, agents=args.agent or ["main"])
     if previous is not None:
-        kept = tuple(_relock(cat, prompt) for prompt in previous.prompt)
+        # A prompt locked again now replaces the one the file pinned for it.
+        fresh = {(prompt.context, prompt.agent) for prompt in lock.prompt}
+        kept = tuple(
+            _relock(cat, prompt)
+            for prompt in previous.prompt
+            if (prompt.context, prompt.agent) not in fresh
+        )
         lock = lock.model_copy(update={"prompt": kept + lock.prompt})
     output = args.output or args.update
     if output:

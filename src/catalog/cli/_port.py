@@ -14,7 +14,7 @@ from catalog.cli._common import (
     make_store,
     write_output,
 )
-from catalog.errors import UsageError
+from catalog.errors import CatalogError, UsageError
 from catalog.io.catalog_path import parse_ref
 from catalog.io.loader import MANIFEST_NAME
 from catalog.io.manifests import parse_manifest
@@ -76,8 +76,7 @@ def run(args: argparse.Namespace) -> int:
         count=get_counter(None, tokenizer=manifest.catalog.tokenizer),
     )
     if args.output:
-        Path(args.output).mkdir(parents=True, exist_ok=True)
-        write_output(str(Path(args.output) / MANIFEST_NAME), report.text)
+        _write(args.output, report.text)
     if args.format == "json":
         emit_json(report.to_dict())
     else:
@@ -85,6 +84,25 @@ def run(args: argparse.Namespace) -> int:
         if args.output:
             sys.stdout.write(f"wrote {Path(args.output) / MANIFEST_NAME}\n")
     return EXIT_PROBLEMS if report.needs_decision else EXIT_OK
+
+
+def _write(output: str, text: str) -> None:
+    """Write the ported manifest into the folder ``output``, checked first, so a manifest
+    that would not load (a ``--version`` that is not PEP 440) is never saved."""
+    from pathlib import Path
+
+    folder = Path(output)
+    path = folder / MANIFEST_NAME
+    parse_manifest(text, str(path))
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CatalogError(
+            f"cannot make the folder: {exc.strerror or exc}",
+            file=str(folder),
+            hint="give -o a folder you may write to",
+        ) from None
+    write_output(str(path), text)
 
 
 def _text(old: str, new: str, parts: tuple[PortedPart, ...]) -> str:

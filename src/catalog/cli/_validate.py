@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, add_format, emit_json, make_store
-from catalog.errors import CatalogError, NotFoundError
+from catalog.errors import CatalogError, ManifestError, NotFoundError
 from catalog.io.catalog_path import CatalogPath, is_folder_ref, parse_ref
 from catalog.io.validate import Problem, check_catalog
 
@@ -45,11 +46,19 @@ def _targets(store: CatalogPath, targets: list[str]) -> list[tuple[str, Any]]:
             found.append((target, lambda t=target: store.load_ref(t)))
             continue
         name, spec = parse_ref(target)
-        refs = [store.find(name, spec)] if spec else store.versions(name)
+        try:
+            refs = [store.find(name, spec)] if spec else store.versions(name)
+        except ManifestError as exc:  # two folders of one version: a finding of its own
+            found.append((target, functools.partial(_raise, exc)))
+            continue
         if not refs:
             store.find(name)  # raises the "no catalog named" error with the list
         found.extend((f"{name}@{r.version}", r.load) for r in refs)
     return found
+
+
+def _raise(exc: CatalogError) -> NoReturn:
+    raise exc
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,10 +1,11 @@
 """Where catalogs live, and choosing a version.
 
-Sources are searched in this order, and the first one that has a catalog
-``name`` provides all of its versions, as ``PATH`` does for commands: what a
-user names explicitly shadows what is installed under the same name (a
-bundled catalog copied into a ``--path`` folder and edited there is the one
-used, even where the bundle has a newer version of it):
+Sources are searched in this order, and the first one that has a folder
+``name`` provides all of that catalog's versions, as ``PATH`` does for
+commands (a version only a later source has is hidden): what a user names
+explicitly shadows what is installed under the same name (a bundled catalog
+copied into a ``--path`` folder and edited there is the one used, even where
+the bundle has a newer version of it):
 
 1. the folders given explicitly (``--path DIR``, ``paths=``), in order,
 2. the folders in ``CATALOG_PATH`` (``os.pathsep``-separated), in order,
@@ -16,6 +17,11 @@ used, even where the bundle has a newer version of it):
 Every source has the same layout: ``<root>/<name>/<version>/catalog.toml``.
 Choosing a version lists folder names only; loading reads just the chosen
 version, so it costs the same however many versions are installed.
+
+A catalog name is a name, never a path: :func:`check_name` is the one rule,
+applied to every name given to this module (``NAME@SPEC``, an overlay's
+``base``, a lock file's catalog), before anything on disk is looked at, so
+a refused name gets the same answer whatever exists at that path.
 """
 
 from __future__ import annotations
@@ -41,7 +47,8 @@ from catalog.io.loader import (
     merged_manifest,
     read_manifest,
 )
-from catalog.schema.manifest import Manifest
+from catalog.io.textfile import NotRegularFileError, read_capped
+from catalog.schema.manifest import NAME_RULE, Manifest, is_catalog_name
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -54,6 +61,7 @@ __all__ = [
     "CatalogPath",
     "CatalogSource",
     "VersionRef",
+    "check_name",
     "is_folder_ref",
     "load_dir",
     "parse_ref",
@@ -62,6 +70,32 @@ __all__ = [
 
 ENTRY_POINT_GROUP = "catalog.catalogs"
 ENV_VAR = "CATALOG_PATH"
+_MAX_SPEC_LENGTH = 500
+_ENTRY_POINTS_BYTES = 1024 * 1024  # largest entry_points.txt read (they hold a few lines)
+
+
+def check_name(name: str) -> str:
+    """``name`` when it is a catalog name; :class:`NotFoundError` otherwise.
+
+    The one rule for every name the package is given (library, command line,
+    server, lock files, an overlay's ``base``): lowercase letters, digits,
+    ``.``, ``_`` and ``-``, starting with a letter or a digit, at most
+    :data:`~catalog.schema.manifest.MAX_NAME_LENGTH` characters. It is checked before any folder is
+    looked at, so a path (``../x``, ``/etc``) is refused with the same words
+    whether or not something exists there.
+    """
+    if is_catalog_name(name):
+        return name
+    raise NotFoundError(
+        f"{_shown(name)!r} is not a catalog name ({NAME_RULE})",
+        hint=f"a name never names a folder: add folders of catalogs with --path, {ENV_VAR} "
+        "or paths=",
+    )
+
+
+def _shown(text: str) -> str:
+    """``text`` cut for a message: a refused name may be any length."""
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +146,11 @@ def parse_spec(spec: str | SpecifierSet | None) -> SpecifierSet:
         return SpecifierSet()
     if isinstance(spec, SpecifierSet):
         return spec
+    if len(spec) > _MAX_SPEC_LENGTH:
+        raise NotFoundError(
+            f"the version specifier is {len(spec)} characters long, more than {_MAX_SPEC_LENGTH}",
+            hint="write e.g. 1.0.0, ==1.1.0, ~=1.1 or >=1,<2",
+        )
     text = spec.strip()
     if text and text[0].isdigit():
         text = f"=={text}"
@@ -130,15 +169,18 @@ def is_folder_ref(ref: str) -> bool:
     A path (with a separator, or starting with ``.``) or a folder here that
     holds a manifest; catalog names never contain a slash.
     """
-    return "/" in ref or os.sep in ref or ref.startswith(".") or Path(ref, MANIFEST_NAME).is_file()
+    if "/" in ref or os.sep in ref or ref.startswith("."):
+        return True
+    return os.path.isfile(os.path.join(ref, MANIFEST_NAME))  # False for a name too long
 
 
 def parse_ref(ref: str) -> tuple[str, str | None]:
-    """Split ``NAME@SPEC`` into the name and the specifier (None when absent)."""
+    """Split ``NAME@SPEC`` into the name, checked by :func:`check_name`, and the
+    specifier (None when absent)."""
     name, sep, spec = ref.partition("@")
     if not name:
-        raise NotFoundError(f"{ref!r} names no catalog", hint="write NAME or NAME@SPEC")
-    return name, (spec if sep else None)
+        raise NotFoundError(f"{_shown(ref)!r} names no catalog", hint="write NAME or NAME@SPEC")
+    return check_name(name), (spec if sep else None)
 
 
 @functools.cache
@@ -169,31 +211,57 @@ def _may_have_entry_points() -> bool:
     ``entry_points.txt`` of each ``*.dist-info`` and ``*.egg-info`` folder on
     ``sys.path`` (and an ``.egg``'s ``EGG-INFO``). When unsure, it answers
     yes: a zip file on the path, or another finder of distributions.
+
+    Only regular files are read, at most 1 MiB each, without blocking: a FIFO
+    or a device named ``entry_points.txt`` (in the current folder, say, which
+    ``python -m`` puts on ``sys.path``) is passed over. :mod:`importlib.metadata`
+    would open such a file and wait for ever, so when the group is declared
+    somewhere and such a file is on the path too, this is an error naming it.
     """
-    for finder in sys.meta_path:
-        if finder is not PathFinder and hasattr(finder, "find_distributions"):
-            return True
+    # Another finder of distributions, or a zip on the path: importlib.metadata must be
+    # asked. The scan goes on all the same, for files it must not be sent to.
+    declared = any(
+        finder is not PathFinder and hasattr(finder, "find_distributions")
+        for finder in sys.meta_path
+    )
     group = ENTRY_POINT_GROUP.encode()
+    unsafe: str | None = None
     for entry in sys.path:
         if not isinstance(entry, str):
-            return True
+            declared = True
+            continue
         try:
             children = os.listdir(entry or ".")
         except (FileNotFoundError, PermissionError):
             continue
         except OSError:  # a file: a zip of packages, read only by importlib.metadata
-            return True
+            declared = True
+            continue
         egg = entry.lower().endswith(".egg")
         for child in children:
             low = child.lower()
             if low.endswith((".dist-info", ".egg-info")) or (egg and low == "egg-info"):
+                path = os.path.join(entry or ".", child, "entry_points.txt")
                 try:
-                    with open(os.path.join(entry or ".", child, "entry_points.txt"), "rb") as f:
-                        if group in f.read():
-                            return True
+                    raw, size = read_capped(path, _ENTRY_POINTS_BYTES)
+                except NotRegularFileError:
+                    # importlib.metadata passes over a folder; it would block on the rest.
+                    unsafe = unsafe or (None if os.path.isdir(path) else path)
+                    continue
                 except OSError:
                     continue
-    return False
+                if size > _ENTRY_POINTS_BYTES:
+                    unsafe = unsafe or path
+                declared = declared or group in raw
+    if declared and unsafe is not None:
+        raise CatalogError(
+            "this entry_points.txt is not a regular file of at most 1 MiB: reading the "
+            f"entry points of group {ENTRY_POINT_GROUP!r} would block or never end",
+            file=unsafe,
+            hint="remove it (or the folder holding it from sys.path: run the command "
+            "from another folder)",
+        )
+    return declared
 
 
 def _bundled_source() -> CatalogSource:
@@ -228,10 +296,11 @@ class CatalogPath:
         self.sources: tuple[CatalogSource, ...] = tuple(sources)
 
     def names(self) -> list[str]:
-        """Every catalog name, sorted."""
+        """Every catalog name, sorted: the folders of the sources named by the rule of
+        :func:`check_name` (any other folder is not a catalog)."""
         found: set[str] = set()
         for source in self.sources:
-            found.update(_child_names(source.root))
+            found.update(filter(is_catalog_name, _child_names(source.root)))
         return sorted(found)
 
     def versions(self, name: str) -> list[VersionRef]:
@@ -239,27 +308,29 @@ class CatalogPath:
         return [ref for ref in self._candidates(name) if _has_manifest(ref)]
 
     def _candidates(self, name: str) -> list[VersionRef]:
-        """Folders of ``name`` named like a version, oldest first; looks at names only."""
+        """Folders of ``name`` named like a version, oldest first; looks at names only,
+        but for two folders of one version (``1.0`` and ``1.0.0``), an error when both
+        hold a manifest (see :func:`_version_folders`)."""
         source = self.source_of(name)
         if source is None:
             return []
         folder = source.root.joinpath(name)
         refs: dict[Version, VersionRef] = {}
-        for child in _child_names(folder):
-            try:
-                version = Version(child)
-            except InvalidVersion:
-                continue
+        for child, version in _version_folders(folder, _child_names(folder)):
             where = VersionDir(folder, child, source.label)
             refs[version] = VersionRef(name, version, where, source.label, self)
         return [refs[v] for v in sorted(refs)]
 
     def source_of(self, name: str) -> CatalogSource | None:
-        """The first source that has a catalog folder ``name``: the one that provides it."""
+        """The first source that has a catalog folder ``name``: the one that provides it.
+
+        ``name`` must be a catalog name (:func:`check_name`)."""
+        check_name(name)
         return next((s for s in self.sources if s.root.joinpath(name).is_dir()), None)
 
     def shadowed(self, name: str) -> list[CatalogSource]:
         """The later sources that also have ``name`` and are hidden by :meth:`source_of`."""
+        check_name(name)
         having = [s for s in self.sources if s.root.joinpath(name).is_dir()]
         return having[1:]
 
@@ -283,7 +354,15 @@ class CatalogPath:
         for version in chosen:
             if _has_manifest(by_version[version]):
                 return by_version[version]
-        available = self.versions(name)
+        available = [ref for ref in refs if _has_manifest(ref)]
+        if not available and refs:
+            folders = ", ".join(ref.where.name for ref in refs[:5])
+            raise NotFoundError(
+                f"catalog {name!r} has no version: none of its version folders ({folders}"
+                f"{', ...' if len(refs) > 5 else ''}) holds a {MANIFEST_NAME} file",
+                file=str(refs[0].where.catalog_dir),
+                hint=f"each version folder needs its {MANIFEST_NAME}, a regular file",
+            )
         if not available:
             known = ", ".join(self.names()) or "none"
             raise NotFoundError(
@@ -362,16 +441,19 @@ def load_dir(
 
     An overlay's base is found in ``catalog_path`` (by default the bundled
     catalogs, entry points and ``CATALOG_PATH``). ``check_folder_name=True``
-    refuses a version that differs from the folder's name, as loading by name
-    does (the command line asks for it).
+    refuses a version that differs from the folder's name, a catalog name
+    that differs from its parent folder's name, and a sibling folder of the
+    same version, as loading by name does (the command line asks for it).
     """
     folder = Path(path).expanduser().resolve()
-    if not folder.joinpath(MANIFEST_NAME).is_file():
+    if not os.path.lexists(folder.joinpath(MANIFEST_NAME)):  # else the reader says what it is
         raise ManifestError(
             f"no {MANIFEST_NAME} in this folder",
             file=str(folder),
             hint="give the folder of one catalog version, e.g. parts/coding-agent/1.0.0",
         )
+    if check_folder_name:  # as when found by name: one folder per version
+        _version_folders(folder.parent, _child_names(folder.parent))
     read = read_manifest(VersionDir(folder.parent, folder.name))
     if read.manifest.catalog.base is None:
         return load_version(read, check_folder_name=check_folder_name)
@@ -396,6 +478,36 @@ def _folder(given: str | Path) -> Path:
 
 def _has_manifest(ref: VersionRef) -> bool:
     return ref.where.manifest_path.is_file()
+
+
+def _version_folders(folder: Traversable, names: Iterable[str]) -> list[tuple[str, Version]]:
+    """The folders among ``names`` (sub-folders of catalog folder ``folder``) named like a
+    PEP 440 version, each with its version.
+
+    Two folders of one version (``1.0`` and ``1.0.0``, or ``1.0.0.0``) would
+    leave the choice between them to their names' order: when both hold a
+    manifest it is an error naming both; a folder without one is passed over.
+    """
+    found: dict[Version, str] = {}
+    for child in names:
+        try:
+            version = Version(child)
+        except InvalidVersion:
+            continue
+        other = found.setdefault(version, child)
+        if other == child:
+            continue
+        first, second = (folder.joinpath(n, MANIFEST_NAME).is_file() for n in (other, child))
+        if first and second:
+            raise ManifestError(
+                f"folders {other!r} and {child!r} hold the same version {version} "
+                "(equal under PEP 440): which one is meant cannot be told",
+                file=str(folder),
+                hint="remove or rename one of the two folders",
+            )
+        if second:
+            found[version] = child
+    return [(child, version) for version, child in found.items()]
 
 
 def _child_names(folder: Traversable) -> list[str]:

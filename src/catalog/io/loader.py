@@ -199,13 +199,8 @@ def load_version(
     manifest = version.manifest
     sites = _PartSites(version, len(manifest.part))
     try:
-        if check_folder_name and manifest.catalog.version != version.where.name:
-            raise ManifestError(
-                f"version {manifest.catalog.version!r} does not match its folder "
-                f"{version.where.name!r}",
-                key=("catalog", "version"),
-                hint="rename the folder or fix the version",
-            )
+        if check_folder_name:
+            _check_folder_names(version)
         if manifest.parts_from:
             manifest = _merge_parts_files(version, manifest, sites)
         if manifest.catalog.base is not None and base is None:
@@ -237,6 +232,27 @@ def load_version(
         )
     except CatalogError as exc:
         raise sites.locate(exc) from None
+
+
+def _check_folder_names(version: VersionManifest) -> None:
+    """Refuse a manifest whose version is not its folder's name, or whose catalog name is
+    not its catalog folder's: the catalog is found (and locked, and verified) by them."""
+    info, where = version.manifest.catalog, version.where
+    if info.version != where.name:
+        raise ManifestError(
+            f"version {info.version!r} does not match its folder {where.name!r}",
+            key=("catalog", "version"),
+            hint="rename the folder or fix the version",
+        )
+    if info.name != where.catalog_dir.name:
+        raise ManifestError(
+            f"name {info.name!r} does not match its catalog folder {where.catalog_dir.name!r} "
+            "(found by the folder's name, it would be loaded, locked and verified as "
+            f"{info.name!r})",
+            key=("catalog", "name"),
+            hint=f'set name = "{where.catalog_dir.name}", or move the version into a '
+            f"folder named {info.name!r}",
+        )
 
 
 @dataclass(frozen=True, slots=True)

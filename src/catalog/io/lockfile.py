@@ -34,7 +34,10 @@ from catalog.io.textfile import parse_toml, read_text
 from catalog.schema import validate
 from catalog.schema.context import Context, coerce_context
 from catalog.schema.lock import LOCK_FORMAT, Lock, LockedCatalog, LockedPrompt
-from catalog.schema.manifest import MAIN_AGENT, Manifest
+from catalog.schema.manifest import (
+    MAIN_AGENT,
+    Manifest,
+)
 
 __all__ = [
     "Mismatch",

@@ -4,8 +4,9 @@ Authors edit part bodies; ``catalog stamp`` (and ``scripts/retokenize.py``)
 then rewrite the ``sha256`` and ``tokens`` values of the manifest. The file
 is edited where those values stand (found by
 :mod:`catalog.io.positions`), not re-serialised, so comments and layout
-survive. The manifest only needs to be valid TOML: stamping works before the
-hashes exist.
+survive, and replaced in one step (:func:`catalog.io.textfile.write_text`), so
+an interrupted stamp leaves the old manifest whole. The manifest only needs
+to be valid TOML: stamping works before the hashes exist.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from catalog.io.catalog_path import CatalogPath, parse_ref
 from catalog.io.loader import MANIFEST_NAME, VersionDir, manifest_text, read_body
 from catalog.io.manifests import parse_manifest
 from catalog.io.positions import TomlPositions, key_lines
-from catalog.io.textfile import parse_toml
+from catalog.io.textfile import parse_toml, write_text
 from catalog.schema.manifest import CatalogInfo
 from catalog.tokens import TokenCounter, get_counter
 
@@ -63,7 +64,7 @@ def stamp_folder(
         raise exc.located(file=str(path), lines=key_lines(text)) from None
     if write and new_text != text:
         parse_manifest(new_text, str(path))
-        path.write_text(new_text, encoding="utf-8")
+        write_text(path, new_text, ManifestError, "make room or fix the cause, then stamp again")
     return changes
 
 

@@ -1,4 +1,5 @@
-"""Reading the text files a user writes (manifests, part bodies, contexts, locks).
+"""Reading the text files a user writes (manifests, part bodies, contexts, locks), and
+writing the files the package writes for a user.
 
 One reader so every file is treated alike: UTF-8, a leading byte order mark
 dropped (Windows editors write one), CRLF turned into LF, and every failure a
@@ -8,10 +9,14 @@ wording, and refuse what their parsers cannot survive: nesting past
 :data:`MAX_NESTING` levels (50,000 nested brackets used to raise
 RecursionError), numbers too long to convert, files over
 :data:`MAX_FILE_BYTES`, FIFOs and devices.
+
+One writer, :func:`write_text`, so no file is ever left half written.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import itertools
 import os
 import stat
@@ -37,6 +42,7 @@ __all__ = [
     "read_capped",
     "read_text",
     "too_deep",
+    "write_text",
 ]
 
 _BOM = "\ufeff"
@@ -249,3 +255,97 @@ def _deep_line(text: str) -> int | None:
         elif char in "]}":
             depth -= 1
     return None
+
+
+def write_text(
+    path: str | os.PathLike[str],
+    text: str,
+    error_cls: type[CatalogError] = CatalogError,
+    hint: str = "check that the folder exists and that you may write there",
+) -> None:
+    """Replace the file ``path`` with ``text`` (UTF-8, line endings as given), all at once.
+
+    The text goes to a new file beside it (``.NAME.XXXXXXXX.tmp``), flushed to
+    the disk, which then takes the old file's place in one rename: a command
+    that is killed, or a disk that fills up, leaves the old file whole (a killed
+    command may leave its temporary file behind). The new file keeps the old
+    one's permission bits (and its owner and group where allowed); a new one
+    gets the usual ones (0666 less the umask). A symbolic link is followed: the
+    file it names is replaced, the link kept. What is not a regular file (a
+    terminal, ``/dev/null``, a named pipe) is written to as it is, since it
+    cannot be replaced. Any failure raises ``error_cls`` naming ``path``, with
+    ``hint``; the temporary file is removed.
+    """
+    target = os.fspath(path)
+    data = text.encode("utf-8")
+    info: os.stat_result | None = None
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            info = os.stat(target)
+        if info is not None and stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "it is a folder, not a file")
+        if info is not None and not stat.S_ISREG(info.st_mode):
+            with open(target, "wb") as stream:  # a device or a pipe: nothing to replace
+                stream.write(data)
+            return
+        _replace(os.path.realpath(target), data, info)
+    except OSError as exc:
+        what = "the disk is full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
+        kept = "; the file is as it was" if info is not None and stat.S_ISREG(info.st_mode) else ""
+        raise error_cls(f"cannot write: {what}{kept}", file=target, hint=hint) from None
+
+
+def _replace(target: str, data: bytes, old: os.stat_result | None) -> None:
+    """Write ``data`` to a temporary file in ``target``'s folder, then rename it over
+    ``target`` (whose earlier state is ``old``)."""
+    folder, name = os.path.split(target)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    flags |= getattr(os, "O_BINARY", 0)
+    for _ in range(16):  # a name another writer drew too: draw again
+        temporary = os.path.join(folder, f".{name[:200]}.{os.urandom(4).hex()}.tmp")
+        try:
+            fd = os.open(temporary, flags, 0o666)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise FileExistsError(errno.EEXIST, "no free name for a temporary file", folder)
+    try:
+        try:
+            if old is not None:
+                _keep_mode(fd, old)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    _sync_folder(folder)
+
+
+def _keep_mode(fd: int, old: os.stat_result) -> None:
+    """Give the open file ``fd`` the permission bits of ``old``, and its owner and
+    group as far as this user may."""
+    if hasattr(os, "fchown"):
+        with contextlib.suppress(OSError):
+            os.fchown(fd, old.st_uid, old.st_gid)
+    if hasattr(os, "fchmod"):  # not on Windows, whose one bit (read-only) stops the rename
+        os.fchmod(fd, stat.S_IMODE(old.st_mode))
+
+
+def _sync_folder(folder: str) -> None:
+    """Flush the rename to the disk where folders can be opened (not on Windows)."""
+    try:
+        fd = os.open(folder or ".", os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):
+            os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from catalog.schema._base import Items, SchemaModel
-from catalog.schema.manifest import MAIN_AGENT, VersionText
+from catalog.schema.manifest import MAIN_AGENT, CatalogName, VersionText
 
 __all__ = ["LOCK_FORMAT", "Lock", "LockedCatalog", "LockedPrompt"]
 
@@ -19,9 +19,12 @@ _SHA = r"^[0-9a-f]{64}$"
 
 
 class LockedCatalog(SchemaModel):
-    """The ``[catalog]`` table of a lock: which version, and its manifest's hash."""
+    """The ``[catalog]`` table of a lock: which version, and its manifest's hash.
 
-    name: str
+    The name follows the rule of every catalog name: a lock (a file, or posted
+    to the server) names a catalog, never a folder to load."""
+
+    name: CatalogName
     version: VersionText
     manifest_sha256: Annotated[str, Field(pattern=_SHA)]
 

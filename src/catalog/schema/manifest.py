@@ -16,6 +16,7 @@ from pydantic import (
     AfterValidator,
     Field,
     GetJsonSchemaHandler,
+    WithJsonSchema,
     SerializerFunctionWrapHandler,
     model_serializer,
     model_validator,
@@ -30,9 +31,12 @@ from catalog.schema.sources import Sources
 __all__ = [
     "ALL_AGENTS",
     "MAIN_AGENT",
+    "MAX_NAME_LENGTH",
+    "NAME_RULE",
     "AgentDecl",
     "BindingDecl",
     "CatalogInfo",
+    "CatalogName",
     "LineDecl",
     "Manifest",
     "PartDecl",
@@ -46,6 +50,7 @@ __all__ = [
     "VariableType",
     "VersionText",
     "fits_type",
+    "is_catalog_name",
 ]
 
 MAIN_AGENT = "main"
@@ -56,6 +61,38 @@ Stability = Literal["static", "session", "turn"]
 VariableType = Literal["bool", "int", "float", "str", "list", "map"]
 
 _SLUG = r"^[a-z0-9][a-z0-9._-]*$"
+
+MAX_NAME_LENGTH = 100
+"""Longest catalog name: far below any file system's limit on a folder's name."""
+NAME_RULE = (
+    "lowercase letters, digits, '.', '_' and '-', starting with a letter or digit, "
+    f"at most {MAX_NAME_LENGTH} characters"
+)
+"""What :func:`is_catalog_name` accepts, in words for messages."""
+# It starts with a letter or a digit, so ``.``, ``..`` and hidden folders are never
+# names, and it holds no separator: a name never names a folder.
+_NAME = re.compile(_SLUG[1:-1])
+
+
+def is_catalog_name(name: str) -> bool:
+    """Whether ``name`` is a catalog name: the one rule for every name the package is
+    given (a manifest's, a lock's, the library's, the command line's, the server's)."""
+    return len(name) <= MAX_NAME_LENGTH and _NAME.fullmatch(name) is not None
+
+
+def _catalog_name(name: str) -> str:
+    if not is_catalog_name(name):
+        shown = name if len(name) <= 60 else name[:57] + "..."
+        raise ValueError(f"{shown!r} is not a catalog name ({NAME_RULE})")
+    return name
+
+
+CatalogName = Annotated[
+    str,
+    AfterValidator(_catalog_name),
+    WithJsonSchema({"type": "string", "pattern": _SLUG, "maxLength": MAX_NAME_LENGTH}),
+]
+"""A catalog's name as a manifest or a lock file writes it (:func:`is_catalog_name`)."""
 _IDENT = r"^[A-Za-z][A-Za-z0-9_]*$"
 _SHA256 = r"^[0-9a-f]{64}$"
 _PYTHON_TYPES: dict[str, tuple[type, ...]] = {
@@ -95,7 +132,7 @@ class CatalogInfo(SchemaModel):
     catalog's own ``tokens`` and shown next to them by ``catalog diff``.
     """
 
-    name: Annotated[str, Field(pattern=_SLUG)]
+    name: CatalogName
     version: VersionText
     summary: str = ""
     tokenizer: str = "cl100k_base"
