@@ -16,8 +16,8 @@ from pydantic import (
     AfterValidator,
     Field,
     GetJsonSchemaHandler,
-    WithJsonSchema,
     SerializerFunctionWrapHandler,
+    WithJsonSchema,
     model_serializer,
     model_validator,
 )
