@@ -20,6 +20,7 @@ from catalog.gather._files import is_file, warn
 from catalog.gather._imports import Import, find_imports
 from catalog.gather._reader import Reader
 from catalog.gather._rules import read_rule
+from catalog.gather.safe import ReadRules, within_roots
 from catalog.lang.globs import Glob, GlobBudgetError, GlobError, MatchBudget
 from catalog.manifest.sources import FileGroup
 
@@ -64,8 +65,8 @@ class InstructionFiles:
         for index, group in enumerate(self.reader.sources.files):
             label = group.label or f"files[{index}]"
             entries: list[_Entry] = []
-            for folder, base in self.folders(group):
-                self._in_folder(group, label, folder, base, entries)
+            for folder, base, reach in self.folders(group):
+                self._in_folder(group, label, folder, base, reach, entries)
             if group.max_bytes is not None:
                 entries = self._budget(group, label, entries)
             found.extend(record for record, _ in entries)
@@ -73,11 +74,15 @@ class InstructionFiles:
 
     # -- where to look
 
-    def folders(self, group: FileGroup) -> list[tuple[Path, Path]]:
-        """The folders to look in, each with the base its rules' globs are relative to."""
+    def folders(self, group: FileGroup) -> list[tuple[Path, Path, ReadRules]]:
+        """The folders to look in, each with the base its rules' globs are relative to
+        and the reach of the files found there (see :mod:`._reach`)."""
         reader = self.reader
         if group.dir is not None:
-            return [(reader.path(folder), reader.top) for folder in reader.names([group.dir])]
+            return [
+                (reader.path(folder), reader.top, reader.reaches.for_name(folder))
+                for folder in reader.names([group.dir])
+            ]
         if group.walk == "cwd":
             chain = [reader.cwd]
         elif group.walk == "root":
@@ -93,7 +98,7 @@ class InstructionFiles:
                 chain.append(parent)
             if group.outermost_first:
                 chain.reverse()
-        return [(folder, folder) for folder in chain]
+        return [(folder, folder, reader.reaches.for_folder(folder)) for folder in chain]
 
     def _below_cwd(self) -> list[Path]:
         """The folders between the working directory (not included) and each touched file,
@@ -113,7 +118,13 @@ class InstructionFiles:
         return chain
 
     def _in_folder(
-        self, group: FileGroup, label: str, folder: Path, base: Path, entries: list[_Entry]
+        self,
+        group: FileGroup,
+        label: str,
+        folder: Path,
+        base: Path,
+        reach: ReadRules,
+        entries: list[_Entry],
     ) -> None:
         reader = self.reader
         for name in reader.names(group.names):
@@ -129,16 +140,25 @@ class InstructionFiles:
                 found = found[:left]
             present = False
             for path in found:
-                present |= self._take(group, label, path, base, f"{name} in {folder}", entries)
+                how = f"{name} in {folder}"
+                present |= self._take(group, label, path, base, how, reach, entries)
             if present and group.first_wins:
                 return
 
     def _take(
-        self, group: FileGroup, label: str, path: Path, base: Path, how: str, entries: list[_Entry]
+        self,
+        group: FileGroup,
+        label: str,
+        path: Path,
+        base: Path,
+        how: str,
+        reach: ReadRules,
+        entries: list[_Entry],
     ) -> bool:
-        """Gather one found file (and its imports); whether it counts as present."""
+        """Gather one found file (and its imports) under ``reach``; whether it counts as
+        present."""
         reader = self.reader
-        real = reader.real(path)
+        real = reader.real(path, reach)
         if real is None:  # the link rule refused it (warned)
             reader.record(
                 path, label, "project_files", "skipped", f"{how}: refused by the link rule"
@@ -147,7 +167,7 @@ class InstructionFiles:
         if real in reader.seen:
             reader.record(path, label, "project_files", "skipped", "gathered already")
             return True
-        text = reader.read(path, real=real, strip_comments=group.strip_html_comments)
+        text = reader.read(path, reach, real=real, strip_comments=group.strip_html_comments)
         if text is None:
             return False
         if group.skip_empty and not text.strip():
@@ -161,11 +181,12 @@ class InstructionFiles:
                 return True
             text, how = scope.body, f"{how}; {why}"
         reader.seen.add(real)
+        reach = reader.reaches.narrowed(reach, real)
         if group.imports == "inline":
-            text = self._inlined(group, label, path, text, (str(path),))
+            text = self._inlined(group, label, path, text, (str(path),), reach)
         self._add(group, label, path, text, how, (), entries)
         if group.imports is True or group.imports == "after":
-            self._imports(group, label, path, text, (str(path),), entries)
+            self._imports(group, label, path, text, (str(path),), reach, entries)
         return True
 
     def _add(
@@ -241,30 +262,39 @@ class InstructionFiles:
         importer: Path,
         text: str,
         chain: tuple[str, ...],
+        reach: ReadRules,
         entries: list[_Entry],
     ) -> None:
         """Gather the files ``text`` imports, depth first, each after its importer."""
         for found in find_imports(text):
-            followed = self._follow(group, label, importer, found, chain, inline=False)
+            followed = self._follow(group, label, importer, found, chain, reach, inline=False)
             if followed is not None:
-                target, content, where = followed
+                target, content, where, inner = followed
                 self._add(group, label, target, content, where, chain, entries)
-                self._imports(group, label, target, content, (*chain, str(target)), entries)
+                deeper = (*chain, str(target))
+                self._imports(group, label, target, content, deeper, inner, entries)
 
     def _inlined(
-        self, group: FileGroup, label: str, importer: Path, text: str, chain: tuple[str, ...]
+        self,
+        group: FileGroup,
+        label: str,
+        importer: Path,
+        text: str,
+        chain: tuple[str, ...],
+        reach: ReadRules,
     ) -> str:
         """``text`` with each import replaced by the imported file's text (imports inlined)."""
         pieces: list[str] = []
         done = 0
         for found in find_imports(text):
-            followed = self._follow(group, label, importer, found, chain, inline=True)
+            followed = self._follow(group, label, importer, found, chain, reach, inline=True)
             if followed is None:
                 continue
-            target, content, _ = followed
+            target, content, _, inner = followed
+            deeper = (*chain, str(target))
             pieces += [
                 text[done : found.start],
-                self._inlined(group, label, target, content, (*chain, str(target))),
+                self._inlined(group, label, target, content, deeper, inner),
             ]
             done = found.end
         return "".join(pieces) + text[done:]
@@ -276,26 +306,30 @@ class InstructionFiles:
         importer: Path,
         found: Import,
         chain: tuple[str, ...],
+        reach: ReadRules,
         *,
         inline: bool,
-    ) -> tuple[Path, str, str] | None:
-        """The file one import names, its text and the reason, when it may be imported;
-        None (recorded, warned where it matters) when it is missing, outside the roots,
-        a cycle, too deep or gathered already. An inlined file is recorded here; one
-        listed after its importer is recorded when it is added."""
+    ) -> tuple[Path, str, str, ReadRules] | None:
+        """The file one import names, its text, the reason and the reach of its own
+        imports, when ``reach`` lets it be imported; None (recorded, warned where it
+        matters) when it is missing, outside the reach, a cycle, too deep or gathered
+        already. An inlined file is recorded here; one listed after its importer is
+        recorded when it is added."""
         reader = self.reader
         line, written = found.line, found.path
         target = Path(os.path.normpath(reader.path(written, importer.parent)))
         where = f"@{written} (line {line} of {importer}){', inlined' if inline else ''}"
-        real = reader.inside_roots(target) if is_file(target) else None
+        real = reader.resolved(target) if is_file(target) else None
         problem = ""
-        if not is_file(target):
+        if real is None:
             problem = "no such file, left as text"
-        elif real is None:
-            problem = "refused, outside the allowed roots"
+        elif not within_roots(real, reach):
+            problem = f"refused, outside {reach.place}"
+            project = reach is reader.reaches.project
+            why = " (a file of the project may import only from the project)" if project else ""
             warn(
-                f"{importer}:{line}: import @{written} refused, it leaves the project root "
-                f"{reader.top} and the home folder"
+                f"{importer}:{line}: import @{written} refused, it leads to {real}, "
+                f"outside {reach.place}{why}"
             )
         elif any(Path(step).resolve() == real for step in chain):
             problem = "an import cycle"
@@ -314,7 +348,7 @@ class InstructionFiles:
                 target, label, "project_files", "skipped", f"{where}: {problem}", imported_by=chain
             )
             return None
-        content = reader.read(target, real=real, strip_comments=group.strip_html_comments)
+        content = reader.read(target, reach, real=real, strip_comments=group.strip_html_comments)
         if content is None:
             return None
         reader.seen.add(real)
@@ -322,7 +356,7 @@ class InstructionFiles:
             reader.record(
                 target, label, "project_files", "included", where, text=content, imported_by=chain
             )
-        return target, content, where
+        return target, content, where, reader.reaches.narrowed(reach, real)
 
     # -- byte budget
 
