@@ -13,6 +13,7 @@ any entry, or as an import) is not gathered again.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -39,6 +40,16 @@ spent are not taken, with a warning."""
 
 _Entry = tuple[dict[str, Any], int]
 """A gathered file as a ``project_files`` record and its index in the reader's record."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Chain:
+    """An import chain: its ``last`` file, every file of it (outermost first, ``last``
+    included) and the reach of the imports of ``last`` (see :mod:`._reach`)."""
+
+    last: Path
+    files: tuple[str, ...]
+    reach: ReadRules
 
 
 class InstructionFiles:
@@ -181,12 +192,12 @@ class InstructionFiles:
                 return True
             text, how = scope.body, f"{how}; {why}"
         reader.seen.add(real)
-        reach = reader.reaches.narrowed(reach, real)
+        at = _Chain(path, (str(path),), reader.reaches.narrowed(reach, real))
         if group.imports == "inline":
-            text = self._inlined(group, label, path, text, (str(path),), reach)
+            text = self._inlined(group, label, at, text)
         self._add(group, label, path, text, how, (), entries)
         if group.imports is True or group.imports == "after":
-            self._imports(group, label, path, text, (str(path),), reach, entries)
+            self._imports(group, label, at, text, entries)
         return True
 
     def _add(
@@ -256,66 +267,41 @@ class InstructionFiles:
     # -- @path imports
 
     def _imports(
-        self,
-        group: FileGroup,
-        label: str,
-        importer: Path,
-        text: str,
-        chain: tuple[str, ...],
-        reach: ReadRules,
-        entries: list[_Entry],
+        self, group: FileGroup, label: str, at: _Chain, text: str, entries: list[_Entry]
     ) -> None:
-        """Gather the files ``text`` imports, depth first, each after its importer."""
+        """Gather the files ``text`` (the last file of ``at``) imports, depth first, each
+        after its importer."""
         for found in find_imports(text):
-            followed = self._follow(group, label, importer, found, chain, reach, inline=False)
+            followed = self._follow(group, label, at, found, inline=False)
             if followed is not None:
-                target, content, where, inner = followed
-                self._add(group, label, target, content, where, chain, entries)
-                deeper = (*chain, str(target))
-                self._imports(group, label, target, content, deeper, inner, entries)
+                deeper, content, where = followed
+                self._add(group, label, deeper.last, content, where, at.files, entries)
+                self._imports(group, label, deeper, content, entries)
 
-    def _inlined(
-        self,
-        group: FileGroup,
-        label: str,
-        importer: Path,
-        text: str,
-        chain: tuple[str, ...],
-        reach: ReadRules,
-    ) -> str:
-        """``text`` with each import replaced by the imported file's text (imports inlined)."""
+    def _inlined(self, group: FileGroup, label: str, at: _Chain, text: str) -> str:
+        """``text`` (the last file of ``at``) with each import replaced by the imported
+        file's text (imports inlined)."""
         pieces: list[str] = []
         done = 0
         for found in find_imports(text):
-            followed = self._follow(group, label, importer, found, chain, reach, inline=True)
+            followed = self._follow(group, label, at, found, inline=True)
             if followed is None:
                 continue
-            target, content, _, inner = followed
-            deeper = (*chain, str(target))
-            pieces += [
-                text[done : found.start],
-                self._inlined(group, label, target, content, deeper, inner),
-            ]
+            deeper, content, _ = followed
+            pieces += [text[done : found.start], self._inlined(group, label, deeper, content)]
             done = found.end
         return "".join(pieces) + text[done:]
 
     def _follow(
-        self,
-        group: FileGroup,
-        label: str,
-        importer: Path,
-        found: Import,
-        chain: tuple[str, ...],
-        reach: ReadRules,
-        *,
-        inline: bool,
-    ) -> tuple[Path, str, str, ReadRules] | None:
-        """The file one import names, its text, the reason and the reach of its own
-        imports, when ``reach`` lets it be imported; None (recorded, warned where it
-        matters) when it is missing, outside the reach, a cycle, too deep or gathered
-        already. An inlined file is recorded here; one listed after its importer is
-        recorded when it is added."""
+        self, group: FileGroup, label: str, at: _Chain, found: Import, *, inline: bool
+    ) -> tuple[_Chain, str, str] | None:
+        """The chain one import of ``at.last`` extends ``at`` to, the imported file's text
+        and the reason, when the chain's reach lets it be imported; None (recorded,
+        warned where it matters) when it is missing, outside the reach, a cycle, too
+        deep or gathered already. An inlined file is recorded here; one listed after
+        its importer is recorded when it is added."""
         reader = self.reader
+        importer, chain, reach = at.last, at.files, at.reach
         line, written = found.line, found.path
         target = Path(os.path.normpath(reader.path(written, importer.parent)))
         where = f"@{written} (line {line} of {importer}){', inlined' if inline else ''}"
@@ -356,7 +342,8 @@ class InstructionFiles:
             reader.record(
                 target, label, "project_files", "included", where, text=content, imported_by=chain
             )
-        return target, content, where, reader.reaches.narrowed(reach, real)
+        deeper = _Chain(target, (*chain, str(target)), reader.reaches.narrowed(reach, real))
+        return deeper, content, where
 
     # -- byte budget
 
