@@ -364,3 +364,39 @@ def test_follow_links_reads_a_linked_file_only_when_asked(
     assert _trace(cat, tree.proj, tree.home)[0].context.project_files == ()
     followed, messages = _trace(cat, tree.proj, tree.home, follow_links=True)
     assert messages == [] and followed.context.project_files[0].content == "home notes"
+
+
+def test_rule_files_follow_the_same_reach(build: Callable[..., Catalog], tree: Tree) -> None:
+    home, proj = tree.home, tree.proj
+    write(home / ".claude" / "rules" / "mine.md", "my rule\n@~/notes.md\n")
+    (proj / ".claude").mkdir()
+    (proj / ".claude" / "rules").symlink_to(home / ".claude" / "rules")
+    write(proj / ".cursor" / "rules" / "api.mdc", "---\nalwaysApply: true\n---\n@~/.ssh/id_rsa\n")
+    rules = {"names": [".claude/rules/*.md"], "walk": "root", "imports": True}
+    cursor = {"names": [".cursor/rules/*.mdc"], "walk": "root", "scoped_by": "globs"}
+    user_rules = {**rules, "dir": "~/.claude", "names": ["rules/*.md"], "scope": "user"}
+    cat = build({"files": [rules, {**cursor, "imports": True}, user_rules]})
+    gathered, messages = _trace(cat, proj, home)
+    _no_key(gathered)
+    # The project's rules folder links into the home folder: refused. The same file,
+    # named by the catalog as the user's own, is read with its import.
+    assert [(f.content, f.scope) for f in gathered.context.project_files] == [
+        ("@~/.ssh/id_rsa\n", "project"),
+        ("my rule\n@~/notes.md\n", "user"),
+        ("home notes", "user"),
+    ]
+    assert [m.split(": ", 1)[0] for m in messages] == [
+        str(proj / ".claude" / "rules" / "mine.md"),
+        f"{proj / '.cursor' / 'rules' / 'api.mdc'}:4",
+    ]
+
+
+def test_the_line_named_is_the_files_own_line_after_stripped_comments(
+    build: Callable[..., Catalog], tree: Tree
+) -> None:
+    write(tree.proj / "AGENTS.md", "<!-- generated -->\n<!-- two -->\n\nRules.\n@~/.ssh/id_rsa\n")
+    group = {"names": ["AGENTS.md"], "walk": "cwd", "imports": True, "strip_html_comments": True}
+    gathered, messages = _trace(build({"files": [group]}), tree.proj, tree.home)
+    _no_key(gathered)
+    assert gathered.context.project_files[0].content == "Rules.\n@~/.ssh/id_rsa\n"
+    assert messages[0].startswith(f"{tree.proj / 'AGENTS.md'}:5: import @~/.ssh/id_rsa refused")

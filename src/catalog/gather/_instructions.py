@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
-from catalog.gather._files import is_file, warn
+from catalog.gather._files import is_file, strip_leading_html_comments, warn
 from catalog.gather._imports import Import, find_imports
 from catalog.gather._reader import Reader
 from catalog.gather._rules import read_rule
@@ -45,11 +45,19 @@ _Entry = tuple[dict[str, Any], int]
 @dataclass(frozen=True, slots=True)
 class _Chain:
     """An import chain: its ``last`` file, every file of it (outermost first, ``last``
-    included) and the reach of the imports of ``last`` (see :mod:`._reach`)."""
+    included), the reach of the imports of ``last`` (see :mod:`._reach`) and how many
+    lines of ``last`` its gathered text leaves out at the start (HTML comments, front
+    matter), so that a warning names the line of the file."""
 
     last: Path
     files: tuple[str, ...]
     reach: ReadRules
+    skipped: int = 0
+
+
+def _lines(read: str, kept: str) -> int:
+    """How many lines of ``read`` come before ``kept``, one of its suffixes."""
+    return read.count("\n", 0, len(read) - len(kept))
 
 
 class InstructionFiles:
@@ -178,9 +186,10 @@ class InstructionFiles:
         if real in reader.seen:
             reader.record(path, label, "project_files", "skipped", "gathered already")
             return True
-        text = reader.read(path, reach, real=real, strip_comments=group.strip_html_comments)
-        if text is None:
+        read = reader.read(path, reach, real=real)
+        if read is None:
             return False
+        text = strip_leading_html_comments(read) if group.strip_html_comments else read
         if group.skip_empty and not text.strip():
             reader.record(path, label, "project_files", "skipped", f"{how}: empty")
             return False
@@ -192,7 +201,7 @@ class InstructionFiles:
                 return True
             text, how = scope.body, f"{how}; {why}"
         reader.seen.add(real)
-        at = _Chain(path, (str(path),), reader.reaches.narrowed(reach, real))
+        at = _Chain(path, (str(path),), reader.reaches.narrowed(reach, real), _lines(read, text))
         if group.imports == "inline":
             text = self._inlined(group, label, at, text)
         self._add(group, label, path, text, how, (), entries)
@@ -302,7 +311,7 @@ class InstructionFiles:
         its importer is recorded when it is added."""
         reader = self.reader
         importer, chain, reach = at.last, at.files, at.reach
-        line, written = found.line, found.path
+        line, written = found.line + at.skipped, found.path
         target = Path(os.path.normpath(reader.path(written, importer.parent)))
         where = f"@{written} (line {line} of {importer}){', inlined' if inline else ''}"
         real = reader.resolved(target) if is_file(target) else None
@@ -334,15 +343,17 @@ class InstructionFiles:
                 target, label, "project_files", "skipped", f"{where}: {problem}", imported_by=chain
             )
             return None
-        content = reader.read(target, reach, real=real, strip_comments=group.strip_html_comments)
-        if content is None:
+        read = reader.read(target, reach, real=real)
+        if read is None:
             return None
+        content = strip_leading_html_comments(read) if group.strip_html_comments else read
         reader.seen.add(real)
         if inline:
             reader.record(
                 target, label, "project_files", "included", where, text=content, imported_by=chain
             )
-        deeper = _Chain(target, (*chain, str(target)), reader.reaches.narrowed(reach, real))
+        narrowed = reader.reaches.narrowed(reach, real)
+        deeper = _Chain(target, (*chain, str(target)), narrowed, _lines(read, content))
         return deeper, content, where
 
     # -- byte budget
