@@ -27,13 +27,16 @@ What is read, in this order:
 Safety (see :mod:`catalog.gather.safe`): a file over ``max_file_bytes`` is
 cut with a marker (and never read whole); undecodable bytes are replaced;
 FIFOs, devices, symlink loops and unreadable files or folders are skipped with
-a :class:`SourceWarning`; a file, skill folder or ``file:`` reference reached
-through a symbolic link that leads out of the project root (``root``, else
-``cwd``) and the home folder is skipped with a warning unless
-``follow_links``; front matter is read as bounded YAML without aliases;
-``file:`` paths written to leave the project root are refused with a warning
-unless the text holding them is the user's own: read from the home folder (or
-an absolute path) or given by the caller, which may name any file.
+a :class:`SourceWarning`; each file has a reach (:mod:`catalog.gather._reach`):
+a file of the project reaches only the project root, the user's own files the
+home folder too. A file, skill folder or ``file:`` reference reached through a
+symbolic link that leads out of its reach is skipped with a warning unless
+``follow_links``, and an ``@path`` import out of it always is; front matter is
+read as bounded YAML without aliases; ``file:`` paths written to leave the
+project root are refused with a warning unless the text holding them is the
+user's own: read from the home folder (or an absolute path) or given by the
+caller, which may name any file. Every refusal names the file and line that
+referred to the refused one.
 """
 
 from __future__ import annotations
@@ -392,7 +395,8 @@ def gather_with_provenance(
     reads stay under ``cwd``). ``clock`` gives the time (default: now);
     ``environ`` replaces ``os.environ`` (for the user and the shell).
     ``follow_links`` reads files reached through a symbolic link that leads
-    out of the project root and the home folder (skipped by default).
+    out of their reach (skipped by default): the project root for the
+    project's files, the home folder too for the user's own files.
 
     The result (:class:`Gathering`) holds the context, every file looked at
     (taken, cut or left out, and why) and the notes; the notes are also
