@@ -398,7 +398,8 @@ def _gathered(tmp_path: Path, files: dict[str, str]) -> catalog.Context:
 
 
 def test_claude_md_files_are_gathered_in_spec_order(tmp_path: Path) -> None:
-    """Section 6: cwd's CLAUDE.md, .claude/CLAUDE.md, CLAUDE.local.md, then parent folders."""
+    """Section 6: cwd's CLAUDE.md, .claude/CLAUDE.md, CLAUDE.local.md, then parent folders'
+    CLAUDE.md and (as Claude Code reads it in every folder of its walk) CLAUDE.local.md."""
     gathered = _gathered(
         tmp_path,
         {
@@ -406,7 +407,7 @@ def test_claude_md_files_are_gathered_in_spec_order(tmp_path: Path) -> None:
             "top/mid/app/.claude/CLAUDE.md": "app dot-claude",
             "top/mid/app/CLAUDE.local.md": "app local",
             "top/mid/CLAUDE.md": "mid",
-            "top/mid/CLAUDE.local.md": "mid local, not read",
+            "top/mid/CLAUDE.local.md": "mid local",
             "top/mid/.claude/CLAUDE.md": "mid dot-claude, not read",
             "top/CLAUDE.md": "top",
             "home/.claude/CLAUDE.md": "user",
@@ -417,6 +418,7 @@ def test_claude_md_files_are_gathered_in_spec_order(tmp_path: Path) -> None:
         ("app dot-claude", "project"),
         ("app local", "local"),
         ("mid", "parent"),
+        ("mid local", "parent"),
         ("top", "parent"),
         ("user", "user"),
     ]

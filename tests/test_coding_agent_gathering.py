@@ -101,3 +101,46 @@ def test_sub_folder_claude_md_files_come_with_touched_files(
     assert sources.index("nested") < sources.index("user")
     prompt = cat().assemble(catalog.gather(cat(), cwd, home=home, git=False, base=touched))
     assert "The CLAUDE.md files of the sub-folders you are working in" in prompt.text
+
+
+def test_the_local_file_is_read_in_every_folder_of_the_walk(
+    tree: tuple[Path, Path, Path],
+) -> None:
+    home, repo, cwd = tree
+    write(repo / "CLAUDE.local.md", "repo local, see @docs/mine.md")
+    write(repo / "docs" / "mine.md", "my repo notes")
+    write(repo.parent / "CLAUDE.local.md", "workspace local")
+    files = catalog.gather(cat(), cwd, home=home, git=False).project_files
+    assert [(f.content, f.scope) for f in files][:7] == [
+        ("pkg", "project"),
+        ("pkg local", "local"),
+        ("repo, see @docs/conv.md\n```\n@docs/not-an-import.md\n```", "parent"),
+        ("conventions", "parent"),
+        ("repo local, see @docs/mine.md", "parent"),
+        ("my repo notes", "parent"),
+        ("workspace local", "parent"),
+    ]
+    prompt = cat().assemble(catalog.gather(cat(), cwd, home=home, git=False)).text
+    assert "then the CLAUDE.md and CLAUDE.local.md of each parent folder" in prompt
+    assert prompt.index("repo local") < prompt.index("workspace local")
+
+
+def test_a_project_claude_md_cannot_import_from_the_home_folder_the_users_can(
+    tree: tuple[Path, Path, Path],
+) -> None:
+    home, repo, cwd = tree
+    write(home / ".claude" / "my-notes.md", "personal notes")
+    write(repo / "CLAUDE.md", "repo\n@~/.claude/my-notes.md\n")
+    with pytest.warns(SourceWarning) as caught:
+        files = catalog.gather(cat(), cwd, home=home, git=False).project_files
+    assert "personal notes" not in [f.content for f in files]
+    assert [str(w.message).split(" refused")[0] for w in caught] == [
+        f"{repo / 'CLAUDE.md'}:2: import @~/.claude/my-notes.md"
+    ]
+    write(repo / "CLAUDE.md", "repo")
+    write(home / ".claude" / "CLAUDE.md", "user prefs\n@my-notes.md\n")
+    files = catalog.gather(cat(), cwd, home=home, git=False).project_files
+    assert [(f.content, f.scope) for f in files][-2:] == [
+        ("user prefs\n@my-notes.md\n", "user"),
+        ("personal notes", "user"),
+    ]

@@ -121,7 +121,7 @@ def test_each_gathered_file_and_import_is_resolved_once(
     assert counts == {"AGENTS.md": 2, "docs/a.md": 1, "CLAUDE.md": 1}
 
 
-def test_links_inside_the_project_or_the_home_folder_are_read(
+def test_links_inside_the_project_are_read_a_link_into_the_home_folder_is_not(
     build: Callable[..., Catalog], places: tuple[Path, Path, Path]
 ) -> None:
     proj, home, _ = places
@@ -129,10 +129,13 @@ def test_links_inside_the_project_or_the_home_folder_are_read(
     write(proj / "docs" / "rules.md", "from the project")
     (proj / "AGENTS.md").symlink_to(home / "shared-rules.md")
     (proj / "CLAUDE.md").symlink_to(proj / "docs" / "rules.md")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", SourceWarning)
-        ctx = run_gather(build(AGENTS), proj, home=home)
-    assert [f.content for f in ctx.project_files] == ["from home", "from the project"]
+    ctx, messages = _gather_warned(build(AGENTS), proj, home)
+    assert [f.content for f in ctx.project_files] == ["from the project"]
+    [message] = messages
+    assert message.startswith(
+        f"{proj / 'AGENTS.md'}: skipped, a link to {home / 'shared-rules.md'}, "
+        f"outside the project root {proj}"
+    )
 
 
 def test_a_folder_link_on_the_way_counts_as_a_link(

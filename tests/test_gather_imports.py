@@ -152,28 +152,32 @@ def test_at_most_five_hops_are_followed_by_default(
     assert names == ["CLAUDE.md", "f1.md", "f2.md"]
 
 
-def test_imports_stay_inside_the_project_root_and_the_home_folder(
+def test_imports_of_a_project_file_stay_inside_the_project_root(
     build: Callable[..., Catalog], tmp_path: Path
 ) -> None:
     proj, home, outside = tmp_path / "proj", tmp_path / "home", tmp_path / "outside"
     write(outside / "secret.md", "SECRET")
     write(home / "notes.md", "home notes")
+    write(proj / "docs" / "ok.md", "project notes")
     write(
         proj / "CLAUDE.md",
-        f"@~/notes.md\n@{outside / 'secret.md'}\n@../outside/secret.md\n@link.md\n",
+        f"@~/notes.md\n@{outside / 'secret.md'}\n@../outside/secret.md\n@link.md\n@docs/ok.md\n",
     )
     os.symlink(outside / "secret.md", proj / "link.md")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         gathered = trace_in(build(CLAUDE), proj, root=proj, home=home)
     contents = [f.content for f in gathered.context.project_files]
-    assert "home notes" in contents
-    assert not any("SECRET" in text for text in contents)
+    assert contents[1:] == ["project notes"]
     refused = [str(w.message) for w in caught if "refused" in str(w.message)]
-    assert len(refused) == 3
-    assert all("leaves the project root" in message for message in refused)
+    assert [message.split(": import ")[0] for message in refused] == [
+        f"{proj / 'CLAUDE.md'}:{line}" for line in (1, 2, 3, 4)
+    ]
+    assert all(f"outside the project root {proj}" in message for message in refused)
     skipped = [f for f in gathered.files if f.status == "skipped"]
-    assert {f.reason.split(": ")[-1] for f in skipped} == {"refused, outside the allowed roots"}
+    assert {f.reason.split(": ")[-1] for f in skipped} == {
+        f"refused, outside the project root {proj}"
+    }
 
 
 def test_without_a_root_the_git_root_bounds_imports(

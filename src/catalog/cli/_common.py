@@ -199,8 +199,9 @@ def add_context_options(parser: argparse.ArgumentParser) -> None:
     gathering.add_argument(
         "--follow-links",
         action="store_true",
-        help="read files reached through symbolic links that lead out of the project root "
-        "and the home folder (skipped with a warning by default)",
+        help="read files reached through symbolic links that lead out of where they may "
+        "reach: the project root, and the home folder for your own files (skipped with a "
+        "warning by default; @path imports stay confined)",
     )
 
 

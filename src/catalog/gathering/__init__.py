@@ -27,13 +27,16 @@ What is read, in this order:
 Safety (see :mod:`catalog.gathering.safe`): a file over ``max_file_bytes`` is
 cut with a marker (and never read whole); undecodable bytes are replaced;
 FIFOs, devices, symlink loops and unreadable files or folders are skipped with
-a :class:`SourceWarning`; a file, skill folder or ``file:`` reference reached
-through a symbolic link that leads out of the project root (``root``, else
-``cwd``) and the home folder is skipped with a warning unless
-``follow_links``; front matter is read as bounded YAML without aliases;
-``file:`` paths written to leave the project root are refused with a warning
-unless the text holding them is the user's own: read from the home folder (or
-an absolute path) or given by the caller, which may name any file.
+a :class:`SourceWarning`; each file has a reach (:mod:`catalog.gathering._reach`):
+a file of the project reaches only the project root, the user's own files the
+home folder too. A file, skill folder or ``file:`` reference reached through a
+symbolic link that leads out of its reach is skipped with a warning unless
+``follow_links``, and an ``@path`` import out of it always is; front matter is
+read as bounded YAML without aliases; ``file:`` paths written to leave the
+project root are refused with a warning unless the text holding them is the
+user's own: read from the home folder (or an absolute path) or given by the
+caller, which may name any file. Every refusal names the file and line that
+referred to the refused one.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ from catalog.gathering._files import (
 from catalog.gathering._frontmatter import FrontMatterError, split_front_matter
 from catalog.gathering._git import git_facts
 from catalog.gathering._instructions import InstructionFiles
+from catalog.gathering._reach import users_name
 from catalog.gathering._reader import Reader
 from catalog.gathering._runtime import (
     Clock,
@@ -65,7 +69,7 @@ from catalog.gathering._runtime import (
     time_facts,
 )
 from catalog.gathering.provenance import GatheredFile, Gathering
-from catalog.gathering.safe import allowed_path
+from catalog.gathering.safe import ReadRules, allowed_path
 from catalog.lang.brackets import find_references
 from catalog.schema.context import Context, coerce_context
 
@@ -95,7 +99,8 @@ class _Gatherer(Reader):
                 path = self.path(name)
                 if not is_file(path):
                     continue
-                text = self.read(path, strip_comments=source.strip_html_comments)
+                reach = self.reaches.for_name(name)
+                text = self.read(path, reach, strip_comments=source.strip_html_comments)
                 if text is None:
                     continue
                 self.record(
@@ -111,7 +116,8 @@ class _Gatherer(Reader):
                     data.setdefault("overrides", {})[key] = text
                 elif kind == "variable":
                     data.setdefault("variables", {})[key] = text
-                    if name.startswith("~") or Path(name).is_absolute():
+                    self.text_files[key] = path
+                    if users_name(name):
                         self.user_texts.add(key)
                     else:
                         self.user_texts.discard(key)
@@ -129,19 +135,22 @@ class _Gatherer(Reader):
         for entry in self.names(self.sources.skills):
             folder = self.path(entry)
             if is_dir(folder):
-                self._skills_in(folder, 0, visited, names, found)
+                reach = self.reaches.for_name(entry)
+                self._skills_in(folder, reach, 0, visited, names, found)
         return found
 
     def _skills_in(
         self,
         folder: Path,
+        reach: ReadRules,
         depth: int,
         visited: set[Path],
         names: dict[str, str],
         found: list[dict[str, str]],
     ) -> None:
-        """Search ``folder`` for skill folders, at most ``_MAX_SKILL_DEPTH`` levels down."""
-        real = allowed_path(folder, self.rules)
+        """Search ``folder`` for skill folders, at most ``_MAX_SKILL_DEPTH`` levels down;
+        a folder or ``SKILL.md`` reached through a link must lie inside ``reach``."""
+        real = allowed_path(folder, reach)
         if real is None:
             return
         if real in visited:
@@ -151,7 +160,7 @@ class _Gatherer(Reader):
         visited.add(real)
         skill_file = folder / _SKILL_FILE
         if depth and is_file(skill_file):
-            skill = self._skill(skill_file)
+            skill = self._skill(skill_file, reach)
             if skill is not None:
                 first = names.setdefault(skill["name"], str(skill_file))
                 if first == str(skill_file):
@@ -172,11 +181,11 @@ class _Gatherer(Reader):
             return
         for child in list_dir(folder):
             if not child.name.startswith(".") and is_dir(child):
-                self._skills_in(child, depth + 1, visited, names, found)
+                self._skills_in(child, reach, depth + 1, visited, names, found)
 
-    def _skill(self, path: Path) -> dict[str, str] | None:
+    def _skill(self, path: Path, reach: ReadRules) -> dict[str, str] | None:
         """One SKILL.md as a skill record; None (with a warning if broken) to leave it out."""
-        text = self.read(path)
+        text = self.read(path, reach)
         if text is None:
             return None
         try:
@@ -211,7 +220,7 @@ class _Gatherer(Reader):
             if name is None:
                 continue
             path = self.path(name)
-            text = self.read(path) if is_file(path) else None
+            text = self.read(path, self.reaches.for_name(name)) if is_file(path) else None
             if text is None:
                 continue
             try:
@@ -223,8 +232,9 @@ class _Gatherer(Reader):
             data[key] = {**record, "content": body.strip()}
             self.record(path, key, key, "included", name, text=text)
         if self.sources.soul is not None:
-            path = self.path(self.sources.soul)
-            text = self.read(path) if is_file(path) else None
+            name = self.sources.soul
+            path = self.path(name)
+            text = self.read(path, self.reaches.for_name(name)) if is_file(path) else None
             if text is not None:
                 data["soul"] = text.strip()
                 self.record(path, "soul", "soul", "included", self.sources.soul, text=text)
@@ -239,40 +249,65 @@ class _Gatherer(Reader):
         A reference is a path relative to the working directory, or absolute.
         In a text the user keeps in their home folder (or at an absolute path)
         and in one the caller gave (``given`` names those variables) it may
-        reach any file; in any other text (read from inside the project, or
-        the catalog's default) it must stay under the project root.
+        name any file, and reach through links into the project root and the
+        home folder; in any other text (read from inside the project, or the
+        catalog's default) it must stay under the project root, links too.
         """
         types = [b.name[:-1] for b in catalog.bindings if b.source == "file"]
         if not types:
             return {}
         values = {**catalog.variables, **variables}
-        trusted = self.user_texts | set(given)
+        callers = set(given)
+        trusted = self.user_texts | callers
         texts = [(name, value) for name, value in values.items() if isinstance(value, str)]
         root = self.root or self.cwd
         files: dict[str, str] = {}
         for type_ in types:
             for variable, text in texts:
-                for name in find_references(text, type_):
+                reach = self.reaches.user if variable in trusted else self.reaches.project
+                for name, line in _references(text, type_):
                     if name in files:
                         continue
+                    at = f"{self._origin(variable, callers)}:{line}: [{type_}:{name}]"
                     path = Path(os.path.normpath(self.path(name)))
                     if variable not in trusted and not path.is_relative_to(root):
-                        warn(f"[{type_}:{name}]: refused, the path leaves the project root {root}")
+                        warn(f"{at}: refused, the path leaves the project root {root}")
                         continue
-                    if is_file(path):
-                        content = self.read(path)
-                        if content is not None:
-                            # Without its final line end a file fits inline: "v[file:VERSION]".
-                            files[name] = content.rstrip()
-                            self.record(
-                                path,
-                                f"[{type_}:]",
-                                "files",
-                                "included",
-                                f"[{type_}:{name}] in a variable",
-                                text=content,
-                            )
+                    if not is_file(path):
+                        continue
+                    real = allowed_path(path, reach, by=at)
+                    content = None if real is None else self.read(path, reach, real=real)
+                    if content is not None:
+                        # Without its final line end a file fits inline: "v[file:VERSION]".
+                        files[name] = content.rstrip()
+                        self.record(
+                            path,
+                            f"[{type_}:]",
+                            "files",
+                            "included",
+                            f"[{type_}:{name}] in a variable",
+                            text=content,
+                        )
         return files
+
+    def _origin(self, variable: str, callers: set[str]) -> str:
+        """Where the text of ``variable`` came from, for a message: the file it was
+        read from, else the caller, else the catalog's default."""
+        if variable in callers:
+            return f"the variable {variable!r} given by the caller"
+        path = self.text_files.get(variable)
+        return str(path) if path is not None else f"the default of the variable {variable!r}"
+
+
+def _references(text: str, type_: str) -> list[tuple[str, int]]:
+    """The names ``text`` references as ``[type_:NAME]``, each with the line (from 1)
+    of its first use, in order; tags never span lines, so each line is scanned alone."""
+    found: dict[str, int] = {}
+    for number, line in enumerate(text.split("\n"), start=1):
+        if "[" in line:
+            for name in find_references(line, type_):
+                found.setdefault(name, number)
+    return list(found.items())
 
 
 def _at(path: Path, line: int | None) -> str:
@@ -360,7 +395,8 @@ def gather_with_provenance(
     reads stay under ``cwd``). ``clock`` gives the time (default: now);
     ``environ`` replaces ``os.environ`` (for the user and the shell).
     ``follow_links`` reads files reached through a symbolic link that leads
-    out of the project root and the home folder (skipped by default).
+    out of their reach (skipped by default): the project root for the
+    project's files, the home folder too for the user's own files.
 
     The result (:class:`Gathering`) holds the context, every file looked at
     (taken, cut or left out, and why) and the notes; the notes are also
@@ -423,7 +459,7 @@ def _gather_data(
     env.update(machine_facts(env_vars))
     env.update(time_facts(clock or (lambda: datetime.now().astimezone())))
     if git:
-        env.update(git_facts(folder, gatherer.rules))
+        env.update(git_facts(folder, gatherer.reaches.user))
     data: dict[str, Any] = {
         "env": env,
         "project_files": InstructionFiles(gatherer, given.touched_files).gather(),

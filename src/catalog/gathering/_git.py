@@ -6,7 +6,8 @@ elsewhere). Running ``git`` there runs what it names, so the branch and a
 short status are read here from the files themselves, with bounded work:
 
 * the branch from ``HEAD`` (``ref: refs/heads/NAME``; a detached head is
-  ``HEAD``);
+  ``HEAD``), only when the ref obeys git's ref-name rules (else none, with a
+  warning);
 * the status as ``git status --short`` writes its second column: `` M`` for a
   tracked file whose working copy differs from the index (size, type,
   executable bit, or content hashed as git does), `` D`` for one that is gone,
@@ -28,6 +29,7 @@ import hashlib
 import itertools
 import os
 import stat
+import string
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -36,6 +38,7 @@ from typing import Any, Final
 
 from catalog.gathering._files import warn
 from catalog.gathering._gitignore import Ignores
+from catalog.gathering._refname import ref_problem
 from catalog.gathering.safe import ReadRules, allowed_path, within_roots
 from catalog.io.textfile import read_capped
 
@@ -144,11 +147,22 @@ def _linked_gitdir(dotgit: Path, rules: ReadRules) -> Path | None:
 
 
 def _branch(gitdir: Path) -> str:
-    head = (_small(gitdir / "HEAD") or "").strip()
+    """The branch ``HEAD`` names, ``HEAD`` for a detached head, "" (warned) when what
+    it holds is neither a valid ref name (:mod:`._refname`) nor an object id."""
+    path = gitdir / "HEAD"
+    head = (_small(path) or "").strip()
     if head.startswith("ref:"):
         ref = head[4:].strip()
-        return ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else ref
-    return "HEAD" if head else ""
+        problem = ref_problem(ref)
+        if problem is None:
+            return ref.removeprefix("refs/heads/")
+        warn(f"{path}: git branch left out, {ref[:80]!r} is not a valid ref name: {problem}")
+        return ""
+    if len(head) in (40, 64) and all(char in string.hexdigits for char in head):
+        return "HEAD"
+    if head:
+        warn(f"{path}: git branch left out, it holds neither a ref nor an object id")
+    return ""
 
 
 # -- the index

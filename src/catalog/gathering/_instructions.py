@@ -13,13 +13,15 @@ any entry, or as an import) is not gathered again.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
-from catalog.gathering._files import is_file, warn
+from catalog.gathering._files import is_file, strip_leading_html_comments, warn
 from catalog.gathering._imports import Import, find_imports
 from catalog.gathering._reader import Reader
 from catalog.gathering._rules import read_rule
+from catalog.gathering.safe import ReadRules, within_roots
 from catalog.lang.globs import Glob, GlobBudgetError, GlobError, MatchBudget
 from catalog.schema.sources import FileGroup
 
@@ -38,6 +40,24 @@ spent are not taken, with a warning."""
 
 _Entry = tuple[dict[str, Any], int]
 """A gathered file as a ``project_files`` record and its index in the reader's record."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Chain:
+    """An import chain: its ``last`` file, every file of it (outermost first, ``last``
+    included), the reach of the imports of ``last`` (see :mod:`._reach`) and how many
+    lines of ``last`` its gathered text leaves out at the start (HTML comments, front
+    matter), so that a warning names the line of the file."""
+
+    last: Path
+    files: tuple[str, ...]
+    reach: ReadRules
+    skipped: int = 0
+
+
+def _lines(read: str, kept: str) -> int:
+    """How many lines of ``read`` come before ``kept``, one of its suffixes."""
+    return read.count("\n", 0, len(read) - len(kept))
 
 
 class InstructionFiles:
@@ -64,8 +84,8 @@ class InstructionFiles:
         for index, group in enumerate(self.reader.sources.files):
             label = group.label or f"files[{index}]"
             entries: list[_Entry] = []
-            for folder, base in self.folders(group):
-                self._in_folder(group, label, folder, base, entries)
+            for folder, base, reach in self.folders(group):
+                self._in_folder(group, label, folder, base, reach, entries)
             if group.max_bytes is not None:
                 entries = self._budget(group, label, entries)
             found.extend(record for record, _ in entries)
@@ -73,11 +93,15 @@ class InstructionFiles:
 
     # -- where to look
 
-    def folders(self, group: FileGroup) -> list[tuple[Path, Path]]:
-        """The folders to look in, each with the base its rules' globs are relative to."""
+    def folders(self, group: FileGroup) -> list[tuple[Path, Path, ReadRules]]:
+        """The folders to look in, each with the base its rules' globs are relative to
+        and the reach of the files found there (see :mod:`._reach`)."""
         reader = self.reader
         if group.dir is not None:
-            return [(reader.path(folder), reader.top) for folder in reader.names([group.dir])]
+            return [
+                (reader.path(folder), reader.top, reader.reaches.for_name(folder))
+                for folder in reader.names([group.dir])
+            ]
         if group.walk == "cwd":
             chain = [reader.cwd]
         elif group.walk == "root":
@@ -93,7 +117,7 @@ class InstructionFiles:
                 chain.append(parent)
             if group.outermost_first:
                 chain.reverse()
-        return [(folder, folder) for folder in chain]
+        return [(folder, folder, reader.reaches.for_folder(folder)) for folder in chain]
 
     def _below_cwd(self) -> list[Path]:
         """The folders between the working directory (not included) and each touched file,
@@ -113,7 +137,13 @@ class InstructionFiles:
         return chain
 
     def _in_folder(
-        self, group: FileGroup, label: str, folder: Path, base: Path, entries: list[_Entry]
+        self,
+        group: FileGroup,
+        label: str,
+        folder: Path,
+        base: Path,
+        reach: ReadRules,
+        entries: list[_Entry],
     ) -> None:
         reader = self.reader
         for name in reader.names(group.names):
@@ -129,16 +159,25 @@ class InstructionFiles:
                 found = found[:left]
             present = False
             for path in found:
-                present |= self._take(group, label, path, base, f"{name} in {folder}", entries)
+                how = f"{name} in {folder}"
+                present |= self._take(group, label, path, base, how, reach, entries)
             if present and group.first_wins:
                 return
 
     def _take(
-        self, group: FileGroup, label: str, path: Path, base: Path, how: str, entries: list[_Entry]
+        self,
+        group: FileGroup,
+        label: str,
+        path: Path,
+        base: Path,
+        how: str,
+        reach: ReadRules,
+        entries: list[_Entry],
     ) -> bool:
-        """Gather one found file (and its imports); whether it counts as present."""
+        """Gather one found file (and its imports) under ``reach``; whether it counts as
+        present."""
         reader = self.reader
-        real = reader.real(path)
+        real = reader.real(path, reach)
         if real is None:  # the link rule refused it (warned)
             reader.record(
                 path, label, "project_files", "skipped", f"{how}: refused by the link rule"
@@ -147,9 +186,10 @@ class InstructionFiles:
         if real in reader.seen:
             reader.record(path, label, "project_files", "skipped", "gathered already")
             return True
-        text = reader.read(path, real=real, strip_comments=group.strip_html_comments)
-        if text is None:
+        read = reader.read(path, reach, real=real)
+        if read is None:
             return False
+        text = strip_leading_html_comments(read) if group.strip_html_comments else read
         if group.skip_empty and not text.strip():
             reader.record(path, label, "project_files", "skipped", f"{how}: empty")
             return False
@@ -161,11 +201,12 @@ class InstructionFiles:
                 return True
             text, how = scope.body, f"{how}; {why}"
         reader.seen.add(real)
+        at = _Chain(path, (str(path),), reader.reaches.narrowed(reach, real), _lines(read, text))
         if group.imports == "inline":
-            text = self._inlined(group, label, path, text, (str(path),))
+            text = self._inlined(group, label, at, text)
         self._add(group, label, path, text, how, (), entries)
         if group.imports is True or group.imports == "after":
-            self._imports(group, label, path, text, (str(path),), entries)
+            self._imports(group, label, at, text, entries)
         return True
 
     def _add(
@@ -235,67 +276,55 @@ class InstructionFiles:
     # -- @path imports
 
     def _imports(
-        self,
-        group: FileGroup,
-        label: str,
-        importer: Path,
-        text: str,
-        chain: tuple[str, ...],
-        entries: list[_Entry],
+        self, group: FileGroup, label: str, at: _Chain, text: str, entries: list[_Entry]
     ) -> None:
-        """Gather the files ``text`` imports, depth first, each after its importer."""
+        """Gather the files ``text`` (the last file of ``at``) imports, depth first, each
+        after its importer."""
         for found in find_imports(text):
-            followed = self._follow(group, label, importer, found, chain, inline=False)
+            followed = self._follow(group, label, at, found, inline=False)
             if followed is not None:
-                target, content, where = followed
-                self._add(group, label, target, content, where, chain, entries)
-                self._imports(group, label, target, content, (*chain, str(target)), entries)
+                deeper, content, where = followed
+                self._add(group, label, deeper.last, content, where, at.files, entries)
+                self._imports(group, label, deeper, content, entries)
 
-    def _inlined(
-        self, group: FileGroup, label: str, importer: Path, text: str, chain: tuple[str, ...]
-    ) -> str:
-        """``text`` with each import replaced by the imported file's text (imports inlined)."""
+    def _inlined(self, group: FileGroup, label: str, at: _Chain, text: str) -> str:
+        """``text`` (the last file of ``at``) with each import replaced by the imported
+        file's text (imports inlined)."""
         pieces: list[str] = []
         done = 0
         for found in find_imports(text):
-            followed = self._follow(group, label, importer, found, chain, inline=True)
+            followed = self._follow(group, label, at, found, inline=True)
             if followed is None:
                 continue
-            target, content, _ = followed
-            pieces += [
-                text[done : found.start],
-                self._inlined(group, label, target, content, (*chain, str(target))),
-            ]
+            deeper, content, _ = followed
+            pieces += [text[done : found.start], self._inlined(group, label, deeper, content)]
             done = found.end
         return "".join(pieces) + text[done:]
 
     def _follow(
-        self,
-        group: FileGroup,
-        label: str,
-        importer: Path,
-        found: Import,
-        chain: tuple[str, ...],
-        *,
-        inline: bool,
-    ) -> tuple[Path, str, str] | None:
-        """The file one import names, its text and the reason, when it may be imported;
-        None (recorded, warned where it matters) when it is missing, outside the roots,
-        a cycle, too deep or gathered already. An inlined file is recorded here; one
-        listed after its importer is recorded when it is added."""
+        self, group: FileGroup, label: str, at: _Chain, found: Import, *, inline: bool
+    ) -> tuple[_Chain, str, str] | None:
+        """The chain one import of ``at.last`` extends ``at`` to, the imported file's text
+        and the reason, when the chain's reach lets it be imported; None (recorded,
+        warned where it matters) when it is missing, outside the reach, a cycle, too
+        deep or gathered already. An inlined file is recorded here; one listed after
+        its importer is recorded when it is added."""
         reader = self.reader
-        line, written = found.line, found.path
+        importer, chain, reach = at.last, at.files, at.reach
+        line, written = found.line + at.skipped, found.path
         target = Path(os.path.normpath(reader.path(written, importer.parent)))
         where = f"@{written} (line {line} of {importer}){', inlined' if inline else ''}"
-        real = reader.inside_roots(target) if is_file(target) else None
+        real = reader.resolved(target) if is_file(target) else None
         problem = ""
-        if not is_file(target):
+        if real is None:
             problem = "no such file, left as text"
-        elif real is None:
-            problem = "refused, outside the allowed roots"
+        elif not within_roots(real, reach):
+            problem = f"refused, outside {reach.place}"
+            project = reach is reader.reaches.project
+            why = " (a file of the project may import only from the project)" if project else ""
             warn(
-                f"{importer}:{line}: import @{written} refused, it leaves the project root "
-                f"{reader.top} and the home folder"
+                f"{importer}:{line}: import @{written} refused, it leads to {real}, "
+                f"outside {reach.place}{why}"
             )
         elif any(Path(step).resolve() == real for step in chain):
             problem = "an import cycle"
@@ -314,15 +343,18 @@ class InstructionFiles:
                 target, label, "project_files", "skipped", f"{where}: {problem}", imported_by=chain
             )
             return None
-        content = reader.read(target, real=real, strip_comments=group.strip_html_comments)
-        if content is None:
+        read = reader.read(target, reach, real=real)
+        if read is None:
             return None
+        content = strip_leading_html_comments(read) if group.strip_html_comments else read
         reader.seen.add(real)
         if inline:
             reader.record(
                 target, label, "project_files", "included", where, text=content, imported_by=chain
             )
-        return target, content, where
+        narrowed = reader.reaches.narrowed(reach, real)
+        deeper = _Chain(target, (*chain, str(target)), narrowed, _lines(read, content))
+        return deeper, content, where
 
     # -- byte budget
 

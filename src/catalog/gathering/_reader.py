@@ -16,18 +16,27 @@ from typing import Any
 
 from catalog.gathering._files import expand, strip_leading_html_comments
 from catalog.gathering._find import Finder
+from catalog.gathering._reach import Reaches
 from catalog.gathering.provenance import GatheredFile, Status
-from catalog.gathering.safe import ReadRules, allowed_path, read_bounded, within_roots
+from catalog.gathering.safe import ReadRules, allowed_path, read_bounded
 from catalog.schema.sources import Sources, expand_placeholders
 
 __all__ = ["Reader", "project_root"]
 
 
-def project_root(cwd: Path, root: Path | None, markers: tuple[str, ...]) -> Path:
-    """``root`` if given, else the nearest folder from ``cwd`` up holding a marker, else ``cwd``."""
+def project_root(cwd: Path, root: Path | None, markers: tuple[str, ...], home: Path) -> Path:
+    """``root`` if given, else the nearest folder from ``cwd`` up holding a marker, else ``cwd``.
+
+    Below the home folder the search stops short of it: a marker in the home
+    folder or above it (a repository of dotfiles at ``~``) would make every
+    folder of the home folder one project, and a stranger's file in one of
+    them could then reach the user's private files."""
     if root is not None:
         return root
+    below_home = cwd != home and cwd.is_relative_to(home)
     for folder in (cwd, *cwd.parents):
+        if below_home and home.is_relative_to(folder):
+            break
         if any(os.path.lexists(folder / marker) for marker in markers):
             return folder
     return cwd
@@ -50,16 +59,18 @@ class Reader:
         self.cwd = cwd
         self.home = home
         self.root = root
-        self.top = project_root(cwd, root, sources.root_markers)
+        self.top = project_root(cwd, root, sources.root_markers, home)
         self.limit = sources.max_file_bytes
-        self.rules = ReadRules.of(
-            (self.top, home), follow_links=follow_links, limit=sources.max_file_bytes
+        self.reaches = Reaches.of(
+            self.top, home, follow_links=follow_links, limit=sources.max_file_bytes
         )
         self.seen: set[Path] = set()
-        self.refused: set[Path] = set()
+        self.refused: set[tuple[Path, tuple[Path, ...]]] = set()
         self.records: list[GatheredFile] = []
-        # Variables whose text came from the user's own files (home folder, absolute path).
+        # Variables whose text came from the user's own files (home folder, absolute path),
+        # and the file each variable's text was read from.
         self.user_texts: set[str] = set()
+        self.text_files: dict[str, Path] = {}
         self.finder = Finder()
 
     def names(self, names: Iterable[str]) -> list[str]:
@@ -71,35 +82,39 @@ class Reader:
         return expand(name, base=base or self.cwd, home=self.home)
 
     def read(
-        self, path: Path, *, real: Path | None = None, strip_comments: bool = False
+        self,
+        path: Path,
+        reach: ReadRules,
+        *,
+        real: Path | None = None,
+        strip_comments: bool = False,
     ) -> str | None:
-        """A file's text under the read rules (None if refused or unreadable), comments
-        stripped if asked; ``real`` is its real path when :meth:`real` gave it already."""
-        text = read_bounded(path, self.rules, real=real)
+        """A file's text under the link rule of ``reach`` (None if refused or unreadable),
+        comments stripped if asked; ``real`` is its real path when :meth:`real` gave it."""
+        text = read_bounded(path, reach, real=real)
         if text is not None and strip_comments:
             text = strip_leading_html_comments(text)
         return text
 
-    def real(self, path: Path) -> Path | None:
-        """The real path of ``path`` when the link rule lets it be read (see :mod:`.safe`).
+    def real(self, path: Path, reach: ReadRules) -> Path | None:
+        """The real path of ``path`` when the link rule of ``reach`` lets it be read.
 
         A path refused once is not looked at (nor warned about) again when another
-        source names it too."""
-        if path in self.refused:
+        source with the same reach names it too."""
+        key = (path, reach.roots)
+        if key in self.refused:
             return None
-        real = allowed_path(path, self.rules)
+        real = allowed_path(path, reach)
         if real is None:
-            self.refused.add(path)
+            self.refused.add(key)
         return real
 
-    def inside_roots(self, path: Path) -> Path | None:
-        """The real path of ``path`` when it lies under the project root or the home folder,
-        however it is reached (links followed); None else, whatever ``follow_links`` says."""
+    def resolved(self, path: Path) -> Path | None:
+        """The real path of ``path`` (links followed), None when it cannot be resolved."""
         try:
-            real = path.resolve(strict=True)
+            return path.resolve(strict=True)
         except (OSError, RuntimeError):
             return None
-        return real if within_roots(real, self.rules) else None
 
     def record(
         self,

@@ -6,9 +6,10 @@ same promises hold for instruction files, texts, skills, persona files and
 ``file:`` references:
 
 * :func:`allowed_path` applies the link rule: a path that reaches its file
-  through a symbolic link must land inside the allowed roots (the project
-  root and the home folder) unless the caller asked to follow links; loops
-  are skipped.
+  through a symbolic link must land inside the allowed roots of its reader
+  (for a file of the project, the project root; for the user's own files,
+  the home folder too: see :mod:`catalog.gathering._reach`) unless the caller
+  asked to follow links; loops are skipped.
 * :func:`read_bounded` reads at most a fixed number of bytes of a *regular*
   file: FIFOs, devices and sockets are skipped without being read, so nothing
   hangs or reads forever.
@@ -57,17 +58,26 @@ class ReadRules:
 
     ``roots`` are resolved folders (the project root, the home folder): a path
     reached through a symbolic link must resolve inside one of them unless
-    ``follow_links``. ``limit`` is the most bytes read of one file.
+    ``follow_links``. ``limit`` is the most bytes read of one file. ``where``
+    says what the roots are, for messages ("the project root /p").
     """
 
     roots: tuple[Path, ...]
     follow_links: bool = False
     limit: int = 256 * 1024
+    where: str = ""
 
     @classmethod
-    def of(cls, roots: Iterable[Path], *, follow_links: bool, limit: int) -> ReadRules:
+    def of(
+        cls, roots: Iterable[Path], *, follow_links: bool, limit: int, where: str = ""
+    ) -> ReadRules:
         """Rules with each root resolved (a root given through a link is its target)."""
-        return cls(tuple(_resolve(root) or root for root in roots), follow_links, limit)
+        return cls(tuple(_resolve(root) or root for root in roots), follow_links, limit, where)
+
+    @property
+    def place(self) -> str:
+        """The roots in words: ``where``, else the folders joined with "and"."""
+        return self.where or " and ".join(str(root) for root in self.roots)
 
 
 def _resolve(path: Path) -> Path | None:
@@ -82,31 +92,32 @@ def within_roots(real: Path, rules: ReadRules) -> bool:
     return any(real == root or real.is_relative_to(root) for root in rules.roots)
 
 
-def allowed_path(path: Path, rules: ReadRules) -> Path | None:
+def allowed_path(path: Path, rules: ReadRules, *, by: str = "") -> Path | None:
     """The real path of ``path`` when the link rule lets it be read; None (warned) else.
 
     A path whose real location is where it is written (no link on the way) is
     allowed; one that goes through a symbolic link must resolve inside
     ``rules.roots`` unless ``rules.follow_links``. A link loop warns; a missing
-    path gives None silently.
+    path gives None silently. ``by`` names what referred to the path (a file
+    and line), put before the warning.
     """
+    prefix = f"{by}: " if by else ""
     try:
         real = path.resolve(strict=True)
     except FileNotFoundError:
         return None
     except RuntimeError:  # Python < 3.13 reports a loop this way
-        warn(f"{path}: skipped, a symbolic link loop")
+        warn(f"{prefix}{path}: skipped, a symbolic link loop")
         return None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            warn(f"{path}: skipped, a symbolic link loop")
+            warn(f"{prefix}{path}: skipped, a symbolic link loop")
         elif exc.errno != errno.ENOTDIR:
-            warn(f"{path}: skipped, {exc.strerror or exc}")
+            warn(f"{prefix}{path}: skipped, {exc.strerror or exc}")
         return None
     if rules.follow_links or real == Path(os.path.abspath(path)) or within_roots(real, rules):
         return real
-    places = " and ".join(str(root) for root in rules.roots)
-    warn(f"{path}: skipped, a link to {real}, outside {places}; {_FOLLOW_HINT}")
+    warn(f"{prefix}{path}: skipped, a link to {real}, outside {rules.place}; {_FOLLOW_HINT}")
     return None
 
 
