@@ -33,6 +33,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "catalog.lang.brackets",
         "catalog.lang.timefmt",
         "catalog.lang.globs",
+        "catalog.lang.visible",
     ),
     ("catalog.lang.functions",),
     ("catalog.lang.compiler",),
