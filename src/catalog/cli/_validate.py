@@ -10,6 +10,7 @@ from typing import Any
 from catalog.catalog_path import CatalogPath, is_folder_ref, parse_ref
 from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, add_format, emit_json, make_store
 from catalog.errors import CatalogError, NotFoundError
+from catalog.lang.visible import visible
 from catalog.records.frozen import asdict
 from catalog.validate import Problem, check_catalog
 
@@ -74,9 +75,10 @@ def run(args: argparse.Namespace) -> int:
             label = entry["catalog"]
             for problem in entry["problems"]:
                 where = f"{problem.location}: " if problem.line is not None else ""
-                sys.stdout.write(f"{label}: {problem.severity}: {where}{problem.message}\n")
+                line = f"{label}: {problem.severity}: {where}{problem.message}"
+                sys.stdout.write(visible(line) + "\n")
             if entry["ok"]:
-                sys.stdout.write(f"{label}: ok\n")
+                sys.stdout.write(visible(f"{label}: ok") + "\n")
         sys.stdout.write(f"{errors} error(s), {warnings} warning(s)\n")
     failed = errors or (args.strict and warnings)
     return EXIT_PROBLEMS if failed else EXIT_OK

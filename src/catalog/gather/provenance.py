@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from catalog.context import Context
+from catalog.lang.visible import visible_line
 from catalog.records.frozen import Frozen, asdict
 
 __all__ = ["GatheredFile", "Gathering", "Status"]
@@ -67,7 +68,9 @@ class Gathering(Frozen):
         }
 
     def tree(self) -> str:
-        """A readable account: each source with its files (imports indented), then the notes."""
+        """A readable account: each source with its files (imports indented), then the
+        notes; each line shown with :func:`~catalog.lang.visible.visible_line`, so a file
+        name holding a line feed or an escape sequence cannot add or rewrite a line."""
         lines = [f"gathered from {self.cwd} (project root {self.root})"]
         current: tuple[str, str] | None = None
         kept = 0
@@ -85,7 +88,7 @@ class Gathering(Frozen):
         if self.notes:
             lines.append("notes:")
             lines.extend(f"  ! {note}" for note in self.notes)
-        return "\n".join(lines)
+        return "\n".join(visible_line(line) for line in lines)
 
 
 def _size(item: GatheredFile) -> str:
