@@ -19,7 +19,7 @@ import pytest
 from catalog.diff.classify import inside_placeholders, text_class
 from catalog.lang.placeholders import placeholder_spans
 from catalog.lang.visible import hidden_runs, json_visible, visible, visible_line
-from tests.conftest import run_cli, sha
+from tests.conftest import run_cli, sha, write_catalog
 from tests.gathering import write
 
 AROUND = "Read the file first. {} Then answer."
@@ -291,24 +291,29 @@ def test_show_and_errors_show_what_they_quote(
 def test_assemble_explain_shows_file_names_and_stdout_keeps_the_exact_prompt(
     make_catalog: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    sources = {"files": [{"label": "rules", "names": ["rules/*.md"], "walk": "cwd"}]}
+    rules = {"label": "rules", "names": ["rules/*.md"], "walk": "cwd"}
+    sources = {"max_file_bytes": 4096, "files": [rules]}
     body = "{% for f in project_files %}{{ f.path }}: {{ f.content }}\n{% endfor %}"
     make_catalog("g", parts=[{"id": "files", "body": body}], extra={"sources": sources})
     project = tmp_path / "project"
     name = "a\x1b]0;owned\x07\n  + fake.md"
     write(project / "rules" / name, "Be kind.\x1b[2K")
+    write(project / "rules" / "long\x1b[2K\n.md", "x" * 5000)  # cut, with a warning
     options = ["--path", str(tmp_path / "catalogs"), "--from-dir", str(project), "--no-git"]
     code, out, err = run_cli(capsys, "assemble", "g", "--explain", *options)
     assert code == 0
     assert f"rules/{name}: Be kind.\x1b[2K" in out  # the exact prompt, for a program
     assert _raw(err) == []
     assert "rules/a<U+001B>]0;owned<U+0007><U+000A>  + fake.md" in err
+    warning = next(line for line in err.splitlines() if line.startswith("catalog: warning:"))
+    assert "long<U+001B>[2K<U+000A>.md" in warning  # the whole name on the warning's line
     code, out, _ = run_cli(capsys, "gather", "g", *options)
     assert code == 0 and _raw(out) == []
     assert "rules/a<U+001B>]0;owned<U+0007><U+000A>  + fake.md" in out
     _, data, _ = run_cli(capsys, "gather", "g", *options, "--format", "json")
     assert _raw(data) == []
-    assert [f["path"] for f in json.loads(data)["files"]] == [str(project / "rules" / name)]
+    paths = [f["path"] for f in json.loads(data)["files"]]
+    assert str(project / "rules" / name) in paths  # exact, for a program
 
 
 # ------------------------------------------------------------------ invisible text
@@ -406,6 +411,16 @@ def overlay(make_catalog: Callable[..., Path], tmp_path: Path) -> Path:
         f'[[part]]\nid = "p"\nfrom = "p"\norder = 1\ntokens = 3\nsha256 = "{sha("Same words.")}"\n'
     )
     return folder
+
+
+def test_port_shows_the_escapes_of_a_changed_body(
+    overlay: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = "Same words.\x1b[1A\x1b[2K\rAll good."
+    write_catalog(tmp_path / "catalogs", "up", "2.0.0", parts=[{"id": "p", "body": body}])
+    code, out, _ = _port(capsys, overlay, tmp_path / "catalogs")
+    assert code == 1 and _raw(out) == []
+    assert "      +Same words.<U+001B>[1A<U+001B>[2K<U+000D>All good." in out
 
 
 def _port(capsys: pytest.CaptureFixture[str], folder: Path, root: Path) -> tuple[int, str, str]:
