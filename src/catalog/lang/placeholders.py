@@ -2,8 +2,10 @@
 
 Imported bodies (Claude Code's prompt parts) carry the runtime's placeholders
 as written: ``${GLOB_TOOL_NAME}``, or whole expressions such as
-``${A?`x${B}`:""}``. The diff classifies a change made only inside them, and
-an overlay binds the simple ones (``${NAME}``) to values. A placeholder runs
+``${A?`x${B}`:""}``. The diff compares what they say, token by token
+(:func:`placeholder_tokens`: names, numbers, punctuation, and the text of their
+strings as the runtime decodes it), and an overlay binds the simple ones
+(``${NAME}``) to values. A placeholder runs
 from an unescaped ``${`` to the ``}`` that closes it, across strings and
 nested template literals; ``\\${`` is text, and a ``${`` that is never closed
 is text. Every function here is one pass over the text.
