@@ -14,11 +14,12 @@ removed part with every added one.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
 from collections.abc import Mapping
 from typing import Literal
 
-from catalog.lang.placeholders import mask_placeholders
+from catalog.lang.placeholders import mask_placeholders, placeholder_tokens
 
 __all__ = [
     "ASSEMBLY_KEYS",
@@ -27,15 +28,19 @@ __all__ = [
     "ChangeClass",
     "TextClass",
     "find_renames",
+    "inside_placeholders",
     "text_class",
+    "words",
 ]
 
 TextClass = Literal["prose", "whitespace", "placeholders"]
 ChangeClass = Literal["prose", "whitespace", "placeholders", "assembly", "metadata"]
-"""``prose``: words changed; ``whitespace``: only spacing and line breaks;
-``placeholders``: only the inside of ``${...}`` expressions; ``assembly``: a key
-that changes what is assembled (order, condition, agents...) with the same
-text; ``metadata``: only descriptive keys (description, meta, reference tokens)."""
+"""``prose``: words changed, also inside a ``${...}`` expression's names, numbers,
+operators or strings; ``whitespace``: only spaces, tabs and line breaks;
+``placeholders``: only the layout of ``${...}`` expressions (spacing between their
+tokens, quote marks); ``assembly``: a key that changes what is assembled (order,
+condition, agents...) with the same text; ``metadata``: only descriptive keys
+(description, meta, reference tokens)."""
 
 # Part keys that change what a catalog assembles; the rest only describe a part.
 ASSEMBLY_KEYS = frozenset(
@@ -50,15 +55,62 @@ RENAME_SIMILARITY = 0.5
 _MAX_POSTINGS = 8
 
 
+# Spacing is the space, the tab and the line feed, nothing else: a carriage return,
+# a no-break space, a control or an invisible character is part of a word.
+_SPACING = re.compile(r"[ \t\n]+")
+
+
+def words(text: str) -> list[str]:
+    """``text`` split at runs of spaces, tabs and line feeds (and only those)."""
+    stripped = text.strip(" \t\n")
+    return _SPACING.split(stripped) if stripped else []
+
+
+def _placeholder_words(text: str) -> list[str]:
+    """What the placeholders of ``text`` say, spacing aside: their code tokens, and
+    the words of their strings, each marked with a ``"`` (a name is never a string)."""
+    found: list[str] = []
+    for kind, value in placeholder_tokens(text):
+        if kind == "code":
+            found.append(value)
+        else:
+            found.extend(f'"{word}' for word in words(value))
+    return found
+
+
 def text_class(old: str, new: str) -> TextClass | None:
-    """How ``old`` became ``new``; None when they are equal."""
+    """How ``old`` became ``new``; None when they are equal.
+
+    ``whitespace`` when their words are the same; ``placeholders`` when the
+    texts are the same with every ``${...}`` emptied and the placeholders say
+    the same (see :func:`_placeholder_words`): the same names, numbers,
+    punctuation and words of text, in the same order; else ``prose``.
+    """
     if old == new:
         return None
-    if old.split() == new.split():
+    if words(old) == words(new):
         return "whitespace"
-    if mask_placeholders(old).split() == mask_placeholders(new).split():
+    if words(mask_placeholders(old)) == words(mask_placeholders(new)) and _placeholder_words(
+        old
+    ) == _placeholder_words(new):
         return "placeholders"
     return "prose"
+
+
+def inside_placeholders(old: str, new: str) -> list[str] | None:
+    """For a prose change made only inside ``${...}`` (the text around the
+    placeholders the same, word for word): the texts of the strings in ``new``'s
+    placeholders that ``old``'s lack, escapes decoded, in order (empty when only a
+    name, number or operator changed). None for any other change."""
+    if words(mask_placeholders(old)) != words(mask_placeholders(new)):
+        return None
+    before = {value for kind, value in placeholder_tokens(old) if kind == "text"}
+    fresh = (
+        value
+        for kind, value in placeholder_tokens(new)
+        if kind == "text" and value not in before and value.strip(" \t\n")
+    )
+    return list(dict.fromkeys(fresh))
 
 
 def _shingles(text: str) -> set[bytes]:

@@ -27,6 +27,8 @@ __all__ = [
     "Status",
     "diff",
     "human_name",
+    "lines",
+    "unified_diff",
 ]
 
 
@@ -126,7 +128,7 @@ class PartDiff:
     @cached_property
     def unified(self) -> str:
         """A unified diff of the two bodies (empty when the text is the same)."""
-        return _unified(
+        return unified_diff(
             self.old_body or "",
             self.new_body or "",
             f"{self.labels[0]}/{self.old_id or self.id}",
@@ -442,13 +444,24 @@ def _moved(old: Catalog, new: Catalog) -> set[str]:
     return set(before) - kept
 
 
-def _unified(old: str, new: str, old_label: str, new_label: str) -> str:
+def lines(text: str) -> list[str]:
+    """``text`` split at line feeds only: a carriage return, a form feed or a line
+    separator inside a line stays in it (and a report shows it), never a line break
+    a reader cannot see."""
+    found = text.split("\n")
+    if found[-1] == "":
+        found.pop()
+    return found
+
+
+def unified_diff(old: str, new: str, old_label: str, new_label: str) -> str:
+    """A unified diff of two texts, lines split by :func:`lines`; empty when equal."""
     if old == new:
         return ""
-    lines = difflib.unified_diff(
-        old.splitlines(), new.splitlines(), fromfile=old_label, tofile=new_label, lineterm=""
+    diff_lines = difflib.unified_diff(
+        lines(old), lines(new), fromfile=old_label, tofile=new_label, lineterm=""
     )
-    return "\n".join(lines)
+    return "\n".join(diff_lines)
 
 
 def _stamp(catalog: Catalog, count: TokenCounter) -> Callable[[PartDecl], int | None]:
@@ -585,7 +598,9 @@ def _prompt_diff(
         new_tokens=b.tokens,
         old_fingerprint=a.fingerprint,
         new_fingerprint=b.fingerprint,
-        unified=_unified(a.text, b.text, f"{_label(old)} ({agent})", f"{_label(new)} ({agent})"),
+        unified=unified_diff(
+            a.text, b.text, f"{_label(old)} ({agent})", f"{_label(new)} ({agent})"
+        ),
         parts_added=tuple(i for i in b.ids if i not in a.ids),
         parts_removed=tuple(i for i in a.ids if i not in b.ids),
         notes=tuple(old_notes + new_notes),

@@ -6,16 +6,21 @@ rewritten, and the overlay stops loading. :func:`port_overlay` compares each
 ``from`` part of the old base with the new base and says, part by part:
 
 * ``same``: the new base has the part with the same text; nothing to do;
-* ``carried``: the text changed only in whitespace or inside ``${...}``
-  placeholders: the pins (``sha256``, ``tokens``) are updated;
+* ``carried``: the text changed in a class the caller accepted (``accept``:
+  ``whitespace``, ``placeholders``): the pins (``sha256``, ``tokens``) are
+  updated;
 * ``renamed``: the part is gone under its id but lives on under another one
   (found as :func:`catalog.changes.classify.find_renames` finds renames): ``from``
-  is updated, and the pins too when the text is the same or changed only in
-  whitespace or placeholders;
-* ``changed``: the prose changed: the diff is shown, the pins are kept, so the
-  ported overlay does not load until someone reviews it and runs ``catalog
-  stamp``;
+  is updated, and the pins too when the text is the same or changed in an
+  accepted class;
+* ``changed``: any other text change (prose always, whitespace or placeholders
+  unless accepted): the diff is shown, the pins are kept, so the ported
+  overlay does not load until someone reviews it and runs ``catalog stamp``
+  (or ports again accepting that class);
 * ``vanished``: nothing in the new base carries it: a decision is needed.
+
+No text change is carried over unless the caller said so: a change that looks
+minor is where words hide.
 
 The ported manifest is the old one with only the ``base``, ``version``,
 ``from``, ``sha256`` and ``tokens`` lines rewritten: comments and layout stay.
@@ -23,22 +28,46 @@ The ported manifest is the old one with only the ``base``, ``version``,
 
 from __future__ import annotations
 
-import difflib
 import re
-from dataclasses import dataclass
-from typing import Any, Literal
+from collections.abc import (
+    Collection,
+)
+from dataclasses import (
+    dataclass,
+)
+from typing import (
+    Any,
+    Literal,
+)
 
-from catalog.changes.classify import TextClass, find_renames, text_class
-from catalog.engine.catalog import Catalog
-from catalog.engine.compile import body_sha256
-from catalog.schema.manifest import Manifest
+from catalog.changes.classify import (
+    TextClass,
+    find_renames,
+    text_class,
+)
+from catalog.changes.compute import (
+    unified_diff,
+)
+from catalog.engine.catalog import (
+    Catalog,
+)
+from catalog.engine.compile import (
+    body_sha256,
+)
+from catalog.errors import (
+    UsageError,
+)
+from catalog.schema.manifest import (
+    Manifest,
+)
 from catalog.tokens import TokenCounter
 
-__all__ = ["PortReport", "PortStatus", "PortedPart", "port_overlay"]
+__all__ = ["ACCEPTABLE", "PortReport", "PortStatus", "PortedPart", "port_overlay"]
 
 PortStatus = Literal["same", "carried", "renamed", "changed", "vanished"]
 
-_CARRIED: tuple[TextClass | None, ...] = (None, "whitespace", "placeholders")
+ACCEPTABLE: tuple[TextClass, ...] = ("whitespace", "placeholders")
+"""The text-change classes a port may be told to carry over; prose never is."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,8 +85,8 @@ class PortedPart:
 
     @property
     def needs_decision(self) -> bool:
-        """Vanished, or its prose changed (under its id or a new one)."""
-        return self.status == "vanished" or self.change == "prose"
+        """Vanished, or its text changed (under its id or a new one) and was not carried."""
+        return self.status == "vanished" or (self.change is not None and not self.pinned)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form."""
@@ -113,9 +142,17 @@ def port_overlay(
     base_ref: str,
     version: str,
     count: TokenCounter,
+    accept: Collection[TextClass] = (),
 ) -> PortReport:
     """Port the overlay ``manifest`` (written as ``text``) from ``old_base`` to
-    ``new_base``, which the ported manifest names as ``base_ref``, at ``version``."""
+    ``new_base``, which the ported manifest names as ``base_ref``, at ``version``;
+    text changes of the classes in ``accept`` (some of :data:`ACCEPTABLE`) are
+    carried over, every other one needs a decision."""
+    if "prose" in accept:
+        raise UsageError(
+            "a prose change is never carried over",
+            hint="review its diff, then run `catalog stamp` on the ported folder",
+        )
     old_bodies = {p.id: p.body for p in old_base.parts}
     new_parts = {p.id: p for p in new_base.parts}
     wanted = [part.from_ for part in manifest.part if part.from_ is not None]
@@ -138,10 +175,11 @@ def port_overlay(
         old_body = old_bodies.get(source, "")
         new_body = new_parts[target].body
         change = text_class(old_body, new_body)
+        carried = change is None or change in accept
         status: PortStatus = "renamed" if target != source else "same"
         if status == "same" and change is not None:
-            status = "carried" if change in _CARRIED else "changed"
-        pinned = change in _CARRIED and (change is not None or target != source)
+            status = "carried" if carried else "changed"
+        pinned = carried and (change is not None or target != source)
         edit: dict[str, str] = {}
         if target != source:
             edit["from"] = _toml_string(target)
@@ -150,17 +188,7 @@ def port_overlay(
             edit["tokens"] = str(count(new_body))
         if edit:
             edits[index] = edit
-        unified = ""
-        if change == "prose":
-            unified = "\n".join(
-                difflib.unified_diff(
-                    old_body.splitlines(),
-                    new_body.splitlines(),
-                    f"{labels[0]}/{source}",
-                    f"{labels[1]}/{target}",
-                    lineterm="",
-                )
-            )
+        unified = unified_diff(old_body, new_body, f"{labels[0]}/{source}", f"{labels[1]}/{target}")
         ported.append(
             PortedPart(part.id, source, status, target, change, similarity, unified, pinned)
         )

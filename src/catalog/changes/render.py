@@ -1,4 +1,10 @@
-"""Render a :class:`~catalog.changes.compute.CatalogDiff` as text, Markdown, JSON or HTML."""
+"""Render a :class:`~catalog.changes.compute.CatalogDiff` as text, Markdown, JSON or HTML.
+
+What a report quotes (bodies, names, values) may hold control or invisible
+characters: the text, Markdown and HTML forms show each as ``<U+XXXX>``
+(:mod:`catalog.lang.visible`), and the JSON form writes them as ``\\uXXXX``
+escapes, so that nothing acts on a terminal or hides from a reviewer.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ import json
 import re
 from typing import Any
 
+from catalog.changes.classify import inside_placeholders, words
 from catalog.changes.compute import (
     CatalogDiff,
     ChangeClass,
@@ -15,7 +22,9 @@ from catalog.changes.compute import (
     ItemDiff,
     PartDiff,
     _jsonable,
+    lines,
 )
+from catalog.lang.visible import json_visible, visible, visible_line
 
 __all__ = [
     "FOLDED",
@@ -35,8 +44,9 @@ _FOLDED_WORDS = {
 
 
 def render_json(result: CatalogDiff) -> str:
-    """The diff as indented JSON with sorted keys (see :meth:`CatalogDiff.to_dict`)."""
-    return json.dumps(result.to_dict(), indent=2, ensure_ascii=False, sort_keys=True)
+    """The diff as indented JSON with sorted keys (see :meth:`CatalogDiff.to_dict`),
+    hidden characters escaped (:func:`catalog.lang.visible.json_visible`)."""
+    return json_visible(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, sort_keys=True))
 
 
 def _listed(result: CatalogDiff, all_changes: bool) -> tuple[PartDiff, ...]:
@@ -144,10 +154,17 @@ def _phrase(
     return f"{label} {code(change.old)} {arrow} {code(change.new)}"
 
 
-def _describe_fields(part: PartDiff, phrase: Any = None) -> list[str]:
+def _describe_fields(part: PartDiff, phrase: Any = None, code: Any = _show) -> list[str]:
     """One phrase per change of a changed or renamed part (``phrase`` words a key's
-    change; plain text by default)."""
+    change, ``code`` quotes a value; plain text by default)."""
     phrases = [_TEXT_WORDS[part.change]] if part.change in _TEXT_WORDS else []
+    strings = None
+    if part.change == "prose":
+        strings = inside_placeholders(part.old_body or "", part.new_body or "")
+    if strings is not None:
+        shown = ", ".join(code(_cut(text)) for text in strings[:_STRINGS_SHOWN])
+        more = f" and {len(strings) - _STRINGS_SHOWN} more" if len(strings) > _STRINGS_SHOWN else ""
+        phrases[0] = "text changed inside ${...}" + (f": new text {shown}{more}" if shown else "")
     if part.moved:
         phrases.append("moved")
     phrases.extend((phrase or _text_phrase)(change) for change in _shown_fields(part))
@@ -156,6 +173,16 @@ def _describe_fields(part: PartDiff, phrase: Any = None) -> list[str]:
 
 def _text_phrase(change: FieldChange) -> str:
     return _phrase(change, "->")
+
+
+# A prose change inside ${...} quotes at most this many new strings, each cut to
+# _STRING_CUT characters: enough to see what the placeholder now says.
+_STRINGS_SHOWN = 3
+_STRING_CUT = 160
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= _STRING_CUT else text[:_STRING_CUT] + "…"
 
 
 _TEXT_WORDS = {
@@ -209,62 +236,67 @@ def render_text(result: CatalogDiff, *, color: bool = False, all_changes: bool =
 
     Parts changed only in whitespace, inside placeholders or in metadata are
     counted on one line unless ``all_changes``; a text change shows its
-    unified diff.
+    unified diff. Every line is made :func:`~catalog.lang.visible.visible` before
+    it is coloured: the colours are the only escape sequences written.
     """
+    rows: list[tuple[str, str]] = []  # (colour mark or "", line)
 
-    def paint(code: str, text: str) -> str:
-        return f"\x1b[{_COLOURS[code]}m{text}\x1b[0m" if color else text
-
-    def diff_lines(unified: str, indent: str) -> list[str]:
+    def diff_lines(unified: str, indent: str) -> list[tuple[str, str]]:
         out = []
-        for line in unified.splitlines():
+        for line in unified.split("\n") if unified else ():
             code = line[:1] if line[:1] in "+-@" and not line.startswith(("+++", "---")) else ""
-            out.append(indent + (paint(code, line) if code else line))
+            out.append((code, indent + line))
         return out
 
     if result.identical:
-        return f"{result.old_label} and {result.new_label} are identical\n"
-    rows = [paint("!", _headline(result))]
+        return visible_line(f"{result.old_label} and {result.new_label} are identical") + "\n"
+    rows.append(("!", _headline(result)))
     if result.settings:
-        rows.append("\ncatalog:")
-        rows.extend(f"  ~ {c.key}: {_show(c.old)} -> {_show(c.new)}" for c in result.settings)
+        rows.append(("", "\ncatalog:"))
+        rows.extend(("", f"  ~ {c.key}: {_show(c.old)} -> {_show(c.new)}") for c in result.settings)
     for title, items in (("variables", result.variables), ("agents", result.agents)):
         if items:
-            rows.append(f"\n{title}:")
+            rows.append(("", f"\n{title}:"))
             for item in items:
                 mark = _MARK[item.status]
                 detail = _item_detail(item, "->")
-                tail = f"  {detail}" if detail else ""
-                rows.append(paint(mark, f"  {mark} {item.name}") + tail)
+                rows.append((mark, f"  {mark} {item.name}" + (f"  {detail}" if detail else "")))
     listed = _listed(result, all_changes)
     folded = _folded_line(result, all_changes)
     if listed or folded:
-        rows.append("\nparts:")
+        rows.append(("", "\nparts:"))
     for part in listed:
         mark = _MARK[part.status]
         order = part.new_order if part.new_order is not None else part.old_order
         tokens = _part_tokens(part, "->")
         name = f"{part.old_id} -> {part.id}" if part.old_id else part.id
-        head = f"  {mark} {name}  ({part.kind}, order {order})  {tokens}"
-        rows.append(paint(mark, head))
+        rows.append((mark, f"  {mark} {name}  ({part.kind}, order {order})  {tokens}"))
         if part.status in ("changed", "renamed"):
-            rows.extend(f"      {phrase}" for phrase in _describe_fields(part))
+            rows.extend(("", f"      {phrase}") for phrase in _describe_fields(part))
             rows.extend(diff_lines(part.unified, "        "))
     if folded:
-        rows.append(f"  {folded} (--all lists them)")
+        rows.append(("", f"  {folded} (--all lists them)"))
     if result.prompt is not None:
         prompt = result.prompt
         rows.append(
-            f"\nprompt (agent {prompt.agent}): tokens {prompt.old_tokens} -> {prompt.new_tokens} "
-            f"({_signed(prompt.token_delta)})" + ("; identical" if prompt.identical else "")
+            (
+                "",
+                f"\nprompt (agent {prompt.agent}): tokens {prompt.old_tokens} -> "
+                f"{prompt.new_tokens} ({_signed(prompt.token_delta)})"
+                + ("; identical" if prompt.identical else ""),
+            )
         )
-        rows.extend(f"  note: {note}" for note in prompt.notes)
+        rows.extend(("", f"  note: {note}") for note in prompt.notes)
         if prompt.parts_added:
-            rows.append(paint("+", f"  + parts now used: {', '.join(prompt.parts_added)}"))
+            rows.append(("+", f"  + parts now used: {', '.join(prompt.parts_added)}"))
         if prompt.parts_removed:
-            rows.append(paint("-", f"  - parts no longer used: {', '.join(prompt.parts_removed)}"))
+            rows.append(("-", f"  - parts no longer used: {', '.join(prompt.parts_removed)}"))
         rows.extend(diff_lines(prompt.unified, "    "))
-    return "\n".join(rows) + "\n"
+    painted = []
+    for code, line in rows:
+        shown = visible(line)
+        painted.append(f"\x1b[{_COLOURS[code]}m{shown}\x1b[0m" if color and code else shown)
+    return "\n".join(painted) + "\n"
 
 
 # ------------------------------------------------------------------ Markdown
@@ -283,7 +315,7 @@ def _md_escape(text: str) -> str:
     Ids and values go into code spans instead (:func:`_md_code`), which show
     them as they are.
     """
-    text = _MD_INLINE.sub(lambda m: "\\" + m.group(), " ".join(text.split()))
+    text = _MD_INLINE.sub(lambda m: "\\" + m.group(), " ".join(words(text)))
     mark = _MD_BLOCK_MARK.match(text)
     if mark is None:
         return text
@@ -317,7 +349,8 @@ def render_markdown(result: CatalogDiff, *, all_changes: bool = False) -> str:
     Parts come as upstream changelogs list them: **NEW:**, **REMOVED:**,
     **RENAMED:**, then changed parts, each group sorted by name, one line
     each. Parts changed only in whitespace, inside placeholders or in metadata
-    are counted on one closing line unless ``all_changes``.
+    are counted on one closing line unless ``all_changes``. Hidden characters
+    are shown as ``<U+XXXX>``.
     """
     rows = [
         f"### {_md_escape(result.old_label)} → {_md_escape(result.new_label)}",
@@ -344,7 +377,7 @@ def render_markdown(result: CatalogDiff, *, all_changes: bool = False) -> str:
         elif part.status == "removed":
             rows.append(f"- **REMOVED:** {label} {tokens}")
         else:
-            phrases = _describe_fields(part, _md_phrase)
+            phrases = _describe_fields(part, _md_phrase, _md_code)
             detail = f": {'; '.join(phrases)}" if phrases else ""
             if part.status == "renamed":
                 old = _md_label(part.old_name or str(part.old_id), str(part.old_id))
@@ -372,7 +405,7 @@ def render_markdown(result: CatalogDiff, *, all_changes: bool = False) -> str:
         if prompt.unified:
             fence = "`" * max([3, *(len(run) + 1 for run in re.findall("`+", prompt.unified))])
             rows += ["", f"{fence}diff", prompt.unified, fence]
-    return "\n".join(rows) + "\n"
+    return visible("\n".join(rows)) + "\n"
 
 
 # ------------------------------------------------------------------ HTML
@@ -396,23 +429,26 @@ ul.fields{margin:.3em 0}
 """
 
 
+def _html(text: str) -> str:
+    """``text`` escaped for HTML, hidden characters shown (a bidi override would
+    reorder what the page shows)."""
+    return html.escape(visible(text))
+
+
 def _side_by_side(old: str, new: str, labels: tuple[str, str], context: int = 3) -> str:
     """A two-column table of ``old`` against ``new`` under their ``labels``, equal runs
     folded to ``context`` lines."""
-    a, b = old.splitlines(), new.splitlines()
-    rows = [
-        f"<tr><th colspan=2>{html.escape(labels[0])}</th>"
-        f"<th colspan=2>{html.escape(labels[1])}</th></tr>"
-    ]
+    a, b = lines(old), lines(new)
+    rows = [f"<tr><th colspan=2>{_html(labels[0])}</th><th colspan=2>{_html(labels[1])}</th></tr>"]
 
     def row(i: int | None, left: str | None, j: int | None, right: str | None, cls: str) -> None:
         lcls = cls if left is not None else ""
         rcls = cls if right is not None else ""
         rows.append(
             f"<tr><td class=n>{'' if i is None else i + 1}</td>"
-            f"<td class='l {lcls}'>{html.escape(left or '')}</td>"
+            f"<td class='l {lcls}'>{_html(left or '')}</td>"
             f"<td class=n>{'' if j is None else j + 1}</td>"
-            f"<td class='r {rcls}'>{html.escape(right or '')}</td></tr>"
+            f"<td class='r {rcls}'>{_html(right or '')}</td></tr>"
         )
 
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
@@ -441,8 +477,9 @@ def _side_by_side(old: str, new: str, labels: tuple[str, str], context: int = 3)
 
 
 def render_html(result: CatalogDiff) -> str:
-    """One self-contained HTML page (inline CSS, no scripts) with side-by-side body diffs."""
-    esc = html.escape
+    """One self-contained HTML page (inline CSS, no scripts) with side-by-side body diffs;
+    hidden characters are shown as ``<U+XXXX>``."""
+    esc = _html
     title = f"{result.old_label} → {result.new_label}"
     labels = (result.old_label, result.new_label)
     body = [

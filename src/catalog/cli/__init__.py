@@ -3,7 +3,8 @@
 Each command lives in its own module exposing ``register(parser)`` (its
 arguments, its description and its ``run``). This module builds the parser,
 runs the command and turns every library error into a one-paragraph message
-on stderr (never a traceback).
+on stderr (never a traceback), with every control or invisible character it
+quotes shown as ``<U+XXXX>``.
 
 Only the module of the command being run is imported, so starting one
 command does not pay for the others (``catalog assemble`` never loads the
@@ -29,6 +30,7 @@ from catalog.cli._common import EXIT_OK, EXIT_USAGE, common_parser, resolve_glob
 from catalog.cli._help import HelpFormatter, RawHelpFormatter
 from catalog.errors import CatalogError
 from catalog.lang.shapes import did_you_mean
+from catalog.lang.visible import visible
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
@@ -80,7 +82,7 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
-        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        sys.stderr.write(f"{self.prog}: error: {visible(message)}\n")
         raise SystemExit(EXIT_USAGE)
 
 
@@ -134,8 +136,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = _command_word(args_list)
     if command is not None and command not in COMMANDS:
         sys.stderr.write(
-            f"catalog: error: {command!r} is not a command\n"
-            f"  hint: {did_you_mean(command, COMMANDS, what='commands')}\n"
+            visible(
+                f"catalog: error: {command!r} is not a command\n"
+                f"  hint: {did_you_mean(command, COMMANDS, what='commands')}\n"
+            )
         )
         return EXIT_USAGE
     # A completion script lists every command's options: only it loads them all.
@@ -145,7 +149,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         resolve_globals(args)
         status: int = args.func(args)
     except CatalogError as exc:
-        sys.stderr.write(f"catalog: error: {exc}\n")
+        # Messages quote file names and input: hidden characters are shown, not sent.
+        sys.stderr.write(f"catalog: error: {visible(str(exc))}\n")
         return EXIT_USAGE
     except BrokenPipeError:
         # The reader went away (``catalog ... | head``): not an error of ours.

@@ -14,6 +14,7 @@ from catalog.cli._common import (
     load_ref,
     warn_notes,
 )
+from catalog.lang.visible import json_visible, visible
 
 __all__ = ["register", "run"]
 
@@ -42,11 +43,12 @@ def run(args: argparse.Namespace) -> int:
     context, gathering = gathering_from_args(args, cat)
     prompt = cat.assemble(context, agent=args.agent, counter=args.counter)
     if args.format == "json":
-        sys.stdout.write(prompt.to_json() + "\n")
+        sys.stdout.write(json_visible(prompt.to_json()) + "\n")
     else:
         sys.stdout.write(prompt.text + "\n")
     if args.explain:
-        sys.stderr.write(prompt.explain() + "\n")
+        # A report for a person, hidden characters shown; stdout keeps the exact prompt.
+        sys.stderr.write(visible(prompt.explain()) + "\n")
         used = {p.id for p in prompt.parts} | {t.part_id for t in prompt.tools}
         unbound = cat.unbound_placeholders(used)
         for name, ids in unbound.items():

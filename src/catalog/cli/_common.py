@@ -1,4 +1,9 @@
-"""Helpers shared by the command modules: common options, loading, output."""
+"""Helpers shared by the command modules: common options, loading, output.
+
+What a command prints for a person goes through :mod:`catalog.lang.visible` (a
+control or invisible character is shown as ``<U+XXXX>``); JSON output escapes
+those characters, so a program parses the exact data.
+"""
 
 from __future__ import annotations
 
@@ -16,8 +21,17 @@ from catalog.io.contexts import load_context
 from catalog.io.positions import key_lines
 from catalog.io.textfile import read_text, too_deep, write_text
 from catalog.lang.shapes import did_you_mean
-from catalog.schema.context import Context, coerce_context
-from catalog.schema.manifest import fits_type
+from catalog.lang.visible import (
+    json_visible,
+    visible_line,
+)
+from catalog.schema.context import (
+    Context,
+    coerce_context,
+)
+from catalog.schema.manifest import (
+    fits_type,
+)
 
 if TYPE_CHECKING:
     from catalog.gathering import Gathering
@@ -131,16 +145,18 @@ def load_ref(args: argparse.Namespace, ref: str) -> Catalog:
 
 
 def emit_json(data: Any) -> None:
-    """Print ``data`` as indented, key-sorted JSON."""
+    """Print ``data`` as indented, key-sorted JSON, hidden characters escaped."""
     import json  # on first use: most commands never read or write JSON
 
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
+    text = json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True)
+    sys.stdout.write(json_visible(text) + "\n")
 
 
 def warn_notes(notes: Iterable[str]) -> None:
-    """Write each note of a result (an unknown tool...) to stderr as a warning."""
+    """Write each note of a result (an unknown tool, a file skipped...) to stderr as a
+    one-line warning, hidden characters shown."""
     for note in notes:
-        sys.stderr.write(f"catalog: warning: {note}\n")
+        sys.stderr.write(f"catalog: warning: {visible_line(note)}\n")
 
 
 def write_output(path: str, text: str) -> None:
@@ -276,8 +292,7 @@ def gathering_from_args(
             git=not args.no_git,
             follow_links=args.follow_links,
         )
-    for warning in caught:
-        sys.stderr.write(f"catalog: warning: {warning.message}\n")
+    warn_notes(str(warning.message) for warning in caught)
     return gathered.context, gathered
 
 

@@ -5,7 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from catalog.changes.port import PortedPart, port_overlay
+from catalog.changes.port import (
+    ACCEPTABLE,
+    PortedPart,
+    port_overlay,
+)
 from catalog.cli._common import (
     EXIT_OK,
     EXIT_PROBLEMS,
@@ -14,15 +18,33 @@ from catalog.cli._common import (
     make_store,
     write_output,
 )
-from catalog.errors import CatalogError, UsageError
-from catalog.io.catalog_path import parse_ref
-from catalog.io.loader import MANIFEST_NAME
-from catalog.io.manifests import parse_manifest
+from catalog.errors import (
+    CatalogError,
+    UsageError,
+)
+from catalog.io.catalog_path import (
+    parse_ref,
+)
+from catalog.io.loader import (
+    MANIFEST_NAME,
+    VersionDir,
+    read_manifest,
+)
+from catalog.io.manifests import (
+    parse_manifest,
+)
+from catalog.lang.visible import (
+    visible,
+)
 from catalog.tokens import get_counter
 
 __all__ = ["register", "run"]
 
 _MARK = {"same": "=", "carried": "~", "renamed": ">", "changed": "!", "vanished": "-"}
+_CHANGED = {
+    "whitespace": "changed only in whitespace",
+    "placeholders": "changed only in the layout of ${...}",
+}
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -30,15 +52,26 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.description = (
         "Port an overlay (a version folder whose [catalog] base names another catalog) to a "
         "new release of its base: report every `from` part that vanished, was renamed (with "
-        "the rename found) or changed text (with a diff of the prose), and write the overlay "
-        "with the pins it can carry updated (same text, or changed only in whitespace or "
-        "inside ${...} placeholders). Exit 0 when nothing needs a decision, 1 while "
-        "something does, 2 on trouble."
+        "the rename found) or changed text (with a diff), and write the overlay with the "
+        "pins of unchanged texts updated. A changed text is never carried over unless "
+        "--accept names its class (whitespace, placeholders); a prose change needs a review "
+        "and `catalog stamp`. Exit 0 when nothing needs a decision, 1 while something "
+        "does, 2 on trouble."
     )
     parser.add_argument("overlay", metavar="OVERLAY", help="the overlay's version folder")
     parser.add_argument("--to", required=True, metavar="NAME@VERSION", help="the new base")
     parser.add_argument(
         "--version", help="the ported overlay's version (default: the new base's version)"
+    )
+    parser.add_argument(
+        "--accept",
+        action="append",
+        default=[],
+        choices=ACCEPTABLE,
+        metavar="CLASS",
+        help="carry over, pins updated, the parts whose text changed only in this class: "
+        "whitespace or placeholders (the layout of ${...} expressions); repeatable; "
+        "review the diffs first",
     )
     parser.add_argument(
         "-o", "--output", metavar="DIR", help="write the ported overlay's folder here"
@@ -52,14 +85,12 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     folder = Path(args.overlay).expanduser()
-    manifest_path = folder / MANIFEST_NAME
-    if not manifest_path.is_file():
-        raise UsageError(f"{folder}: no {MANIFEST_NAME} here", hint="give an overlay's folder")
-    text = manifest_path.read_text(encoding="utf-8")
-    manifest = parse_manifest(text, str(manifest_path))
+    # The loader's own reader: bounded, UTF-8 with its BOM dropped, the same errors.
+    read = read_manifest(VersionDir(folder.parent, folder.name))
+    manifest, text = read.manifest, read.text
     if manifest.catalog.base is None:
         raise UsageError(
-            f"{manifest_path}: not an overlay ([catalog] has no base)",
+            f"{read.file}: not an overlay ([catalog] has no base)",
             hint="port works on catalogs whose parts come `from` a base",
         )
     store = make_store(args)
@@ -74,15 +105,16 @@ def run(args: argparse.Namespace) -> int:
         base_ref=f"{new_base.name}@=={new_base.version}",
         version=version,
         count=get_counter(None, tokenizer=manifest.catalog.tokenizer),
+        accept=args.accept,
     )
     if args.output:
         _write(args.output, report.text)
     if args.format == "json":
         emit_json(report.to_dict())
     else:
-        sys.stdout.write(_text(report.old_base, report.new_base, report.parts))
+        sys.stdout.write(visible(_text(report.old_base, report.new_base, report.parts)))
         if args.output:
-            sys.stdout.write(f"wrote {Path(args.output) / MANIFEST_NAME}\n")
+            sys.stdout.write(visible(f"wrote {Path(args.output) / MANIFEST_NAME}\n"))
     return EXIT_PROBLEMS if report.needs_decision else EXIT_OK
 
 
@@ -121,8 +153,14 @@ def _text(old: str, new: str, parts: tuple[PortedPart, ...]) -> str:
             line += ": vanished, nothing in the new base carries it"
         elif part.change == "prose":
             line += ": prose changed, pins kept (review, then `catalog stamp`)"
+        elif part.needs_decision:
+            line += (
+                f": {_CHANGED[part.change or '']}, pins kept (review, then "
+                f"`--accept {part.change}` or `catalog stamp`)"
+            )
         elif part.pinned:
             line += f": {part.change or 'same text'}, pins updated"
         rows.append(line)
-        rows.extend(f"      {diff_line}" for diff_line in part.unified.splitlines())
+        if part.needs_decision:
+            rows.extend(f"      {diff_line}" for diff_line in part.unified.split("\n") if diff_line)
     return "\n".join(rows) + "\n"

@@ -7,6 +7,7 @@ import sys
 
 from catalog.cli._common import EXIT_OK, add_format, emit_json, load_ref
 from catalog.lang.values import to_json
+from catalog.lang.visible import visible_line
 
 __all__ = ["register", "run"]
 
@@ -28,28 +29,34 @@ def run(args: argparse.Namespace) -> int:
         data["source"] = cat.source
         emit_json(data)
         return EXIT_OK
-    out = sys.stdout.write
-    out(f"{cat.name} {cat.version}  {cat.summary}\n")
-    out(f"from: {cat.location}\n")
-    out(f"agents: {', '.join(cat.agents)}\n")
+
+    def out(line: str) -> None:
+        """One line of the description: whatever it quotes stays on it, hidden
+        characters shown."""
+        sys.stdout.write(visible_line(line) + "\n")
+
+    out(f"{cat.name} {cat.version}  {cat.summary}")
+    out(f"from: {cat.location}")
+    out(f"agents: {', '.join(cat.agents)}")
     if cat.slots:
-        out(f"slots: {', '.join(cat.slots)}\n")
+        out(f"slots: {', '.join(cat.slots)}")
     for var in manifest.variable:
         default = to_json(var.effective_default())
-        out(f"variable {var.name}: {var.type} = {default}  {var.description}\n")
+        out(f"variable {var.name}: {var.type} = {default}  {var.description}")
     for name, source in manifest.definitions.items():
-        out(f"definition {name} = {source}\n")
+        out(f"definition {name} = {source}")
     for name, entries in manifest.lines.items():
-        out(f"lines {name}:\n")
+        out(f"lines {name}:")
         for entry in entries:
             what = to_json(entry.text) if entry.text is not None else f"items {entry.items}"
-            out(f"  - {what}{'' if entry.when == 'true' else f'  when {entry.when}'}\n")
+            out(f"  - {what}{'' if entry.when == 'true' else f'  when {entry.when}'}")
     for kind, defaults in manifest.defaults.items():
         given = defaults.model_dump(exclude_none=True)
         shown = "; ".join(f"{key} = {_plain(value)}" for key, value in given.items())
-        out(f"defaults for {kind} parts: {shown}\n")
+        out(f"defaults for {kind} parts: {shown}")
     written = {decl.id: decl for decl in manifest.part}
-    out(f"\n{'order':>5}  {'id':<28} {'kind':<8} {'stability':<9} {'tokens':>6}  agents / when\n")
+    sys.stdout.write("\n")
+    out(f"{'order':>5}  {'id':<28} {'kind':<8} {'stability':<9} {'tokens':>6}  agents / when")
     for part in cat.parts:
         decl = part.decl
         agents = ",".join(decl.agents)
@@ -58,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
             when = f"(defaults for {decl.kind})"
         out(
             f"{decl.order:>5}  {decl.id:<28} {decl.kind:<8} {decl.stability:<9} "
-            f"{decl.tokens:>6}  {agents} / {when}\n"
+            f"{decl.tokens:>6}  {agents} / {when}"
         )
     return EXIT_OK
 

@@ -10,9 +10,23 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, add_format, emit_json, make_store
-from catalog.errors import CatalogError, ManifestError, NotFoundError
-from catalog.io.catalog_path import CatalogPath, is_folder_ref, parse_ref
-from catalog.io.validate import Problem, check_catalog
+from catalog.errors import (
+    CatalogError,
+    ManifestError,
+    NotFoundError,
+)
+from catalog.io.catalog_path import (
+    CatalogPath,
+    is_folder_ref,
+    parse_ref,
+)
+from catalog.io.validate import (
+    Problem,
+    check_catalog,
+)
+from catalog.lang.visible import (
+    visible,
+)
 
 __all__ = ["register", "run"]
 
@@ -83,9 +97,10 @@ def run(args: argparse.Namespace) -> int:
             label = entry["catalog"]
             for problem in entry["problems"]:
                 where = f"{problem.location}: " if problem.line is not None else ""
-                sys.stdout.write(f"{label}: {problem.severity}: {where}{problem.message}\n")
+                line = f"{label}: {problem.severity}: {where}{problem.message}"
+                sys.stdout.write(visible(line) + "\n")
             if entry["ok"]:
-                sys.stdout.write(f"{label}: ok\n")
+                sys.stdout.write(visible(f"{label}: ok") + "\n")
         sys.stdout.write(f"{errors} error(s), {warnings} warning(s)\n")
     failed = errors or (args.strict and warnings)
     return EXIT_PROBLEMS if failed else EXIT_OK

@@ -12,7 +12,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from catalog.schema.context import Context
+from catalog.lang.visible import (
+    visible_line,
+)
+from catalog.schema.context import (
+    Context,
+)
 
 __all__ = ["GatheredFile", "Gathering", "Status"]
 
@@ -69,7 +74,9 @@ class Gathering:
         }
 
     def tree(self) -> str:
-        """A readable account: each source with its files (imports indented), then the notes."""
+        """A readable account: each source with its files (imports indented), then the
+        notes; each line shown with :func:`~catalog.lang.visible.visible_line`, so a file
+        name holding a line feed or an escape sequence cannot add or rewrite a line."""
         lines = [f"gathered from {self.cwd} (project root {self.root})"]
         current: tuple[str, str] | None = None
         kept = 0
@@ -87,7 +94,7 @@ class Gathering:
         if self.notes:
             lines.append("notes:")
             lines.extend(f"  ! {note}" for note in self.notes)
-        return "\n".join(lines)
+        return "\n".join(visible_line(line) for line in lines)
 
 
 def _size(item: GatheredFile) -> str:

@@ -2,8 +2,10 @@
 
 Loading already refuses anything that would give a wrong prompt (bad keys,
 unknown names, tampered bodies). Validation adds what is legal but probably
-a mistake: a token estimate that no longer matches its body, and a ``turn``
-part ordered before ``static`` parts (it breaks the cache prefix every turn).
+a mistake: a token estimate that no longer matches its body, a ``turn``
+part ordered before ``static`` parts (it breaks the cache prefix every turn),
+and hidden characters in a body (controls, zero-width and bidi characters, tag
+characters: a model reads them, a reviewer does not see them).
 """
 
 from __future__ import annotations
@@ -11,9 +13,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from catalog.engine.catalog import Catalog
-from catalog.errors import CatalogError
-from catalog.io.positions import key_lines
+from catalog.engine.assemble import (
+    CompiledPart,
+)
+from catalog.engine.catalog import (
+    Catalog,
+)
+from catalog.errors import (
+    CatalogError,
+)
+from catalog.io.positions import (
+    key_lines,
+)
+from catalog.lang.visible import (
+    hidden_runs,
+)
 from catalog.tokens import get_counter, offline_encodings
 
 __all__ = ["Problem", "check_catalog"]
@@ -27,11 +41,14 @@ class Problem:
     where: str
     message: str
     line: int | None = None
+    column: int | None = None
 
     @property
     def location(self) -> str:
-        """``file:line`` (or the file alone when no line is known)."""
-        return self.where if self.line is None else f"{self.where}:{self.line}"
+        """``file:line`` or ``file:line:column`` (or the file alone when no line is known)."""
+        if self.line is None:
+            return self.where
+        return f"{self.where}:{self.line}" + (f":{self.column}" if self.column else "")
 
     def __str__(self) -> str:
         return f"{self.location}: {self.severity}: {self.message}"
@@ -85,6 +102,8 @@ def check_catalog(catalog: Catalog, *, count_tokens: bool = True) -> list[Proble
                 agents.append(agent)
                 static.update(dict.fromkeys(later))
     for part in catalog.parts:
+        problems.extend(_hidden(part))
+    for part in catalog.parts:
         if part.id in early:
             agents, static = early[part.id]
             warn(
@@ -95,4 +114,52 @@ def check_catalog(catalog: Catalog, *, count_tokens: bool = True) -> list[Proble
                 index[part.id],
                 "order",
             )
+    return problems
+
+
+# At most this many runs of hidden characters are reported per part, each naming
+# at most _CODES_SHOWN code points: enough to find them, bounded on any body.
+_RUNS_SHOWN = 20
+_CODES_SHOWN = 8
+_TAGS = range(0xE0020, 0xE007F)  # tag characters that mirror printable ASCII
+
+
+def _hidden(part: CompiledPart) -> list[Problem]:
+    """A warning at ``file:line:column`` for each run of hidden characters in the
+    part's body (see :mod:`catalog.lang.visible`); a byte order mark opening the body
+    is not one (it is how some editors start a file)."""
+    body = part.body
+    skip = 1 if body.startswith("\ufeff") else 0
+    runs = hidden_runs(body[skip:])
+    problems = []
+    line, seen = 1, 0
+    for found, run in runs[:_RUNS_SHOWN]:
+        offset = found + skip
+        line += body.count("\n", seen, offset)
+        column = offset - body.rfind("\n", 0, offset)
+        seen = offset
+        codes = " ".join(f"U+{ord(char):04X}" for char in run[:_CODES_SHOWN])
+        if len(run) > _CODES_SHOWN:
+            codes += f" ... ({len(run)} in all)"
+        spelt = "".join(chr(ord(char) - 0xE0000) for char in run if ord(char) in _TAGS)
+        spelling = f", tag characters spelling {spelt!r}" if spelt else ""
+        problems.append(
+            Problem(
+                "warning",
+                part.path,
+                f"part {part.id!r}: hidden characters {codes}{spelling}: a model reads them, "
+                "a reviewer does not see them; remove them, or write what they mean as "
+                "visible text",
+                line,
+                column,
+            )
+        )
+    if len(runs) > _RUNS_SHOWN:
+        problems.append(
+            Problem(
+                "warning",
+                part.path,
+                f"part {part.id!r}: {len(runs) - _RUNS_SHOWN} more runs of hidden characters",
+            )
+        )
     return problems

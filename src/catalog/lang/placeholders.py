@@ -2,8 +2,10 @@
 
 Imported bodies (Claude Code's prompt parts) carry the runtime's placeholders
 as written: ``${GLOB_TOOL_NAME}``, or whole expressions such as
-``${A?`x${B}`:""}``. The diff classifies a change made only inside them, and
-an overlay binds the simple ones (``${NAME}``) to values. A placeholder runs
+``${A?`x${B}`:""}``. The diff compares what they say, token by token
+(:func:`placeholder_tokens`: names, numbers, punctuation, and the text of their
+strings as the runtime decodes it), and an overlay binds the simple ones
+(``${NAME}``) to values. A placeholder runs
 from an unescaped ``${`` to the ``}`` that closes it, across strings and
 nested template literals; ``\\${`` is text, and a ``${`` that is never closed
 is text. Every function here is one pass over the text.
@@ -13,15 +15,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Literal, NamedTuple
 
 from catalog.lang.template import Template
 from catalog.lang.values import Scope, render_value
 
 __all__ = [
+    "Token",
     "bind_placeholders",
     "mask_placeholders",
     "placeholder_spans",
+    "placeholder_tokens",
     "placeholders",
     "simple_name",
     "unbound_names",
@@ -68,6 +72,36 @@ def mask_placeholders(text: str) -> str:
     return "".join(pieces)
 
 
+class Token(NamedTuple):
+    """One token of a placeholder's code: ``code`` (a run of name characters, one
+    punctuation character, or the ``${`` and ``}`` around an expression nested in a
+    template literal) or ``text`` (a string literal's text, or a piece of a template
+    literal's text, escapes decoded: ``"\\x41"`` is ``A``)."""
+
+    kind: Literal["code", "text"]
+    value: str
+
+
+def placeholder_tokens(text: str) -> list[Token]:
+    """The tokens of every placeholder in ``text``, in order; spacing between code
+    tokens is left out, and quote marks are not tokens (``'x'`` and ``"x"`` read alike).
+
+    A run of name characters is everything between spacing and ASCII punctuation
+    (``_`` and ``$`` excepted): letters, digits, and also any control or
+    non-ASCII character, so that nothing inside ``${...}`` escapes comparison.
+    """
+    found: list[Token] = []
+    position = 0
+    while (start := _next_placeholder(text, position)) >= 0:
+        before = len(found)
+        end = _expression_end(text, start + 2, found)
+        if end < 0:  # never closed: text, and nothing it held counts
+            del found[before:]
+            break
+        position = end
+    return found
+
+
 def _next_placeholder(text: str, position: int) -> int:
     """Where the next unescaped ``${`` starts, or -1 (``\\${`` is text: an odd run of
     backslashes before the ``$`` escapes it)."""
@@ -81,47 +115,111 @@ def _next_placeholder(text: str, position: int) -> int:
     return -1
 
 
-def _expression_end(text: str, position: int) -> int:
-    """Just after the ``}`` closing the expression that starts at ``position``, or -1."""
-    depth = 0
-    while position < len(text):
+_TEMPLATE_TEXT = -1
+_SPACING = frozenset(" \t\n")
+# Outside string and template literals, these end a run of name characters.
+_CODE_BREAKS = _SPACING | frozenset("!%&()*+,-./:;<=>?@[]^|~#\\'\"`{}")
+
+
+def _expression_end(text: str, position: int, found: list[Token] | None = None) -> int:
+    """Just after the ``}`` closing the expression that starts at ``position``, or -1.
+
+    One pass with a stack of open levels (code with its brace depth, or a template
+    literal's text), never recursion, however deep the nesting. With ``found``,
+    the expression's tokens (see :func:`placeholder_tokens`) are added to it.
+    """
+    stack = [0]  # each open level: the brace depth of code, or _TEMPLATE_TEXT
+    length = len(text)
+    piece = position  # where the current template literal's text started
+    while position < length:
         char = text[position]
+        if stack[-1] == _TEMPLATE_TEXT:
+            if char == "\\":
+                position += 2
+            elif char == "`" or text.startswith("${", position):
+                if found is not None:
+                    found.append(Token("text", _decode(text[piece:position])))
+                if char == "`":
+                    stack.pop()
+                    position += 1
+                else:
+                    stack.append(0)
+                    if found is not None:
+                        found.append(Token("code", "${"))
+                    position += 2
+            else:
+                position += 1
+            continue
+        if char not in _CODE_BREAKS:
+            start = position
+            while position < length and text[position] not in _CODE_BREAKS:
+                position += 1
+            if found is not None:
+                found.append(Token("code", text[start:position]))
+            continue
         if char in "'\"":
-            position = _string_end(text, position + 1, char)
+            end = _string_end(text, position + 1, char)
+            if found is not None:
+                found.append(Token("text", _decode(text[position + 1 : end - 1])))
+            position = end
             continue
         if char == "`":
-            position = _template_end(text, position + 1)
-            continue
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            if depth == 0:
+            stack.append(_TEMPLATE_TEXT)
+            piece = position + 1
+        elif char == "{":
+            stack[-1] += 1
+        elif char == "}" and stack[-1] == 0:
+            stack.pop()
+            if not stack:
                 return position + 1
-            depth -= 1
+            piece = position + 1  # back in a template literal's text
+        elif char == "}":
+            stack[-1] -= 1
+        if found is not None and char not in _SPACING and char != "`":
+            found.append(Token("code", char))
         position += 1
     return -1
 
 
 def _string_end(text: str, position: int, quote: str) -> int:
+    """Just after the ``quote`` closing a string literal whose text starts at ``position``."""
     while position < len(text) and text[position] != quote:
         position += 2 if text[position] == "\\" else 1
     return position + 1
 
 
-def _template_end(text: str, position: int) -> int:
-    """Just after the backtick closing a nested template literal (or the text's end)."""
-    while position < len(text):
-        char = text[position]
-        if char == "\\":
-            position += 2
-        elif char == "`":
-            return position + 1
-        elif text.startswith("${", position):
-            end = _expression_end(text, position + 2)
-            position = len(text) if end < 0 else end
-        else:
-            position += 1
-    return len(text)
+# A JavaScript escape: fixed alternatives of bounded length after a backslash, so a
+# match costs constant time wherever it is tried.
+_ESCAPE = re.compile(
+    r"\\(u\{[0-9A-Fa-f]{1,6}\}|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|0(?![0-9])|.)", re.S
+)
+_SIMPLE_ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "b": "\b",
+    "f": "\f",
+    "v": "\v",
+    "0": "\0",
+    "\n": "",
+}
+
+
+def _unescape(match: re.Match[str]) -> str:
+    escape = match.group(1)
+    if escape[0] in "ux" and len(escape) > 1:
+        code = int(escape.strip("u{}x"), 16)
+        return chr(code) if code <= 0x10FFFF else match.group()
+    return _SIMPLE_ESCAPES.get(escape, escape)
+
+
+def _decode(raw: str) -> str:
+    """A string literal's text as the runtime reads it: escapes (``\\n``, ``\\x41``,
+    ``\\u0041``, ``\\u{1F600}``) decoded, a surrogate pair joined into its character."""
+    if "\\" not in raw:
+        return raw
+    decoded = _ESCAPE.sub(_unescape, raw)
+    return decoded.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
 
 
 def _simple_spans(text: str) -> list[tuple[int, int, str]]:
