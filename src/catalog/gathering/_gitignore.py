@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from catalog.io.textfile import read_capped
-from catalog.lang.globs import CharClass, in_char_class, parse_char_class
+from catalog.lang.globs import CharClass, parse_char_class
 
 __all__ = ["Ignores"]
 
@@ -107,7 +107,7 @@ class Ignores:
 
 
 _Token = str | frozenset[str] | CharClass
-"""``"*"``, ``"?"``, a literal as a one-element frozenset, or a class: (negated, ranges)."""
+"""``"*"``, ``"?"``, a literal as a one-element frozenset, or a ``[...]`` class."""
 _Segment = tuple[_Token, ...] | None
 """A compiled name pattern; None for ``**``."""
 
@@ -142,10 +142,8 @@ def _compile(segment: str) -> _Segment:
 def _one(token: _Token, char: str) -> bool:
     if token == "?":
         return True
-    if isinstance(token, frozenset):
+    if isinstance(token, frozenset | CharClass):
         return char in token
-    if isinstance(token, tuple):
-        return in_char_class(token, char)
     return False
 
 

@@ -38,7 +38,16 @@ MAX_MATCH_STEPS = 1_000_000
 states visited: a second or so at worst); the scoped rules left when it is
 spent are not taken, with a warning."""
 
-_Entry = tuple[dict[str, Any], int]
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """A gathered instruction file: its project_files record, and its place among the
+    files the reader recorded (to mark it cut or dropped by the group's budget)."""
+
+    record: dict[str, Any]
+    index: int
+
+
 """A gathered file as a ``project_files`` record and its index in the reader's record."""
 
 
@@ -88,7 +97,7 @@ class InstructionFiles:
                 self._in_folder(group, label, folder, base, reach, entries)
             if group.max_bytes is not None:
                 entries = self._budget(group, label, entries)
-            found.extend(record for record, _ in entries)
+            found.extend(entry.record for entry in entries)
         return found
 
     # -- where to look
@@ -230,7 +239,7 @@ class InstructionFiles:
         }
         if chain:
             record["imported_by"] = chain
-        entries.append((record, index))
+        entries.append(_Entry(record, index))
 
     # -- path-scoped rules
 
@@ -364,11 +373,12 @@ class InstructionFiles:
         assert budget is not None
         left = budget
         kept: list[_Entry] = []
-        for record, index in entries:
+        for entry in entries:
+            record, index = entry.record, entry.index
             data = record["content"].encode("utf-8")
             if len(data) <= left:
                 left -= len(data)
-                kept.append((record, index))
+                kept.append(entry)
                 continue
             path = record["path"]
             reason = self.reader.records[index].reason
@@ -378,7 +388,7 @@ class InstructionFiles:
                     f"{text}\n\n[... cut: the rest of {Path(path).name} is over the "
                     f"{budget}-byte budget ...]"
                 )
-                kept.append((record, index))
+                kept.append(entry)
                 warn(
                     f"{path}: cut to {left} of {len(data)} bytes "
                     f"by the {budget}-byte budget of {label}"

@@ -24,6 +24,7 @@ The dialect, the one rule files use:
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
@@ -33,7 +34,6 @@ __all__ = [
     "GlobBudgetError",
     "GlobError",
     "MatchBudget",
-    "in_char_class",
     "parse_char_class",
 ]
 
@@ -47,7 +47,18 @@ _MAX_MEMO = 4096
 _SPLIT, _CHAR, _ANY, _SEGMENT_CHAR, _CLASS, _MATCH = range(6)
 
 
-CharClass = tuple[bool, tuple[tuple[str, str], ...]]
+@dataclass(frozen=True, slots=True)
+class CharClass:
+    """A ``[...]`` class: its ranges of characters (a lone character is a range of one),
+    and whether it is negated (``[!...]``, ``[^...]``)."""
+
+    negated: bool
+    ranges: tuple[tuple[str, str], ...]
+
+    def __contains__(self, char: str) -> bool:
+        return any(low <= char <= high for low, high in self.ranges) != self.negated
+
+
 """A ``[...]`` class as (negated, ranges of characters)."""
 """A ``[...]`` class: whether it is negated, and its (low, high) character ranges."""
 
@@ -164,7 +175,7 @@ def _pairs(text: str) -> tuple[dict[int, int], dict[int, int]]:
 
 
 def parse_char_class(body: str) -> CharClass:
-    """``[...]``'s inside as (negated, ranges)."""
+    """``[...]``'s inside as a :class:`CharClass`."""
     negated = body[:1] in ("!", "^")
     if negated:
         body = body[1:]
@@ -178,7 +189,7 @@ def parse_char_class(body: str) -> CharClass:
         else:
             ranges.append((low, low))
             index += 1
-    return negated, tuple(ranges)
+    return CharClass(negated, tuple(ranges))
 
 
 class _Parser:
@@ -258,12 +269,6 @@ class _Parser:
         return self.nfa.either(choices)
 
 
-def in_char_class(spec: CharClass, char: str) -> bool:
-    """Whether ``char`` is in a ``[...]`` class given as (negated, ranges)."""
-    negated, ranges = spec
-    return any(low <= char <= high for low, high in ranges) != negated
-
-
 def _normalise(pattern: str) -> str:
     text = pattern.strip()
     if text.startswith("./"):
@@ -338,7 +343,7 @@ class Glob:
             elif kind == _SEGMENT_CHAR:
                 ok = True
             else:
-                ok = in_char_class(args[state], char)
+                ok = char in args[state]
             if ok:
                 following.extend(targets[state])
         result = self._closure(following)
