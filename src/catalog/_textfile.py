@@ -7,20 +7,24 @@ file and says what to do. TOML and JSON parsing share the same error
 wording, and refuse what their parsers cannot survive: nesting past
 :data:`MAX_NESTING` levels (50,000 nested brackets used to raise
 RecursionError), numbers too long to convert, files over
-:data:`MAX_FILE_BYTES`, FIFOs and devices.
+:data:`MAX_FILE_BYTES`, FIFOs and devices. :func:`text_problem` is the one check
+of the texts in parsed data: JSON's ``\\ud800`` escapes give strings no UTF-8
+writer can encode, which every JSON document, context and server request is
+refused for, naming the key.
 """
 
 from __future__ import annotations
 
 import itertools
 import os
+import re
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import tomli
 
-from catalog.errors import CatalogError
+from catalog.errors import CatalogError, format_key
 from catalog.manifest.positions import toml_error_line
 
 if TYPE_CHECKING:
@@ -30,12 +34,14 @@ __all__ = [
     "MAX_FILE_BYTES",
     "MAX_NESTING",
     "NotRegularFileError",
+    "TextProblem",
     "clean_text",
     "decode_utf8",
     "parse_json",
     "parse_toml",
     "read_capped",
     "read_text",
+    "text_problem",
     "too_deep",
 ]
 
@@ -179,7 +185,65 @@ def parse_json(text: str, file: str, error_cls: type[CatalogError], hint: str) -
     except (RecursionError, ValueError) as exc:
         raise _unreadable(exc, text, file, error_cls, "JSON") from None
     _check_nesting(data, text, file, error_cls)
+    problem = text_problem(data)
+    if problem is not None:
+        raise error_cls(problem.message, file=file, key=problem.where, hint=problem.hint)
     return data
+
+
+# A UTF-16 surrogate: a code point that is half of a pair, never a character on its own.
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+class TextProblem(NamedTuple):
+    """A text :func:`text_problem` refuses: where (a key path, empty for the data
+    itself), what is wrong and what to do."""
+
+    where: str
+    message: str
+    hint: str
+
+
+def text_problem(data: Any, *, nul: bool = False) -> TextProblem | None:
+    """The first text in parsed ``data`` (mapping keys included) that no UTF-8 writer can
+    encode (a lone surrogate, as JSON's ``"\\ud800"`` gives); with ``nul``, one holding
+    a NUL character too (no PostgreSQL text keeps one). None when every text is fine.
+    Walked without recursion, in linear time."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(data, ())]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, str):
+            found = _text_fault(value, nul)
+            if found is not None:
+                return TextProblem(format_key(path), f"the text {found[0]}", found[1])
+        elif isinstance(value, dict):
+            for key, child in value.items():
+                found = _text_fault(key, nul) if isinstance(key, str) else None
+                if found is not None:
+                    return TextProblem(format_key(path), f"the key {key!a} {found[0]}", found[1])
+                stack.append((child, (*path, key)))
+        elif isinstance(value, list | tuple):
+            stack.extend((child, (*path, index)) for index, child in enumerate(value))
+    return None
+
+
+def _text_fault(text: str, nul: bool) -> tuple[str, str] | None:
+    """What is wrong with ``text`` and what to do, or None."""
+    if nul and "\0" in text:
+        return (
+            "holds a NUL character (\\u0000), which no prompt store keeps",
+            "leave the NUL character out",
+        )
+    if not text.isascii():
+        found = _SURROGATE.search(text)
+        if found is not None:
+            return (
+                f"holds a lone surrogate (\\u{ord(found.group()):04x}), half of a pair, "
+                "not a character",
+                "write the character itself, or the pair of \\u escapes that makes it "
+                "(\\ud83d\\ude00 is 😀)",
+            )
+    return None
 
 
 def _unreadable(

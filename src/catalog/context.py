@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
-from catalog._textfile import parse_json, parse_toml, read_text
+from catalog._textfile import parse_json, parse_toml, read_text, text_problem
 from catalog.errors import ContextError, RecordError
 from catalog.manifest.positions import key_lines
 from catalog.records import Bounds, Check, Record, field
@@ -214,11 +214,15 @@ CONTROL_FIELDS = ("variables", "overrides", "custom_prompt", "append", "token_bu
 def coerce_context(
     value: Context | Mapping[str, Any] | None, *, source: str = "context"
 ) -> Context:
-    """Turn ``None``, a mapping or a :class:`Context` into a validated :class:`Context`."""
+    """Turn ``None``, a mapping or a :class:`Context` into a validated :class:`Context`;
+    a text no UTF-8 writer can encode (a lone surrogate) is refused, naming its key."""
     if value is None:
         return Context()
     if isinstance(value, Context):
         return value
+    problem = text_problem(value)
+    if problem is not None:
+        raise ContextError(problem.message, file=source, key=problem.where, hint=problem.hint)
     try:
         return Context.model_validate(value)
     except RecordError as exc:
