@@ -7,15 +7,23 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import httpx
 
+from catalog.server.state import ServerSettings
 from tests.conftest import write_catalog
 
-__all__ = ["free_port", "running_server", "write_demo_catalogs"]
+__all__ = [
+    "free_port",
+    "running_process",
+    "running_server",
+    "serving_in_thread",
+    "write_demo_catalogs",
+]
 
 _BINDINGS = [
     {"name": "p:cwd", "value": "env.cwd", "description": "the working directory"},
@@ -69,10 +77,21 @@ def free_port() -> int:
 @contextlib.contextmanager
 def running_server(args: Sequence[str], log: Path, *, timeout: float = 60) -> Iterator[str]:
     """Start ``catalog serve ARGS`` on a free loopback port; yield its base URL; stop it."""
+    with running_process(args, log, timeout=timeout) as (url, _):
+        yield url
+
+
+@contextlib.contextmanager
+def running_process(
+    args: Sequence[str], log: Path, *, timeout: float = 60, env: Mapping[str, str] | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """Start ``catalog serve ARGS`` on a free loopback port (``env`` added to this
+    process's environment); yield its base URL and its process once it answers; stop it."""
     port = free_port()
     command = [sys.executable, "-m", "catalog", "serve", "--port", str(port), *args]
     src = str(Path(__file__).resolve().parents[1] / "src")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
+    path = os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])
+    env = {**os.environ, "PYTHONPATH": path, **(env or {})}
     with log.open("wb") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
@@ -91,7 +110,7 @@ def running_server(args: Sequence[str], log: Path, *, timeout: float = 60) -> It
                     f"catalog serve did not start: {log.read_text(errors='replace')}"
                 )
             time.sleep(0.1)
-        yield url
+        yield url, process
     finally:
         process.terminate()
         try:
@@ -99,3 +118,29 @@ def running_server(args: Sequence[str], log: Path, *, timeout: float = 60) -> It
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@contextlib.contextmanager
+def serving_in_thread(settings: ServerSettings) -> Iterator[str]:
+    """Serve ``create_app(settings)`` with uvicorn on a free loopback port, in a thread of
+    this process (so a test can read the server's state); yield its base URL; stop it."""
+    import uvicorn
+
+    from catalog.server.app import create_app
+
+    config = uvicorn.Config(
+        create_app(settings), host="127.0.0.1", port=free_port(), log_level="warning"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the server did not start")
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{config.port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)

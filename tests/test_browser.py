@@ -7,7 +7,10 @@ Screenshots go to the test's temporary folder.
 
 from __future__ import annotations
 
+import functools
+import http.server
 import shutil
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -84,8 +87,11 @@ def shots(tmp_path: Path) -> Path:
 
 
 def _no_console_errors(browser: Any) -> None:
-    errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
-    assert errors == []
+    """Nothing went wrong on the page, and the content security policy (every answer
+    sends one) refused nothing it does."""
+    entries = browser.get_log("browser")
+    assert [e for e in entries if "Content Security Policy" in e["message"]] == []
+    assert [e for e in entries if e["level"] == "SEVERE"] == []
 
 
 def _wait(browser: Any, condition: Any, timeout: float = 20) -> Any:
@@ -148,7 +154,66 @@ def test_editor_inserts_at_the_cursor_and_saves(browser: Any, server: str, shots
 
 def test_pages_load_without_console_errors(browser: Any, server: str, shots: Path) -> None:
     for index, path in enumerate(["/", "/catalogs/demo", "/catalogs/demo/2.0.0", "/playground"]):
+        assert "default-src 'none'" in httpx.get(server + path).headers["content-security-policy"]
         browser.get(server + path)
         _wait(browser, lambda _: browser.execute_script("return document.readyState") == "complete")
         browser.save_screenshot(str(shots / f"page-{index}.png"))
         _no_console_errors(browser)
+    # The bars of the version page are drawn (SVG, not inline styles the policy refuses).
+    browser.get(server + "/catalogs/demo/2.0.0")
+    widths = [bar.size["width"] for bar in browser.find_elements(By.CSS_SELECTOR, "svg.bar rect")]
+    assert len(widths) == 6 and max(widths) > 2 * min(widths) > 0
+
+
+def test_playground_shows_an_error_answers_message(browser: Any, server: str) -> None:
+    browser.get(f"{server}/playground?catalog=demo@1.0.0")
+    total = browser.find_element(By.ID, "total")
+    _wait(browser, lambda _: total.text.isdigit())
+    context = browser.find_element(By.ID, "context")
+    context.clear()
+    context.send_keys('{"env": "x"}')
+    error = browser.find_element(By.ID, "play-error")
+    _wait(browser, lambda _: error.text == "env: must be a table (an object), not text ('x')")
+    # The 400 is logged as a failed load; the page's script failed nowhere.
+    entries = browser.get_log("browser")
+    assert [e for e in entries if e["level"] == "SEVERE" and e["source"] != "network"] == []
+
+
+@pytest.fixture
+def other_site(tmp_path: Path) -> Iterator[tuple[Path, str]]:
+    """Another site on loopback (another origin): a folder served over HTTP, and its URL."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as site:
+        thread = threading.Thread(target=site.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield tmp_path, f"http://127.0.0.1:{site.server_address[1]}"
+        finally:
+            site.shutdown()
+
+
+def _framed(browser: Any, site: tuple[Path, str], url: str) -> str:
+    """The address of the document that a page of ``site`` framing ``url`` shows."""
+    folder, base = site
+    page = f"frames-{len(list(folder.iterdir()))}.html"  # a new page each time: no cache
+    (folder / page).write_text(f"<iframe id=victim src='{url}'></iframe>")
+    browser.get(f"{base}/{page}")
+    browser.switch_to.frame(browser.find_element(By.ID, "victim"))
+    try:
+        _wait(browser, lambda _: browser.execute_script("return document.URL") != "about:blank")
+        _wait(browser, lambda _: browser.execute_script("return document.readyState") == "complete")
+        address: str = browser.execute_script("return document.URL")
+        return address
+    finally:
+        browser.switch_to.default_content()
+
+
+def test_another_site_cannot_frame_the_pages(
+    browser: Any, server: str, other_site: tuple[Path, str]
+) -> None:
+    """Clickjacking the editor's Save: a page of another site framing the editor gets
+    Chromium's error page in the frame; the same page frames the other site's own page."""
+    folder, base = other_site
+    (folder / "own.html").write_text("<p id=own>framed</p>")
+    assert _framed(browser, other_site, f"{base}/own.html") == f"{base}/own.html"
+    assert _framed(browser, other_site, f"{server}/editor").startswith("chrome-error://")

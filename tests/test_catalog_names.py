@@ -318,7 +318,7 @@ def test_the_server_verifies_no_posted_lock_naming_a_folder(
         for name in (str(outside.parent / "outside"), str(tmp_path / "absent"), "../outside"):
             response = client.post("/api/verify", json={"lock": lock_naming(name)})
             assert response.status_code == 400, response.text
-            body = response.json()
-            assert "is not a catalog name" in body["error"]
-            answers.append((body["error"].partition("' ")[2], body.get("hint")))
+            error = response.json()["error"]
+            assert "is not a catalog name" in error["message"]
+            answers.append((error["message"].partition("' ")[2], error["hint"]))
     assert len(set(answers)) == 1

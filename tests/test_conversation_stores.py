@@ -4,7 +4,10 @@ rebuild with exact revisions, user templates, and real processes writing at once
 from __future__ import annotations
 
 import multiprocessing
+import os
 import sqlite3
+import stat
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +22,8 @@ from catalog.conversations import (
     open_store,
     variable_catalog,
 )
-from catalog.errors import StoreUnavailableError, UsageError
+from catalog.conversations.base import MAX_PROMPT_CHARS
+from catalog.errors import ContextError, StoreUnavailableError, UsageError
 from tests.postgres_server import fresh_database, postgres_server
 
 __all__ = ["fresh_database", "postgres_server"]  # fixtures used by the tests below
@@ -159,6 +163,87 @@ def test_a_catalog_without_bindings_takes_no_template(folder: Path, store: Promp
     assert not accepts_template(cat)
     with pytest.raises(UsageError, match="takes no user template"):
         UserTemplate(cat, store)
+
+
+# -- texts every store keeps alike, and bounded prompts
+
+
+def _refused(call: Callable[[], object]) -> tuple[str | None, str]:
+    with pytest.raises(UsageError) as info:
+        call()
+    return info.value.key, info.value.message
+
+
+def test_every_store_refuses_the_same_texts_naming_the_field(store: PromptStore) -> None:
+    """A NUL character (SQLite keeps it, PostgreSQL refuses it) and a lone surrogate
+    (neither encodes it) are refused before the database sees them, by both alike."""
+    good = _prompt("c", "text")
+    cases = [
+        (lambda: store.get("a\0b"), "conversation_id", "NUL"),
+        (lambda: store.add(_prompt("a\0b", "text")), "conversation_id", "NUL"),
+        (lambda: store.add(_prompt("c", "in \0 text")), "text", "NUL"),
+        (lambda: store.replace(_prompt("c", "half \ud800")), "text", "surrogate"),
+        (lambda: store.add(_prompt("c", "t", catalog="x\0")), "catalog", "NUL"),
+        (lambda: store.set_template("demo", "T\0"), "template", "NUL"),
+        (lambda: store.set_template("demo", "T\udfff"), "template", "surrogate"),
+        (lambda: store.get_template("de\0mo"), "catalog", "NUL"),
+    ]
+    for call, field, what in cases:
+        key, message = _refused(call)
+        assert key == field and what in message, (field, message)
+    assert store.get("c") is None and store.get_template("demo") is None
+    assert store.add(good) == good  # the store is fine afterwards
+
+
+def test_every_store_refuses_a_prompt_over_the_bound(store: PromptStore) -> None:
+    with pytest.raises(ContextError, match=f"at most {MAX_PROMPT_CHARS} are kept"):
+        store.add(_prompt("c", "x" * (MAX_PROMPT_CHARS + 1)))
+    assert store.get("c") is None
+    assert store.add(_prompt("c", "x" * MAX_PROMPT_CHARS)).text == "x" * MAX_PROMPT_CHARS
+
+
+# -- the SQLite file is its owner's alone
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX file modes")
+def test_an_sqlite_store_is_created_readable_by_its_owner_alone(tmp_path: Path) -> None:
+    """Prompts hold gathered files: the folders made for the store are 0700, the database
+    file and its -wal and -shm files 0600, its -journal too, whatever the umask."""
+    old_umask = os.umask(0o022)
+    try:
+        shared = tmp_path / "shared"
+        shared.mkdir(mode=0o755)
+        path = shared / "made" / "deeper" / "prompts.sqlite"
+        store = open_store(f"sqlite:///{path}")
+        try:
+            store.add(_prompt("c", "secret text"))
+            assert _mode(shared / "made") == _mode(shared / "made" / "deeper") == 0o700
+            for name in ("prompts.sqlite", "prompts.sqlite-wal", "prompts.sqlite-shm"):
+                assert _mode(path.parent / name) == 0o600, name
+            assert _mode(shared) == 0o755  # a folder that existed is left as it was
+        finally:
+            store.close()
+        # SQLite gives a rollback journal the database's mode too.
+        holder = sqlite3.connect(path, isolation_level=None)
+        try:
+            holder.execute("PRAGMA journal_mode=DELETE")
+            holder.execute("BEGIN IMMEDIATE")
+            holder.execute("INSERT INTO templates VALUES ('x', 'y', 0)")
+            assert _mode(path.parent / "prompts.sqlite-journal") == 0o600
+            holder.execute("ROLLBACK")
+        finally:
+            holder.close()
+    finally:
+        os.umask(old_umask)
+    existing = tmp_path / "existing.sqlite"
+    existing.touch(mode=0o640)
+    existing.chmod(0o640)
+    open_store(f"sqlite:///{existing}").close()
+    assert _mode(existing) == 0o640  # its owner chose its mode
 
 
 def test_bad_store_urls(tmp_path: Path) -> None:

@@ -44,8 +44,12 @@ def client(catalogs: Path, tmp_path: Path) -> Iterator[TestClient]:
 
 
 def _error(response: Any, status: int) -> str:
+    """The message of an error answer, checked to have the one error shape."""
     assert response.status_code == status, response.text
-    message: str = response.json()["error"]
+    error = response.json()["error"]
+    assert set(error) == {"status", "message", "field", "hint"}
+    assert error["status"] == status
+    message: str = error["message"]
     assert message
     return message
 
@@ -333,7 +337,7 @@ def test_pages_render(client: TestClient) -> None:
     assert catalog_page.count("<circle") == 2  # one point per version in the chart
     assert "2.0.0: 33 tokens" in catalog_page
     version = client.get("/catalogs/demo/2.0.0").text
-    assert version.count('class=bar style="width:100.0%"') == 2  # the two largest parts
+    assert version.count('<rect width="100.0"') == 2  # the bars of the two largest parts
     assert 'data-tool="Bash"' in client.get("/playground?catalog=demo").text
     assert "id=template" in client.get("/editor").text
     assert client.get("/static/app.js").headers["content-type"].startswith("text/javascript")
@@ -437,7 +441,7 @@ def test_odd_bodies_never_make_a_500(client: TestClient, method: str, path: str)
         response = client.request(method, path, json=body)
         assert response.status_code < 500, (body, response.text)
         if response.status_code >= 400:
-            assert response.json()["error"], body
+            _error(response, response.status_code)
 
 
 @pytest.mark.parametrize(

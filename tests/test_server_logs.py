@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from catalog.server.logs import JsonLogFormatter, json_log_config
+from catalog.server.logs import JsonLogFormatter, json_log_config, text_log_config
 from tests.conftest import run_cli
+from tests.serving import free_port
 
 # 2026-11-24T10:02:03.456Z
 MOMENT = 1795514523.456
@@ -96,14 +97,28 @@ def test_serve_passes_the_json_config_to_uvicorn_only_with_format_json(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     uvicorn = pytest.importorskip("uvicorn")
-    calls: list[dict[str, Any]] = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **options: calls.append(options))
-    assert run_cli(capsys, "serve", "--store", "sqlite://", "--format", "json")[0] == 0
-    assert run_cli(capsys, "--format", "json", "serve", "--store", "sqlite://")[0] == 0
-    assert run_cli(capsys, "serve", "--store", "sqlite://")[0] == 0
-    text = uvicorn.config.LOGGING_CONFIG  # uvicorn's own
-    assert [c["log_config"] for c in calls] == [json_log_config(), json_log_config(), text]
-    assert all(c["port"] == 8000 and c["host"] == "127.0.0.1" for c in calls)
+    calls: list[tuple[Any, list[Any]]] = []
+
+    def run(server: Any, sockets: list[Any]) -> None:
+        calls.append((server.config, [sock.getsockname() for sock in sockets]))
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    port = str(free_port())
+    assert (
+        run_cli(capsys, "serve", "--store", "sqlite://", "--format", "json", "--port", port)[0] == 0
+    )
+    assert (
+        run_cli(capsys, "--format", "json", "serve", "--store", "sqlite://", "--port", port)[0] == 0
+    )
+    assert run_cli(capsys, "serve", "--store", "sqlite://", "--port", port)[0] == 0
+    configs = [config.log_config for config, _ in calls]
+    assert configs == [json_log_config(), json_log_config(), text_log_config()]
+    # uvicorn's own text configuration, with the server's logger beside its loggers
+    assert text_log_config()["loggers"] == {
+        **uvicorn.config.LOGGING_CONFIG["loggers"],
+        "catalog": {"handlers": ["default"], "level": "INFO", "propagate": False},
+    }
+    assert all(sockets == [("127.0.0.1", int(port))] for _, sockets in calls)
 
 
 def test_a_running_server_writes_every_log_line_as_json(tmp_path: Path) -> None:
@@ -117,7 +132,7 @@ def test_a_running_server_writes_every_log_line_as_json(tmp_path: Path) -> None:
         assert httpx.get(f"{url}/api/catalogs", timeout=10).status_code == 200
         assert httpx.get(f"{url}/no-such-route", timeout=10).status_code == 404
     entries = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
-    assert any(e["message"].startswith("Uvicorn running on") for e in entries)
+    assert any(e["message"].startswith(f"serving on {url} ") for e in entries)
     requests = [(e["method"], e["path"], e["status"]) for e in entries if "status" in e]
     assert ("GET", "/api/catalogs", 200) in requests
     assert ("GET", "/no-such-route", 404) in requests

@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from catalog import BudgetError, Catalog, UsageError, load_dir
-from catalog.tokens import CharCounter, TiktokenCounter, get_counter
+from catalog.tokens import (
+    MEMO_BYTES,
+    CharCounter,
+    TiktokenCounter,
+    get_counter,
+    memo_bytes,
+)
 
 
 def test_char_counter_rounds_up() -> None:
@@ -21,6 +27,24 @@ def test_tiktoken_counts_offline() -> None:
     # cl100k_base encodes "hello world" as [15339, 1917].
     assert TiktokenCounter()("hello world") == 2
     assert TiktokenCounter()("hello world") == 2  # memoised path gives the same
+
+
+def test_the_count_memo_is_bounded_by_the_bytes_of_its_texts() -> None:
+    """Distinct large texts (a server's clients each sending their own) keep the memo
+    under its byte bound, while a repeated text is still remembered; a text over a
+    sixteenth of the bound is counted, never kept."""
+    size = 900_000
+    texts = [f"{n} " + "a " * (size // 2) for n in range(MEMO_BYTES * 5 // 4 // size)]
+    for number, text in enumerate(texts):
+        counter = "claude" if number % 8 == 0 else "cl100k_base"  # one memo for both
+        assert get_counter(counter)(text) > 0
+        assert memo_bytes() <= MEMO_BYTES
+    assert memo_bytes() >= MEMO_BYTES - 2 * size  # full: the bound is what holds it back
+    kept = memo_bytes()
+    assert get_counter("cl100k_base")(texts[-1]) == get_counter("cl100k_base")(texts[-1])
+    assert memo_bytes() == kept  # the latest text is remembered, not added again
+    assert get_counter("cl100k_base")("b " * (MEMO_BYTES // 16)) > 0
+    assert memo_bytes() == kept
 
 
 def test_get_counter_resolves_every_form() -> None:

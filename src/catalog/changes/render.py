@@ -28,6 +28,7 @@ from catalog.lang.visible import json_visible, visible, visible_line
 
 __all__ = [
     "FOLDED",
+    "HTML_STYLE",
     "render_html",
     "render_json",
     "render_markdown",
@@ -411,7 +412,7 @@ def render_markdown(result: CatalogDiff, *, all_changes: bool = False) -> str:
 # ------------------------------------------------------------------ HTML
 
 
-_CSS = """
+HTML_STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:2em}
 code,td.l,td.r{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
@@ -427,6 +428,8 @@ td.del{background:#ffebe9}td.ins{background:#dafbe1}td.chg{background:#fff8c5}
 tr.skip td{color:#888;text-align:center;background:#f6f8fa}
 ul.fields{margin:.3em 0}
 """
+"""The style sheet inside the HTML report's one ``<style>`` element (a server that
+serves the report allows it by its hash)."""
 
 
 def _html(text: str) -> str:
@@ -541,7 +544,7 @@ def render_html(result: CatalogDiff) -> str:
         body.append(_side_by_side(prompt.old_text, prompt.new_text, labels))
     return (
         "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
-        f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>\n"
+        f"<title>{esc(title)}</title><style>{HTML_STYLE}</style></head><body>\n"
         + "\n".join(body)
         + "\n</body></html>\n"
     )

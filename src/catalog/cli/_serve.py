@@ -3,14 +3,30 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import logging
 import os
+import socket
+import sys
 
 from catalog.cli._common import EXIT_OK, add_format
 from catalog.conversations.connect import default_store_url, open_store
-from catalog.errors import UsageError
-from catalog.io.catalog_path import CatalogPath
-from catalog.server.logs import json_log_config
-from catalog.server.state import LOOPBACK, ServerSettings
+from catalog.errors import (
+    StoreUnavailableError,
+    UsageError,
+)
+from catalog.io.catalog_path import (
+    CatalogPath,
+)
+from catalog.server.logs import (
+    json_log_config,
+    text_log_config,
+)
+from catalog.server.state import (
+    LOOPBACK,
+    ServerSettings,
+    token_problem,
+)
 
 __all__ = ["TOKEN_ENV", "register", "run"]
 
@@ -23,7 +39,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         "Serve the catalogs' JSON API (described at /openapi.json), dispatch's "
         "/system-prompt routes, per-conversation prompts under /conversations and the web "
         "UI. Binds to 127.0.0.1; any other address needs --token, and then every write "
-        "needs `Authorization: Bearer TOKEN`. Install with: "
+        "and every read of a conversation needs `Authorization: Bearer TOKEN`. Install with: "
         "pip install 'agent-prompt-catalog[serve]'."
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
@@ -38,7 +54,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--token",
         default=None,
-        help=f"the token writes need (default: ${TOKEN_ENV}); required off loopback",
+        help=f"the token writes and conversation reads need: printable ASCII, no spaces "
+        f"(default: ${TOKEN_ENV}); required off loopback",
     )
     parser.add_argument(
         "--template-catalog",
@@ -52,8 +69,13 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Check the options, then serve until interrupted."""
+    """Check the options, take the port, then serve until interrupted."""
     token = args.token or os.environ.get(TOKEN_ENV) or None
+    if token is not None and (problem := token_problem(token)) is not None:
+        given = "--token" if args.token else f"${TOKEN_ENV}"
+        raise UsageError(
+            f"{given}: {problem}", hint="make one with e.g. `openssl rand -hex 32` or `uuidgen`"
+        )
     if args.host not in LOOPBACK and token is None:
         raise UsageError(
             f"binding to {args.host} exposes the server to other machines",
@@ -72,10 +94,7 @@ def run(args: argparse.Namespace) -> int:
             hint="pip install 'agent-prompt-catalog[serve]'",
         ) from None
     store_url = args.store or default_store_url()
-    if not store_url.startswith(("postgresql://", "postgres://")):
-        # A bad URL or an unwritable file fails now, not at the first request; a database
-        # server may be down at start (reads then serve the defaults).
-        open_store(store_url).close()
+    _check_store(store_url)
     CatalogPath(args.path)  # a --path that is no folder fails now too
     settings = ServerSettings(
         paths=tuple(args.path),
@@ -84,9 +103,53 @@ def run(args: argparse.Namespace) -> int:
         template_catalog=args.template_catalog,
         host=args.host,
     )
+    listening = _listen(args.host, args.port)
     # With --format json the log is JSON lines; otherwise uvicorn's own text.
-    logs = json_log_config() if args.format == "json" else uvicorn.config.LOGGING_CONFIG
-    uvicorn.run(
+    logs = json_log_config() if args.format == "json" else text_log_config()
+    config = uvicorn.Config(
         create_app(settings), host=args.host, port=args.port, log_level="info", log_config=logs
     )
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    logging.getLogger("catalog.server").info(
+        "serving on http://%s:%d (press CTRL+C to quit)", shown, args.port
+    )
+    with listening:
+        uvicorn.Server(config).run(sockets=[listening])
     return EXIT_OK
+
+
+def _check_store(url: str) -> None:
+    """Open the store once before serving: a bad URL or an unwritable file fails now
+    (exit 2); a database server that is down is a warning, since the server starts
+    without it (reads then serve the defaults, writes answer 503)."""
+    try:
+        open_store(url, timeout=0).close()
+    except StoreUnavailableError as exc:
+        sys.stderr.write(
+            f"catalog: warning: {exc.file}: {exc.message}; serving without it: GET /system-prompt "
+            "answers the default template and writes answer 503 until it can be reached\n"
+        )
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host``:``port``; a port in use or an address this machine
+    does not have is a :class:`UsageError` saying what to do."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host, port), family=family)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise UsageError(
+                f"port {port} on {host} is in use: stop the program using it, or choose "
+                "another port with --port"
+            ) from None
+        if exc.errno == errno.EACCES:
+            raise UsageError(
+                f"this user may not listen on port {port}",
+                hint="choose a port from 1024 up, e.g. --port 8000",
+            ) from None
+        reason = exc.strerror or str(exc)
+        raise UsageError(
+            f"cannot listen on {host}:{port}: {reason}",
+            hint="give --host an address of this machine, e.g. 127.0.0.1",
+        ) from None

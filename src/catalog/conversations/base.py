@@ -4,6 +4,8 @@ A store keeps two things: the prompt of each conversation (constructed once,
 replaced at each rebuild with an exact revision) and the user templates of the
 catalogs that accept one (one text per catalog name). Every write is one
 atomic transaction, so processes and servers sharing a store lose nothing.
+Every store refuses the same texts alike (:func:`check_texts`): SQLite would keep a
+NUL character that PostgreSQL refuses, and neither encodes a lone surrogate.
 """
 
 from __future__ import annotations
@@ -11,22 +13,43 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Protocol, TypeVar, runtime_checkable
+from dataclasses import (
+    dataclass,
+)
+from typing import (
+    Final,
+    Protocol,
+    TypeVar,
+    runtime_checkable,
+)
 
-from catalog.errors import StoreUnavailableError
+from catalog.errors import (
+    ContextError,
+    StoreUnavailableError,
+    UsageError,
+)
+from catalog.schema.text import text_problem
 
 __all__ = [
     "COLUMNS",
+    "MAX_PROMPT_CHARS",
     "RETRY_SECONDS",
     "PromptStore",
     "StoredPrompt",
+    "check_prompt",
+    "check_prompt_size",
+    "check_texts",
     "schema",
     "with_retries",
 ]
 
 RETRY_SECONDS = 30.0
 """How long a store retries an operation that finds the database busy before giving up."""
+
+MAX_PROMPT_CHARS: Final = 2_000_000
+"""The longest prompt a store keeps (characters, about half a million tokens): a
+context that makes a longer one is refused rather than written to every store and
+memory that holds it."""
 
 _T = TypeVar("_T")
 
@@ -72,6 +95,40 @@ class StoredPrompt:
     fingerprint: str
     revision: int = 0
     created: float = 0.0
+
+
+def check_texts(**texts: str) -> None:
+    """Refuse any of ``texts`` (a field name and its text each) that some store could not
+    keep: a NUL character or a lone surrogate (:class:`~catalog.errors.UsageError`
+    naming the field), so every store answers the same."""
+    for name, text in texts.items():
+        problem = text_problem(text, nul=True)
+        if problem is not None:
+            raise UsageError(problem.message, key=name, hint=problem.hint)
+
+
+def check_prompt_size(text: str) -> None:
+    """Refuse a prompt longer than :data:`MAX_PROMPT_CHARS` (a
+    :class:`~catalog.errors.ContextError`: the context made it)."""
+    if len(text) > MAX_PROMPT_CHARS:
+        raise ContextError(
+            f"the assembled prompt has {len(text)} characters; at most {MAX_PROMPT_CHARS} are kept",
+            hint="send a smaller context: the files and variables it carries make the prompt",
+        )
+
+
+def check_prompt(prompt: StoredPrompt) -> StoredPrompt:
+    """``prompt``, when every store can keep it (see :func:`check_texts` and
+    :func:`check_prompt_size`)."""
+    check_prompt_size(prompt.text)
+    check_texts(
+        conversation_id=prompt.conversation_id,
+        text=prompt.text,
+        catalog=prompt.catalog,
+        version=prompt.version,
+        agent=prompt.agent,
+    )
+    return prompt
 
 
 @runtime_checkable
@@ -129,8 +186,14 @@ def with_retries(
             if not retryable(exc):
                 raise
             if time.monotonic() + pause > deadline:
+                how = (
+                    f"stayed busy or unreachable for {seconds:g}s"
+                    if seconds > 0
+                    else "is busy or unreachable"
+                )
+                reason = " ".join(str(exc).split())  # drivers write several lines
                 raise StoreUnavailableError(
-                    f"the prompt store stayed busy or unreachable for {seconds:g}s: {exc}",
+                    f"the prompt store {how}: {reason}",
                     file=location,
                     hint="retry later; check that the database is up and not locked "
                     "by a long transaction",

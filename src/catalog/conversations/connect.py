@@ -8,6 +8,7 @@ path is an SQLite file.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -39,9 +40,22 @@ def default_store_url() -> str:
     return f"sqlite:///{user_data_dir() / 'prompts.sqlite'}"
 
 
+def _private_folders(folder: Path) -> None:
+    """Create ``folder`` and its missing parents, each readable by its owner alone (0700):
+    the prompts inside hold what clients gathered. Existing folders are left as they are."""
+    missing = []
+    while not folder.exists() and folder.parent != folder:
+        missing.append(folder)
+        folder = folder.parent
+    for each in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # made by another process meanwhile
+            each.mkdir(mode=0o700)
+
+
 def open_store(url: str | Path, *, timeout: float = RETRY_SECONDS) -> PromptStore:
-    """Open the store ``url`` names (see the module docstring); folders of an SQLite
-    file are created. ``timeout`` bounds the retries of a busy or unreachable database."""
+    """Open the store ``url`` names (see the module docstring); missing folders of an
+    SQLite file are created for its owner alone (0700), the file too (0600). ``timeout``
+    bounds the retries of a busy or unreachable database."""
     text = str(url)
     if text.startswith(_POSTGRES_SCHEMES):
         try:
@@ -65,7 +79,7 @@ def open_store(url: str | Path, *, timeout: float = RETRY_SECONDS) -> PromptStor
         )
     if text != ":memory:":
         try:
-            Path(text).parent.mkdir(parents=True, exist_ok=True)
+            _private_folders(Path(text).parent)
         except OSError as exc:
             raise SessionError(
                 f"cannot create the folder of the prompt store: {exc.strerror}",

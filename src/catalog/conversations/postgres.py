@@ -26,6 +26,8 @@ from catalog.conversations.base import (
     COLUMNS,
     RETRY_SECONDS,
     StoredPrompt,
+    check_prompt,
+    check_texts,
     schema,
     with_retries,
 )
@@ -85,6 +87,9 @@ class PostgresStore:
         self.url = url
         self.location = _public(url)
         self.timeout = timeout
+        # One attempt to reach an unanswering host waits this long (libpq's least is 2 s),
+        # so a store told to give up quickly does.
+        self._connect_timeout = int(min(10, max(2, timeout)))
         self._lock = threading.Lock()
         self._idle: list[psycopg.Connection[Any]] = []
         self._closed = False
@@ -105,7 +110,7 @@ class PostgresStore:
                 )
             if self._idle:
                 return self._idle.pop()
-        return psycopg.connect(self.url, autocommit=True, connect_timeout=10)
+        return psycopg.connect(self.url, autocommit=True, connect_timeout=self._connect_timeout)
 
     def _release(self, db: psycopg.Connection[Any]) -> None:
         with self._lock:
@@ -140,11 +145,13 @@ class PostgresStore:
 
     def get(self, conversation_id: str) -> StoredPrompt | None:
         """The stored prompt of a conversation, or None."""
+        check_texts(conversation_id=conversation_id)
         row = self._run(lambda db: db.execute(_SELECT, (conversation_id,)).fetchone())
         return None if row is None else StoredPrompt(*row)
 
     def add(self, prompt: StoredPrompt) -> StoredPrompt:
         """Insert ``prompt`` unless the conversation has one; return the stored prompt."""
+        check_prompt(prompt)
 
         def body(db: psycopg.Connection[Any]) -> StoredPrompt:
             db.execute(_ADD, astuple(prompt))
@@ -159,6 +166,7 @@ class PostgresStore:
 
     def replace(self, prompt: StoredPrompt) -> StoredPrompt:
         """Store ``prompt`` as the next revision (see ``PromptStore.replace``)."""
+        check_prompt(prompt)
 
         def body(db: psycopg.Connection[Any]) -> StoredPrompt:
             row = db.execute(_REPLACE, (*astuple(prompt)[:6], 0, prompt.created)).fetchone()
@@ -174,6 +182,7 @@ class PostgresStore:
 
     def get_template(self, catalog: str) -> str | None:
         """The user template stored for ``catalog``, or None."""
+        check_texts(catalog=catalog)
         row = self._run(
             lambda db: db.execute(
                 "SELECT text FROM catalog_templates WHERE catalog = %s", (catalog,)
@@ -183,6 +192,7 @@ class PostgresStore:
 
     def set_template(self, catalog: str, text: str) -> None:
         """Store ``text`` as the user template of ``catalog``."""
+        check_texts(catalog=catalog, template=text)
         self._run(
             lambda db: db.execute(
                 "INSERT INTO catalog_templates (catalog, text, updated) "

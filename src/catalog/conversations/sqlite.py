@@ -6,10 +6,16 @@ it replaces, so four processes rebuilding one conversation 125 times each end
 at revision 500 exactly. A transaction that finds the database locked is
 retried with a growing pause, for at most ``timeout`` seconds in all. Reads are
 single statements, which WAL journaling keeps consistent without a lock.
+
+Prompts hold what clients gathered (their files, say): a database file this
+store creates is readable by its owner alone (0600), and SQLite gives its
+``-wal``, ``-shm`` and ``-journal`` files the same mode.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 import threading
 import time
@@ -22,6 +28,8 @@ from catalog.conversations.base import (
     COLUMNS,
     RETRY_SECONDS,
     StoredPrompt,
+    check_prompt,
+    check_texts,
     schema,
     with_retries,
 )
@@ -46,6 +54,15 @@ def _busy(exc: Exception) -> bool:
     return (code & 0xFF) in _BUSY_CODES if code is not None else "locked" in str(exc)
 
 
+def _create_private(path: str) -> None:
+    """Create the empty database file ``path`` readable by its owner alone, unless it
+    exists (SQLite takes an empty file for an empty database)."""
+    if path in ("", ":memory:"):
+        return
+    with contextlib.suppress(FileExistsError):  # kept as it is: its owner chose its mode
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+
+
 class SQLiteStore:
     """A prompt store in an SQLite database file, or in memory (``":memory:"``).
 
@@ -62,13 +79,14 @@ class SQLiteStore:
         self._lock = threading.Lock()
         self._closed = False
         try:
+            _create_private(self.path)
             db = sqlite3.connect(
                 self.path,
                 timeout=_ATTEMPT_TIMEOUT,
                 isolation_level=None,
                 check_same_thread=False,
             )
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
             raise self._open_error(exc) from None
         self._db = db
         try:
@@ -125,11 +143,13 @@ class SQLiteStore:
 
     def get(self, conversation_id: str) -> StoredPrompt | None:
         """The stored prompt of a conversation, or None."""
+        check_texts(conversation_id=conversation_id)
         rows = self._run(lambda db: db.execute(_SELECT, (conversation_id,)).fetchall(), write=False)
         return StoredPrompt(*rows[0]) if rows else None
 
     def add(self, prompt: StoredPrompt) -> StoredPrompt:
         """Insert ``prompt`` unless the conversation has one; return the stored prompt."""
+        check_prompt(prompt)
 
         def body(db: sqlite3.Connection) -> StoredPrompt:
             row = db.execute(_SELECT, (prompt.conversation_id,)).fetchone()
@@ -142,6 +162,7 @@ class SQLiteStore:
 
     def replace(self, prompt: StoredPrompt) -> StoredPrompt:
         """Store ``prompt`` as the next revision (see ``PromptStore.replace``)."""
+        check_prompt(prompt)
 
         def body(db: sqlite3.Connection) -> StoredPrompt:
             row = db.execute(_SELECT, (prompt.conversation_id,)).fetchone()
@@ -159,6 +180,7 @@ class SQLiteStore:
 
     def get_template(self, catalog: str) -> str | None:
         """The user template stored for ``catalog``, or None."""
+        check_texts(catalog=catalog)
         rows = self._run(
             lambda db: db.execute(
                 "SELECT text FROM templates WHERE catalog = ?", (catalog,)
@@ -169,6 +191,7 @@ class SQLiteStore:
 
     def set_template(self, catalog: str, text: str) -> None:
         """Store ``text`` as the user template of ``catalog``."""
+        check_texts(catalog=catalog, template=text)
         self._run(
             lambda db: db.execute(
                 "INSERT OR REPLACE INTO templates (catalog, text, updated) VALUES (?, ?, ?)",

@@ -8,7 +8,8 @@ file and says what to do. TOML and JSON parsing share the same error
 wording, and refuse what their parsers cannot survive: nesting past
 :data:`MAX_NESTING` levels (50,000 nested brackets used to raise
 RecursionError), numbers too long to convert, files over
-:data:`MAX_FILE_BYTES`, FIFOs and devices.
+:data:`MAX_FILE_BYTES`, FIFOs and devices; a text no UTF-8 writer can encode
+(JSON's ``\\ud800``) is refused, naming its key (:mod:`catalog.schema.text`).
 
 One writer, :func:`write_text`, so no file is ever left half written.
 """
@@ -27,6 +28,7 @@ import tomli
 
 from catalog.errors import CatalogError
 from catalog.io.positions import toml_error_line
+from catalog.schema.text import text_problem
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -185,6 +187,9 @@ def parse_json(text: str, file: str, error_cls: type[CatalogError], hint: str) -
     except (RecursionError, ValueError) as exc:
         raise _unreadable(exc, text, file, error_cls, "JSON") from None
     _check_nesting(data, text, file, error_cls)
+    problem = text_problem(data)
+    if problem is not None:
+        raise error_cls(problem.message, file=file, key=problem.where, hint=problem.hint)
     return data
 
 

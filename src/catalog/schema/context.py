@@ -17,6 +17,7 @@ from pydantic import AfterValidator, Field
 
 from catalog.errors import ContextError, RecordError
 from catalog.schema._base import Items, SchemaModel, sorted_table, validate
+from catalog.schema.text import text_problem
 
 __all__ = [
     "CONTROL_FIELDS",
@@ -214,11 +215,15 @@ CONTROL_FIELDS = ("variables", "overrides", "custom_prompt", "append", "token_bu
 def coerce_context(
     value: Context | Mapping[str, Any] | None, *, source: str = "context"
 ) -> Context:
-    """Turn ``None``, a mapping or a :class:`Context` into a validated :class:`Context`."""
+    """Turn ``None``, a mapping or a :class:`Context` into a validated :class:`Context`;
+    a text no UTF-8 writer can encode (a lone surrogate) is refused, naming its key."""
     if value is None:
         return Context()
     if isinstance(value, Context):
         return value
+    problem = text_problem(value)
+    if problem is not None:
+        raise ContextError(problem.message, file=source, key=problem.where, hint=problem.hint)
     try:
         return validate(Context, value)
     except RecordError as exc:

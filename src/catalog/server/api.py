@@ -9,9 +9,23 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 
-from catalog.changes import diff
-from catalog.io.lockfile import parse_lock, verify, verify_report
-from catalog.schema.manifest import MAIN_AGENT
+from catalog.changes import (
+    diff,
+)
+from catalog.conversations.base import (
+    check_prompt_size,
+)
+from catalog.engine.prompt import (
+    AssembledPrompt,
+)
+from catalog.io.lockfile import (
+    parse_lock,
+    verify,
+    verify_report,
+)
+from catalog.schema.manifest import (
+    MAIN_AGENT,
+)
 from catalog.server.deps import State
 from catalog.server.library import describe
 
@@ -67,20 +81,27 @@ def show(name: str, version: str, state: State) -> dict[str, Any]:
     return describe(state.library.load(f"{name}@=={version}"))
 
 
+def _assembled(body: AssembleBody, state: State) -> AssembledPrompt:
+    """The prompt ``body`` asks for, refused before anything counts its tokens when it is
+    longer than a store would keep (:data:`~catalog.conversations.base.MAX_PROMPT_CHARS`)."""
+    catalog = state.library.load(body.catalog)
+    prompt = catalog.assemble(body.context, agent=body.agent, counter=body.counter)
+    check_prompt_size(prompt.text)
+    return prompt
+
+
 @router.post("/assemble")
 def assemble(body: AssembleBody, state: State) -> dict[str, Any]:
     """The assembled prompt (text, fingerprint, tokens, parts in and out with why, tools)
     and its explain table as text."""
-    catalog = state.library.load(body.catalog)
-    prompt = catalog.assemble(body.context, agent=body.agent, counter=body.counter)
+    prompt = _assembled(body, state)
     return prompt.to_dict() | {"explain": prompt.explain()}
 
 
 @router.post("/tokens")
 def tokens(body: AssembleBody, state: State) -> dict[str, Any]:
     """Where the assembled prompt's tokens go: per part, separators, tools, dropped."""
-    catalog = state.library.load(body.catalog)
-    return catalog.assemble(body.context, agent=body.agent, counter=body.counter).token_report()
+    return _assembled(body, state).token_report()
 
 
 @router.get("/diff")

@@ -1,6 +1,7 @@
-"""The server's log as JSON lines, for ``catalog serve --format json``.
+"""The server's log: uvicorn's text, or JSON lines for ``catalog serve --format json``;
+either way with the server's own logger (``catalog``) beside uvicorn's.
 
-One object per line on stderr: ``time`` (UTC, ISO 8601), ``level``, ``logger``
+As JSON, one object per line on stderr: ``time`` (UTC, ISO 8601), ``level``, ``logger``
 and ``message``; a request line of uvicorn's access log also gives ``client``,
 ``method``, ``path``, ``http`` and ``status``, and a logged exception its
 traceback as ``error``. A log collector reads the fields instead of parsing text.
@@ -8,12 +9,13 @@ traceback as ``error``. A log collector reads the fields instead of parsing text
 
 from __future__ import annotations
 
+import copy
 import datetime
 import json
 import logging
 from typing import Any
 
-__all__ = ["JsonLogFormatter", "json_log_config"]
+__all__ = ["JsonLogFormatter", "json_log_config", "text_log_config"]
 
 _ACCESS_FIELDS = ("client", "method", "path", "http", "status")
 
@@ -54,5 +56,16 @@ def json_log_config() -> dict[str, Any]:
             "uvicorn": {"handlers": ["json"], "level": "INFO", "propagate": False},
             "uvicorn.error": {"level": "INFO"},
             "uvicorn.access": {"handlers": ["json"], "level": "INFO", "propagate": False},
+            "catalog": {"handlers": ["json"], "level": "INFO", "propagate": False},
         },
     }
+
+
+def text_log_config() -> dict[str, Any]:
+    """uvicorn's own text log configuration, with the ``catalog`` logger written like
+    uvicorn's (``WARNING:  ...`` on stderr)."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["loggers"]["catalog"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
+    return config

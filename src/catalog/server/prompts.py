@@ -2,9 +2,10 @@
 
 ``GET/PUT /system-prompt`` and ``GET /system-prompt/variables`` are exactly
 dispatch's: ``{"template": ...}`` and ``{"variables": [...]}``; when the store
-is unavailable, GET answers the default template and PUT 503. A conversation
-is constructed once (the first writer wins, later PUTs get the persisted
-prompt), read every turn and rebuilt on compaction.
+is unavailable, GET answers the default template at once and PUT 503. A
+conversation is constructed once (the first writer wins, later PUTs get the
+persisted prompt), read every turn and rebuilt on compaction; with a token, its
+prompt is read with the token too (it may hold the client's files).
 """
 
 from __future__ import annotations
@@ -18,8 +19,14 @@ from catalog.conversations.base import StoredPrompt
 from catalog.conversations.sessions import Sessions
 from catalog.conversations.templates import MAX_TEMPLATE_CHARS, UserTemplate, variable_catalog
 from catalog.errors import NotFoundError, StoreUnavailableError
-from catalog.schema.manifest import MAIN_AGENT
-from catalog.server.deps import State, Writer
+from catalog.schema.manifest import (
+    MAIN_AGENT,
+)
+from catalog.server.deps import (
+    Reader,
+    State,
+    Writer,
+)
 from catalog.server.state import ServerState
 
 __all__ = ["router"]
@@ -94,18 +101,19 @@ def _answer(stored: StoredPrompt, text: str | None = None) -> ConversationPrompt
     )
 
 
-def _template(state: ServerState) -> UserTemplate:
+def _template(state: ServerState, *, wait: bool = True) -> UserTemplate:
     catalog = state.library.template_catalog(state.settings.template_catalog)
-    return UserTemplate(catalog, state.store())
+    return UserTemplate(catalog, state.store(wait=wait))
 
 
 @router.get("/system-prompt", tags=["dispatch"])
 def get_template(state: State) -> TemplateBody:
-    """The user template: the one saved, else the built-in default (also when the store
-    is unavailable)."""
+    """The user template: the one saved, else the built-in default (also, at once, when
+    the store is unavailable)."""
     try:
-        return TemplateBody(template=_template(state).get())
-    except StoreUnavailableError:
+        return TemplateBody(template=_template(state, wait=False).get())
+    except StoreUnavailableError as exc:
+        state.store_failed(exc)
         catalog = state.library.template_catalog(state.settings.template_catalog)
         return TemplateBody(template=str(catalog.variables["template"]))
 
@@ -135,7 +143,7 @@ def construct(
     return _answer(sessions.construct(conversation_id, body.context))
 
 
-@router.get("/conversations/{conversation_id}", tags=["conversations"])
+@router.get("/conversations/{conversation_id}", tags=["conversations"], dependencies=[Reader])
 def get_conversation(conversation_id: ConversationId, state: State) -> ConversationPrompt:
     """The persisted prompt (404 when the conversation was never constructed)."""
     stored = state.store().get(conversation_id)

@@ -3,21 +3,59 @@
 from __future__ import annotations
 
 import hmac
+import os
+import sys
+import tempfile
 import threading
+import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Final
 
+import catalog
 from catalog.conversations.base import PromptStore
 from catalog.conversations.connect import default_store_url, open_store
+from catalog.errors import StoreUnavailableError, UsageError
 from catalog.server.library import Library
 
-__all__ = ["LOOPBACK", "MAX_BODY_BYTES", "ServerSettings", "ServerState"]
+__all__ = [
+    "BODY_SECONDS",
+    "LOOPBACK",
+    "MAX_BODY_BYTES",
+    "RETRY_AFTER_SECONDS",
+    "STORE_SECONDS",
+    "ServerSettings",
+    "ServerState",
+    "token_problem",
+]
 
 MAX_BODY_BYTES: Final = 1_048_576
 """The largest request body accepted (bytes); larger ones get 413."""
 
+BODY_SECONDS: Final = 30.0
+"""How long a request body may take to arrive whole, from the end of its headers; a
+slower one gets 408 and its connection is closed."""
+
+STORE_SECONDS: Final = 10.0
+"""How long a write retries a busy or unreachable store before it is answered 503."""
+
+RETRY_AFTER_SECONDS: Final = 5.0
+"""After the store failed, how long reads that have an answer without it (``GET
+/system-prompt``) give that answer at once rather than ask the store again."""
+
 LOOPBACK: Final = frozenset({"127.0.0.1", "::1", "localhost"})
 """Addresses that only this machine reaches: the server binds here unless told otherwise."""
+
+
+def token_problem(token: str) -> str | None:
+    """Why ``token`` cannot be the server's token, or None: it must be printable ASCII
+    without spaces, which every HTTP client sends as it is (a header carries bytes, and
+    clients disagree on how other characters become them)."""
+    if not token:
+        return "the token is empty"
+    if not token.isascii() or not token.isprintable() or " " in token:
+        return "the token must be printable ASCII without spaces"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,10 +63,12 @@ class ServerSettings:
     """How ``catalog serve`` runs; see docs/serving.md.
 
     ``token``: when set, every write (``PUT /system-prompt``, ``PUT`` and
-    ``POST .../rebuild`` of conversations) needs ``Authorization: Bearer TOKEN``.
+    ``POST .../rebuild`` of conversations) and every read of a conversation's
+    prompt needs ``Authorization: Bearer TOKEN``; see :func:`token_problem`.
     ``template_catalog``: ``NAME[@SPEC]`` whose user template ``/system-prompt``
     edits (default: the first catalog, by name, that takes one).
     ``store_timeout``: how long a busy or unreachable store is retried (seconds).
+    ``body_timeout``: how long a request body may take to arrive (seconds).
     """
 
     paths: tuple[str, ...] = ()
@@ -36,14 +76,22 @@ class ServerSettings:
     token: str | None = None
     template_catalog: str | None = None
     max_body: int = MAX_BODY_BYTES
-    store_timeout: float = 10.0
+    store_timeout: float = STORE_SECONDS
+    body_timeout: float = BODY_SECONDS
     host: str = "127.0.0.1"
+
+    def __post_init__(self) -> None:
+        problem = None if self.token is None else token_problem(self.token)
+        if problem is not None:
+            raise UsageError(problem, hint="make one with e.g. `openssl rand -hex 32` or `uuidgen`")
 
     def token_matches(self, given: str | None) -> bool:
         """Whether ``given`` is the token (compared in constant time)."""
         if self.token is None:
             return True
-        return given is not None and hmac.compare_digest(given.encode(), self.token.encode())
+        if given is None or not given.isascii():  # the token is ASCII: nothing else matches
+            return False
+        return hmac.compare_digest(given.encode(), self.token.encode())
 
 
 class ServerState:
@@ -53,22 +101,73 @@ class ServerState:
     def __init__(self, settings: ServerSettings) -> None:
         self.settings = settings
         self.library = Library(settings.paths)
+        self.private = _private_roots(settings, self.library)
         self._store: PromptStore | None = None
-        self._lock = threading.Lock()
+        self._down: StoreUnavailableError | None = None
+        self._retry_at = 0.0
+        self._opening = threading.Lock()
 
-    def store(self) -> PromptStore:
+    def store(self, *, wait: bool = True) -> PromptStore:
         """The prompt store (:class:`~catalog.errors.StoreUnavailableError` when it cannot
-        be reached within the settings' timeout)."""
-        with self._lock:
+        be reached within the settings' timeout).
+
+        With ``wait=False``, for a read that has an answer without the store, the
+        error comes at once: the store is tried once at most, not at all while another
+        request is reaching it, nor for :data:`RETRY_AFTER_SECONDS` after it failed.
+        """
+        down = self._down
+        if not wait and down is not None and time.monotonic() < self._retry_at:
+            raise down
+        if self._store is not None:
+            return self._store
+        if not self._opening.acquire(blocking=wait):
+            raise StoreUnavailableError(
+                "the prompt store is being reached by another request", hint="retry later"
+            )
+        try:
             if self._store is None:
+                if not wait:  # one attempt, then opened with the usual retries
+                    open_store(self.settings.store_url, timeout=0).close()
                 self._store = open_store(
                     self.settings.store_url, timeout=self.settings.store_timeout
                 )
+                self._down = None
             return self._store
+        except StoreUnavailableError as exc:
+            self.store_failed(exc)
+            raise
+        finally:
+            self._opening.release()
+
+    def store_failed(self, exc: StoreUnavailableError) -> None:
+        """Note that the store failed (``exc``): reads not waiting for it skip it a while."""
+        self._retry_at = time.monotonic() + RETRY_AFTER_SECONDS
+        self._down = exc
 
     def close(self) -> None:
         """Close the store, if it was opened."""
-        with self._lock:
+        with self._opening:
             if self._store is not None:
                 self._store.close()
                 self._store = None
+
+
+def _private_roots(settings: ServerSettings, library: Library) -> tuple[str, ...]:
+    """The server's own folders, which no error answer shows (longest first): the
+    catalog folders, the store's, the program's and the user's."""
+    roots = {str(source.root) for source in library.catalog_path.sources}
+    store = settings.store_url
+    if store.startswith("sqlite:///"):
+        roots.add(str(Path(store.removeprefix("sqlite:///")).resolve().parent))
+    roots.update(
+        (
+            sys.prefix,
+            sys.base_prefix,
+            str(Path(catalog.__file__).resolve().parents[1]),
+            str(Path.home()),
+            os.getcwd(),
+            tempfile.gettempdir(),
+        )
+    )
+    # A root of one or two characters ("/", "C:") would cut every path-like word.
+    return tuple(sorted((root for root in roots if len(root) > 2), key=len, reverse=True))

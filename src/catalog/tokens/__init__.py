@@ -10,18 +10,30 @@ The default counter of an assembly is the catalog's own ``tokenizer`` (see
 :func:`get_counter`), so per-part figures, totals, budgets and the manifest's
 ``tokens`` estimates are all in one unit. Counting stays off the hot path:
 assembly counts nothing unless a budget needs it (figures are computed when
-first read), and tiktoken counts are memoised by text, so the static parts
-of a catalog are encoded once per process and a repeated context costs a
-dictionary look-up per part.
+first read), and tiktoken and Claude counts are memoised by text, so the static
+parts of a catalog are encoded once per process and a repeated context costs a
+dictionary look-up per part. The memo is bounded by the bytes of the texts it
+keeps (:data:`MEMO_BYTES`), not by their number: a server counting distinct
+large texts for its clients keeps a fixed amount of them.
 """
 
 from __future__ import annotations
 
+import _thread
 import functools
 import math
+import sys
+from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from dataclasses import (
+    dataclass,
+)
+from typing import (
+    TYPE_CHECKING,
+    Final,
+    Protocol,
+    runtime_checkable,
+)
 
 from catalog.errors import UsageError
 
@@ -30,12 +42,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CLAUDE",
+    "MEMO_BYTES",
     "CharCounter",
     "ClaudeCounter",
     "FunctionCounter",
     "TiktokenCounter",
     "TokenCounter",
     "get_counter",
+    "memo_bytes",
     "offline_encodings",
 ]
 
@@ -44,9 +58,10 @@ CLAUDE = "claude"
 
 # Encodings available without the network, by the name catalogs use.
 _OFFLINE_NAMES = {"cl100k_base": "cl100k_base_offline"}
-# Distinct texts whose tiktoken counts are remembered (static bodies plus the
-# renderings of a few thousand contexts; about 1 MB at typical part sizes).
-_MEMO_SIZE = 4096
+MEMO_BYTES: Final = 16 * 1024 * 1024
+"""The most memory the texts whose counts are remembered take (bytes, as Python counts
+a string's size): the static bodies of a few catalogs plus the renderings of recent
+contexts. A text over a sixteenth of it is counted every time, never kept."""
 
 
 @runtime_checkable
@@ -155,13 +170,59 @@ def get_counter(
     raise UsageError(f"not a token counter: {spec!r}", hint="pass an encoding name or a callable")
 
 
-@functools.lru_cache(maxsize=_MEMO_SIZE)
+class _CountMemo:
+    """Counts by (counter, text), the least recently used dropped first once the texts
+    kept pass ``limit`` bytes; safe to share between threads."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.largest = limit // 16
+        self.size = 0  # bytes of the texts kept
+        self._counts: OrderedDict[tuple[str, str], int] = OrderedDict()
+        # _thread rather than threading: importing threading costs every command's start.
+        self._lock = _thread.allocate_lock()
+
+    def count(self, counter: str, text: str, compute: Callable[[str], int]) -> int:
+        """The count of ``text`` by ``counter``: remembered, else ``compute(text)``."""
+        key = (counter, text)
+        with self._lock:
+            found = self._counts.get(key)
+            if found is not None:
+                self._counts.move_to_end(key)
+                return found
+        value = compute(text)
+        cost = sys.getsizeof(text)
+        if cost > self.largest:
+            return value
+        with self._lock:
+            if key not in self._counts:
+                self._counts[key] = value
+                self.size += cost
+                while self.size > self.limit:
+                    (_, dropped), _ = self._counts.popitem(last=False)
+                    self.size -= sys.getsizeof(dropped)
+        return value
+
+
+_MEMO = _CountMemo(MEMO_BYTES)
+
+
+def memo_bytes() -> int:
+    """The bytes of the texts whose counts are remembered now (at most :data:`MEMO_BYTES`)."""
+    return _MEMO.size
+
+
 def _tiktoken_count(encoding: str, text: str) -> int:
-    return len(_encoding(encoding).encode(text, disallowed_special=()))
+    return _MEMO.count(
+        encoding, text, lambda t: len(_encoding(encoding).encode(t, disallowed_special=()))
+    )
 
 
-@functools.lru_cache(maxsize=_MEMO_SIZE)
 def _claude_count(text: str) -> int:
+    return _MEMO.count(CLAUDE, text, _claude_estimate)
+
+
+def _claude_estimate(text: str) -> int:
     # Loaded on first use: its tables cost every command's start, and few count this way.
     from catalog.tokens.claude import estimate
 

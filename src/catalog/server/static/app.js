@@ -12,7 +12,9 @@ async function api(method, path, body, headers) {
   });
   const data = await response.json().catch(() => ({}));
   if (!response.ok) {
-    throw new Error(data.error || response.statusText || "request failed");
+    // Every error answer is {"error": {"status", "message", "field", "hint"}}.
+    const error = data.error || {};
+    throw new Error(error.message || response.statusText || "request failed");
   }
   return data;
 }
