@@ -530,7 +530,7 @@ def _out_is_a_file(folder: Path) -> list[str]:
             _not_utf8,
             "{f}/checkout/system-prompts/skill-debugging.md:4: not UTF-8 text (bad byte 0xff",
         ),
-        (lambda f: ["--git", str(f)], "{f}: git rev-parse failed: fatal: not a git repository"),
+        (lambda f: ["--git", str(f)], "{f}: not a git repository: no .git here"),
         (_empty_repo, "{f}/repo: HEAD is not a commit here: the repository has no commits yet"),
         (_no_release_commits, "{f}/repo: no release commits found\n  hint: release commits"),
         (
