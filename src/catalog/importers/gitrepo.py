@@ -123,35 +123,22 @@ class GitRepo:
         entries.reverse()
         return entries
 
-    def tree(self, commit: str, folder: str = "") -> list[TreeEntry] | None:
-        """The entries of ``folder`` (``a/b``; the top when empty) at ``commit``, or None
-        when it has no such folder."""
-        oid = self._object(commit, Commit, f"commit {commit}").tree.decode("ascii")
-        where = f"{commit[:12]}:"
-        for name in filter(None, folder.split("/")):
-            entry = next((e for e in self._entries(oid, where) if e.name == name), None)
-            if entry is None or not entry.is_folder:
-                return None
-            oid = entry.oid
-            where += f"{name}/"
-        return self._entries(oid, where)
+    def tree(self, commit: str) -> list[TreeEntry]:
+        """The entries of ``commit``'s top folder."""
+        tree = self._object(commit, Commit, f"commit {commit}").tree.decode("ascii")
+        return self.entries(tree, f"{commit[:12]}:")
 
-    def entry(self, commit: str, path: str) -> TreeEntry | None:
-        """The entry at ``path`` (``folder/name``) in ``commit``'s tree, or None."""
-        folder, _, name = path.rpartition("/")
-        entries = self.tree(commit, folder)
-        return next((e for e in entries or () if e.name == name), None)
+    def entries(self, tree: str, where: str) -> list[TreeEntry]:
+        """The entries of tree object ``tree`` (``where`` names it in errors)."""
+        found = self._object(tree, Tree, where)
+        return [
+            TreeEntry(item.mode, item.path.decode("utf-8", "surrogateescape"), item.sha.decode())
+            for item in found.iteritems()
+        ]
 
     def blob(self, oid: str, where: str) -> bytes:
         """The content of blob ``oid`` (``where`` names it in errors, e.g. ``<commit>:path``)."""
         return self._object(oid, Blob, where).as_raw_string()
-
-    def _entries(self, oid: str, where: str) -> list[TreeEntry]:
-        tree = self._object(oid, Tree, where)
-        return [
-            TreeEntry(item.mode, item.path.decode("utf-8", "surrogateescape"), item.sha.decode())
-            for item in tree.iteritems()
-        ]
 
     def _commit_of(self, rev: str) -> str:
         """The commit ``rev`` names (annotated tags peeled)."""

@@ -167,8 +167,8 @@ _MAX_VERSION = 100  # characters; no release is named by a longer version
 def parse_readme(text: str) -> Readme:
     """The release named in ``README.md`` and its part lines, by file name.
 
-    Read line by line with string operations, in time linear in the text
-    (a regular expression spanning lines took seconds on many blank ones).
+    Read one line at a time, in time linear in the text (a pattern spanning
+    lines took seconds on many blank ones).
     """
     entries: dict[str, ReadmeEntry] = {}
     for line in text.split("\n"):
@@ -197,40 +197,23 @@ def _run(pattern: re.Pattern[str], text: str, at: int) -> int:
     return found.end() if found else at
 
 
+# A README line, matched on one stripped line. Possessive quantifiers (``++``, ``*+``)
+# and the atomic name group (which ends the name at its first ``](``) never give
+# back what they matched, so a match costs one pass over the line, whatever it holds.
+_README_ENTRY = re.compile(
+    r"[-*]\s++\[(?>(?P<name>.+?)\]\()(?:\./)?+" + PROMPTS_DIR + r"/(?P<file>[^)\s]++)\)"
+    r"\s*+\(\*\*(?P<tokens>[\d,]++)\*\*\s*+tks?\)\s*+(?:[-\u2013\u2014](?P<description>.*+))?$"
+)
+
+
 def _readme_entry(line: str) -> tuple[str, ReadmeEntry] | None:
     """``- [Name](./system-prompts/FILE.md) (**N** tks) - description.`` read as
     ``(FILE.md, entry)``; None for any other line."""
-    line = line.strip()
-    if line[:1] not in ("-", "*") or not line[1:2].isspace():
+    found = _README_ENTRY.match(line.strip())
+    if found is None or len(found["file"]) < 4 or not found["file"].endswith(".md"):
         return None
-    rest = line[1:].lstrip()
-    close = rest.find("](")
-    if not rest.startswith("[") or close < 2:
-        return None
-    name, rest = rest[1:close], rest[close + 2 :].removeprefix("./")
-    end = rest.find(")")
-    file = rest[len(PROMPTS_DIR) + 1 : end]
-    if (
-        end < 0
-        or not rest.startswith(PROMPTS_DIR + "/")
-        or len(file) < 4
-        or not file.endswith(".md")
-        or any(char.isspace() for char in file)
-    ):
-        return None
-    rest = rest[end + 1 :].lstrip()
-    stars = rest.find("**", 3)
-    tokens = rest[3:stars]
-    if not rest.startswith("(**") or stars < 0 or not tokens or tokens.strip("0123456789,"):
-        return None
-    rest = rest[stars + 2 :].lstrip()
-    unit = next((u for u in ("tks)", "tk)") if rest.startswith(u)), None)
-    if unit is None:
-        return None
-    rest = rest[len(unit) :].strip()
-    if rest and rest[0] not in "-\u2013\u2014":
-        return None
-    return file, ReadmeEntry(name, int(tokens.replace(",", "")), rest[1:].strip())
+    tokens = int(found["tokens"].replace(",", ""))
+    return found["file"], ReadmeEntry(found["name"], tokens, (found["description"] or "").strip())
 
 
 def release_version(subject: str) -> str | None:

@@ -195,11 +195,12 @@ def _read_release(
     files: dict[tuple[str, str], UpstreamPart],
     readmes: dict[str, Readme],
 ) -> Release:
-    entries = git.tree(commit, PROMPTS_DIR)
-    if entries is None:
+    top = {entry.name: entry for entry in git.tree(commit)}
+    prompts = top.get(PROMPTS_DIR)
+    if prompts is None or not prompts.is_folder:
         raise ImporterError(f"no {PROMPTS_DIR}/ folder", file=str(git.path))
     parts = []
-    for entry in entries:
+    for entry in git.entries(prompts.oid, f"{commit[:12]}:{PROMPTS_DIR}/"):
         if not entry.name.endswith(".md"):
             continue
         where = f"{commit[:12]}:{PROMPTS_DIR}/{entry.name}"
@@ -212,13 +213,13 @@ def _read_release(
             )
         parts.append(files[key])
     readme = Readme(None, {})
-    found = _file(git, commit, "README.md")
+    found = _text(git, top.get("README.md"), f"{commit[:12]}:README.md")
     if found is not None:
         oid, text = found
         if oid not in readmes:
             readmes[oid] = parse_readme(text)
         readme = readmes[oid]
-    license_file = _file(git, commit, "LICENSE")
+    license_file = _text(git, top.get("LICENSE"), f"{commit[:12]}:LICENSE")
     license_text = license_file[1] if license_file is not None else None
     return Release(version, tuple(parts), readme, commit, license_text)
 
@@ -235,10 +236,8 @@ def _regular(entry: TreeEntry, where: str) -> bool:
     return entry.is_file
 
 
-def _file(git: GitRepo, commit: str, path: str) -> tuple[str, str] | None:
-    """The blob id and text of the regular file ``path`` at ``commit``, or None."""
-    where = f"{commit[:12]}:{path}"
-    entry = git.entry(commit, path)
+def _text(git: GitRepo, entry: TreeEntry | None, where: str) -> tuple[str, str] | None:
+    """The blob id and text of a top-level file, or None when it is absent or no file."""
     if entry is None or not _regular(entry, where):
         return None
     return entry.oid, _decode(git.blob(entry.oid, where), where)
