@@ -6,6 +6,7 @@ import copy
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -13,7 +14,6 @@ from packaging.version import InvalidVersion, Version
 from catalog._textfile import MAX_FILE_BYTES, decode_utf8, read_capped
 from catalog.catalog_path import parse_spec
 from catalog.errors import ImporterError
-from catalog.importers.gitrepo import GitRepo, TreeEntry
 from catalog.importers.piebald.parse import (
     PROMPTS_DIR,
     UPSTREAM,
@@ -24,6 +24,9 @@ from catalog.importers.piebald.parse import (
     release_version,
 )
 from catalog.records.frozen import Frozen, field
+
+if TYPE_CHECKING:
+    from catalog.importers.gitrepo import GitRepo, TreeEntry
 
 __all__ = [
     "Release",
@@ -156,6 +159,10 @@ def read_history(
     it configures runs, and a symbolic link in a release's tree is refused,
     never followed.
     """
+    # Here, not at the top: dulwich takes a tenth of a second to import, and a
+    # checkout's import does not need it.
+    from catalog.importers.gitrepo import GitRepo
+
     specifier = parse_spec(versions) if versions is not None else None
     with GitRepo(repo) as git:
         found: dict[Version, tuple[str, str]] = {}
