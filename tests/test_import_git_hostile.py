@@ -173,6 +173,24 @@ def test_a_git_file_pointing_elsewhere_is_followed(tmp_path: Path) -> None:
     assert_imported(tmp_path / "out")
 
 
+@pytest.mark.parametrize(
+    ("pointer", "message"),
+    [
+        ("gitdir: {missing}\n", ".git points to {missing}, which is not a folder"),
+        ("not a pointer\n", "the .git file does not name a git folder (`gitdir: PATH`)"),
+    ],
+)
+def test_a_git_file_pointing_nowhere(pointer: str, message: str, tmp_path: Path) -> None:
+    repo = tmp_path / "checkout"
+    repo.mkdir()
+    missing = tmp_path / "missing"
+    (repo / ".git").write_text(pointer.format(missing=missing))
+    with pytest.raises(ImporterError) as info:
+        list(read_history(repo))
+    assert info.value.message == message.format(missing=missing)
+    assert info.value.file == str(repo / ".git")
+
+
 def test_a_worktree_reads_its_own_head(tmp_path: Path) -> None:
     repo = data.make_history(tmp_path / "upstream")
     release = data.git(repo, "log", "--format=%H", "--grep=v2.1.37").strip()

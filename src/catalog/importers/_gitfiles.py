@@ -18,16 +18,19 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from catalog._textfile import read_capped
+from catalog._textfile import MAX_FILE_BYTES, read_capped
 from catalog.errors import ImporterError
 
-__all__ = ["GitFolders", "find_git_folders", "read_small"]
+__all__ = ["LIST_BYTES", "GitFolders", "find_git_folders", "read_small"]
 
 _SMALL: Final = 4096
+LIST_BYTES: Final = MAX_FILE_BYTES
+"""Largest ``packed-refs`` or ``shallow`` file read (a line per ref or commit)."""
 _FRESH_CLONE: Final = "import a fresh clone of the repository (git clone URL)"
 
 
@@ -61,7 +64,7 @@ def find_git_folders(path: Path) -> GitFolders:
     common = git
     pointer = read_small(git / "commondir")
     if pointer is not None and pointer.strip():
-        common = _existing_folder(git / pointer.strip(), git / "commondir", path)
+        common = _existing_folder(git / pointer.strip(), git / "commondir")
     folders = GitFolders(git, common)
     _check(folders)
     return folders
@@ -79,7 +82,7 @@ def _git_folder(path: Path) -> Path:
     if mode is not None and stat.S_ISDIR(mode):
         return dotgit
     if mode is not None and stat.S_ISLNK(mode):
-        return _existing_folder(dotgit, dotgit, path)
+        return _existing_folder(dotgit, dotgit)
     if mode is not None and stat.S_ISREG(mode):
         text = read_small(dotgit) or ""
         if not text.startswith("gitdir:"):
@@ -88,7 +91,7 @@ def _git_folder(path: Path) -> Path:
                 file=str(dotgit),
                 hint=_FRESH_CLONE,
             )
-        return _existing_folder(path / text[len("gitdir:") :].strip(), dotgit, path)
+        return _existing_folder(path / text[len("gitdir:") :].strip(), dotgit)
     if (path / "HEAD").is_file() and (path / "objects").is_dir() and (path / "refs").is_dir():
         return path
     raise ImporterError(
@@ -98,7 +101,7 @@ def _git_folder(path: Path) -> Path:
     )
 
 
-def _existing_folder(target: Path, named_by: Path, repo: Path) -> Path:
+def _existing_folder(target: Path, named_by: Path) -> Path:
     """The folder ``named_by`` (a ``.git`` file or link, a ``commondir`` file) points to."""
     try:
         real = target.resolve(strict=True)
@@ -106,17 +109,18 @@ def _existing_folder(target: Path, named_by: Path, repo: Path) -> Path:
         real = None
     if real is None or not real.is_dir():
         raise ImporterError(
-            f"{named_by.relative_to(repo)} points to {target}, which is not a folder",
-            file=str(repo),
+            f"{named_by.name} points to {target}, which is not a folder",
+            file=str(named_by),
             hint=_FRESH_CLONE,
         )
     return real
 
 
-def read_small(path: Path) -> str | None:
+def read_small(path: Path, limit: int = _SMALL) -> str | None:
     """The text of a small regular file of the git folder; None when it is absent.
 
-    Anything else there (a link, a named pipe, a file over 4 KiB) is refused.
+    Anything else there (a link, a named pipe, a file over ``limit`` bytes) is
+    refused.
     """
     try:
         mode = path.lstat().st_mode
@@ -127,11 +131,11 @@ def read_small(path: Path) -> str | None:
     if not stat.S_ISREG(mode):
         raise _refused(path, mode)
     try:
-        raw, _ = read_capped(path, _SMALL)
+        raw, _ = read_capped(path, limit)
     except OSError as exc:
         raise _unreadable(path, exc.strerror or str(exc)) from None
-    if len(raw) > _SMALL:
-        raise _unreadable(path, f"more than {_SMALL} bytes")
+    if len(raw) > limit:
+        raise _unreadable(path, f"more than {limit} bytes")
     return raw.decode("utf-8", "replace")
 
 
@@ -145,7 +149,9 @@ def _check(folders: GitFolders) -> None:
             hint="give a clone of the repository (a folder holding .git) with --git",
         )
     for name in ("packed-refs", "shallow"):
-        _check_file(folders.common / name)
+        info = _check_kind(folders.common / name, stat.S_ISREG)
+        if info is not None and info.st_size > LIST_BYTES:
+            raise _unreadable(folders.common / name, f"more than {LIST_BYTES} bytes")
     trees = [folders.common / "refs", folders.objects]
     if folders.git != folders.common:
         trees.append(folders.git / "refs")
@@ -164,21 +170,23 @@ def _check(folders: GitFolders) -> None:
         )
 
 
-def _check_file(path: Path) -> None:
-    """``path`` is absent or a regular file."""
+def _check_kind(path: Path, kind: Callable[[int], bool]) -> os.stat_result | None:
+    """``path``'s status when it is of the ``kind`` (:func:`stat.S_ISREG`,
+    :func:`stat.S_ISDIR`); None when it is absent."""
     try:
-        mode = path.lstat().st_mode
+        info = path.lstat()
     except FileNotFoundError:
-        return
+        return None
     except OSError as exc:
         raise _unreadable(path, exc.strerror or str(exc)) from None
-    if not stat.S_ISREG(mode):
-        raise _refused(path, mode)
+    if not kind(info.st_mode):
+        raise _refused(path, info.st_mode)
+    return info
 
 
 def _check_tree(root: Path) -> None:
     """Everything under ``root`` (absent, or a folder) is a folder or a regular file."""
-    _check_folder(root)
+    _check_kind(root, stat.S_ISDIR)
     stack = [root]
     while stack:
         folder = stack.pop()
@@ -194,17 +202,6 @@ def _check_tree(root: Path) -> None:
             continue
         except OSError as exc:
             raise _unreadable(folder, exc.strerror or str(exc)) from None
-
-
-def _check_folder(path: Path) -> None:
-    try:
-        mode = path.lstat().st_mode
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise _unreadable(path, exc.strerror or str(exc)) from None
-    if not stat.S_ISDIR(mode):
-        raise _refused(path, mode)
 
 
 def _refused(path: Path, mode: int) -> ImporterError:

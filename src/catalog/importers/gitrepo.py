@@ -27,7 +27,7 @@ from dulwich.refs import DiskRefsContainer, Ref, check_ref_format
 
 from catalog._textfile import MAX_FILE_BYTES
 from catalog.errors import ImporterError
-from catalog.importers._gitfiles import find_git_folders, read_small
+from catalog.importers._gitfiles import LIST_BYTES, find_git_folders, read_small
 from catalog.importers._gitobjects import DeclaredSizes, ObjectTooLarge
 
 __all__ = ["MAX_OBJECT_BYTES", "GitRepo", "LogEntry", "TreeEntry"]
@@ -81,7 +81,7 @@ class GitRepo:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path).expanduser()
         folders = find_git_folders(self.path)
-        shallow = read_small(folders.common / "shallow") or ""
+        shallow = read_small(folders.common / "shallow", LIST_BYTES) or ""
         self._shallow = frozenset(line.strip() for line in shallow.splitlines())
         self._refs = DiskRefsContainer(str(folders.common), worktree_path=str(folders.git))
         self._store = DiskObjectStore(
