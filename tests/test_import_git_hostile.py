@@ -21,7 +21,7 @@ import pytest
 
 import catalog
 from catalog.errors import ImporterError
-from catalog.importers import gitrepo
+from catalog.importers import _gitobjects, gitrepo
 from catalog.importers._gitobjects import DeclaredSizes
 from catalog.importers.piebald.read import read_history
 from catalog.importers.piebald.write import import_releases
@@ -162,6 +162,14 @@ def test_no_program_the_repository_names_runs(hostile: tuple[Path, Path], tmp_pa
         assert (markers / name).exists(), (name, command)
 
 
+def test_a_configuration_including_a_named_pipe_is_never_opened(tmp_path: Path) -> None:
+    repo = data.make_history(tmp_path / "upstream")
+    os.mkfifo(tmp_path / "pipe")  # git would wait here for a writer
+    with (repo / ".git" / "config").open("a") as config:
+        config.write(f"[include]\n\tpath = {tmp_path / 'pipe'}\n")
+    assert [r.version for r in read_history(repo)] == RELEASES
+
+
 def test_a_git_file_pointing_elsewhere_is_followed(tmp_path: Path) -> None:
     repo = data.make_history(tmp_path / "upstream")
     store = tmp_path / "elsewhere" / "repo.git"
@@ -219,25 +227,27 @@ def test_a_shallow_clone_stops_where_it_does(tmp_path: Path) -> None:
     assert [r.version for r in read_history(shallow)] == ["2.1.38"]
 
 
-def test_declared_sizes_match_git_through_delta_chains(tmp_path: Path) -> None:
+def deltas(tmp_path: Path) -> tuple[Path, set[str]]:
+    """A packed repository whose blobs are stored as chains of deltas; its blob ids."""
     repo = tmp_path / "deltas"
     repo.mkdir()
     data.git(repo, "init", "-q")
-    text = "".join(
-        f"line {i} of a file that changes a little in every commit\n" for i in range(300)
-    )
+    text = "".join(f"line {i} of a file that changes a little each time\n" for i in range(300))
     for i in range(40):
         text = text.replace(f"line {i} ", f"line {i} (edited) ")
         (repo / "f.txt").write_text(text)
         data.git(repo, "add", "-A")
         data.git(repo, "commit", "-q", "-m", f"edit {i}")
     data.git(repo, "gc", "-q", "--aggressive")
-    blobs = data.git(repo, "log", "--format=", "--raw", "--no-abbrev").split()
-    oids = {word for word in blobs if len(word) == 40 and word != "0" * 40}
-    listing = data.git(
-        repo, "verify-pack", "-v", *map(str, (repo / ".git/objects/pack").glob("*.idx"))
-    )
-    assert " 1 " in listing or "chain length = 1" in listing  # some objects are deltas
+    (index,) = (repo / ".git" / "objects" / "pack").glob("*.idx")
+    listing = data.git(repo, "verify-pack", "-v", str(index))
+    assert "chain length = 2" in listing  # deltas over deltas
+    words = data.git(repo, "log", "--format=", "--raw", "--no-abbrev").split()
+    return repo, {word for word in words if len(word) == 40 and word != "0" * 40}
+
+
+def test_declared_sizes_match_git_through_delta_chains(tmp_path: Path) -> None:
+    repo, oids = deltas(tmp_path)
     with gitrepo.GitRepo(repo) as git:
         sizes = DeclaredSizes(git._store, repo / ".git" / "objects")
         for oid in oids:
@@ -245,6 +255,28 @@ def test_declared_sizes_match_git_through_delta_chains(tmp_path: Path) -> None:
             assert sizes.check(oid, 10**9) == expected
             assert len(git.blob(oid, oid)) == expected
         sizes.close()
+
+
+def test_long_or_costly_delta_chains_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, oids = deltas(tmp_path)
+    largest = max(int(data.git(repo, "cat-file", "-s", oid)) for oid in oids)
+    for limit, message in (
+        (("MAX_CHAIN_LINKS", 1), "it is stored as more than 1 deltas"),
+        (("MAX_CHAIN_BYTES", largest + 1), f"more than {largest + 1} bytes of deltas and bases"),
+    ):
+        with monkeypatch.context() as patch:
+            patch.setattr(_gitobjects, *limit)
+            with gitrepo.GitRepo(repo) as git:
+                refused = []
+                for oid in oids:
+                    try:
+                        git.blob(oid, oid)
+                    except ImporterError as exc:
+                        refused.append(exc.message)
+            assert refused, limit
+            assert all(message in text for text in refused), refused[0]
 
 
 def test_an_object_over_the_limit_is_refused_before_it_is_read(
