@@ -7,7 +7,10 @@ Prints how long the tool takes on inputs built to be slow:
   can finish);
 - YAML front matter: "billion laughs" and deep nesting, refused;
 - expressions and bodies that multiply text and lists, stopped by the budget;
-- git facts read from a repository's files (no git runs).
+- git facts read from a repository's files (no git runs);
+- the importer's readers of upstream text (README, commit subjects, changelog
+  bullets, part headers) on a megabyte of hostile text, next to the
+  backtracking patterns they replaced (on sizes those can finish).
 
 Run: ``python scripts/bench_hostile.py``.
 """
@@ -22,8 +25,24 @@ from pathlib import Path
 from typing import Any
 
 from catalog.errors import CatalogError
-from catalog.gathering._git import git_facts
-from catalog.gathering.safe import ReadRules, YamlError, load_yaml
+from catalog.gathering._git import (
+    git_facts,
+)
+from catalog.gathering.safe import (
+    ReadRules,
+    YamlError,
+    load_yaml,
+)
+from catalog.importers.piebald.changelog import (
+    parse_changelog,
+)
+from catalog.importers.piebald.header import (
+    read_header,
+)
+from catalog.importers.piebald.parse import (
+    parse_readme,
+    release_version,
+)
 from catalog.lang.brackets import render_brackets
 from catalog.lang.compiler import compile_expression
 from catalog.lang.shapes import ANY
@@ -33,6 +52,17 @@ _OLD_TAG = re.compile(
     r"\[(?:if +(!?)([a-z][a-z0-9_]*):([^\]\s][^\]\n]*)|(else)|(endif)"
     r"|([a-z][a-z0-9_]*):([^\]\s][^\]\n]*))\]"
 )
+
+
+# The importer's patterns before they were replaced.
+_OLD_README_ENTRY = re.compile(
+    r"^\s*[-*]\s+\[(?P<name>.+?)\]\((?:\./)?system-prompts/(?P<file>[^)\s]+?\.md)\)"
+    r"\s*\(\*\*(?P<tokens>[\d,]+)\*\*\s*tks?\)\s*(?:[-\u2013\u2014]\s*(?P<description>.*?))?\s*$",
+    re.MULTILINE,
+)
+_OLD_SUBJECT = re.compile(r"^v?(?P<version>\d+(?:\.\d+)+[^\s(]*)(?:\s+\(.*\))?\s*$")
+_OLD_BULLET = re.compile(r"^[-*]\s+(?:\*\*(?P<tag>NEW|REMOVED):\*\*\s*)?(?P<rest>.+?)\s*$")
+_OLD_FIGURE = re.compile(r"\s*\(\d[\d,]* tks?\)")
 
 
 def _time(run: Callable[[], Any]) -> tuple[float, str]:
@@ -140,11 +170,50 @@ def git() -> None:
         print(f"  2,000 tracked files, 200 changed: {seconds * 1000:.1f} ms, {lines} status lines")
 
 
+def importer() -> None:
+    print("importer readers of upstream text (about 1 MB of hostile text each):")
+    megabyte = 1_000_000
+    readme, subject = parse_readme, release_version
+    cases: dict[str, tuple[Callable[[str], Any], str]] = {
+        "README: a million blank lines": (readme, "- x\n" + "\n" * megabyte),
+        'README: "- [" * 333,000': (readme, "- [" * (megabyte // 3)),
+        'subject: "1" + ".1" * 500,000 + " x"': (subject, "1" + ".1" * (megabyte // 2) + " x"),
+        "changelog: a bullet with 1 MB of spaces": (
+            parse_changelog,
+            "# [1.0](x)\n- a" + " " * megabyte + "b (12 tks) - c\n",
+        ),
+        "header: a folded block of 140,000 lines": (_header, "a: >\n" + "  word\n" * 140_000),
+        "header: a flow list of 333,000 items": (_header, "a: [" + "x, " * 333_000 + "y]"),
+        "header: 1,400 levels of nesting (refused)": (
+            _header,
+            "".join(" " * level + "k:\n" for level in range(1_400)),
+        ),
+    }
+    for label, (read, text) in cases.items():
+        _row(label, len(text), lambda r=read, t=text: r(t))
+    print("  the patterns they replaced:")
+    old: list[tuple[str, re.Pattern[str], Callable[[int], str], tuple[int, ...]]] = [
+        ("README, blank lines", _OLD_README_ENTRY, lambda n: "- x\n" + "\n" * n, (5_000, 20_000)),
+        ("subject", _OLD_SUBJECT, lambda n: "1" + ".1" * n + " x", (2_000, 8_000)),
+        ("changelog bullet, spaces", _OLD_BULLET, lambda n: "- a" + " " * n + "b", (5_000, 20_000)),
+        ("figure, spaces", _OLD_FIGURE, lambda n: "- a" + " " * n + "b", (5_000, 20_000)),
+    ]
+    for label, pattern, make, counts in old:
+        for count in counts:
+            text = make(count)
+            _row(f"  old {label}", len(text), lambda p=pattern, t=text: list(p.finditer(t)))
+
+
+def _header(text: str) -> Any:
+    return read_header(text, "a.md")
+
+
 def main() -> None:
     brackets()
     yaml()
     budget()
     git()
+    importer()
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,7 @@ import catalog
 from catalog import ManifestError
 from catalog.cli import main
 from catalog.errors import ImporterError
+from catalog.importers import writer
 from catalog.importers.piebald.parse import (
     UPSTREAM,
     ChangelogItem,
@@ -530,7 +533,7 @@ def _out_is_a_file(folder: Path) -> list[str]:
             _not_utf8,
             "{f}/checkout/system-prompts/skill-debugging.md:4: not UTF-8 text (bad byte 0xff",
         ),
-        (lambda f: ["--git", str(f)], "{f}: git rev-parse failed: fatal: not a git repository"),
+        (lambda f: ["--git", str(f)], "{f}: not a git repository: no .git here"),
         (_empty_repo, "{f}/repo: HEAD is not a commit here: the repository has no commits yet"),
         (_no_release_commits, "{f}/repo: no release commits found\n  hint: release commits"),
         (
@@ -777,3 +780,155 @@ def test_real_changelog_bullets_name_real_parts(claude_code_releases: Path) -> N
     # (upstream sometimes names a family of parts by its common stem).
     found = [n for item in (*newest.changed, *previous.changed) for n in item.names]
     assert sum(n in names for n in found) >= 0.9 * len(found)
+
+
+# --- one folder per version, files kept, summaries that compare like with like ------------
+
+
+def test_equal_versions_share_one_folder(tmp_path: Path) -> None:
+    source = data.write_checkout(tmp_path / "checkout", "2.1.38")
+    out = tmp_path / "out"
+    first = import_releases([read_checkout(source, "1.0.0")], name="cc", out=out)
+    again = import_releases([read_checkout(source, "1.0")], name="cc", out=out)
+    assert [(v.version, v.status) for v in (*first.versions, *again.versions)] == [
+        ("1.0.0", "written"),
+        ("1.0.0", "unchanged"),
+    ]
+    assert sorted(p.name for p in (out / "cc").iterdir() if not p.name.startswith("_")) == [
+        "1.0.0",
+        "LICENSE",
+    ]
+    assert str(catalog.load("cc", "==1.0", paths=[out]).version) == "1.0.0"
+
+
+def test_a_new_version_is_written_in_its_normalised_form(tmp_path: Path) -> None:
+    source = data.write_checkout(tmp_path / "checkout", "2.1.38")
+    out = tmp_path / "out"
+    assert main(["import", "piebald", str(source), "--name", "cc", "--out", str(out),
+                 "--version", "2.1.038"]) == 0  # fmt: skip
+    assert (out / "cc" / "2.1.38" / "catalog.toml").is_file()
+    assert not (out / "cc" / "2.1.038").exists()
+
+
+def test_equal_release_subjects_in_history_give_one_version(tmp_path: Path) -> None:
+    history = data.make_history(tmp_path / "upstream")
+    (history / "system-prompts" / "skill-debugging.md").write_text(data.DEBUGGING + "Again.\n")
+    data.git(history, "commit", "-q", "-am", "v2.1.38.0 (+1 tokens)")
+
+    def folders(out: Path) -> list[str]:
+        return sorted(p.name for p in (out / "cc").iterdir() if p.name[0].isdigit())
+
+    # The latest of the equal releases wins, in its own (normalised) text.
+    fresh = tmp_path / "fresh"
+    report = import_releases(read_history(history), name="cc", out=fresh)
+    assert [v.version for v in report.versions] == ["2.1.36", "2.1.37", "2.1.38.0"]
+    assert folders(fresh) == ["2.1.36", "2.1.37", "2.1.38.0"]
+    body = catalog.load("cc", "==2.1.38", paths=[fresh]).part("skill-debugging").body
+    assert body.endswith("Again.\n")
+    # Where an equal version is already there, it goes into that folder.
+    there = tmp_path / "there"
+    source = data.write_checkout(tmp_path / "checkout", "2.1.38")
+    import_releases([read_checkout(source)], name="cc", out=there)
+    report = import_releases(read_history(history, ">=2.1.38"), name="cc", out=there, force=True)
+    assert [(v.version, v.status) for v in report.versions] == [("2.1.38", "replaced")]
+    assert folders(there) == ["2.1.38"]
+    body = catalog.load("cc", paths=[there]).part("skill-debugging").body
+    assert body.endswith("Again.\n")
+
+
+def test_equal_folders_already_there_are_an_error(tmp_path: Path) -> None:
+    source = data.write_checkout(tmp_path / "checkout", "2.1.38")
+    out = tmp_path / "out"
+    import_releases([read_checkout(source, "1.0")], name="cc", out=out)
+    (out / "cc" / "1.0.0").mkdir()
+    with pytest.raises(ImporterError) as info:
+        import_releases([read_checkout(source, "1")], name="cc", out=out)
+    assert info.value.message == "versions 1.0 and 1.0.0 are equal (PEP 440) and shadow each other"
+    assert info.value.file == str(out / "cc")
+
+
+def test_a_different_license_is_never_overwritten_silently(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = data.write_checkout(tmp_path / "checkout", "2.1.38")
+    out = tmp_path / "out"
+    (out / "cc").mkdir(parents=True)
+    (out / "cc" / "LICENSE").write_text("Our own licence.\n")
+    args = ["import", "piebald", str(source), "--name", "cc", "--out", str(out)]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert f"{out / 'cc' / 'LICENSE'}: LICENSE already exists with other text" in err
+    assert "hint: pass --force to replace it" in err
+    # Refused before anything was written.
+    assert sorted(p.name for p in (out / "cc").iterdir()) == ["LICENSE"]
+    assert (out / "cc" / "LICENSE").read_text() == "Our own licence.\n"
+    assert main([*args, "--force"]) == 0
+    assert (out / "cc" / "LICENSE").read_text() == data.LICENSE
+
+
+def test_an_identical_license_is_kept_as_it_is(tmp_path: Path) -> None:
+    source = data.write_checkout(tmp_path / "checkout", "2.1.38")
+    out = tmp_path / "out"
+    import_releases([read_checkout(source)], name="cc", out=out)
+    license_file = out / "cc" / "LICENSE"
+    os.utime(license_file, (1_000_000, 1_000_000))
+    import_releases([read_checkout(source)], name="cc", out=out)
+    assert license_file.stat().st_mtime == 1_000_000
+    assert license_file.read_text() == data.LICENSE
+
+
+def test_a_parts_file_the_loader_would_refuse_is_not_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = data.write_checkout(tmp_path / "checkout", "2.1.38")
+    monkeypatch.setattr(writer, "MAX_FILE_BYTES", 2000)
+    with pytest.raises(ImporterError) as info:
+        import_releases([read_checkout(source)], name="cc", out=tmp_path / "out")
+    assert info.value.message.startswith("_parts/")
+    assert "bytes, more than the 2000 bytes the catalog loader reads" in info.value.message
+    assert not (tmp_path / "out" / "cc" / "2.1.38").exists()
+
+
+def _bodies(versions: tuple[str, ...]) -> tuple[int, int, int]:
+    """(distinct bodies, their bytes, the bytes of a copy per version), from the data."""
+    per_version = [body_of(t).encode() for v in versions for t in data.FILES[v].values()]
+    distinct = set(per_version)
+    return len(distinct), sum(map(len, distinct)), sum(map(len, per_version))
+
+
+def test_the_summary_compares_the_same_bodies(
+    history: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    base = ["import", "piebald", "--git", str(history), "--name", "cc", "--out", str(out)]
+    assert main([*base, "--versions", ">=2.1.37"]) == 0
+    count, stored, per_version = _bodies(("2.1.37", "2.1.38"))
+    printed = capsys.readouterr().out
+    assert (
+        f"bodies of these versions: {count} distinct taking {stored} B stored once each, "
+        f"against {per_version / 1000:.1f} kB with a copy per version\n"
+    ) in printed
+    # Importing one of them again counts that version's bodies; the store is unchanged.
+    assert main(["import", "--format", "json", "piebald", *base[2:], "--versions", "2.1.38"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    count, stored, per_version = _bodies(("2.1.38",))
+    assert summary["bodies"] == {
+        "distinct": count,
+        "stored_bytes": stored,
+        "per_version_bytes": per_version,
+    }
+    assert [v["status"] for v in summary["versions"]] == ["unchanged"]
+    blobs = [p for p in (out / "cc" / "_blobs").rglob("*.md")]
+    assert summary["size"]["blob_bytes"] == sum(p.stat().st_size for p in blobs)
+    assert summary["size"]["blobs"] == _bodies(("2.1.37", "2.1.38"))[0]
+
+
+def test_format_json_after_the_source_format_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = data.write_checkout(tmp_path / "checkout", "2.1.38")
+    args = [str(source), "--name", "cc", "--out", str(tmp_path / "out")]
+    assert main(["import", "piebald", *args, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["versions"][0]["version"] == "2.1.38"
+    assert main(["--format", "json", "import", "piebald", *args]) == 0
+    assert json.loads(capsys.readouterr().out)["name"] == "cc"

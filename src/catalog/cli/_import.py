@@ -16,8 +16,12 @@ __all__ = ["register", "run"]
 
 
 def register(parser: argparse.ArgumentParser) -> None:
-    """Add the ``import`` command and its source formats (``--path`` means nothing here)."""
+    """Add the ``import`` command and its source formats (``--path`` means nothing here).
+
+    ``--format`` is taken after ``import`` and after the source format alike.
+    """
     parser.description = "Write catalog versions from prompt collections published elsewhere."
+    add_format(parser, "json")
     formats = parser.add_subparsers(dest="source_format", metavar="FORMAT", required=True)
     piebald = formats.add_parser(
         "piebald",
@@ -27,7 +31,8 @@ def register(parser: argparse.ArgumentParser) -> None:
         "'v2.1.37 (+0 tokens)'), one version each. Parts are raw text (template = false) with "
         "the upstream name, ccVersion, variables, agent metadata, token count and the body's "
         "${...} placeholders in meta; "
-        "bodies are stored once under NAME/_blobs/. Exit 0 on success, 2 on bad input.",
+        "bodies are stored once under NAME/_blobs/. The repository is read without running "
+        "git or anything it configures. Exit 0 on success, 2 on bad input.",
         formatter_class=RawHelpFormatter,
     )
     piebald.add_argument("src", nargs="?", metavar="SRC", help="a checkout of the repository")
@@ -46,14 +51,20 @@ def register(parser: argparse.ArgumentParser) -> None:
         help="with --git: only releases matching this PEP 440 specifier, e.g. '>=2.1.30'",
     )
     piebald.add_argument(
-        "--force", action="store_true", help="replace versions that exist with other content"
+        "--force",
+        action="store_true",
+        help="replace versions that exist with other content, and a NAME/LICENSE file "
+        "with another text",
     )
-    add_format(piebald, "json")
+    # Unset unless given here, so that a --format given before `piebald` holds.
+    piebald.add_argument(
+        "--format", choices=("text", "json"), default=argparse.SUPPRESS, help="output format"
+    )
     piebald.set_defaults(func=run, parser=piebald)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Import, print a line per version and the store's size."""
+    """Import, print a line per version and the summary (``--format json``: the summary)."""
     parser: argparse.ArgumentParser = args.parser
     if (args.src is None) == (args.git is None):
         parser.error("give either SRC (a checkout) or --git REPO (a clone), not both")
@@ -82,18 +93,24 @@ def run(args: argparse.Namespace) -> int:
                 "name": args.name,
                 "folder": str(report.folder),
                 "versions": [asdict(item) for item in report.versions],
+                "bodies": {
+                    "distinct": report.distinct_bodies,
+                    "stored_bytes": report.shared_bytes,
+                    "per_version_bytes": report.unshared_bytes,
+                },
                 "size": asdict(size),
-                "unshared_bytes": report.unshared_bytes,
             }
         )
         return EXIT_OK
     sys.stdout.write(
         f"{args.name}: {len(report.versions)} version(s) imported into {report.folder}\n"
-        f"store: {size.versions} version(s), {_bytes(size.total_bytes)} "
+        f"bodies of these versions: {report.distinct_bodies} distinct taking "
+        f"{_bytes(report.shared_bytes)} stored once each, against "
+        f"{_bytes(report.unshared_bytes)} with a copy per version\n"
+        f"store: {size.versions} version(s), {_bytes(size.total_bytes)} on disk "
         f"({_bytes(size.manifest_bytes)} of manifests, {size.parts_files} parts files in _parts "
         f"taking {_bytes(size.parts_bytes)}, {size.blobs} bodies in _blobs taking "
-        f"{_bytes(size.blob_bytes)}); the imported versions' bodies stored per version "
-        f"would take {_bytes(report.unshared_bytes)}\n"
+        f"{_bytes(size.blob_bytes)})\n"
     )
     return EXIT_OK
 

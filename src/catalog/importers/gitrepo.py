@@ -1,26 +1,56 @@
-"""Reading a repository's history and objects with the ``git`` command.
+"""Reading a repository's history and objects with dulwich: nothing the repository names runs.
 
-One ``git log`` lists the commits; one long-running ``git cat-file --batch``
-then serves every tree and blob, so reading hundreds of releases costs two
-processes, not one per file or per commit. Objects are addressed by git's own
-ids, which lets an importer parse a file once however many commits contain it.
+``git`` obeys the repository it runs in: its configuration can name programs
+(``gpg.program`` with ``log.showSignature``, pagers, ``core.fsmonitor``,
+diff and filter drivers, ``core.sshCommand``, aliases, through includes too)
+and ``hooks/`` holds more. An imported repository comes from anyone, so it
+is read here with dulwich, which parses git's files in Python and runs
+nothing: the configuration is never read, and before dulwich opens anything
+:mod:`catalog.importers._gitfiles` checks that the files it may open are the
+repository's own folders and regular files (no links, pipes or devices) and
+:mod:`catalog.importers._gitobjects` checks each object's declared size, so
+that reading is bounded. Objects are addressed by their ids, which lets an
+importer parse a file once however many commits contain it.
 """
 
 from __future__ import annotations
 
-import subprocess
+import string
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Self
+from typing import Final, Self, TypeVar
+
+from dulwich.object_store import DiskObjectStore
+from dulwich.objects import Blob, Commit, ObjectID, ShaFile, Tag, Tree
+from dulwich.refs import DiskRefsContainer, Ref, check_ref_format
 
 from catalog.errors import ImporterError
+from catalog.importers._gitfiles import (
+    LIST_BYTES,
+    find_git_folders,
+    read_small,
+)
+from catalog.importers._gitobjects import (
+    DeclaredSizes,
+    ObjectTooLarge,
+)
+from catalog.io.textfile import MAX_FILE_BYTES
 
-__all__ = ["Commit", "GitRepo", "TreeEntry"]
+__all__ = ["MAX_OBJECT_BYTES", "GitRepo", "LogEntry", "TreeEntry"]
+
+MAX_OBJECT_BYTES: Final = MAX_FILE_BYTES
+"""Largest object read (a blob the loader could not read as a part is refused)."""
+
+_Object = TypeVar("_Object", bound=ShaFile)
+
+_HEX: Final = frozenset(string.hexdigits)
+_SYMREF_HOPS: Final = 5  # as git: a longer chain of symbolic refs is an error
+_DAMAGED: Final = "the repository is damaged: import a fresh clone of it (git clone URL)"
 
 
 @dataclass(frozen=True, slots=True)
-class Commit:
+class LogEntry:
     """A commit on the first-parent line of history: its id and subject line."""
 
     oid: str
@@ -29,77 +59,44 @@ class Commit:
 
 @dataclass(frozen=True, slots=True)
 class TreeEntry:
-    """One entry of a tree object."""
+    """One entry of a tree object: its mode (``0o100644``...), name and object id."""
 
-    mode: str
+    mode: int
     name: str
     oid: str
 
     @property
     def is_file(self) -> bool:
         """A regular file (not a folder, a symbolic link or a submodule)."""
-        return self.mode.startswith("100")
+        return self.mode & 0o170000 == 0o100000
+
+    @property
+    def is_folder(self) -> bool:
+        """A tree (a submodule is not one: its commit lives in another repository)."""
+        return self.mode & 0o170000 == 0o040000
+
+    @property
+    def is_link(self) -> bool:
+        """A symbolic link: its blob is the link's target, never followed."""
+        return self.mode & 0o170000 == 0o120000
 
 
 class GitRepo:
-    """A local git repository, read through the ``git`` command (a context manager)."""
+    """A local git repository (a clone, a worktree or a bare repository), read with
+    dulwich; a context manager that closes its files."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path).expanduser()
-        if not self.path.is_dir():
-            raise ImporterError(
-                "the git repository folder does not exist", file=str(self.path), hint="check --git"
-            )
-        self._run("rev-parse", "--git-dir")
-        self._batch: subprocess.Popen[bytes] | None = None
-
-    def _run(self, *args: str, may_fail: bool = False) -> str | None:
-        """The output of ``git ARGS``; on failure None if ``may_fail``, else an error."""
-        try:
-            done = subprocess.run(
-                ["git", "-C", str(self.path), *args], capture_output=True, check=False
-            )
-        except FileNotFoundError:
-            raise ImporterError(
-                "the git command is not installed", hint="install git to import from history"
-            ) from None
-        if done.returncode != 0:
-            if may_fail:
-                return None
-            message = done.stderr.decode("utf-8", "replace").strip() or f"exit {done.returncode}"
-            raise ImporterError(
-                f"git {args[0]} failed: {message}",
-                file=str(self.path),
-                hint="give a clone of the repository (a folder holding .git)",
-            )
-        return done.stdout.decode("utf-8", "replace")
-
-    def log(self, rev: str = "HEAD") -> list[Commit]:
-        """The first-parent commits leading to ``rev``, oldest first."""
-        if (
-            self._run("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", may_fail=True)
-            is None
-        ):
-            raise ImporterError(
-                f"{rev} is not a commit here"
-                + (": the repository has no commits yet" if rev == "HEAD" else ""),
-                file=str(self.path),
-                hint="give a clone of the repository with its history",
-            )
-        out = self._run("log", "--first-parent", "--reverse", "--format=%H%x00%s", rev, "--")
-        commits = []
-        for line in (out or "").splitlines():
-            oid, _, subject = line.partition("\0")
-            commits.append(Commit(oid, subject))
-        return commits
+        folders = find_git_folders(self.path)
+        shallow = read_small(folders.common / "shallow", LIST_BYTES) or ""
+        self._shallow = frozenset(line.strip() for line in shallow.splitlines())
+        self._refs = DiskRefsContainer(str(folders.common), worktree_path=str(folders.git))
+        self._store = DiskObjectStore(
+            str(folders.objects), loose_object_size_limit=MAX_OBJECT_BYTES + 64
+        )
+        self._sizes = DeclaredSizes(self._store, folders.objects)
 
     def __enter__(self) -> Self:
-        self._batch = subprocess.Popen(
-            ["git", "-C", str(self.path), "cat-file", "--batch"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
         return self
 
     def __exit__(
@@ -108,49 +105,132 @@ class GitRepo:
         error: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
-        if self._batch is not None:
-            _stream(self._batch.stdin).close()
-            self._batch.wait()
-            _stream(self._batch.stdout).close()
-            self._batch = None
+        self.close()
 
-    def read(self, spec: str) -> tuple[str, str, bytes] | None:
-        """``(oid, type, content)`` of an object (``"<commit>:<path>"``, an id...), or None."""
-        if self._batch is None:
-            raise RuntimeError("use GitRepo as a context manager to read objects")
-        stdin, stdout = _stream(self._batch.stdin), _stream(self._batch.stdout)
-        stdin.write(spec.encode("utf-8") + b"\n")
-        stdin.flush()
-        header = stdout.readline().decode("utf-8", "replace").split()
-        if len(header) != 3:
-            if header[-1:] in (["missing"], ["ambiguous"]):
-                return None
-            raise ImporterError(f"git cat-file gave an unexpected answer for {spec!r}: {header}")
-        oid, kind, size = header
-        content = stdout.read(int(size))
-        stdout.read(1)  # the newline after each object
-        return oid, kind, content
+    def close(self) -> None:
+        """Close the pack files dulwich and the size checks opened."""
+        self._sizes.close()
+        self._store.close()
 
-    def tree(self, spec: str) -> list[TreeEntry] | None:
-        """The entries of the tree ``spec`` (``"<commit>:<folder>"``), or None if absent."""
-        found = self.read(spec)
-        if found is None or found[1] != "tree":
-            return None
-        oid, _, raw = found
-        width = len(oid) // 2  # 20 bytes for SHA-1 repositories, 32 for SHA-256
+    def log(self, rev: str = "HEAD") -> list[LogEntry]:
+        """The first-parent commits leading to ``rev`` (``HEAD``, a branch or tag name,
+        a full ref name or a commit id), oldest first; a shallow clone's history
+        stops where the clone does."""
+        oid: str | None = self._commit_of(rev)
         entries = []
-        position = 0
-        while position < len(raw):
-            space = raw.index(b" ", position)
-            nul = raw.index(b"\0", space)
-            mode = raw[position:space].decode("ascii")
-            name = raw[space + 1 : nul].decode("utf-8", "surrogateescape")
-            entries.append(TreeEntry(mode, name, raw[nul + 1 : nul + 1 + width].hex()))
-            position = nul + 1 + width
+        seen: set[str] = set()
+        while oid is not None:
+            if oid in seen:  # ids are hashes of content: only a forged object loops
+                raise self._error(f"commit {oid} is its own ancestor", _DAMAGED)
+            seen.add(oid)
+            commit = self._object(oid, Commit, f"commit {oid}")
+            entries.append(LogEntry(oid, _subject(commit.message)))
+            parents = commit.parents
+            oid = parents[0].decode("ascii") if parents and oid not in self._shallow else None
+        entries.reverse()
         return entries
 
+    def tree(self, commit: str) -> list[TreeEntry]:
+        """The entries of ``commit``'s top folder."""
+        tree = self._object(commit, Commit, f"commit {commit}").tree.decode("ascii")
+        return self.entries(tree, f"{commit[:12]}:")
 
-def _stream(stream: IO[bytes] | None) -> IO[bytes]:
-    if stream is None:  # pragma: no cover - Popen was given PIPE
-        raise RuntimeError("git cat-file has no pipe")
-    return stream
+    def entries(self, tree: str, where: str) -> list[TreeEntry]:
+        """The entries of tree object ``tree`` (``where`` names it in errors)."""
+        found = self._object(tree, Tree, where)
+        return [
+            TreeEntry(item.mode, item.path.decode("utf-8", "surrogateescape"), item.sha.decode())
+            for item in found.iteritems()
+        ]
+
+    def blob(self, oid: str, where: str) -> bytes:
+        """The content of blob ``oid`` (``where`` names it in errors, e.g. ``<commit>:path``)."""
+        return self._object(oid, Blob, where).as_raw_string()
+
+    def _commit_of(self, rev: str) -> str:
+        """The commit ``rev`` names (annotated tags peeled)."""
+        if len(rev) == 40 and _HEX.issuperset(rev):
+            oid: str | None = rev.lower()
+        else:
+            names = [rev] if rev == "HEAD" or rev.startswith("refs/") else []
+            names = names or [f"refs/{kind}/{rev}" for kind in ("heads", "tags", "remotes")]
+            oid = next(filter(None, map(self._ref, names)), None)
+        if oid is None:
+            raise self._error(
+                f"{rev} is not a commit here"
+                + (": the repository has no commits yet" if rev == "HEAD" else ""),
+                "give a clone of the repository with its history",
+            )
+        if len(oid) != 40:
+            raise self._error(
+                "SHA-256 repositories are not supported", "import a SHA-1 clone of it"
+            )
+        for _ in range(_SYMREF_HOPS):
+            found = self._object(oid, ShaFile, f"{rev} ({oid})")
+            if not isinstance(found, Tag):
+                break
+            oid = found.object[1].decode("ascii")
+        return oid
+
+    def _ref(self, name: str) -> str | None:
+        """The object id ref ``name`` holds, following symbolic refs that stay under
+        ``refs/``; None when there is no such ref."""
+        for _ in range(_SYMREF_HOPS):
+            raw = name.encode("utf-8", "surrogateescape")
+            if name != "HEAD" and not (name.startswith("refs/") and check_ref_format(Ref(raw))):
+                raise self._error(f"the ref {name!r} is not a ref name git allows", _DAMAGED)
+            try:
+                value = self._refs.read_ref(Ref(raw))
+            except Exception as exc:  # dulwich's errors on a damaged ref are of many kinds
+                raise self._error(f"cannot read the ref {name}: {_why(exc)}", _DAMAGED) from None
+            if value is None:
+                return None
+            text = value.decode("utf-8", "replace").strip()
+            if not text.startswith("ref: "):
+                if len(text) not in (40, 64) or not _HEX.issuperset(text):
+                    raise self._error(f"the ref {name} holds {text[:80]!r}", _DAMAGED)
+                return text.lower()
+            name = text[len("ref: ") :].strip()
+        raise self._error(f"the ref {name} is a chain of more than 5 symbolic refs", _DAMAGED)
+
+    def _object(self, oid: str, kind: type[_Object], where: str) -> _Object:
+        """Object ``oid``, which must be a ``kind``, its declared size checked first."""
+        try:
+            self._sizes.check(oid, MAX_OBJECT_BYTES)
+            found = self._store[ObjectID(oid.encode("ascii"))]
+        except KeyError:
+            raise self._error(f"git object {oid} is missing ({where})", _DAMAGED) from None
+        except ObjectTooLarge as exc:
+            raise self._error(
+                f"git object {oid} ({where}) is refused: {exc}",
+                "the catalog loader reads no file over "
+                f"{MAX_OBJECT_BYTES} bytes; remove it from the history",
+            ) from None
+        except Exception as exc:  # dulwich's errors on damaged data are of many kinds
+            raise self._error(
+                f"git object {oid} ({where}) cannot be read: {_why(exc)}", _DAMAGED
+            ) from None
+        if not isinstance(found, kind):
+            raise self._error(
+                f"git object {oid} ({where}) is a {found.type_name.decode()}, "
+                f"not a {kind.type_name.decode()}",
+                _DAMAGED,
+            )
+        return found
+
+    def _error(self, message: str, hint: str) -> ImporterError:
+        return ImporterError(message, file=str(self.path), hint=hint)
+
+
+def _subject(message: bytes) -> str:
+    """A commit message's subject as ``git log --format=%s`` gives it: the first
+    paragraph (after blank lines), its lines joined by a space."""
+    lines = message.decode("utf-8", "replace").split("\n")
+    start = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+    end = next((i for i in range(start, len(lines)) if not lines[i].strip()), len(lines))
+    return " ".join(line.rstrip() for line in lines[start:end])
+
+
+def _why(exc: Exception) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

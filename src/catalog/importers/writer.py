@@ -16,39 +16,68 @@ name in ``[[parts_from]]`` (see :mod:`catalog.importers.layers`).
 
 Nothing is written for a version the writer refuses: its new bodies are
 kept in memory until :meth:`CatalogWriter.write_version` accepts it, so a
-refused import leaves the folder as it was.
+refused import leaves the folder as it was. Nothing the loader would refuse
+is written: a body, parts file or manifest over
+:data:`~catalog._textfile.MAX_FILE_BYTES` is an error when it is stored.
+
+One release is one version folder: :meth:`CatalogWriter.version_folder` names
+it by the version already there that is equal to it (PEP 440: ``1.0`` is
+``1.0.0``), else by the version's normalised text, so that equal versions
+never get two folders that shadow each other.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from catalog.engine.compile import body_sha256
+from packaging.version import (
+    InvalidVersion,
+    Version,
+)
+
+from catalog.engine.compile import (
+    body_sha256,
+)
 from catalog.errors import ImporterError
 from catalog.io.loader import MANIFEST_NAME
-from catalog.io.textfile import read_text
+from catalog.io.textfile import (
+    MAX_FILE_BYTES,
+    read_capped,
+    read_text,
+    write_text,
+)
 from catalog.tokens import TiktokenCounter, TokenCounter
 
-__all__ = ["BLOBS_DIR", "PARTS_DIR", "Body", "CatalogWriter", "StoreSize", "VersionStatus"]
+__all__ = [
+    "BLOBS_DIR",
+    "PARTS_DIR",
+    "Body",
+    "CatalogWriter",
+    "FileStatus",
+    "StoreSize",
+    "VersionStatus",
+]
 
 BLOBS_DIR = "_blobs"
 PARTS_DIR = "_parts"
 
 VersionStatus = Literal["written", "unchanged", "replaced"]
+FileStatus = Literal["written", "unchanged", "replaced"]
 
 
 @dataclass(frozen=True, slots=True)
 class Body:
-    """A stored body: the ``file`` a manifest names, its sha256 and token count."""
+    """A stored body: the ``file`` a manifest names, its sha256, token count and
+    size in bytes as stored."""
 
     file: str
     sha256: str
     tokens: int
+    size: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +112,13 @@ class CatalogWriter:
         # path -> text, until a version using it is written
         self._pending: dict[str, str] = {}
         self.new_blobs = 0
+        self._versions: dict[Version, set[str]] = {}  # version -> its folders here
+        for entry in _scan(self.folder):
+            if entry.is_dir() and not entry.name.startswith(("_", ".")):
+                try:
+                    self._versions.setdefault(Version(entry.name), set()).add(entry.name)
+                except InvalidVersion:
+                    continue
 
     def _entries(self, folder: str) -> list[os.DirEntry[str]]:
         """The files in ``folder/*/`` (stray files beside the shard folders are not stored)."""
@@ -92,12 +128,34 @@ class CatalogWriter:
                 found.extend(entry for entry in _scan(Path(shard.path)) if entry.is_file())
         return found
 
+    def version_folder(self, version: str) -> str:
+        """The folder a release of ``version`` goes to: the one already here whose
+        version is equal (``1.0`` for ``1.0.0``), else the normalised version
+        (``str(Version(version))``); two equal folders here are an error."""
+        try:
+            key = Version(version)
+        except InvalidVersion:
+            return version  # refused with the manifest, by the [catalog] table's check
+        found = self._versions.setdefault(key, set())
+        if len(found) > 1:
+            names = " and ".join(sorted(found))
+            raise ImporterError(
+                f"versions {names} are equal (PEP 440) and shadow each other",
+                file=str(self.folder),
+                hint="keep one of the folders (remove the other), then import again",
+            )
+        if not found:
+            found.add(str(key))
+        return next(iter(found))
+
     def _store(self, folder: str, digest: str, suffix: str, text: str) -> str:
         """The path of ``text`` under ``folder``, by its sha256, as a manifest names it;
         written with the next version written unless it is on disk already."""
         file = f"{folder}/{digest[:2]}/{digest}{suffix}"
         if file not in self._on_disk:
-            self._pending[file] = text.replace("\r\n", "\n")
+            stored = text.replace("\r\n", "\n")
+            _check_size(stored, file)
+            self._pending[file] = stored
         return f"../{file}"
 
     def body(self, text: str) -> Body:
@@ -109,7 +167,9 @@ class CatalogWriter:
         known = self._bodies.get(digest)
         if known is not None:
             return known
-        body = Body(self._store(BLOBS_DIR, digest, ".md", text), digest, self.counter(text))
+        file = self._store(BLOBS_DIR, digest, ".md", text)
+        size = len(text.replace("\r\n", "\n").encode("utf-8"))
+        body = Body(file, digest, self.counter(text), size)
         self._bodies[digest] = body
         return body
 
@@ -134,6 +194,7 @@ class CatalogWriter:
         names its first differing line.
         """
         path = self.folder / version / MANIFEST_NAME
+        _check_size(manifest, f"{version}/{MANIFEST_NAME}")
         status: VersionStatus = "written"
         if path.is_file():
             existing = _read_existing(path)
@@ -158,9 +219,38 @@ class CatalogWriter:
             _write_atomic(path, manifest)
         return status
 
-    def write_file(self, name: str, text: str) -> None:
-        """Write a file beside the versions (a licence, say): the store ignores files."""
-        _write_atomic(self.folder / name, text)
+    def file_status(self, name: str, text: str, *, force: bool = False) -> FileStatus:
+        """What :meth:`write_file` would do with ``text`` as file ``name`` beside the
+        versions; another text there is an error unless ``force``."""
+        path = self.folder / name
+        if not os.path.lexists(path):
+            return "written"
+        try:
+            raw, _ = read_capped(path, MAX_FILE_BYTES)
+        except OSError as exc:
+            raise ImporterError(
+                f"cannot read the existing file: {exc.strerror or exc}",
+                file=str(path),
+                hint="remove it, or import into another --out folder",
+            ) from None
+        if raw == text.encode("utf-8"):
+            return "unchanged"
+        if not force:
+            raise ImporterError(
+                f"{name} already exists with other text than the import would write",
+                file=str(path),
+                hint="pass --force to replace it, or import into another --out folder",
+            )
+        return "replaced"
+
+    def write_file(self, name: str, text: str, *, force: bool = False) -> FileStatus:
+        """Write a file beside the versions (a licence, say: the store ignores files);
+        an existing one with the same text is kept, one with another text needs
+        ``force``."""
+        status = self.file_status(name, text, force=force)
+        if status != "unchanged":
+            _write_atomic(self.folder / name, text)
+        return status
 
     def size(self) -> StoreSize:
         """Versions, manifests and blobs now in the catalog folder."""
@@ -187,6 +277,17 @@ def _scan(folder: Path) -> list[os.DirEntry[str]]:
             return list(entries)
     except (FileNotFoundError, NotADirectoryError):
         return []
+
+
+def _check_size(text: str, file: str) -> None:
+    """Refuse a file the loader would refuse for its size."""
+    size = len(text.encode("utf-8"))
+    if size > MAX_FILE_BYTES:
+        raise ImporterError(
+            f"{file} would be {size} bytes, more than the {MAX_FILE_BYTES} bytes the catalog "
+            "loader reads",
+            hint="a catalog this large would import but never load; leave the largest parts out",
+        )
 
 
 def _read_existing(path: Path) -> str:
@@ -220,37 +321,26 @@ def _line(lines: list[str], number: int) -> str:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file and rename, so a crash never leaves half a file.
-
-    A folder that cannot be written (a file in the way, no permission, a full
-    disk) is an :class:`ImporterError` naming the path.
-    """
+    """Write ``text`` to ``path`` in one step (:func:`catalog.io.textfile.write_text`), its
+    folder made first: a crash never leaves half a file, and a folder that cannot be
+    made or written is an :class:`ImporterError` naming what is in the way."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
     except OSError as exc:
         raise _write_error(path, exc) from None
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-        os.chmod(temporary, 0o644)  # mkstemp creates 0600; catalogs are meant to be shared
-        os.replace(temporary, path)
-    except BaseException as exc:
-        os.unlink(temporary)
-        if isinstance(exc, OSError):
-            raise _write_error(path, exc) from None
-        raise
+    write_text(path, text, ImporterError, _WRITE_HINT)
+
+
+_WRITE_HINT = "check that --out is a folder you can write to"
 
 
 def _write_error(path: Path, exc: OSError) -> ImporterError:
     """The error for ``path``, naming what is in the way (a file where a folder must go...)."""
     where = Path(exc.filename2 or exc.filename or path)
-    if where.name.startswith(".tmp-"):
-        where = path
     # A file where a folder must go: name that file, not the folder that could not be made.
     where = next((p for p in (*reversed(where.parents), where) if p.is_file()), where)
     return ImporterError(
         f"cannot write: {exc.strerror or exc}",
         file=str(where),
-        hint="check that --out is a folder you can write to",
+        hint=_WRITE_HINT,
     )

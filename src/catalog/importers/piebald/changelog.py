@@ -54,12 +54,15 @@ class ChangelogRelease:
 
 _SECTION = re.compile(r"^#{1,6}\s+\[v?(?P<version>\d[^\]]*)\]\([^)]*\)\s*$")
 _DELTA = re.compile(r"^_(?P<sign>[+\-\u2212]?)(?P<amount>[\d,]+) tokens?_\s*$")
-_BULLET = re.compile(r"^[-*]\s+(?:\*\*(?P<tag>NEW|REMOVED):\*\*\s*)?(?P<rest>.+?)\s*$")
+_TAGS = ("**NEW:**", "**REMOVED:**")
 # Between a bullet's names and its summary.
 _SUMMARY_DASHES = (" \u2014 ", " \u2013 ", " - ")
 # Between two names of one bullet.
 _JOINERS = (", and ", "; and ", ", ", "; ", " and ")
-_FIGURE = re.compile(r"\s*\(\d[\d,]* tks?\)")
+# A token figure, ``(2080 tks)``, matched where a ``(`` is: every quantifier's class
+# excludes what follows it, so a match costs its length.
+_FIGURE = re.compile(r"\(\d[\d,]* tks?\)")
+_SPACES = re.compile(r"\s*")
 _CATEGORY = re.compile(r"[A-Z][A-Za-z]*(?: [A-Z][A-Za-z]*)?: ")
 # A joiner followed by a category starts the next name.
 _NAME_JOIN = re.compile(r"(?:, (?:and )?|; (?:and )?| and )(?=" + _CATEGORY.pattern + ")")
@@ -88,14 +91,51 @@ def parse_changelog(text: str, names: Iterable[str] = ()) -> list[ChangelogRelea
             sign = -1 if delta["sign"] in ("-", "\u2212") else 1
             current["token_delta"] = sign * int(delta["amount"].replace(",", ""))
             continue
-        bullet = _BULLET.match(line)
-        if bullet:
-            found, summary = known.split(bullet["rest"])
-            item = ChangelogItem(found[0], summary, tuple(found))
-            current[(bullet["tag"] or "changed").lower()].append(item)
+        bullet = _bullet(line)
+        if bullet is not None:
+            tag, rest = bullet
+            found, summary = known.split(rest)
+            current[tag].append(ChangelogItem(found[0], summary, tuple(found)))
     if current is not None:
         releases.append(_release(current))
     return releases
+
+
+def _bullet(line: str) -> tuple[str, str] | None:
+    """``("new" | "removed" | "changed", the rest)`` of a ``- [**NEW:**] ...`` line;
+    None for any other line, or a bullet that names nothing."""
+    if line[:1] not in ("-", "*") or not line[1:2].isspace():
+        return None
+    rest = line[1:].strip()
+    kind = "changed"
+    for tag in _TAGS:
+        if rest.startswith(tag):
+            kind, rest = tag.strip("*:").lower(), rest[len(tag) :].lstrip()
+    return (kind, rest) if rest else None
+
+
+def _figure_end(text: str, position: int) -> int | None:
+    """Where a token figure (``(2080 tks)``, after spaces) at ``position`` ends."""
+    spaces = _SPACES.match(text, position)
+    found = _FIGURE.match(text, spaces.end() if spaces else position)
+    return found.end() if found else None
+
+
+def _without_figures(text: str) -> str:
+    """``text`` without its token figures and the spaces before them, in one pass."""
+    kept = []
+    start = 0
+    opening = text.find("(")
+    while opening >= 0:
+        found = _FIGURE.match(text, opening)
+        if found is None:
+            opening = text.find("(", opening + 1)
+            continue
+        kept.append(text[start:opening].rstrip())
+        start = found.end()
+        opening = text.find("(", start)
+    kept.append(text[start:])
+    return "".join(kept)
 
 
 def _release(data: dict[str, Any]) -> ChangelogRelease:
@@ -151,9 +191,9 @@ class _Names:
             category_found = _CATEGORY.match(name)
             category = category_found.group() if category_found else ""
             position += len(name) - (0 if rest.startswith(name, position) else len(category))
-            figure = _FIGURE.match(rest, position)
-            if figure:
-                position = figure.end()
+            figure = _figure_end(rest, position)
+            if figure is not None:
+                position = figure
             joiner = next((j for j in _JOINERS if rest.startswith(j, position)), None)
             if joiner is None:
                 break
@@ -174,7 +214,7 @@ def _guess(rest: str) -> tuple[list[str], str]:
     short segment between two dashes (``Name — C# — summary``) in the name."""
     cut = _first_dash(rest, 0)
     if cut is None:
-        return [_FIGURE.sub("", rest).strip()], ""
+        return [_without_figures(rest).strip()], ""
     start, end = cut
     following = _first_dash(rest, end)
     if following is not None:
@@ -182,7 +222,7 @@ def _guess(rest: str) -> tuple[list[str], str]:
         if len(segment.split()) <= 2 and "." not in segment:
             start, end = following
     head, summary = rest[:start], rest[end:].strip()
-    names = [_FIGURE.sub("", piece).strip() for piece in _NAME_JOIN.split(head)]
+    names = [_without_figures(piece).strip() for piece in _NAME_JOIN.split(head)]
     return [n for n in names if n] or [head.strip()], summary
 
 

@@ -34,17 +34,23 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import (
+    Any,
+    Final,
+    TypeAlias,
+)
 
 from catalog.errors import ImporterError
 
-__all__ = ["HeaderValue", "read_header"]
+__all__ = ["MAX_DEPTH", "HeaderValue", "read_header"]
 
 HeaderValue: TypeAlias = str | list["HeaderValue"] | dict[str, "HeaderValue"]
 
 # What cannot start a key: list items, quotes, flow collections, comments, YAML indicators.
 _NOT_KEY_START = tuple("-?:,[]{}#&*!|>'\"%@`")
 _BLOCK = re.compile(r"([|>])([+-]?)([1-9]?)([+-]?)[ \t]*(?:#.*)?$")
+MAX_DEPTH: Final = 32
+"""Deepest nesting of lists and mappings in a header (real ones nest two levels)."""
 _HINT = "the header is `key: value` lines, `- item` lists and indented blocks"
 
 
@@ -75,6 +81,7 @@ class _Reader:
                 raise self.fail("a tab in the indentation", offset)
             self.lines.append(_Line(first_line + offset, len(stripped) - len(body), body))
         self.position = 0
+        self.depth = 0
 
     def fail(self, problem: str, offset: int) -> ImporterError:
         return ImporterError(
@@ -90,8 +97,15 @@ class _Reader:
             self.position += 1
         return None
 
+    def enter(self) -> None:
+        """One level deeper; past :data:`MAX_DEPTH` the header is refused at this line."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise self.fail(f"nested more than {MAX_DEPTH} levels deep", self.position)
+
     def mapping(self, indent: int) -> dict[str, HeaderValue]:
         """``key: value`` lines at ``indent`` (the caller saw the first one)."""
+        self.enter()
         result: dict[str, HeaderValue] = {}
         while (found := self.peek()) is not None:
             index, line = found
@@ -107,10 +121,12 @@ class _Reader:
                 raise self.fail(f"the key {name!r} is given twice", index)
             self.position += 1
             result[name] = self.value(rest, indent, index, in_list=False)
+        self.depth -= 1
         return result
 
     def sequence(self, indent: int) -> list[HeaderValue]:
         """``- item`` lines at ``indent``."""
+        self.enter()
         result: list[HeaderValue] = []
         while (found := self.peek()) is not None:
             index, line = found
@@ -127,6 +143,7 @@ class _Reader:
                 continue
             self.position += 1
             result.append(self.value(rest, indent, index, in_list=True))
+        self.depth -= 1
         return result
 
     def value(self, rest: str, indent: int, index: int, *, in_list: bool) -> HeaderValue:
@@ -199,22 +216,22 @@ class _Reader:
 def _fold(lines: list[str]) -> str:
     """YAML's folding of a ``>`` block: a line break becomes a space, an empty line a
     line break; more-indented lines keep their breaks."""
-    out = ""
+    out: list[str] = []  # joined once: adding to one string could copy it per line
     previous_plain = False
     for line in lines:
         if not line:
-            out += "\n"
+            out.append("\n")
             previous_plain = False
             continue
         indented = line[:1] in (" ", "\t")
         if previous_plain and not indented:
-            out += " " + line
+            out.append(" " + line)
         else:
-            if out and not out.endswith("\n"):
-                out += "\n"
-            out += line
+            if out and not out[-1].endswith("\n"):
+                out.append("\n")
+            out.append(line)
         previous_plain = not indented
-    return out
+    return "".join(out)
 
 
 def _split_key(text: str) -> tuple[str, str] | None:
@@ -241,38 +258,51 @@ def _cut(text: str) -> str:
     return text if len(text) <= 60 else text[:59] + "\u2026"
 
 
+# Runs of one character class, so that a flow list is read a run at a time.
+_PLAIN_RUN = re.compile(r"[^'\",\[\]{}]*")
+_QUOTED_RUN = {"'": re.compile(r"[^']*"), '"': re.compile(r'[^"\\]*')}
+
+
 def _flow_list(text: str) -> HeaderValue:
     """``[a, "b", 'c']`` as a list of text (YAML's flow sequence of scalars);
     anything else in brackets (nesting, an unclosed quote) stays text."""
     if not text.endswith("]"):
         return text
     items: list[HeaderValue] = []
-    item = ""
+    item: list[str] = []
+    blank = True  # the item so far is only spaces
     quote = ""
-    position = 1
-    while position < len(text) - 1:
+    position, end = 1, len(text) - 1
+    while position < end:
+        run = (_QUOTED_RUN[quote] if quote else _PLAIN_RUN).match(text, position, end)
+        stop = run.end() if run else position
+        if stop > position:
+            item.append(text[position:stop])
+            blank = blank and not text[position:stop].strip()
+            position = stop
+            continue
         char = text[position]
         if quote:
-            item += char
-            if (char == "\\" and quote == '"') or (char == quote == "'" == text[position + 1]):
-                item += text[position + 1]
-                position += 1
-            elif char == quote:
-                quote = ""
+            # An escape (in "...") or a doubled '' takes the next character along.
+            doubled = char == "'" == text[position + 1]
+            width = 2 if char == "\\" or doubled else 1
+            item.append(text[position : position + width])
+            quote = "" if width == 1 else quote
         elif char in "[]{}":
             return text
         elif char == ",":
-            items.append(_unquote(item.strip()))
-            item = ""
-        else:
-            if char in "'\"" and not item.strip():
-                quote = char
-            item += char
-        position += 1
+            items.append(_unquote("".join(item).strip()))
+            item, blank, width = [], True, 1
+        else:  # a quote: it opens a quoted item only at the item's start
+            quote = char if blank else ""
+            item.append(char)
+            blank, width = False, 1
+        position += width
     if quote:
         return text
-    if item.strip():
-        items.append(_unquote(item.strip()))
+    last = "".join(item).strip()
+    if last:
+        items.append(_unquote(last))
     return items
 
 

@@ -161,36 +161,91 @@ class Readme:
     entries: Mapping[str, ReadmeEntry]
 
 
-_README_ENTRY = re.compile(
-    r"^\s*[-*]\s+\[(?P<name>.+?)\]\((?:\./)?" + PROMPTS_DIR + r"/(?P<file>[^)\s]+?\.md)\)"
-    r"\s*\(\*\*(?P<tokens>[\d,]+)\*\*\s*tks?\)\s*(?:[-\u2013\u2014]\s*(?P<description>.*?))?\s*$",
-    re.MULTILINE,
-)
-_README_VERSION = re.compile(r"as of \*\*\[Claude Code v(?P<version>\d[^\]\s]*)\]")
+_README_VERSION = "as of **[Claude Code v"
+# Runs of one character class: a match costs the run it covers, nothing more.
+_VERSION_RUN = re.compile(r"[^\]\s]*")
+_SUBJECT_RUN = re.compile(r"[^\s(]*")
+_MAX_VERSION = 100  # characters; no release is named by a longer version
 
 
 def parse_readme(text: str) -> Readme:
-    """The release named in ``README.md`` and its part lines, by file name."""
-    version = _README_VERSION.search(text)
-    entries = {
-        found["file"]: ReadmeEntry(
-            found["name"], int(found["tokens"].replace(",", "")), found["description"] or ""
-        )
-        for found in _README_ENTRY.finditer(text)
-    }
-    return Readme(version["version"] if version else None, entries)
+    """The release named in ``README.md`` and its part lines, by file name.
+
+    Read one line at a time, in time linear in the text (a pattern spanning
+    lines took seconds on many blank ones).
+    """
+    entries: dict[str, ReadmeEntry] = {}
+    for line in text.split("\n"):
+        found = _readme_entry(line)
+        if found is not None:
+            entries[found[0]] = found[1]
+    return Readme(_readme_version(text), entries)
 
 
-_SUBJECT = re.compile(r"^v?(?P<version>\d+(?:\.\d+)+[^\s(]*)(?:\s+\(.*\))?\s*$")
+def _readme_version(text: str) -> str | None:
+    """The ``N`` of the first ``as of **[Claude Code vN]`` (N starts with a digit and
+    holds no space)."""
+    start = text.find(_README_VERSION)
+    while start >= 0:
+        at = start + len(_README_VERSION)
+        end = _run(_VERSION_RUN, text, at)
+        if end > at and text[at].isdigit() and text.startswith("]", end):
+            return text[at:end]
+        start = text.find(_README_VERSION, at)
+    return None
+
+
+def _run(pattern: re.Pattern[str], text: str, at: int) -> int:
+    """Where the run of ``pattern``'s characters starting at ``at`` ends."""
+    found = pattern.match(text, at)
+    return found.end() if found else at
+
+
+# A README line, matched on one stripped line. Possessive quantifiers (``++``, ``*+``)
+# and the atomic name group (which ends the name at its first ``](``) never give
+# back what they matched, so a match costs one pass over the line, whatever it holds.
+_README_ENTRY = re.compile(
+    r"[-*]\s++\[(?>(?P<name>.+?)\]\()(?:\./)?+" + PROMPTS_DIR + r"/(?P<file>[^)\s]++)\)"
+    r"\s*+\(\*\*(?P<tokens>[\d,]++)\*\*\s*+tks?\)\s*+(?:[-\u2013\u2014](?P<description>.*+))?$"
+)
+
+
+def _readme_entry(line: str) -> tuple[str, ReadmeEntry] | None:
+    """``- [Name](./system-prompts/FILE.md) (**N** tks) - description.`` read as
+    ``(FILE.md, entry)``; None for any other line."""
+    found = _README_ENTRY.match(line.strip())
+    if found is None or len(found["file"]) < 4 or not found["file"].endswith(".md"):
+        return None
+    tokens = int(found["tokens"].replace(",", ""))
+    return found["file"], ReadmeEntry(found["name"], tokens, (found["description"] or "").strip())
 
 
 def release_version(subject: str) -> str | None:
-    """The release a commit subject like ``v2.1.37 (+0 tokens)`` names, else None."""
-    found = _SUBJECT.match(subject.strip())
-    if found is None:
+    """The release a commit subject like ``v2.1.37 (+0 tokens)`` names, else None.
+
+    The subject is an optional ``v``, a PEP 440 version starting ``N.N``, and
+    optionally a remark in parentheses after a space. Read with string
+    operations in linear time (a regular expression took 13 s on a 30 KB
+    subject).
+    """
+    text = subject.strip()
+    text = text[1:] if text.startswith("v") else text
+    end = _run(_SUBJECT_RUN, text, 0)
+    version, rest = text[:end], text[end:].strip()
+    digits = len(version) - len(version.lstrip("0123456789"))
+    if not 0 < digits < len(version) <= _MAX_VERSION:
+        return None
+    if version[digits] != "." or version[digits + 1 : digits + 2] not in tuple("0123456789"):
+        return None
+    if rest and not (text[end].isspace() and _remark(rest)):
         return None
     try:
-        Version(found["version"])
+        Version(version)
     except InvalidVersion:
         return None
-    return found["version"]
+    return version
+
+
+def _remark(text: str) -> bool:
+    """Whether ``text`` is ``(...)`` on one line."""
+    return text.startswith("(") and text.endswith(")") and "\n" not in text

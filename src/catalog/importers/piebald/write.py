@@ -15,10 +15,24 @@ from catalog.errors import CatalogError, ImporterError, RecordError
 from catalog.importers.layers import PartLayers
 from catalog.importers.piebald.parse import UPSTREAM, ReadmeEntry, UpstreamPart
 from catalog.importers.piebald.read import Release
-from catalog.importers.writer import CatalogWriter, StoreSize, VersionStatus
-from catalog.io.loader import VersionDir, merged_manifest, read_manifest
-from catalog.schema import validate
-from catalog.schema.manifest import CatalogInfo, PartDecl
+from catalog.importers.writer import (
+    Body,
+    CatalogWriter,
+    StoreSize,
+    VersionStatus,
+)
+from catalog.io.loader import (
+    VersionDir,
+    merged_manifest,
+    read_manifest,
+)
+from catalog.schema import (
+    validate,
+)
+from catalog.schema.manifest import (
+    CatalogInfo,
+    PartDecl,
+)
 
 __all__ = [
     "REFERENCE_COUNTER",
@@ -44,12 +58,21 @@ class ImportedVersion:
 
 @dataclass(frozen=True, slots=True)
 class ImportReport:
-    """What an import did, and what the catalog folder holds now."""
+    """What an import did, and what the catalog folder holds now.
+
+    ``shared_bytes`` and ``unshared_bytes`` measure the same thing, the bodies
+    of the versions imported now (UTF-8 bytes, as stored): each distinct body
+    once (as ``_blobs/`` holds them), and one copy per version (as plain
+    version folders would). ``size`` is the whole folder on disk, earlier
+    imports included.
+    """
 
     folder: Path
     versions: tuple[ImportedVersion, ...]
     size: StoreSize
-    unshared_bytes: int  # what the bodies would take stored once per version
+    unshared_bytes: int
+    shared_bytes: int = 0
+    distinct_bodies: int = 0
 
 
 def import_releases(
@@ -60,41 +83,60 @@ def import_releases(
     force: bool = False,
     on_version: Callable[[ImportedVersion], None] | None = None,
 ) -> ImportReport:
-    """Write each release as version ``out/name/<version>/`` of catalog ``name``."""
+    """Write each release as version ``out/name/<version>/`` of catalog ``name``.
+
+    The folder is the version already there that equals the release's (PEP 440:
+    ``1.0`` is ``1.0.0``), else the release's normalised version. The newest
+    release's licence is written to ``out/name/LICENSE``; a different file
+    there, like a version with other content, needs ``force``.
+    """
     writer = CatalogWriter(out, name)
     layers = PartLayers(writer)
-    tables: dict[tuple[str, str, ReadmeEntry | None], str] = {}
+    tables: dict[tuple[str, str, ReadmeEntry | None], tuple[str, Body]] = {}
     done: list[ImportedVersion] = []
     unshared = 0
+    distinct: dict[str, int] = {}  # sha256 -> bytes of the bodies imported now
     license_text = None
     for release in releases:
+        if release.license is not None and release.license != license_text:
+            writer.file_status("LICENSE", release.license, force=force)
+            license_text = release.license
         before = writer.new_blobs
-        manifest, records = _manifest(release, name, writer, tables, layers)
+        version = writer.version_folder(release.version)
+        manifest, records, bodies = _manifest(release, name, version, writer, tables, layers)
         status = writer.write_version(
-            release.version, manifest, force=force, same=functools.partial(_same, records)
+            version, manifest, force=force, same=functools.partial(_same, records)
         )
-        item = ImportedVersion(
-            release.version, len(release.parts), writer.new_blobs - before, status
-        )
+        item = ImportedVersion(version, len(release.parts), writer.new_blobs - before, status)
         done.append(item)
         if on_version is not None:
             on_version(item)
-        unshared += sum(len(part.body.encode("utf-8")) for part in release.parts)
-        license_text = release.license or license_text
+        for body in bodies:
+            unshared += body.size
+            distinct[body.sha256] = body.size
     if license_text is not None:
-        writer.write_file("LICENSE", license_text)
-    return ImportReport(writer.folder, tuple(done), writer.size(), unshared)
+        writer.write_file("LICENSE", license_text, force=force)
+    return ImportReport(
+        writer.folder,
+        tuple(done),
+        writer.size(),
+        unshared,
+        sum(distinct.values()),
+        len(distinct),
+    )
 
 
 def _manifest(
     release: Release,
     name: str,
+    version: str,
     writer: CatalogWriter,
-    tables: dict[tuple[str, str, ReadmeEntry | None], str],
+    tables: dict[tuple[str, str, ReadmeEntry | None], tuple[str, Body]],
     layers: PartLayers,
-) -> tuple[str, dict[str, str]]:
-    """The ``catalog.toml`` of one release; each part's table is built once per content
-    and stored in the shared parts files ``layers`` names; also the part tables, by id."""
+) -> tuple[str, dict[str, str], list[Body]]:
+    """The ``catalog.toml`` of one release as ``version``; each part's table is built
+    once per content and stored in the shared parts files ``layers`` names; also the
+    part tables, by id, and the parts' bodies."""
     # The summary is the same in every release, so that diffs between releases show
     # no change in it; the release and its commit are said in a comment.
     summary = f"Claude Code's prompt parts, from {UPSTREAM}"
@@ -103,7 +145,7 @@ def _manifest(
         provenance += f", commit {release.commit}"
     info = {
         "name": name,
-        "version": release.version,
+        "version": version,
         "summary": summary,
         "reference_counter": REFERENCE_COUNTER,
     }
@@ -112,10 +154,11 @@ def _manifest(
     except RecordError as exc:
         message = exc.problems[0].message
         raise ImporterError(
-            f"cannot import as catalog {name!r} {release.version!r}: {message}",
+            f"cannot import as catalog {name!r} {version!r}: {message}",
             hint="a catalog name is lowercase letters, digits, '.', '_' and '-'",
         ) from None
     records: dict[str, str] = {}
+    bodies: list[Body] = []
     seen: dict[str, str] = {}
     for part in sorted(release.parts, key=lambda p: (p.category.order, p.id)):
         if not part.id or part.id in seen:
@@ -128,10 +171,12 @@ def _manifest(
         entry = release.readme.entries.get(part.file)
         key = (part.file, part.source or part.body, entry)
         if key not in tables:
-            tables[key] = tomli_w.dumps({"part": [_part_table(part, entry, writer)]})
-        records[part.id] = tables[key]
+            body = writer.body(part.body)
+            tables[key] = tomli_w.dumps({"part": [_part_table(part, entry, body)]}), body
+        records[part.id], body = tables[key]
+        bodies.append(body)
     document = {"catalog": info, "parts_from": layers.entries(records)}
-    return provenance + "\n" + tomli_w.dumps(document), records
+    return provenance + "\n" + tomli_w.dumps(document), records, bodies
 
 
 def _same(records: dict[str, str], path: Path) -> bool:
@@ -152,10 +197,7 @@ def _same(records: dict[str, str], path: Path) -> bool:
     return old == new
 
 
-def _part_table(
-    part: UpstreamPart, entry: ReadmeEntry | None, writer: CatalogWriter
-) -> dict[str, Any]:
-    body = writer.body(part.body)
+def _part_table(part: UpstreamPart, entry: ReadmeEntry | None, body: Body) -> dict[str, Any]:
     category = part.category
     meta = {key: value for key, value in part.header.items() if key != "description"}
     meta.setdefault("name", entry.name if entry else part.id)
