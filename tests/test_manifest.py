@@ -238,7 +238,7 @@ def test_condition_typo_is_an_error_with_line_and_column(tmp_path: Path) -> None
     assert error.line == 16
     # The file's column: `when = '"Bash" in tols'` has 'tols' at column 19 of line 16.
     assert error.column == 19
-    assert f"catalog.toml:16:19: part[1].when: unknown name 'tols'" in str(error)
+    assert "catalog.toml:16:19: part[1].when: unknown name 'tols'" in str(error)
     assert "tools" in str(error)
 
 

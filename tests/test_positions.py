@@ -221,7 +221,9 @@ _HEAD = '[catalog]\nname = "demo"\nversion = "1.0.0"\n\n'
 
 
 def _part(when: str) -> str:
-    return f'[[part]]\nid = "a"\nfile = "a.md"\norder = 10\n{when}\ntokens = 1\nsha256 = "{{sha:a}}"\n'
+    return (
+        f'[[part]]\nid = "a"\nfile = "a.md"\norder = 10\n{when}\ntokens = 1\nsha256 = "{{sha:a}}"\n'
+    )
 
 
 def test_a_toml_syntax_error_is_at_its_own_line_and_column(tmp_path: Path) -> None:
@@ -287,12 +289,10 @@ def test_a_condition_of_the_kinds_defaults_is_placed_in_its_table(tmp_path: Path
 
 
 def test_a_condition_in_a_shared_parts_file_is_placed_there(tmp_path: Path) -> None:
-    parts = _part("when = 'len(toolz) > 0'").replace('order = 10', 'order = 10  # shared')
+    parts = _part("when = 'len(toolz) > 0'").replace("order = 10", "order = 10  # shared")
     shared = tmp_path / "demo" / "_parts.toml"
     folder = _catalog(tmp_path, _HEAD, a="A.")
-    shared.write_text(
-        parts.replace("{sha:a}", hashlib.sha256(b"A.").hexdigest()), encoding="utf-8"
-    )
+    shared.write_text(parts.replace("{sha:a}", hashlib.sha256(b"A.").hexdigest()), encoding="utf-8")
     digest = hashlib.sha256(shared.read_bytes()).hexdigest()
     (folder / "catalog.toml").write_text(
         _HEAD + f'[[parts_from]]\nfile = "../_parts.toml"\nsha256 = "{digest}"\n', encoding="utf-8"

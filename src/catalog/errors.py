@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Self, TypeVar
 
 __all__ = [
+    "OTHERS_SHOWN",
     "BudgetError",
     "CatalogError",
     "ContextError",
@@ -26,7 +27,6 @@ __all__ = [
     "LockError",
     "ManifestError",
     "NotFoundError",
-    "OTHERS_SHOWN",
     "Problem",
     "RecordError",
     "SessionError",
