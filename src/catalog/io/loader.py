@@ -36,7 +36,7 @@ from catalog.engine.assemble import CompiledPart
 from catalog.engine.catalog import Catalog
 from catalog.engine.compile import body_sha256, compile_catalog
 from catalog.errors import CatalogError, ManifestError, RecordError
-from catalog.io.manifests import parse_manifest, parse_parts_file
+from catalog.io.manifests import MANIFEST_NAME, parse_manifest, parse_parts_file
 from catalog.io.positions import key_columns, key_lines
 from catalog.io.textfile import read_text
 from catalog.lang.shapes import close_matches
@@ -56,8 +56,6 @@ __all__ = [
     "read_body",
     "read_manifest",
 ]
-
-MANIFEST_NAME = "catalog.toml"
 
 
 @dataclass(frozen=True, slots=True)
