@@ -188,7 +188,7 @@ def test_list_shows_every_catalog_when_one_manifest_is_broken(
     assert code == 2
     assert out.startswith("coding-agent ")
     assert "\ndemo                 1.0.0, 1.1.0" in out
-    assert err.startswith("catalog: error: ") and "catalog.toml:1: invalid TOML" in err
+    assert err.startswith("catalog: error: ") and "catalog.toml:1:9: invalid TOML" in err
 
 
 def test_validate_warns_on_stale_tokens(root: Path, capsys: pytest.CaptureFixture[str]) -> None:

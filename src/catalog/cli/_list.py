@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from catalog.cli._common import EXIT_OK, EXIT_USAGE, add_format, emit_json, make_store
+from catalog.cli._report import write_error
 from catalog.errors import CatalogError
 
 __all__ = ["register", "run"]
@@ -56,5 +57,5 @@ def run(args: argparse.Namespace) -> int:
             versions = ", ".join(row["versions"])
             sys.stdout.write(f"{row['name']:<20} {versions:<24} {row['summary']}\n")
     for error in broken:
-        sys.stderr.write(f"catalog: error: {error}\n")
+        write_error(error, as_json=args.format == "json")
     return EXIT_USAGE if broken else EXIT_OK
