@@ -7,7 +7,9 @@ import sys
 
 from catalog.cli._common import EXIT_OK, EXIT_USAGE, add_format, emit_json, make_store
 from catalog.cli._report import write_error
+from catalog.cli._table import aligned
 from catalog.errors import CatalogError
+from catalog.lang.visible import visible_line
 
 __all__ = ["register", "run"]
 
@@ -53,9 +55,20 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         emit_json(rows)
     else:
-        for row in rows:
-            versions = ", ".join(row["versions"])
-            sys.stdout.write(f"{row['name']:<20} {versions:<24} {row['summary']}\n")
+        table = [[row["name"], _versions(row["versions"]), row["summary"]] for row in rows]
+        for line in aligned(table):
+            sys.stdout.write(visible_line(line) + "\n")
     for error in broken:
         write_error(error, as_json=args.format == "json")
     return EXIT_USAGE if broken else EXIT_OK
+
+
+_SHOWN_VERSIONS = 6
+
+
+def _versions(versions: list[str]) -> str:
+    """The versions of a catalog, oldest first; a long history (an imported one holds
+    hundreds) as its first and last two and the count, so the column stays readable."""
+    if len(versions) <= _SHOWN_VERSIONS:
+        return ", ".join(versions)
+    return f"{', '.join(versions[:2])}, ..., {', '.join(versions[-2:])} ({len(versions)})"
