@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from catalog.cli._common import EXIT_OK, EXIT_USAGE, add_format, emit_json, make_store
 from catalog.cli._report import write_error
@@ -27,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     is listed without a summary, the error goes to stderr and the exit status is 2.
     """
     store = make_store(args)
-    rows = []
+    rows: list[dict[str, Any]] = []
     broken = []
     for name in store.names():
         try:
@@ -55,7 +56,9 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         emit_json(rows)
     else:
-        table = [[row["name"], _versions(row["versions"]), row["summary"]] for row in rows]
+        table = [
+            [str(row["name"]), _versions(row["versions"]), str(row["summary"])] for row in rows
+        ]
         for line in aligned(table):
             sys.stdout.write(visible_line(line) + "\n")
     for error in broken:
