@@ -142,6 +142,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (words that do not parse exit
     with status 2, as argparse does, and ``--help`` and ``--version`` with 0)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["__complete"]:  # what the completion scripts ask, not a command
+        from catalog.cli._completion import complete
+
+        return complete(args_list[1:])
     as_json = wants_json(args_list)
     command = _command_word(args_list)
     try:
@@ -150,8 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{command!r} is not a command",
                 hint=did_you_mean(command, COMMANDS, what="commands"),
             )
-        # A completion script lists every command's options: only it loads them all.
-        parser = build_parser(None if command == "completion" else command)
+        parser = build_parser(command)
         args = parser.parse_args(args_list)
         resolve_globals(args)
         status: int = args.func(args)
