@@ -349,3 +349,29 @@ def test_the_fish_script_asks_for_catalogs_and_agents(capsys: pytest.CaptureFixt
     ) in out
     agent = [line for line in out.splitlines() if "from assemble' -l agent" in line]
     assert len(agent) == 1 and "(catalog __complete agents (commandline -cp)" in agent[0]
+
+
+# -- help -----------------------------------------------------------------------------------
+
+DOCS = SRC.parent / "docs"
+
+
+def test_help_lists_every_page_and_prints_each(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "help", "--format", "json")
+    assert code == 0
+    listed = {entry["topic"]: entry["title"] for entry in json.loads(out)["topics"]}
+    pages = {p.relative_to(DOCS).with_suffix("").as_posix(): p for p in DOCS.rglob("*.md")}
+    assert set(listed) == set(pages)
+    assert listed["cli"] == "The `catalog` command"
+    for topic, page in pages.items():
+        code, out, _ = run(capsys, "help", topic)
+        assert (code, out) == (0, page.read_text(encoding="utf-8")), topic
+    code, _, err = run(capsys, "help", "formatt")
+    assert code == 2 and "did you mean 'format'?" in err
+
+
+def test_the_top_level_help_points_to_catalog_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        run(capsys, "--help")
+    out = capsys.readouterr().out
+    assert "catalog help cli" in out and "docs/cli.md" not in out

@@ -27,7 +27,7 @@ from typing import Any, NoReturn
 
 from catalog import __version__
 from catalog.cli._common import EXIT_OK, EXIT_USAGE, common_parser, resolve_globals
-from catalog.cli._help import HelpFormatter, RawHelpFormatter
+from catalog.cli._formatters import HelpFormatter, RawHelpFormatter
 from catalog.cli._report import wants_json, write_error
 from catalog.errors import CatalogError, UsageError
 from catalog.lang.shapes import did_you_mean
@@ -53,6 +53,7 @@ COMMANDS: dict[str, str] = {
     "port": "port an overlay to a new release of its base, reporting what needs a decision",
     "serve": "run the web UI and the HTTP API (needs the [serve] extra)",
     "completion": "print a shell completion script (bash, zsh or fish)",
+    "help": "print a documentation page shipped with the package, or list them",
 }
 """Every command and its one-line help, in the order ``--help`` lists them."""
 
@@ -71,7 +72,10 @@ exit status:
   2  bad usage or bad input (unknown command, catalog or version, malformed
      manifest, context or lock file, a typo in a condition...)
 
-See docs/cli.md for every command."""
+documentation (shipped with the package):
+  catalog help          list the pages
+  catalog help cli      every command and option, exit codes, completion
+  catalog help format   the catalog format"""
 
 _VALUED_GLOBALS = ("--path", "--format", "--color")
 
