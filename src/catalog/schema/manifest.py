@@ -292,11 +292,15 @@ class PartDefaults(SchemaModel):
 
     ``when`` may read ``part`` (the part's ``id``, ``name`` and ``kind``), so
     one condition serves every part of the kind: ``part.name in tools``.
+    ``required = true`` makes the kind's parts never dropped to fit a token
+    budget, so a prompt over it is an error (a catalog whose document says a
+    prompt over budget is an error, not one to trim).
     """
 
     when: str | None = None
     agents: Annotated[Items[str] | None, AfterValidator(_some_agent)] = None
     stability: Stability | None = None
+    required: bool | None = None
 
 
 def _relative_path(value: str | None) -> str | None:
