@@ -427,19 +427,6 @@ def test_claude_md_files_are_gathered_in_the_order_of_their_priority(tmp_path: P
     ]
 
 
-def test_claude_md_contents_are_joined_in_gathered_order(tmp_path: Path) -> None:
-    gathered = _gathered(
-        tmp_path,
-        {
-            "top/mid/app/CLAUDE.md": "App rule.\n",
-            "top/mid/app/CLAUDE.local.md": "\nLocal rule.\n\n",
-            "top/CLAUDE.md": "Top rule.\n",
-        },
-    )
-    section = text_of(cat().assemble(gathered), "claude-md-instructions")
-    assert section.endswith("Local rule.\n\n---\n\nApp rule.\n\n---\n\nTop rule.")
-
-
 def test_claude_md_priority_is_local_then_project_then_parent_and_is_the_join_order(
     tmp_path: Path,
 ) -> None:
@@ -448,12 +435,14 @@ def test_claude_md_priority_is_local_then_project_then_parent_and_is_the_join_or
     gathered = _gathered(
         tmp_path,
         {
-            "top/mid/app/CLAUDE.md": "Use tabs.",
-            "top/mid/app/CLAUDE.local.md": "Use two spaces.",
-            "top/CLAUDE.md": "Use four spaces.",
+            "top/mid/app/CLAUDE.md": "Use tabs.\n",
+            "top/mid/app/CLAUDE.local.md": "\nUse two spaces.\n\n",
+            "top/CLAUDE.md": "Use four spaces.\n",
         },
     )
     section = text_of(cat().assemble(gathered), "claude-md-instructions")
+    # Section 6's join, each file's blank lines trimmed, in the order gathered.
+    assert section.endswith("Use two spaces.\n\n---\n\nUse tabs.\n\n---\n\nUse four spaces.")
     assert "Where two files disagree, the one that comes first wins" in section
     local, project, parent = (
         section.index("CLAUDE.local.md wins"),
@@ -461,8 +450,6 @@ def test_claude_md_priority_is_local_then_project_then_parent_and_is_the_join_or
         section.index("those of parent folders"),
     )
     assert local < project < parent
-    assert section.index("Use two spaces.") < section.index("Use tabs.")
-    assert section.index("Use tabs.") < section.index("Use four spaces.")
 
 
 def test_claude_md_part_is_dropped_when_every_file_is_blank() -> None:
