@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -13,7 +14,17 @@ import tomli_w
 
 from catalog import Catalog, load_dir
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+SHARED_VARIABLE = "CATALOG_TEST_SHARED"
+
+
+def shared_dir(environ: Mapping[str, str]) -> Path:
+    """The project's shared data (real published prompts, the source documents): the
+    folder ``CATALOG_TEST_SHARED`` names, else ``../shared`` beside the checkout."""
+    given = environ.get(SHARED_VARIABLE, "")
+    return Path(given).expanduser() if given else Path(__file__).resolve().parents[2] / "shared"
+
+
+SHARED = shared_dir(os.environ)
 
 
 def sha(text: str) -> str:
@@ -126,10 +137,11 @@ def cli_demo(make_catalog: Callable[..., Path], catalogs_root: Path) -> Path:
 
 @pytest.fixture
 def shared_fixtures() -> Path:
-    """The real data in ../shared/fixtures; skips when this machine has none."""
+    """The real data in ../shared/fixtures (or $CATALOG_TEST_SHARED/fixtures); skips
+    when this machine has none."""
     path = SHARED / "fixtures"
     if not path.is_dir():
-        pytest.skip("../shared/fixtures is not present on this machine")
+        pytest.skip(f"{path} is not present on this machine (set {SHARED_VARIABLE})")
     return path
 
 

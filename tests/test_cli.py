@@ -12,6 +12,7 @@ import pytest
 
 from catalog.cli import main
 from tests.conftest import run_cli as run
+from tests.conftest import write_catalog
 
 
 @pytest.fixture
@@ -153,6 +154,59 @@ def test_show(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert '"Grep" in tools' in out
 
 
+LONG_ID = "system-prompt-" + "very-long-imported-part-name-" * 2 + "ninety-characters0"
+
+
+def _columns(line: str) -> list[int]:
+    """Where each cell of a table line starts (cells are two spaces apart)."""
+    starts, at = [], 0
+    for cell in line.split("  "):
+        if cell.strip():
+            starts.append(at + len(cell) - len(cell.lstrip()))
+        at += len(cell) + 2
+    return starts
+
+
+def test_show_and_list_stay_aligned_for_long_ids_and_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert len(LONG_ID) == 90
+    long_name = "an-imported-catalog-with-a-long-name"
+    for index in range(8):
+        write_catalog(tmp_path, long_name, f"2.1.{index}", [{"id": "short", "body": "S."}])
+    parts = [
+        {"id": "a", "body": "A.", "order": 5, "when": '"Bash" in tools'},
+        {"id": LONG_ID, "body": "Long." * 100, "order": 12345},
+    ]
+    write_catalog(tmp_path, "x", "1.0.0", parts, catalog={"summary": "Short."})
+    code, out, _ = run(capsys, "show", "x", "--path", str(tmp_path))
+    assert code == 0
+    header, first, second = out.split("\n\n", 1)[1].splitlines()
+    assert header.split() == ["order", "id", "kind", "stability", "tokens", "agents", "/", "when"]
+    assert _columns(first)[1:4] == _columns(second)[1:4] == _columns(header)[1:4]
+    assert first.index("main /") == second.index("main /")  # after the numbers, too
+    # Numbers right-aligned: the orders and the token counts end where their headers do.
+    ends = {
+        len(row[: row.index(cut)].rstrip())
+        for row, cut in [(first, "main /"), (second, "main /"), (header, "agents /")]
+    }
+    assert len(ends) == 1
+    assert first.index("a ") - 2 == second.index(LONG_ID) - 2 == len("order")
+
+    code, out, _ = run(capsys, "list", "--path", str(tmp_path))
+    assert code == 0
+    lines = out.splitlines()
+    assert f"{long_name}  2.1.0, 2.1.1, ..., 2.1.6, 2.1.7 (8)" in out
+    assert len({_columns(line)[1] for line in lines}) == 1  # one versions column
+    starts = {
+        line.index(summary)
+        for line in lines
+        for summary in ["Short.", "System prompt,"]
+        if summary in line
+    }
+    assert len(starts) == 1  # one summary column
+
+
 def test_validate_ok_and_broken(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "validate", "demo", "--path", str(root))
     assert "demo@1.0.0" in out and "demo@1.1.0" in out
@@ -187,8 +241,8 @@ def test_list_shows_every_catalog_when_one_manifest_is_broken(
     code, out, err = run(capsys, "list", "--path", str(root))
     assert code == 2
     assert out.startswith("coding-agent ")
-    assert "\ndemo                 1.0.0, 1.1.0" in out
-    assert err.startswith("catalog: error: ") and "catalog.toml:1: invalid TOML" in err
+    assert "\ndemo          1.0.0, 1.1.0" in out
+    assert err.startswith("catalog: error: ") and "catalog.toml:1:9: invalid TOML" in err
 
 
 def test_validate_warns_on_stale_tokens(root: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -145,7 +145,8 @@ def test_only_the_command_run_is_imported() -> None:
     code = (
         "import sys; from catalog.cli import main; main(['list']); "
         "print(sorted(m for m in sys.modules if m.startswith('catalog.cli._') "
-        "and m not in ('catalog.cli._common', 'catalog.cli._help')))"
+        "and m not in ('catalog.cli._common', 'catalog.cli._formatters', 'catalog.cli._report', "
+        "'catalog.cli._table')))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.splitlines()[-1] == "['catalog.cli._list']"
@@ -231,3 +232,101 @@ def test_the_top_level_epilog_keeps_its_line_breaks(monkeypatch: pytest.MonkeyPa
     epilog = build_parser(only="list").epilog
     assert epilog and "\n" in epilog.strip()
     assert epilog.strip() in help_text
+
+
+# -- errors in JSON
+
+
+def _json_error(err: str) -> dict[str, object]:
+    """The one JSON object ``err`` holds, checked to have every field of an error."""
+    (line,) = err.splitlines()
+    data = json.loads(line)
+    assert set(data) == {"error", "file", "line", "column", "key", "hint", "others"}
+    return data
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["show", "no-such-catalog"],
+        ["assemble", "no-such-catalog"],
+        ["tokens", "no-such-catalog"],
+        ["variables", "no-such-catalog"],
+        ["gather", "no-such-catalog"],
+        ["lock", "no-such-catalog"],
+        ["validate", "no-such-catalog"],
+        ["diff", "no-such-catalog", "coding-agent"],
+        ["verify", "no-such.lock"],
+        ["stamp", "no-such-folder"],
+        ["init", "Not A Name"],
+        ["port", "no-such-folder", "--to", "coding-agent@1.2.0"],
+        ["import", "piebald", "no-such-folder", "--name", "x"],
+    ],
+    ids=lambda args: args[0],
+)
+def test_with_format_json_an_error_is_a_json_object_on_stderr(
+    args: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, err = run(capsys, "--path", str(tmp_path), *args, "--format", "json")
+    assert (code, out) == (2, "")
+    data = _json_error(err)
+    assert data["error"] and isinstance(data["error"], str)
+    assert data["hint"]
+    # The same error in text is the same words.
+    code, _, text = run(capsys, "--path", str(tmp_path), *args)
+    assert code == 2
+    assert text.startswith("catalog: error: ") and str(data["error"]) in text
+
+
+def test_a_json_error_places_every_problem_of_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "my-agent" / "1.0.0"
+    folder.mkdir(parents=True)
+    (folder / "catalog.toml").write_text(
+        '[catalog]\nname = "my-agent"\nversion = "1.0.0"\n\n'
+        '[[part]]\nid = "a"\nfile = "a.md"\norder = 10\nwhen = "tols"\n'
+    )
+    manifest = str(folder / "catalog.toml")
+    code, _, err = run(capsys, "--format", "json", "assemble", str(folder))
+    assert code == 2
+    data = _json_error(err)
+    assert (data["file"], data["line"], data["key"]) == (manifest, 5, "part[0].tokens")
+    assert data["others"] == [
+        {
+            "error": "missing required key 'sha256'",
+            "file": manifest,
+            "line": 5,
+            "column": None,
+            "key": "part[0].sha256",
+            "hint": None,
+        }
+    ]
+    (folder / "a.md").write_text("A.")
+    assert run(capsys, "stamp", str(folder))[0] == 0
+    code, _, err = run(capsys, "assemble", str(folder), "--format", "json")
+    data = _json_error(err)
+    assert (data["line"], data["column"], data["key"]) == (9, 9, "part[0].when")
+    assert data["error"] == "unknown name 'tols'" and "did you mean 'tools'" in str(data["hint"])
+
+
+def test_json_usage_errors_and_warnings(cli_demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        run(capsys, "assemble", "--format", "json")
+    err = capsys.readouterr().err
+    assert info.value.code == 2
+    data = _json_error(err)
+    assert "required: NAME[@SPEC]|DIR" in str(data["error"])
+    assert data["hint"] == "see `catalog assemble --help`"
+
+    code, _, err = run(capsys, "--format=json", "lst")
+    assert code == 2 and "did you mean 'list'" in str(_json_error(err)["hint"])
+    # The last --format wins, as it does for the output.
+    code, _, err = run(capsys, "--format", "json", "lst", "--format", "text")
+    assert code == 2 and err.startswith("catalog: error: 'lst' is not a command")
+
+    args = ("assemble", "demo", "--path", str(cli_demo), "--tools", "Bsh", "--format", "json")
+    code, out, err = run(capsys, *args)
+    assert code == 0 and json.loads(out)["notes"]
+    (warning,) = [json.loads(line) for line in err.splitlines()]
+    assert set(warning) == {"warning"} and "did you mean 'Bash'" in warning["warning"]

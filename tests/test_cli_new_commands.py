@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -93,15 +95,26 @@ def test_init_refuses_an_existing_version_and_a_bad_name(
 # -- completion --------------------------------------------------------------------------
 
 
-def _bash_complete(script: Path, *words: str) -> list[str]:
-    line = " ".join(f"'{w}'" for w in words)
+def _bash_complete(
+    script: Path, *words: str, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> list[str]:
+    """What bash completes for ``words`` (the last one being typed), split as bash splits a
+    line: at an ``@`` too, which is in its COMP_WORDBREAKS."""
+    line = " ".join(words)
+    split = [piece for word in words for piece in re.split(r"(@)", word) if piece] or [""]
+    if not words[-1] or words[-1].endswith("@"):
+        split.append("")
+    quoted = " ".join(shlex.quote(w) for w in split)
     probe = (
         f"source {script}\n"
         "complete -p catalog\n"
-        f"COMP_WORDS=({line}); COMP_CWORD={len(words) - 1}; _catalog\n"
-        'printf "%s\\n" "${COMPREPLY[@]}"\n'
+        f"COMP_LINE={shlex.quote(line)}; COMP_POINT=${{#COMP_LINE}}\n"
+        f"COMP_WORDS=({quoted}); COMP_CWORD={len(split) - 1}; _catalog\n"
+        '[ ${#COMPREPLY[@]} -eq 0 ] || printf "%s\\n" "${COMPREPLY[@]}"\n'
     )
-    done = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        ["bash", "-c", probe], capture_output=True, text=True, check=True, env=env, cwd=cwd
+    )
     first, *rest = done.stdout.splitlines()
     assert first == "complete -o filenames -F _catalog catalog"
     return rest
@@ -137,6 +150,79 @@ def test_bash_completion_offers_commands_options_and_choices(bash_script: Path) 
     ]
     assert _bash_complete(bash_script, "catalog", "list", "--format", "") == ["text", "json"]
     assert _bash_complete(bash_script, "catalog", "completion", "f") == ["fish"]
+
+
+@pytest.fixture
+def completing(bash_script: Path, cli_demo: Path, tmp_path: Path) -> Callable[..., list[str]]:
+    """Complete a line in bash with `catalog` on PATH running this tree's code."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    program = bin_dir / "catalog"
+    program.write_text(f'#!/bin/sh\nexec {sys.executable} -m catalog "$@"\n')
+    program.chmod(0o755)
+    env = {"PYTHONPATH": str(SRC), "PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    empty = tmp_path / "empty"  # folders are offered too: none here
+    empty.mkdir()
+
+    def complete(*words: str) -> list[str]:
+        return _bash_complete(bash_script, "catalog", *words, env=env, cwd=empty)
+
+    return complete
+
+
+def test_bash_completion_offers_catalogs_their_versions_and_agents(
+    completing: Callable[..., list[str]], cli_demo: Path
+) -> None:
+    for command in ("assemble", "show", "diff", "lock", "tokens"):
+        assert {"coding-agent", "coding-agent@1.2.0", "opal@1.1.0"} <= set(
+            completing(command, "")
+        ), command
+    assert completing("show", "codi") == [
+        "coding-agent",
+        "coding-agent@1.0.0",
+        "coding-agent@1.1.0",
+        "coding-agent@1.2.0",
+    ]
+    # bash replaces only what follows the @: the versions alone come back.
+    assert completing("show", "coding-agent@1.") == ["1.0.0", "1.1.0", "1.2.0"]
+    assert completing("diff", "coding-agent@1.0.0", "coding-agent@1.1") == ["1.1.0"]
+    # The line's --path folders count, before or after the command.
+    assert completing("--path", str(cli_demo), "show", "de") == ["demo", "demo@1.0.0"]
+    assert completing("tokens", "--path", str(cli_demo), "d") == [
+        "demo",
+        "demo@1.0.0",
+        "dispatch",
+        "dispatch@1.0.0",
+        "dispatch@1.1.0",
+    ]
+    # Agents of the catalog the line names, by name or by folder.
+    assert completing("assemble", "coding-agent", "--agent", "ex") == ["explore"]
+    assert completing("tokens", "coding-agent@1.0.0", "--tools", "Bash", "--agent", "pl") == [
+        "plan"
+    ]
+    assert completing("assemble", str(cli_demo / "demo" / "1.0.0"), "--agent", "") == [
+        "main",
+        "explore",
+    ]
+    assert completing("diff", "demo", "demo", "--path", str(cli_demo), "--agent", "") == [
+        "main",
+        "explore",
+    ]
+    # Nothing to say (no catalog yet, an unknown one): nothing, and no error.
+    assert completing("assemble", "--agent", "") == []
+    assert completing("assemble", "no-such", "--agent", "") == []
+    # A value of another option is a file, not a catalog.
+    assert "coding-agent" not in completing("assemble", "--context", "")
+    assert completing("port", "x", "--to", "opa") == ["opal", "opal@1.0.0", "opal@1.1.0"]
+
+
+def test_the_completion_helper_speaks_only_candidates(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "__complete", "agents", "catalog assemble opal --agent ")[:2] == (
+        0,
+        "main\nsub-agent\n",
+    )
+    for words in (["bogus", "x"], ["agents"], ["agents", 'catalog show "unclosed']):
+        assert run(capsys, "__complete", *words) == (0, "", "")
 
 
 @pytest.mark.parametrize("shell", ["zsh", "fish"])
@@ -241,3 +327,51 @@ def test_lock_needs_a_catalog_or_update(capsys: pytest.CaptureFixture[str]) -> N
     code, _, err = run(capsys, "lock")
     assert code == 2
     assert "give NAME[@SPEC] or a folder, or --update FILE" in err
+
+
+def test_every_argument_said_to_name_a_catalog_exists() -> None:
+    from catalog.cli import build_parser
+    from catalog.cli._completion import CATALOG_ARGUMENTS
+
+    parsers = build_parser().get_default("commands")
+    for command, arguments in CATALOG_ARGUMENTS.items():
+        actions = parsers[command]._actions
+        known = {a.dest for a in actions if not a.option_strings}
+        known |= {flag for a in actions for flag in a.option_strings}
+        assert set(arguments) <= known, command
+
+
+def test_the_fish_script_asks_for_catalogs_and_agents(capsys: pytest.CaptureFixture[str]) -> None:
+    out = run(capsys, "completion", "fish")[1]
+    assert (
+        "complete -c catalog -n '__fish_seen_subcommand_from show' "
+        "-a '(catalog __complete catalogs (commandline -cp) 2>/dev/null)' -d catalog"
+    ) in out
+    agent = [line for line in out.splitlines() if "from assemble' -l agent" in line]
+    assert len(agent) == 1 and "(catalog __complete agents (commandline -cp)" in agent[0]
+
+
+# -- help -----------------------------------------------------------------------------------
+
+DOCS = SRC.parent / "docs"
+
+
+def test_help_lists_every_page_and_prints_each(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "help", "--format", "json")
+    assert code == 0
+    listed = {entry["topic"]: entry["title"] for entry in json.loads(out)["topics"]}
+    pages = {p.relative_to(DOCS).with_suffix("").as_posix(): p for p in DOCS.rglob("*.md")}
+    assert set(listed) == set(pages)
+    assert listed["cli"] == "The `catalog` command"
+    for topic, page in pages.items():
+        code, out, _ = run(capsys, "help", topic)
+        assert (code, out) == (0, page.read_text(encoding="utf-8")), topic
+    code, _, err = run(capsys, "help", "formatt")
+    assert code == 2 and "did you mean 'format'?" in err
+
+
+def test_the_top_level_help_points_to_catalog_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        run(capsys, "--help")
+    out = capsys.readouterr().out
+    assert "catalog help cli" in out and "docs/cli.md" not in out

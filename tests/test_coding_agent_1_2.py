@@ -103,10 +103,11 @@ def test_the_twenty_parts_of_table_3_1_with_their_conditions() -> None:
         assert "main" in parts[part_id].agents, name
 
 
-def test_always_parts_are_required_and_only_they_are() -> None:
-    main = {p.id: p.decl for p in cat().parts if p.decl.kind == "system"}
-    always = {part_id for part_id, when in SPEC_PARTS.values() if when == "true"}
-    assert always | {"security-policy"} == {i for i, d in main.items() if d.required}
+def test_no_part_of_the_system_prompt_may_be_dropped() -> None:
+    """Section 8: Validate drops nothing. Every system and agent part is required."""
+    prompt_parts = [p.decl for p in cat().parts if p.decl.kind in ("system", "agent")]
+    assert len(prompt_parts) > 40
+    assert all(decl.required for decl in prompt_parts)
 
 
 @pytest.mark.parametrize("tools", [(), ("Bash",), ("Read", "Glob", "Grep", "Edit", "TodoWrite")])
@@ -397,9 +398,11 @@ def _gathered(tmp_path: Path, files: dict[str, str]) -> catalog.Context:
     return catalog.gather(cat(), cwd, home=home, root=top, git=False)
 
 
-def test_claude_md_files_are_gathered_in_spec_order(tmp_path: Path) -> None:
-    """Section 6: cwd's CLAUDE.md, .claude/CLAUDE.md, CLAUDE.local.md, then parent folders'
-    CLAUDE.md and (as Claude Code reads it in every folder of its walk) CLAUDE.local.md."""
+def test_claude_md_files_are_gathered_in_the_order_of_their_priority(tmp_path: Path) -> None:
+    """Sections 6 and 10: the files of section 6, joined in priority order, local >
+    project > parent: the working directory's CLAUDE.local.md, CLAUDE.md and
+    .claude/CLAUDE.md, then each parent folder's CLAUDE.local.md (Claude Code reads it in
+    every folder of its walk) and CLAUDE.md, nearest first; the user's own file last."""
     gathered = _gathered(
         tmp_path,
         {
@@ -414,32 +417,33 @@ def test_claude_md_files_are_gathered_in_spec_order(tmp_path: Path) -> None:
         },
     )
     assert [(f.content, f.scope) for f in gathered.project_files] == [
+        ("app local", "local"),
         ("app", "project"),
         ("app dot-claude", "project"),
-        ("app local", "local"),
-        ("mid", "parent"),
         ("mid local", "parent"),
+        ("mid", "parent"),
         ("top", "parent"),
         ("user", "user"),
     ]
 
 
-def test_claude_md_contents_are_joined_with_rules_in_gathered_order(tmp_path: Path) -> None:
+def test_claude_md_priority_is_local_then_project_then_parent_and_is_the_join_order(
+    tmp_path: Path,
+) -> None:
+    """Section 10: local > project > parent, stated in the part, and the files come in
+    that order, so "the one that comes first wins" is the same rule."""
     gathered = _gathered(
         tmp_path,
         {
-            "top/mid/app/CLAUDE.md": "App rule.\n",
-            "top/mid/app/CLAUDE.local.md": "\nLocal rule.\n\n",
-            "top/CLAUDE.md": "Top rule.\n",
+            "top/mid/app/CLAUDE.md": "Use tabs.\n",
+            "top/mid/app/CLAUDE.local.md": "\nUse two spaces.\n\n",
+            "top/CLAUDE.md": "Use four spaces.\n",
         },
     )
     section = text_of(cat().assemble(gathered), "claude-md-instructions")
-    assert section.endswith("App rule.\n\n---\n\nLocal rule.\n\n---\n\nTop rule.")
-
-
-def test_claude_md_priority_is_local_then_project_then_parent() -> None:
-    files = [{"path": "CLAUDE.md", "content": "x"}]
-    section = text_of(cat().assemble({"project_files": files}), "claude-md-instructions")
+    # Section 6's join, each file's blank lines trimmed, in the order gathered.
+    assert section.endswith("Use two spaces.\n\n---\n\nUse tabs.\n\n---\n\nUse four spaces.")
+    assert "Where two files disagree, the one that comes first wins" in section
     local, project, parent = (
         section.index("CLAUDE.local.md wins"),
         section.index("project's files win"),
@@ -509,21 +513,26 @@ def test_sub_agents_do_not_get_claude_md_unless_specified() -> None:
 # -------------------------------------------------------------- 8. budget
 
 
-def test_required_parts_are_never_dropped_for_budget() -> None:
+@pytest.mark.parametrize("agent", ["main", "plan", "security-review"])
+def test_a_prompt_over_budget_is_an_error_naming_its_total_and_the_budget(agent: str) -> None:
+    """Section 8: `system prompt N tokens exceeds budget M`, and nothing dropped."""
+    full = cat().assemble(EVERYTHING, agent=agent)
+    with pytest.raises(BudgetError) as info:
+        cat().assemble({**EVERYTHING, "token_budget": full.tokens - 1}, agent=agent)
+    message = info.value.message
+    assert message == (
+        f"catalog coding-agent 1.2.0, agent {agent}: the system prompt is {full.tokens} "
+        f"chars/4 tokens, 1 over the budget of {full.tokens - 1}; none of its parts may "
+        "be dropped"
+    )
+    assert info.value.key == "token_budget"
+
+
+def test_a_prompt_within_budget_is_the_whole_prompt() -> None:
     full = cat().assemble(EVERYTHING)
-    required = [p.id for p in full.parts if p.id in {d.id for d in _required()}]
-    optional_tokens = sum(p.tokens for p in full.parts if p.id not in required)
-    budget = full.tokens - optional_tokens + 50
-    fitted = cat().assemble({**EVERYTHING, "token_budget": budget})
-    assert set(required) <= set(ids(fitted))
-    assert fitted.tokens <= budget
-    dropped = {e.id for e in fitted.excluded if e.reason == "budget"}
-    assert dropped and not dropped & set(required)
-
-
-def test_a_budget_below_the_required_parts_is_an_error() -> None:
-    with pytest.raises(BudgetError, match="required parts alone"):
-        cat().assemble({"env": FULL_ENV, "token_budget": 500})
+    fitted = cat().assemble({**EVERYTHING, "token_budget": full.tokens})
+    assert fitted.text == full.text
+    assert not [e for e in fitted.excluded if e.reason == "budget"]
 
 
 def test_token_estimates_are_four_characters_a_token() -> None:
@@ -533,10 +542,6 @@ def test_token_estimates_are_four_characters_a_token() -> None:
     for part in prompt.parts:
         assert part.tokens == -(-(part.end - part.start) // 4), part.id
     assert all(p.decl.tokens == -(-len(p.body) // 4) for p in cat().parts)
-
-
-def _required() -> list[Any]:
-    return [p.decl for p in cat().parts if p.decl.required]
 
 
 # ---------------------------------------------------------------- MCP

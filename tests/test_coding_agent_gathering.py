@@ -44,8 +44,8 @@ def test_imports_rules_and_user_rules_in_order(tree: tuple[Path, Path, Path]) ->
     touched = {"touched_files": ["src/app.py"]}
     files = catalog.gather(cat(), cwd, home=home, git=False, base=touched).project_files
     assert [(f.content, f.scope, f.source) for f in files] == [
-        ("pkg", "project", "project"),
         ("pkg local", "local", "local"),
+        ("pkg", "project", "project"),
         ("repo, see @docs/conv.md\n```\n@docs/not-an-import.md\n```", "parent", "parent"),
         ("conventions", "parent", "parent"),
         ("always rule", "project", "rules"),
@@ -111,17 +111,18 @@ def test_the_local_file_is_read_in_every_folder_of_the_walk(
     write(repo / "docs" / "mine.md", "my repo notes")
     write(repo.parent / "CLAUDE.local.md", "workspace local")
     files = catalog.gather(cat(), cwd, home=home, git=False).project_files
+    # In each folder the private file first: it wins over the folder's CLAUDE.md.
     assert [(f.content, f.scope) for f in files][:7] == [
-        ("pkg", "project"),
         ("pkg local", "local"),
-        ("repo, see @docs/conv.md\n```\n@docs/not-an-import.md\n```", "parent"),
-        ("conventions", "parent"),
+        ("pkg", "project"),
         ("repo local, see @docs/mine.md", "parent"),
         ("my repo notes", "parent"),
+        ("repo, see @docs/conv.md\n```\n@docs/not-an-import.md\n```", "parent"),
+        ("conventions", "parent"),
         ("workspace local", "parent"),
     ]
     prompt = cat().assemble(catalog.gather(cat(), cwd, home=home, git=False)).text
-    assert "then the CLAUDE.md and CLAUDE.local.md of each parent folder" in prompt
+    assert "then the CLAUDE.local.md and CLAUDE.md of each parent folder" in prompt
     assert prompt.index("repo local") < prompt.index("workspace local")
 
 

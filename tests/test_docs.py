@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -246,3 +247,75 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     setup = readme.split("Install and assemble the bundled default catalog", 1)[1]
     first = blocks_in(setup, "README.md")[0].text.strip()
     assert first.startswith("python -m pip install . && catalog assemble coding-agent")
+
+
+def test_the_shared_data_can_be_anywhere(tmp_path: Path) -> None:
+    """docs/testing.md: CATALOG_TEST_SHARED points the tests at another copy of ../shared."""
+    elsewhere = tmp_path / "my copy"
+    (elsewhere / "fixtures" / "claude-code-system-prompts").mkdir(parents=True)
+    probe = tmp_path / "test_probe.py"
+    probe.write_text(
+        "def test_where(claude_code_releases):\n"
+        f"    assert str(claude_code_releases).startswith({str(elsewhere)!r})\n",
+        encoding="utf-8",
+    )
+    shutil.copy(ROOT / "tests" / "conftest.py", tmp_path / "conftest.py")
+
+    def pytest_run(**extra: str) -> subprocess.CompletedProcess[str]:
+        env = {k: v for k, v in os.environ.items() if k != "CATALOG_TEST_SHARED"}
+        env.update(PYTHONPATH=f"{SRC}{os.pathsep}{ROOT}", **extra)
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", str(probe)],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            check=False,
+        )
+
+    found = pytest_run(CATALOG_TEST_SHARED=str(elsewhere))
+    assert found.returncode == 0 and "1 passed" in found.stdout, found.stdout
+    missing = pytest_run(CATALOG_TEST_SHARED=str(tmp_path / "nowhere"))
+    assert "1 skipped" in missing.stdout and "set CATALOG_TEST_SHARED" in missing.stdout
+    testing = (ROOT / "docs" / "testing.md").read_text(encoding="utf-8")
+    assert "CATALOG_TEST_SHARED" in testing
+
+
+def _synopsis() -> dict[str, str]:
+    """Each command's entry in docs/cli.md's synopsis (its line and the indented ones after)."""
+    from catalog.cli import COMMANDS
+
+    block = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8").split("```\n", 2)[1]
+    entries: dict[str, str] = {}
+    current = None
+    for line in block.splitlines():
+        word = line.split()[1] if line.startswith("catalog ") else None
+        if word in COMMANDS:
+            current = word
+            entries[current] = entries.get(current, "") + line + "\n"
+        elif line.startswith(" ") and current:
+            entries[current] += line + "\n"
+        else:
+            current = None
+    return entries
+
+
+def test_the_cli_page_lists_every_command_and_every_option() -> None:
+    import argparse
+
+    from catalog.cli import build_parser
+
+    synopsis = _synopsis()
+    shared = {"--path", "--format", "--color", "-h", "--help"}  # told once, as global options
+    for name, parser in build_parser().get_default("commands").items():
+        assert name in synopsis, f"docs/cli.md has no synopsis for `catalog {name}`"
+        actions = list(parser._actions)
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    actions += sub._actions
+        for action in actions:
+            flags = set(action.option_strings) - shared
+            if action.option_strings and flags == set(action.option_strings):
+                found = [f for f in flags if re.search(re.escape(f) + r"(?![\w-])", synopsis[name])]
+                assert found, f"docs/cli.md: `catalog {name}` does not list {sorted(flags)}"

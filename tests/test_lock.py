@@ -166,13 +166,18 @@ def test_catalog_not_installed(
     empty.mkdir()
     # Nothing to compare with is bad input (exit 2, as documented), not a mismatch (1).
     name_line = locked.read_text().splitlines().index('name = "demo"') + 1
-    for fmt in ("text", "json"):
-        code, out, err = run(capsys, "verify", str(locked), "--path", str(empty), "--format", fmt)
-        assert (code, out) == (2, "")
-        assert err.startswith(
-            f"catalog: error: {locked}:{name_line}: no catalog named 'demo' is installed"
-        )
-        assert "hint: install the catalog, or add its folder with --path" in err
+    code, out, err = run(capsys, "verify", str(locked), "--path", str(empty))
+    assert (code, out) == (2, "")
+    assert err.startswith(
+        f"catalog: error: {locked}:{name_line}: no catalog named 'demo' is installed"
+    )
+    assert "hint: install the catalog, or add its folder with --path" in err
+    code, out, err = run(capsys, "verify", str(locked), "--path", str(empty), "--format", "json")
+    assert (code, out) == (2, "")
+    error = json.loads(err)
+    assert (error["file"], error["line"]) == (str(locked), name_line)
+    assert error["error"].startswith("no catalog named 'demo' is installed")
+    assert error["hint"].startswith("install the catalog, or add its folder with --path")
     with pytest.raises(LockError, match="no catalog named 'demo' is installed") as info:
         catalog.load("demo", paths=[empty], lock=locked)
     assert info.value.hint is not None and "paths=" in info.value.hint
@@ -234,7 +239,7 @@ def test_malformed_lock_exits_2_with_file_and_line(
     locked.write_text(text)
     code, _, err = run(capsys, "verify", str(locked), "--path", str(root))
     assert code == 2
-    assert err.startswith(f"catalog: error: {locked}:{_line(locked, at)}: ")
+    assert err.startswith(f"catalog: error: {locked}:{_line(locked, at)}:")
     assert message in err
     assert "Traceback" not in err
 

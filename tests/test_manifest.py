@@ -236,8 +236,10 @@ def test_condition_typo_is_an_error_with_line_and_column(tmp_path: Path) -> None
     error = info.value
     assert error.key == "part[1].when"
     assert error.line == 16
-    assert error.column == 11
-    assert "tols" in str(error) and "tools" in str(error)
+    # The file's column: `when = '"Bash" in tols'` has 'tols' at column 19 of line 16.
+    assert error.column == 19
+    assert "catalog.toml:16:19: part[1].when: unknown name 'tols'" in str(error)
+    assert "tools" in str(error)
 
 
 @pytest.mark.parametrize("condition", ["false", "0", "none", '""', "[]", "1 > 2", "not true"])

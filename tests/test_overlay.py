@@ -213,6 +213,53 @@ def test_a_base_cycle_is_an_error(root: Path) -> None:
         catalog.load("ping", paths=[root])
 
 
+def _unstamped(root: Path, name: str, base: str) -> Path:
+    """A hand-written overlay ``name`` 1.0.0 over ``base`` whose one part is not stamped."""
+    folder = root / name / "1.0.0"
+    folder.mkdir(parents=True)
+    (folder / "catalog.toml").write_text(
+        f'[catalog]\nname = "{name}"\nversion = "1.0.0"\nbase = "{base}"\n\n'
+        '[[part]]\nid = "a"\nfrom = "a"\norder = 10\n',
+        encoding="utf-8",
+    )
+    return folder
+
+
+@pytest.mark.parametrize("base", ["self@1.0.0", "self", "self@>=1", "self@~=1.0"])
+def test_an_overlay_whose_base_is_itself_is_told_so_first(
+    root: Path, base: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _unstamped(root, "self", base)
+    store = CatalogPath([root], use_env=False)
+    with pytest.raises(ManifestError) as loading:
+        store.load("self")
+    with pytest.raises(ManifestError) as stamping:
+        stamp_folder(folder)  # found or not, the base is not looked for
+    for error in (loading.value, stamping.value):
+        assert error.message.startswith(f"base {base!r} is this catalog itself (self 1.0.0)")
+        assert (error.key, error.line) == ("catalog.base", 4)
+    assert [o.key for o in loading.value.others] == ["part[0].tokens", "part[0].sha256"]
+    assert main(["stamp", str(folder), "--path", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"catalog: error: {folder / 'catalog.toml'}:4: catalog.base: base ")
+    assert "stamp" not in err.split("hint:")[-1]
+
+
+def test_an_earlier_version_of_itself_is_a_base_like_any_other(root: Path) -> None:
+    write_catalog(root, "self", "0.9.0", [{"id": "a", "body": "Old A."}])
+    folder = _unstamped(root, "self", "self@<1.0.0")
+    stamp_folder(folder, store=CatalogPath([root], use_env=False))
+    assert catalog.load("self", "==1.0.0", paths=[root]).part("a").body == "Old A."
+
+
+def test_stamp_reports_a_cycle_through_another_catalog(root: Path) -> None:
+    write_overlay(root, [{"id": "b", "body": "B."}], name="pong", base="ping@1.0.0")
+    folder = _unstamped(root, "ping", "pong@1.0.0")
+    with pytest.raises(ManifestError, match=r"ping@1.0.0 -> pong@1.0.0 -> ping@1.0.0") as info:
+        stamp_folder(folder, store=CatalogPath([root], use_env=False))
+    assert (info.value.key, info.value.line) == ("catalog.base", 4)
+
+
 def test_stamp_records_base_hashes_and_the_cli_loads_overlays(
     root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -255,7 +302,7 @@ def test_stamp_fills_in_a_hand_written_overlay_keeping_its_section_comments(
     with pytest.raises(ManifestError) as info:
         catalog.load("agent", paths=[root])
     assert "missing required key" in info.value.message
-    assert "`catalog stamp DIR` records sha256 and tokens" in (info.value.hint or "")
+    assert f"run `catalog stamp {folder}` to record" in (info.value.hint or "")
     changes = stamp_folder(folder, store=CatalogPath([root], use_env=False))
     assert {(c.part, c.key, c.old) for c in changes} == {
         ("identity", "tokens", None),

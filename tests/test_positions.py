@@ -200,3 +200,104 @@ def test_key_lines_answers_for_the_text_it_was_given() -> None:
     text = "[a]\nb = 1\n"
     assert key_lines(text)(("a", "b")) == 2
     assert key_lines("x = 1\n[a]\nb = 1\n")(("a", "b")) == 3
+
+
+# -- every position is the file's line and column
+
+
+def _catalog(tmp_path: Path, manifest: str, **bodies: str) -> Path:
+    """A version folder whose manifest is ``manifest`` with ``{sha:ID}`` filled in."""
+    folder = tmp_path / "demo" / "1.0.0"
+    folder.mkdir(parents=True)
+    for part_id, body in bodies.items():
+        (folder / f"{part_id}.md").write_text(body, encoding="utf-8")
+        digest = hashlib.sha256(body.encode()).hexdigest()
+        manifest = manifest.replace(f"{{sha:{part_id}}}", digest)
+    (folder / "catalog.toml").write_text(manifest, encoding="utf-8")
+    return folder
+
+
+_HEAD = '[catalog]\nname = "demo"\nversion = "1.0.0"\n\n'
+
+
+def _part(when: str) -> str:
+    return (
+        f'[[part]]\nid = "a"\nfile = "a.md"\norder = 10\n{when}\ntokens = 1\nsha256 = "{{sha:a}}"\n'
+    )
+
+
+def test_a_toml_syntax_error_is_at_its_own_line_and_column(tmp_path: Path) -> None:
+    # "Expected newline or end of document after a statement": about line 8, not the end.
+    text = _HEAD + _part("").replace("order = 10", "order = 20 oops") + "\n# more\n# lines\n"
+    folder = _catalog(tmp_path, text, a="A.")
+    with pytest.raises(ManifestError) as info:
+        load_dir(folder)
+    assert (info.value.line, info.value.column) == (8, 12)
+    assert text.splitlines()[7][11:] == "oops"
+    assert str(info.value).startswith(f"{folder / 'catalog.toml'}:8:12: invalid TOML: Expected")
+    assert "(at line" not in str(info.value)
+
+
+def test_an_unclosed_value_is_reported_at_the_end_of_the_file(tmp_path: Path) -> None:
+    folder = _catalog(tmp_path, _HEAD + 'summary = """never closed\n\nmore\n', a="A.")
+    with pytest.raises(ManifestError) as info:
+        load_dir(folder)
+    assert info.value.line == 7 and "Unterminated string" in info.value.message
+
+
+def test_a_json_syntax_error_has_its_column(tmp_path: Path) -> None:
+    from catalog.io.contexts import load_context
+
+    path = tmp_path / "ctx.json"
+    path.write_text('{\n  "tools": ["Read",]\n}\n', encoding="utf-8")
+    with pytest.raises(CatalogError) as info:
+        load_context(path)
+    assert (info.value.line, info.value.column) == (2, 20)
+
+
+@pytest.mark.parametrize(
+    ("when", "line", "column"),
+    [
+        pytest.param("""when = '"Bash" in tols'""", 9, 19, id="literal string"),
+        pytest.param('when = "\\"Bash\\" in tols"', 9, 21, id="escaped quotes"),
+        pytest.param('when = "\\u0022x\\u0022 in tols"', 9, 26, id="unicode escapes"),
+        pytest.param('when = """\n("Bash" in tools\n  or tols)"""', 11, 6, id="multi-line"),
+        pytest.param("when = '''\n'Bash' in tols'''", 10, 11, id="multi-line literal"),
+        pytest.param('when = """"Bash" in \\\n    tols"""', 10, 5, id="line-ending backslash"),
+        pytest.param("when = \"'héllo' in tols\"", 9, 20, id="not ascii"),
+    ],
+)
+def test_a_condition_error_is_at_the_files_line_and_column(
+    tmp_path: Path, when: str, line: int, column: int
+) -> None:
+    text = _HEAD + _part(when)
+    folder = _catalog(tmp_path, text, a="A.")
+    with pytest.raises(ExpressionError) as info:
+        load_dir(folder)
+    error = info.value
+    assert (error.key, error.line, error.column) == ("part[0].when", line, column)
+    assert text.splitlines()[line - 1][column - 1 : column + 3] == "tols"
+    assert f"catalog.toml:{line}:{column}: part[0].when: unknown name 'tols'" in str(error)
+
+
+def test_a_condition_of_the_kinds_defaults_is_placed_in_its_table(tmp_path: Path) -> None:
+    text = _HEAD + "[defaults.system]\nwhen = 'part.id in toolz'\n\n" + _part("")
+    folder = _catalog(tmp_path, text, a="A.")
+    with pytest.raises(ExpressionError) as info:
+        load_dir(folder)
+    assert (info.value.key, info.value.line, info.value.column) == ("defaults.system.when", 6, 20)
+
+
+def test_a_condition_in_a_shared_parts_file_is_placed_there(tmp_path: Path) -> None:
+    parts = _part("when = 'len(toolz) > 0'").replace("order = 10", "order = 10  # shared")
+    shared = tmp_path / "demo" / "_parts.toml"
+    folder = _catalog(tmp_path, _HEAD, a="A.")
+    shared.write_text(parts.replace("{sha:a}", hashlib.sha256(b"A.").hexdigest()), encoding="utf-8")
+    digest = hashlib.sha256(shared.read_bytes()).hexdigest()
+    (folder / "catalog.toml").write_text(
+        _HEAD + f'[[parts_from]]\nfile = "../_parts.toml"\nsha256 = "{digest}"\n', encoding="utf-8"
+    )
+    with pytest.raises(ExpressionError) as info:
+        load_dir(folder)
+    error = info.value
+    assert (error.file, error.line, error.column) == (str(shared), 5, 13)

@@ -267,15 +267,26 @@ def test_a_missing_key_is_reported_for_each_required_field() -> None:
     ]
 
 
-def test_the_message_is_the_first_problem_and_counts_the_others() -> None:
+def test_the_message_is_the_first_problem_and_the_text_lists_the_others() -> None:
     with pytest.raises(RecordError) as info:
         validate(Scalars, {})
-    assert info.value.message == "missing required key 'text' (and 3 more problems)"
+    assert info.value.message == "missing required key 'text'"
     assert info.value.key == "text"
-    assert str(info.value) == "text: missing required key 'text' (and 3 more problems)"
+    assert [(o.key, o.message) for o in info.value.others] == [
+        ("number", "missing required key 'number'"),
+        ("real", "missing required key 'real'"),
+        ("flag", "missing required key 'flag'"),
+    ]
+    assert str(info.value) == (
+        "text: missing required key 'text'\n"
+        "  number: missing required key 'number'\n"
+        "  real: missing required key 'real'\n"
+        "  flag: missing required key 'flag'"
+    )
     with pytest.raises(RecordError) as one:
         validate(Scalars, {"text": "a", "number": 1})
-    assert one.value.message == "missing required key 'real' (and 1 more problem)"
+    assert one.value.message == "missing required key 'real'"
+    assert [o.key for o in one.value.others] == ["flag"]
     with pytest.raises(RecordError) as alone:
         validate(Leaf, {})
     assert alone.value.message == "missing required key 'name'"

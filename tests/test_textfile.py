@@ -319,44 +319,65 @@ def test_the_cli_turns_a_stray_recursion_or_memory_error_into_one_message(
             _manifest,
             ManifestError,
             '[catalog]\nname = "demo"\nversion = 5\n\nnope = 1\n',
-            (3, "catalog.version", "must be text, not a number (5) (and 1 more problem)"),
+            [
+                (3, "catalog.version", "must be text, not a number (5)"),
+                (5, "catalog.nope", "unknown key 'nope'; remove it or check its spelling"),
+            ],
             id="manifest",
         ),
         pytest.param(
             _context,
             ContextError,
             "# a context\ntools = 5\n\n[env]\nos = 3\n",
-            (2, "tools", "must be a list (an array), not a number (5) (and 1 more problem)"),
+            [
+                (2, "tools", "must be a list (an array), not a number (5)"),
+                (5, "env.os", "must be text, not a number (3)"),
+            ],
             id="context",
         ),
         pytest.param(
             _json_context,
             ContextError,
             '{"tools": 5,\n "env": {"os": 3}}',
-            (None, "tools", "must be a list (an array), not a number (5) (and 1 more problem)"),
+            [
+                (None, "tools", "must be a list (an array), not a number (5)"),
+                (None, "env.os", "must be text, not a number (3)"),
+            ],
             id="json context",
         ),
         pytest.param(
             _lock,
             LockError,
             '# lock\n[catalog]\nname = "demo"\nversion = 5\n',
-            (4, "catalog.version", "must be text, not a number (5) (and 2 more problems)"),
+            [
+                (4, "catalog.version", "must be text, not a number (5)"),
+                (2, "catalog.manifest_sha256", "missing required key 'manifest_sha256'"),
+                (None, "parts", "missing required key 'parts'"),
+            ],
             id="lock",
         ),
     ],
 )
-def test_a_file_that_does_not_fit_its_format_names_the_first_problem_and_counts_the_rest(
+def test_a_file_that_does_not_fit_its_format_names_every_problem_at_its_line(
     tmp_path: Path,
     caller: Caller,
     error: type[CatalogError],
     text: str,
-    expected: tuple[int | None, str, str],
+    expected: list[tuple[int | None, str, str]],
 ) -> None:
     # Manifests, contexts and locks turn a RecordError into their own error one way.
     path, read = caller(tmp_path)
     path.write_text(text)
     with pytest.raises(error) as info:
         read()
-    assert info.value.file == str(path)
-    assert (info.value.line, info.value.key, info.value.message) == expected
+    every = [info.value, *info.value.others]
+    assert [(e.line, e.key, e.message) for e in every] == expected
+    assert {e.file for e in every} == {str(path)}
+    assert all(isinstance(e, error) for e in every)
     assert info.value.hint
+    # The text lists each one, the hint once at the end.
+    text_lines = str(info.value).splitlines()
+    assert len(text_lines) == len(expected) + 1 and text_lines[-1].startswith("  hint: ")
+    for shown, (line, key, message) in zip(text_lines, expected, strict=False):
+        assert shown.strip().endswith(f"{key}: {message}")
+        assert f"{path}:{line}: " in shown if line else f"{path}: " in shown

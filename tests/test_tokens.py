@@ -254,3 +254,31 @@ def test_tiktoken_is_loaded_only_when_a_figure_is_read() -> None:
 
     result = subprocess.run([sys.executable, "-c", _LAZY], capture_output=True, text=True)
     assert result.stdout == "ok\n", result.stderr
+
+
+def test_a_kind_whose_parts_are_all_required_makes_over_budget_an_error(
+    make_catalog: Callable[..., Path],
+) -> None:
+    """``[defaults.system] required = true``: nothing is dropped, the error gives the
+    prompt's total and the budget; a part that says ``required = false`` may still go."""
+    parts = [
+        {"id": "one", "order": 10, "body": "1" * 10},
+        {"id": "two", "order": 20, "body": "2" * 10},
+    ]
+    strict = load_dir(
+        make_catalog("strict", parts=parts, extra={"defaults": {"system": {"required": True}}})
+    )
+    assert strict.assemble({"token_budget": 22}, counter=len).tokens == 22
+    with pytest.raises(BudgetError) as info:
+        strict.assemble({"token_budget": 21}, counter=len)
+    assert info.value.message == (
+        "catalog strict 1.0.0, agent main: the system prompt is 22 len tokens, 1 over the "
+        "budget of 21; none of its parts may be dropped"
+    )
+    loose = [parts[0], {**parts[1], "required": False}]
+    mixed = load_dir(
+        make_catalog("mixed", parts=loose, extra={"defaults": {"system": {"required": True}}})
+    )
+    fitted = mixed.assemble({"token_budget": 21}, counter=len)
+    assert [p.id for p in fitted.parts] == ["one"]
+    assert [(e.id, e.reason) for e in fitted.excluded] == [("two", "budget")]

@@ -88,5 +88,5 @@ def test_a_toml_context_cannot_hold_one(tmp_path: Path) -> None:
     """TOML refuses a surrogate escape itself: the same error path, with a line."""
     file = tmp_path / "context.toml"
     file.write_text('[env]\ncwd = "\\ud800"\n', encoding="utf-8")
-    with pytest.raises(ContextError, match=r"context\.toml:2: invalid TOML"):
+    with pytest.raises(ContextError, match=r"context\.toml:2:14: invalid TOML"):
         load_context(file)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -156,3 +157,72 @@ def test_cli_prints_the_manifest_line_of_each_warning(
         "stale, the body has 2 cl100k_base tokens (run `catalog stamp` on the folder)"
     )
     assert code == 0
+
+
+# A manifest as the README writes it: by hand, the bodies not stamped yet.
+UNSTAMPED = """\
+[catalog]
+name = "my-agent"
+version = "1.0.0"
+
+[[part]]
+id = "identity"
+file = "identity.md"
+order = 10
+
+[[part]]
+id = "git-safety"
+file = "git-safety.md"
+order = 20
+when = '"Bash" in tools'
+"""
+
+
+@pytest.fixture
+def unstamped(tmp_path: Path) -> Path:
+    folder = tmp_path / "my-catalogs" / "my-agent" / "1.0.0"
+    folder.mkdir(parents=True)
+    (folder / "catalog.toml").write_text(UNSTAMPED, encoding="utf-8")
+    (folder / "identity.md").write_text("You are careful.\n", encoding="utf-8")
+    (folder / "git-safety.md").write_text("Never force-push.\n", encoding="utf-8")
+    return folder
+
+
+def test_validate_lists_every_problem_at_its_line_and_says_what_to_run(
+    unstamped: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    manifest = unstamped / "catalog.toml"
+    code, out, _ = run_cli(capsys, "validate", str(unstamped))
+    assert code == 1
+    label = f"{unstamped}: error: {manifest}"
+    assert out.splitlines() == [
+        f"{label}:5: part[0].tokens: missing required key 'tokens'",
+        f"{label}:5: part[0].sha256: missing required key 'sha256'",
+        f"{label}:10: part[1].tokens: missing required key 'tokens'",
+        f"{label}:10: part[1].sha256: missing required key 'sha256'",
+        f"  hint: parts are not stamped yet: run `catalog stamp {unstamped}` to record each "
+        "body's sha256 and tokens (with --path for an overlay's base), then try again",
+        "4 error(s), 0 warning(s)",
+    ]
+    code, out, _ = run_cli(capsys, "validate", str(unstamped), "--format", "json")
+    (entry,) = json.loads(out)["catalogs"]
+    assert [(p["line"], p["message"].split(":")[0]) for p in entry["problems"]] == [
+        (5, "part[0].tokens"),
+        (5, "part[0].sha256"),
+        (10, "part[1].tokens"),
+        (10, "part[1].sha256"),
+    ]
+    assert [p["hint"] is not None for p in entry["problems"]] == [False, False, False, True]
+
+
+def test_the_next_step_the_error_gives_makes_the_catalog_work(
+    unstamped: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(unstamped.parents[1])
+    code, _, err = run_cli(capsys, "assemble", "my-agent", "--path", ".", "--tools", "Bash")
+    assert code == 2
+    command = err.split("run `", 1)[1].split("`", 1)[0]
+    assert command == f"catalog stamp {Path('my-agent', '1.0.0')}"
+    assert run_cli(capsys, *command.split()[1:])[0] == 0
+    code, out, _ = run_cli(capsys, "assemble", "my-agent", "--path", ".", "--tools", "Bash")
+    assert (code, out) == (0, "You are careful.\n\nNever force-push.\n")

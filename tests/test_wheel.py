@@ -80,3 +80,28 @@ def test_bundled_catalog_loads_from_the_zipped_wheel(wheel: Path, tmp_path: Path
     here = catalog.load("coding-agent", "==1.0.0")  # the same release from the source tree
     assert int(parts) == len(here.parts)
     assert fingerprint == here.assemble({"tools": ["Bash"]}).fingerprint
+
+
+def test_the_wheel_carries_the_documentation_for_catalog_help(wheel: Path, tmp_path: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    pages = sorted((ROOT / "docs").rglob("*.md"))
+    assert {f"catalog/docs/{p.relative_to(ROOT / 'docs').as_posix()}" for p in pages} <= names
+    env = {**os.environ, "PYTHONPATH": str(wheel)}
+
+    def catalog_help(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "catalog", "help", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+            cwd=tmp_path,
+        )
+        return done.stdout
+
+    assert catalog_help("cli") == (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert catalog_help("catalogs/opal") == (ROOT / "docs" / "catalogs" / "opal.md").read_text(
+        encoding="utf-8"
+    )
+    listed = catalog_help().splitlines()
+    assert "cli                    The `catalog` command" in listed

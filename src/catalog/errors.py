@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Self, TypeVar
 
 __all__ = [
+    "OTHERS_SHOWN",
     "BudgetError",
     "CatalogError",
     "ContextError",
@@ -55,7 +56,12 @@ def parse_key(key: str) -> tuple[str | int, ...]:
 
 
 class CatalogError(Exception):
-    """Base of every error raised by the ``catalog`` package."""
+    """Base of every error raised by the ``catalog`` package.
+
+    ``others`` holds the further problems found in the same input (a manifest
+    with four missing keys), each an error of its own placed like this one;
+    the text of the error lists them after the first.
+    """
 
     def __init__(
         self,
@@ -74,6 +80,7 @@ class CatalogError(Exception):
         self.column = column
         self.key = key if key is None or isinstance(key, str) else format_key(key) or None
         self.hint = hint
+        self.others: tuple[CatalogError, ...] = ()
 
     def located(
         self,
@@ -83,6 +90,7 @@ class CatalogError(Exception):
         line: int | None = None,
         column: int | None = None,
         lines: Callable[[Sequence[str | int]], int | None] | None = None,
+        columns: Callable[[Sequence[str | int], int], tuple[int, int] | None] | None = None,
         hint: str | None = None,
     ) -> Self:
         """A copy placed where the caller knows it happened: the one way an error
@@ -96,10 +104,20 @@ class CatalogError(Exception):
         key (``part[3]`` + ``when`` gives ``part[3].when``), and an error
         without a line takes ``line``, or the line ``lines`` finds for its
         whole key path (a lookup of the file's key positions, asked only
-        here), together with ``column`` when given.
+        here), together with ``column`` when given. A column the error holds
+        from inside a value (an expression's) becomes the file's line and
+        column through ``columns``; placed in a file without it, the column is
+        dropped rather than shown as if it were the file's. The further
+        problems of :attr:`others` are placed the same way.
         """
         located = copy.copy(self)
         located.hint = self.hint or hint
+        located.others = tuple(
+            other.located(
+                file=file, key=key, line=line, column=column, lines=lines, columns=columns
+            )
+            for other in self.others
+        )
         if self.file is not None:
             return located
         located.file = file
@@ -109,14 +127,22 @@ class CatalogError(Exception):
             joined = prefix + ("." if own and not own.startswith("[") else "") + own
             located.key = joined or None
         if self.line is None:
+            inner = self.column
+            place = None
+            if line is None and inner is not None and columns is not None and located.key:
+                place = columns(parse_key(located.key), inner)
+            if place is not None:
+                located.line, located.column = place
+                return located
             if line is None and lines is not None and located.key:
                 line = lines(parse_key(located.key))
             located.line = line
-            if column is not None:
+            if column is not None or file is not None:
                 located.column = column
         return located
 
-    def __str__(self) -> str:
+    def headline(self) -> str:
+        """``file:line:column: key: message``, as much of it as is known."""
         where = ""
         if self.file:
             where = self.file
@@ -128,10 +154,20 @@ class CatalogError(Exception):
         elif self.column is not None:
             where = f"column {self.column}: "
         key = f"{self.key}: " if self.key else ""
-        text = f"{where}{key}{self.message}"
+        return f"{where}{key}{self.message}"
+
+    def __str__(self) -> str:
+        lines = [self.headline()]
+        lines += [f"  {other.headline()}" for other in self.others[:OTHERS_SHOWN]]
+        if len(self.others) > OTHERS_SHOWN:
+            lines.append(f"  (and {len(self.others) - OTHERS_SHOWN} more problems)")
         if self.hint:
-            text += f"\n  hint: {self.hint}"
-        return text
+            lines.append(f"  hint: {self.hint}")
+        return "\n".join(lines)
+
+
+OTHERS_SHOWN = 20
+"""How many further problems an error's text lists (:attr:`CatalogError.others` holds all)."""
 
 
 class ManifestError(CatalogError, ValueError):
@@ -185,26 +221,25 @@ class Problem:
 
 class RecordError(CatalogError, ValueError):
     """Input does not fit a record (a manifest table, a context, a lock): every problem,
-    the first one in the message.
+    the first one in the message and the others in :attr:`~CatalogError.others`.
 
     Readers of files turn it into the error of what they read (:class:`ManifestError`,
     :class:`ContextError`, :class:`LockError`) with the file and line.
     """
 
     def __init__(self, problems: Sequence[Problem]) -> None:
-        first = problems[0]
-        more = len(problems) - 1
-        message = first.message
-        if more:
-            message += f" (and {more} more problem{'s' if more > 1 else ''})"
-        super().__init__(message, key=first.loc or None)
+        first, *rest = problems
+        super().__init__(first.message, key=first.loc or None)
         self.problems = tuple(problems)
+        self.others = tuple(CatalogError(p.message, key=p.loc or None) for p in rest)
 
     def as_error(self, error_cls: type[_E], hint: str) -> _E:
         """This error as the error of what was read (:class:`ManifestError`, say): the
-        same message and key path, and ``hint``. The reader then places it in its file
-        with :meth:`~CatalogError.located`, as every error is placed."""
-        return error_cls(self.message, key=self.key, hint=hint)
+        same problems at the same key paths, and ``hint``. The reader then places it in
+        its file with :meth:`~CatalogError.located`, as every error is placed."""
+        error = error_cls(self.message, key=self.key, hint=hint)
+        error.others = tuple(error_cls(p.message, key=p.key) for p in self.others)
+        return error
 
 
 class BudgetError(CatalogError, ValueError):

@@ -27,8 +27,9 @@ from typing import Any, NoReturn
 
 from catalog import __version__
 from catalog.cli._common import EXIT_OK, EXIT_USAGE, common_parser, resolve_globals
-from catalog.cli._help import HelpFormatter, RawHelpFormatter
-from catalog.errors import CatalogError
+from catalog.cli._formatters import HelpFormatter, RawHelpFormatter
+from catalog.cli._report import wants_json, write_error
+from catalog.errors import CatalogError, UsageError
 from catalog.lang.shapes import did_you_mean
 from catalog.lang.visible import visible
 
@@ -52,6 +53,7 @@ COMMANDS: dict[str, str] = {
     "port": "port an overlay to a new release of its base, reporting what needs a decision",
     "serve": "run the web UI and the HTTP API (needs the [serve] extra)",
     "completion": "print a shell completion script (bash, zsh or fish)",
+    "help": "print a documentation page shipped with the package, or list them",
 }
 """Every command and its one-line help, in the order ``--help`` lists them."""
 
@@ -70,9 +72,21 @@ exit status:
   2  bad usage or bad input (unknown command, catalog or version, malformed
      manifest, context or lock file, a typo in a condition...)
 
-See docs/cli.md for every command."""
+documentation (shipped with the package):
+  catalog help          list the pages
+  catalog help cli      every command and option, exit codes, completion
+  catalog help format   the catalog format"""
 
 _VALUED_GLOBALS = ("--path", "--format", "--color")
+
+
+class _ArgumentsError(UsageError):
+    """The words of the command line do not parse: told like every error, after the
+    usage of the parser that refused them (in text)."""
+
+    def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
+        super().__init__(message, hint=f"see `{parser.prog} --help`")
+        self.parser = parser
 
 
 class _Parser(argparse.ArgumentParser):
@@ -81,9 +95,7 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        sys.stderr.write(f"{self.prog}: error: {visible(message)}\n")
-        raise SystemExit(EXIT_USAGE)
+        raise _ArgumentsError(self, message)
 
 
 def _module_of(command: str) -> str:
@@ -131,26 +143,35 @@ def _command_word(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+    """Run the command line; returns the exit status (words that do not parse exit
+    with status 2, as argparse does, and ``--help`` and ``--version`` with 0)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["__complete"]:  # what the completion scripts ask, not a command
+        from catalog.cli._completion import complete
+
+        return complete(args_list[1:])
+    as_json = wants_json(args_list)
     command = _command_word(args_list)
-    if command is not None and command not in COMMANDS:
-        sys.stderr.write(
-            visible(
-                f"catalog: error: {command!r} is not a command\n"
-                f"  hint: {did_you_mean(command, COMMANDS, what='commands')}\n"
-            )
-        )
-        return EXIT_USAGE
-    # A completion script lists every command's options: only it loads them all.
-    parser = build_parser(None if command == "completion" else command)
-    args = parser.parse_args(args_list)
     try:
+        if command is not None and command not in COMMANDS:
+            raise UsageError(
+                f"{command!r} is not a command",
+                hint=did_you_mean(command, COMMANDS, what="commands"),
+            )
+        parser = build_parser(command)
+        args = parser.parse_args(args_list)
         resolve_globals(args)
         status: int = args.func(args)
+    except _ArgumentsError as exc:
+        if not as_json:
+            exc.parser.print_usage(sys.stderr)
+            sys.stderr.write(f"{exc.parser.prog}: error: {visible(exc.message)}\n")
+        else:
+            write_error(exc, as_json=True)
+        raise SystemExit(EXIT_USAGE) from None  # as argparse itself exits
     except CatalogError as exc:
         # Messages quote file names and input: hidden characters are shown, not sent.
-        sys.stderr.write(f"catalog: error: {visible(str(exc))}\n")
+        write_error(exc, as_json=as_json)
         return EXIT_USAGE
     except BrokenPipeError:
         # The reader went away (``catalog ... | head``): not an error of ours.
@@ -161,9 +182,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (RecursionError, MemoryError) as exc:
         # Last resort: every reader refuses such input with its own error first.
         what = "nested too deeply" if isinstance(exc, RecursionError) else "too large"
-        sys.stderr.write(
-            f"catalog: error: the input is {what} to process ({type(exc).__name__})\n"
-            "  hint: look for a deeply nested or huge file among those given\n"
+        error = CatalogError(
+            f"the input is {what} to process ({type(exc).__name__})",
+            hint="look for a deeply nested or huge file among those given",
         )
+        write_error(error, as_json=as_json)
         return EXIT_USAGE
     return status

@@ -58,5 +58,5 @@ def run(args: argparse.Namespace) -> int:
         if gathering is not None:
             sys.stderr.write(gathering.tree() + "\n")
     else:
-        warn_notes(prompt.notes)
+        warn_notes(args, prompt.notes)
     return EXIT_OK

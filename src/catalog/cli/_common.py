@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from catalog.cli._report import write_warning
 from catalog.engine.catalog import Catalog
 from catalog.errors import CatalogError, ContextError, UsageError
 from catalog.io.catalog_path import CatalogPath
@@ -21,10 +22,7 @@ from catalog.io.contexts import load_context
 from catalog.io.positions import key_lines
 from catalog.io.textfile import read_text, too_deep, write_text
 from catalog.lang.shapes import did_you_mean
-from catalog.lang.visible import (
-    json_visible,
-    visible_line,
-)
+from catalog.lang.visible import json_visible
 from catalog.schema.context import (
     Context,
     coerce_context,
@@ -152,11 +150,11 @@ def emit_json(data: Any) -> None:
     sys.stdout.write(json_visible(text) + "\n")
 
 
-def warn_notes(notes: Iterable[str]) -> None:
+def warn_notes(args: argparse.Namespace, notes: Iterable[str]) -> None:
     """Write each note of a result (an unknown tool, a file skipped...) to stderr as a
-    one-line warning, hidden characters shown."""
+    warning: one line of text, hidden characters shown, or of JSON with ``--format json``."""
     for note in notes:
-        sys.stderr.write(f"catalog: warning: {visible_line(note)}\n")
+        write_warning(note, as_json=args.format == "json")
 
 
 def write_output(path: str, text: str) -> None:
@@ -292,7 +290,7 @@ def gathering_from_args(
             git=not args.no_git,
             follow_links=args.follow_links,
         )
-    warn_notes(str(warning.message) for warning in caught)
+    warn_notes(args, (str(warning.message) for warning in caught))
     return gathered.context, gathered
 
 

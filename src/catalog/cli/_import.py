@@ -7,7 +7,7 @@ import sys
 from dataclasses import asdict
 
 from catalog.cli._common import EXIT_OK, add_format, emit_json
-from catalog.cli._help import RawHelpFormatter
+from catalog.cli._formatters import RawHelpFormatter
 from catalog.importers.piebald.parse import UPSTREAM
 from catalog.importers.piebald.read import read_checkout, read_history
 from catalog.importers.piebald.write import ImportedVersion, import_releases

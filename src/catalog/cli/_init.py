@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from catalog.cli._common import EXIT_OK, add_format, emit_json
+from catalog.cli._report import write_warning
 from catalog.errors import CatalogError, UsageError
 from catalog.io.catalog_path import CatalogPath, check_name
 from catalog.io.loader import MANIFEST_NAME
@@ -122,5 +123,5 @@ def run(args: argparse.Namespace) -> int:
             f"     catalog assemble {args.name}{path} --agent reviewer\n"
         )
     for problem in problems:
-        sys.stderr.write(f"catalog: warning: {problem}\n")
+        write_warning(str(problem), as_json=args.format == "json")
     return EXIT_OK

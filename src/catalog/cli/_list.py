@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from catalog.cli._common import EXIT_OK, EXIT_USAGE, add_format, emit_json, make_store
+from catalog.cli._report import write_error
+from catalog.cli._table import aligned
 from catalog.errors import CatalogError
+from catalog.lang.visible import visible_line
 
 __all__ = ["register", "run"]
 
@@ -24,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     is listed without a summary, the error goes to stderr and the exit status is 2.
     """
     store = make_store(args)
-    rows = []
+    rows: list[dict[str, Any]] = []
     broken = []
     for name in store.names():
         try:
@@ -52,9 +56,22 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         emit_json(rows)
     else:
-        for row in rows:
-            versions = ", ".join(row["versions"])
-            sys.stdout.write(f"{row['name']:<20} {versions:<24} {row['summary']}\n")
+        table = [
+            [str(row["name"]), _versions(row["versions"]), str(row["summary"])] for row in rows
+        ]
+        for line in aligned(table):
+            sys.stdout.write(visible_line(line) + "\n")
     for error in broken:
-        sys.stderr.write(f"catalog: error: {error}\n")
+        write_error(error, as_json=args.format == "json")
     return EXIT_USAGE if broken else EXIT_OK
+
+
+_SHOWN_VERSIONS = 6
+
+
+def _versions(versions: list[str]) -> str:
+    """The versions of a catalog, oldest first; a long history (an imported one holds
+    hundreds) as its first and last two and the count, so the column stays readable."""
+    if len(versions) <= _SHOWN_VERSIONS:
+        return ", ".join(versions)
+    return f"{', '.join(versions[:2])}, ..., {', '.join(versions[-2:])} ({len(versions)})"

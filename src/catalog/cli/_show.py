@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from catalog.cli._common import EXIT_OK, add_format, emit_json, load_ref
+from catalog.cli._table import aligned
 from catalog.lang.values import to_json
 from catalog.lang.visible import visible_line
 
@@ -56,17 +57,24 @@ def run(args: argparse.Namespace) -> int:
         out(f"defaults for {kind} parts: {shown}")
     written = {decl.id: decl for decl in manifest.part}
     sys.stdout.write("\n")
-    out(f"{'order':>5}  {'id':<28} {'kind':<8} {'stability':<9} {'tokens':>6}  agents / when")
+    table = [["order", "id", "kind", "stability", "tokens", "agents / when"]]
     for part in cat.parts:
         decl = part.decl
-        agents = ",".join(decl.agents)
         when = decl.when
         if "when" not in written[decl.id].model_fields_set and when != written[decl.id].when:
             when = f"(defaults for {decl.kind})"
-        out(
-            f"{decl.order:>5}  {decl.id:<28} {decl.kind:<8} {decl.stability:<9} "
-            f"{decl.tokens:>6}  {agents} / {when}"
+        table.append(
+            [
+                str(decl.order),
+                decl.id,
+                decl.kind,
+                decl.stability,
+                str(decl.tokens),
+                f"{','.join(decl.agents)} / {when}",
+            ]
         )
+    for line in aligned(table, right=(0, 4)):
+        out(line)
     return EXIT_OK
 
 

@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     """Assemble and print the table."""
     cat = load_ref(args, args.ref)
     prompt = cat.assemble(context_from_args(args, cat), agent=args.agent, counter=args.counter)
-    warn_notes(prompt.notes)
+    warn_notes(args, prompt.notes)
     if args.format == "json":
         emit_json(prompt.token_report())
     else:

@@ -20,10 +20,7 @@ from catalog.io.catalog_path import (
     is_folder_ref,
     parse_ref,
 )
-from catalog.io.validate import (
-    Problem,
-    check_catalog,
-)
+from catalog.io.validate import check_catalog, error_problems
 from catalog.lang.visible import (
     visible,
 )
@@ -35,7 +32,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     """Add the ``validate`` command."""
     parser.description = (
         "Check every version of every catalog found (no arguments), or the given "
-        "NAME, NAME@SPEC or version folders. Exit 1 when an error is found."
+        "NAME, NAME@SPEC or version folders, and list every problem found, each at its "
+        "file, line and column. Exit 1 when an error is found."
     )
     parser.add_argument("targets", nargs="*", metavar="NAME[@SPEC]|DIR")
     parser.add_argument(
@@ -83,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             problems = check_catalog(load())
         except CatalogError as exc:
-            problems = [Problem("error", label, str(exc))]
+            problems = error_problems(exc, label)
         checked.append({"catalog": label, "ok": not problems, "problems": problems})
     every = [p for entry in checked for p in entry["problems"]]
     errors = sum(p.severity == "error" for p in every)
@@ -96,8 +94,10 @@ def run(args: argparse.Namespace) -> int:
         for entry in checked:
             label = entry["catalog"]
             for problem in entry["problems"]:
-                where = f"{problem.location}: " if problem.line is not None else ""
+                where = "" if problem.location == label else f"{problem.location}: "
                 line = f"{label}: {problem.severity}: {where}{problem.message}"
+                if problem.hint:
+                    line += f"\n  hint: {problem.hint}"
                 sys.stdout.write(visible(line) + "\n")
             if entry["ok"]:
                 sys.stdout.write(visible(f"{label}: ok") + "\n")

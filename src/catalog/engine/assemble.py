@@ -21,7 +21,10 @@ the prompt goes first, which keeps the cache-stable prefix and drops the most
 session-specific text. Each dropped part is excluded with reason ``budget``.
 Texts the context supplies (overrides, custom prompt, append) and parts
 marked ``required`` are never dropped; when they alone exceed the budget,
-:class:`~catalog.errors.BudgetError` names them and says by how much.
+:class:`~catalog.errors.BudgetError` gives the prompt's total and the budget
+(and, when some parts could have gone, the required ones). A catalog whose
+parts are all required (``[defaults.KIND] required = true``) so treats a
+prompt over budget as an error, never trimming it.
 
 Token figures are counted when first read, with the catalog's tokenizer
 unless ``counter=`` says otherwise (see :mod:`catalog.tokens`): an assembly
@@ -488,15 +491,30 @@ def _fit(
     required = [i for i in kept if pieces[i].required]
     need = total(required)
     if need > budget:
-        names = ", ".join(f"{pieces[i].id} ({sizes[i]})" for i in required)
+        whole = total(kept)
+        if len(required) == len(kept):  # nothing may go: the prompt itself is over
+            problem = (
+                f"the system prompt is {whole} {count.name} tokens, {whole - budget} over the "
+                f"budget of {budget}; none of its parts may be dropped"
+            )
+            hint = (
+                "raise the budget or shorten the prompt (`catalog tokens` shows where its "
+                "tokens go); a catalog lets a part go under a budget with `required = false`"
+            )
+        else:
+            names = ", ".join(f"{pieces[i].id} ({sizes[i]})" for i in required)
+            problem = (
+                f"the system prompt is {whole} {count.name} tokens; its required parts alone "
+                f"need {need} {count.name} tokens, {need - budget} over the budget of {budget}; "
+                f"required: {names}"
+            )
+            hint = "raise the budget, shorten those parts, or let some go with `required = false`"
         from_context = ctx.token_budget is not None
         raise BudgetError(
-            f"catalog {rules.name} {rules.version}, agent {plan.agent.name}: the required parts "
-            f"alone need {need} {count.name} tokens, {need - budget} over the budget of {budget}; "
-            f"required: {names}",
+            f"catalog {rules.name} {rules.version}, agent {plan.agent.name}: {problem}",
             file=None if from_context else rules.manifest_file,
             key="token_budget" if from_context else "catalog.token_budget",
-            hint="raise the budget, shorten those parts, or let some go with `required = false`",
+            hint=hint,
         )
     by_priority = sorted(
         (i for i in kept if not pieces[i].required), key=lambda i: (pieces[i].priority, -i)

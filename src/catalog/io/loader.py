@@ -36,8 +36,8 @@ from catalog.engine.assemble import CompiledPart
 from catalog.engine.catalog import Catalog
 from catalog.engine.compile import body_sha256, compile_catalog
 from catalog.errors import CatalogError, ManifestError, RecordError
-from catalog.io.manifests import parse_manifest, parse_parts_file
-from catalog.io.positions import key_lines
+from catalog.io.manifests import MANIFEST_NAME, parse_manifest, parse_parts_file
+from catalog.io.positions import key_columns, key_lines
 from catalog.io.textfile import read_text
 from catalog.lang.shapes import close_matches
 from catalog.schema import validate
@@ -56,8 +56,6 @@ __all__ = [
     "read_body",
     "read_manifest",
 ]
-
-MANIFEST_NAME = "catalog.toml"
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +156,9 @@ class VersionManifest:
 
     def locate(self, error: CatalogError, key: tuple[str | int, ...] | None = None) -> CatalogError:
         """``error`` (about ``key``, or its own key path) placed in this manifest at its line."""
-        return error.located(file=self.file, key=key, lines=key_lines(self.text))
+        return error.located(
+            file=self.file, key=key, lines=key_lines(self.text), columns=key_columns(self.text)
+        )
 
 
 def read_manifest(where: VersionDir) -> VersionManifest:
@@ -339,7 +339,7 @@ class _PartSites:
             if file != self.version.file:
                 moved = copy.copy(exc)
                 moved.key = f"part[{index}]{found.group(2)}"
-                return moved.located(file=file, lines=key_lines(text))
+                return moved.located(file=file, lines=key_lines(text), columns=key_columns(text))
         return self.version.locate(exc)
 
 
@@ -366,7 +366,12 @@ def _merge_parts_files(version: VersionManifest, manifest: Manifest, sites: _Par
             try:
                 _check_record(part, manifest, known_agents)
             except CatalogError as exc:
-                raise exc.located(file=file, key=("part", index), lines=key_lines(text)) from None
+                raise exc.located(
+                    file=file,
+                    key=("part", index),
+                    lines=key_lines(text),
+                    columns=key_columns(text),
+                ) from None
             merged[part.id] = (part, (text, file, index))
     for index, part in enumerate(manifest.part):
         merged[part.id] = (part, sites.site(index))

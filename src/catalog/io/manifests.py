@@ -10,6 +10,7 @@ that reads back identically.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TypeVar
 
 from catalog.errors import ManifestError, RecordError
@@ -18,9 +19,18 @@ from catalog.io.textfile import parse_toml
 from catalog.schema import validate
 from catalog.schema.manifest import Manifest, PartsFile
 
-__all__ = ["dump_manifest", "manifest_error", "parse_manifest", "parse_parts_file"]
+__all__ = [
+    "MANIFEST_NAME",
+    "dump_manifest",
+    "manifest_error",
+    "parse_manifest",
+    "parse_parts_file",
+]
 
 _M = TypeVar("_M", Manifest, PartsFile)
+
+MANIFEST_NAME = "catalog.toml"
+"""The file name of a version's manifest."""
 
 
 def parse_manifest(text: str, file: str) -> Manifest:
@@ -53,9 +63,19 @@ def dump_manifest(manifest: Manifest) -> str:
 
 
 def manifest_error(exc: RecordError, text: str, file: str) -> ManifestError:
-    """``exc`` as a manifest error at its key and line, with a hint on what to do."""
+    """``exc`` as a manifest error at its key and line, with a hint on what to do.
+
+    A part without ``sha256`` or ``tokens`` is one not stamped yet (a new
+    catalog written by hand): the hint gives the command to run on this very
+    folder.
+    """
     first = exc.problems[0]
     hint = "see `catalog schema manifest` for the format"
     if first.kind == "missing" and first.loc[-1:] in (("sha256",), ("tokens",)):
-        hint = "`catalog stamp DIR` records sha256 and tokens (add --path for an overlay's base)"
+        path = Path(file)
+        folder = str(path.parent) if path.name == MANIFEST_NAME else "DIR"
+        hint = (
+            f"parts are not stamped yet: run `catalog stamp {folder}` to record each body's "
+            "sha256 and tokens (with --path for an overlay's base), then try again"
+        )
     return exc.as_error(ManifestError, hint).located(file=file, lines=key_lines(text))

@@ -32,8 +32,9 @@ __all__ = [
     "KeyPath",
     "Span",
     "TomlPositions",
+    "key_columns",
     "key_lines",
-    "toml_error_line",
+    "toml_error_place",
 ]
 
 KeyPath = tuple[str | int, ...]
@@ -57,6 +58,7 @@ class _Patterns:
     scalar: re.Pattern[str]
     simple_key_value: re.Pattern[str]
     rest_of_line: re.Pattern[str]
+    space_only: re.Pattern[str]
 
 
 @functools.cache
@@ -77,6 +79,7 @@ def _patterns() -> _Patterns:
             r"(?=#|\r?\n|\Z)"
         ),
         rest_of_line=re.compile(r"[^\n]*"),
+        space_only=re.compile(r"[ \t\r\n]*+"),
     )
 
 
@@ -317,6 +320,7 @@ class TomlPositions:
     def __init__(self, text: str) -> None:
         scanner = _Scanner(text)
         scanner.scan()
+        self._text = text
         self._spans = scanner.spans
         self._line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
 
@@ -357,19 +361,72 @@ class TomlPositions:
         span = self.closest(path)
         return None if span is None else self.position(span.start)[0]
 
+    def place(self, path: Sequence[str | int], column: int) -> tuple[int, int] | None:
+        """The file's 1-based (line, column) of character ``column`` (1-based) of the
+        string written at exactly ``path``: where an error inside an expression lies in
+        the file. None when ``path`` holds no string written in the text."""
+        span = self.span(path)
+        if span is None:
+            return None
+        offset = _raw_offset(self._text, span.value_start, span.value_end, column - 1)
+        return None if offset is None else self.position(offset)
+
+
+def _raw_offset(text: str, start: int, end: int, wanted: int) -> int | None:
+    """The offset in ``text`` of character ``wanted`` (0-based) of the TOML string
+    written from ``start`` to ``end``, escapes and a multi-line string's first newline
+    and line-ending backslashes accounted for; None when it is no string."""
+    quote = text[start : start + 3] if text.startswith(('"""', "'''"), start) else text[start]
+    if quote[0] not in "\"'":
+        return None
+    at = start + len(quote)
+    close = end - len(quote)
+    if len(quote) == 3:  # a newline right after the opening quotes is not part of it
+        at += 1 if text.startswith("\n", at) else 2 if text.startswith("\r\n", at) else 0
+    basic = quote[0] == '"'
+    count = 0
+    while at < close:
+        char = text[at]
+        if basic and char == "\\":
+            after = text[at + 1 : at + 2]
+            if len(quote) == 3 and after in (" ", "\t", "\r", "\n"):
+                at = _skip(_patterns().space_only, text, at + 1)  # a line-ending backslash
+                continue
+            size = {"u": 6, "U": 10, "x": 4}.get(after, 2)
+        else:
+            size = 1
+        if count == wanted:
+            return at
+        count += 1
+        at += size
+    return min(at, close)  # just after the last character (a column at the very end)
+
 
 def key_lines(text: str) -> Callable[[Sequence[str | int]], int | None]:
     """A lookup from key path to line in ``text``, indexing the text only when first asked."""
     return lambda path: TomlPositions.of(text).line(path)
 
 
-def toml_error_line(exc: tomli.TOMLDecodeError, text: str = "") -> int | None:
-    """The 1-based line a TOML syntax error is on; ``text`` places an error at
-    the end of the document (an unclosed value) on its last line."""
-    if "end of document" in str(exc):
-        return max(len(text.splitlines()), 1)
-    lineno = getattr(exc, "lineno", None)
-    if isinstance(lineno, int):
-        return lineno
-    found = re.search(r"at line (\d+)", str(exc))
-    return int(found.group(1)) if found else None
+def key_columns(text: str) -> Callable[[Sequence[str | int], int], tuple[int, int] | None]:
+    """A lookup from (key path, column inside its string) to the file's (line, column)
+    in ``text`` (see :meth:`TomlPositions.place`), indexing the text only when first asked."""
+    return lambda path, column: TomlPositions.of(text).place(path, column)
+
+
+def toml_error_place(exc: tomli.TOMLDecodeError, text: str) -> tuple[int | None, int | None]:
+    """The 1-based line and column of a TOML syntax error in ``text``; an error at the
+    end of the document (an unclosed string or array) is placed on the last line.
+
+    The parser's own position is used (``lineno``, ``colno``): a message that says
+    "end of document" may well be about the middle of the file ("Expected newline or
+    end of document after a statement (at line 32, column 12)").
+    """
+    position = getattr(exc, "pos", None)
+    lineno, colno = getattr(exc, "lineno", None), getattr(exc, "colno", None)
+    if isinstance(position, int) and position >= len(text) and text:
+        lines = text.splitlines()
+        return len(lines), len(lines[-1]) + 1 if lines else 1
+    if isinstance(lineno, int) and isinstance(colno, int):
+        return lineno, colno
+    found = re.search(r"at line (\d+), column (\d+)", str(exc))
+    return (int(found.group(1)), int(found.group(2))) if found else (None, None)

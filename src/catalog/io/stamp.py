@@ -15,14 +15,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from packaging.version import Version
+
 from catalog.engine.catalog import Catalog
 from catalog.engine.compile import body_sha256
-from catalog.errors import CatalogError, ManifestError
+from catalog.errors import CatalogError, ManifestError, RecordError
 from catalog.io.catalog_path import CatalogPath, parse_ref
-from catalog.io.loader import MANIFEST_NAME, VersionDir, manifest_text, read_body
+from catalog.io.loader import MANIFEST_NAME, VersionDir, manifest_text, read_body, read_manifest
 from catalog.io.manifests import parse_manifest
 from catalog.io.positions import TomlPositions, key_lines
 from catalog.io.textfile import parse_toml, write_text
+from catalog.schema import validate
 from catalog.schema.manifest import CatalogInfo
 from catalog.tokens import TokenCounter, get_counter
 
@@ -57,6 +60,7 @@ def stamp_folder(
     path = Path(folder) / MANIFEST_NAME
     text = manifest_text(where)
     data = parse_toml(text, str(path), ManifestError, "fix the TOML syntax")
+    _check_catalog_table(data, text, str(path))
     try:
         values = _values(where, data, store)
         changes, new_text = _rewrite(text, data, values)
@@ -66,6 +70,17 @@ def stamp_folder(
         parse_manifest(new_text, str(path))
         write_text(path, new_text, ManifestError, "make room or fix the cause, then stamp again")
     return changes
+
+
+def _check_catalog_table(data: dict[str, Any], text: str, file: str) -> None:
+    """Refuse a ``[catalog]`` table that is wrong on its own (a base that is the catalog
+    itself, say) before stamping reads bodies or looks for the base: the parts may
+    well lack their stamps, but nothing else may be wrong."""
+    try:
+        validate(CatalogInfo, data.get("catalog", {}))
+    except RecordError as exc:
+        error = exc.as_error(ManifestError, "fix the [catalog] table")
+        raise error.located(file=file, key="catalog", lines=key_lines(text)) from None
 
 
 def _values(where: VersionDir, data: dict[str, Any], store: CatalogPath | None) -> list[list[str]]:
@@ -107,8 +122,14 @@ def _load_base(data: dict[str, Any], store: CatalogPath | None) -> Catalog:
             "parts use `from` but [catalog] has no `base`",
             hint='add base = "NAME@SPEC" to [catalog]',
         )
+    # This version is the start of the chain of bases, so a base leading back to it is
+    # reported as the cycle it is, not as this manifest's missing stamps.
+    info = data["catalog"]  # checked by _check_catalog_table
+    own = f"{info['name']}@{Version(info['version'])}"
     try:
-        return (store or CatalogPath()).load(*parse_ref(ref))
+        store = store or CatalogPath()
+        found = store.find(*parse_ref(ref))
+        return store.load_manifest(read_manifest(found.where), chain=(own, found.label))
     except CatalogError as exc:
         raise exc.located(key=("catalog", "base")) from None
 

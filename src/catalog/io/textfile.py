@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Final
 import tomli
 
 from catalog.errors import CatalogError
-from catalog.io.positions import toml_error_line
+from catalog.io.positions import toml_error_place
 from catalog.schema.text import text_problem
 
 if TYPE_CHECKING:
@@ -167,8 +167,11 @@ def parse_toml(text: str, file: str, error_cls: type[CatalogError], hint: str) -
     try:
         data = tomli.loads(text)
     except tomli.TOMLDecodeError as exc:
+        line, column = toml_error_place(exc, text)
+        # The message without its "(at line N, column M)": the position leads the error.
+        message = getattr(exc, "msg", None) or str(exc)
         raise error_cls(
-            f"invalid TOML: {exc}", file=file, line=toml_error_line(exc, text), hint=hint
+            f"invalid TOML: {message}", file=file, line=line, column=column, hint=hint
         ) from None
     except (RecursionError, ValueError) as exc:
         raise _unreadable(exc, text, file, error_cls, "TOML") from None
@@ -183,7 +186,9 @@ def parse_json(text: str, file: str, error_cls: type[CatalogError], hint: str) -
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise error_cls(f"invalid JSON: {exc.msg}", file=file, line=exc.lineno, hint=hint) from None
+        raise error_cls(
+            f"invalid JSON: {exc.msg}", file=file, line=exc.lineno, column=exc.colno, hint=hint
+        ) from None
     except (RecursionError, ValueError) as exc:
         raise _unreadable(exc, text, file, error_cls, "JSON") from None
     _check_nesting(data, text, file, error_cls)

@@ -30,7 +30,7 @@ from catalog.lang.visible import (
 )
 from catalog.tokens import get_counter, offline_encodings
 
-__all__ = ["Problem", "check_catalog"]
+__all__ = ["Problem", "check_catalog", "error_problems"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +42,7 @@ class Problem:
     message: str
     line: int | None = None
     column: int | None = None
+    hint: str | None = None
 
     @property
     def location(self) -> str:
@@ -52,6 +53,24 @@ class Problem:
 
     def __str__(self) -> str:
         return f"{self.location}: {self.severity}: {self.message}"
+
+
+def error_problems(error: CatalogError, where: str) -> list[Problem]:
+    """Every problem of ``error`` (its own, then its :attr:`~CatalogError.others`) as a
+    finding at its file, line and column (``where`` when it names no file); the hint,
+    said once for all of them, goes with the last."""
+    every = [error, *error.others]
+    return [
+        Problem(
+            "error",
+            each.file or where,
+            f"{each.key}: {each.message}" if each.key else each.message,
+            each.line,
+            each.column,
+            error.hint if number == len(every) - 1 else None,
+        )
+        for number, each in enumerate(every)
+    ]
 
 
 def check_catalog(catalog: Catalog, *, count_tokens: bool = True) -> list[Problem]:

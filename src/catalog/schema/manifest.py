@@ -141,6 +141,39 @@ class CatalogInfo(SchemaModel):
     base: str | None = None
     reference_counter: str | None = None
 
+    @model_validator(mode="after")
+    def _not_its_own_base(self) -> Self:
+        """Refuse a ``base`` that is this very version: checked with the manifest, so
+        the cycle is the first thing said about it, before missing stamps (which
+        ``catalog stamp`` could not record either: it needs the base's bodies)."""
+        if self.base is not None and _names_itself(self.base, self.name, self.version):
+            raise ManifestError(
+                f"base {self.base!r} is this catalog itself ({self.name} {self.version}): "
+                "an overlay cannot be its own base; name another catalog, or an earlier "
+                f'version of this one with a specifier that excludes {self.version} (base = "'
+                f'{self.name}@<{self.version}")',
+                key="base",
+            )
+        return self
+
+
+def _names_itself(base: str, name: str, version: str) -> bool:
+    """Whether ``base`` (``NAME@SPEC``) may resolve to catalog ``name`` at ``version``: the
+    same name with no specifier (the newest version may be this one) or one it admits."""
+    base_name, _, spec = base.partition("@")
+    if base_name.strip() != name:
+        return False
+    spec = spec.strip()
+    if not spec:
+        return True
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet  # only for overlays
+
+    try:
+        specifier = SpecifierSet(f"=={spec}" if spec[0].isdigit() else spec)
+    except InvalidSpecifier:
+        return False  # reported where the base is looked up
+    return specifier.contains(version, prereleases=True)
+
 
 class VariableDecl(SchemaModel):
     """A ``[[variable]]``: a name the catalog adds to its conditions and bodies."""
@@ -259,11 +292,15 @@ class PartDefaults(SchemaModel):
 
     ``when`` may read ``part`` (the part's ``id``, ``name`` and ``kind``), so
     one condition serves every part of the kind: ``part.name in tools``.
+    ``required = true`` makes the kind's parts never dropped to fit a token
+    budget, so a prompt over it is an error (a catalog whose document says a
+    prompt over budget is an error, not one to trim).
     """
 
     when: str | None = None
     agents: Annotated[Items[str] | None, AfterValidator(_some_agent)] = None
     stability: Stability | None = None
+    required: bool | None = None
 
 
 def _relative_path(value: str | None) -> str | None:
