@@ -468,3 +468,39 @@ def test_port_refuses_a_fifo_and_a_huge_manifest_without_reading_them(
     found = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
     assert found.returncode == 2
     assert "more than the limit of 33554432 bytes" in found.stderr
+
+
+def test_every_other_report_shows_what_it_quotes(
+    make_catalog: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """variables, tokens, list, lock, verify and stamp quote a manifest's texts too."""
+    title = "\x1b]0;owned\x07"
+    folder = make_catalog(
+        "esc",
+        catalog={"summary": f"A catalog{title}"},
+        variables=[{"name": "x", "type": "str", "description": f"set it{title}"}],
+        parts=[
+            {"id": "p"},
+            {"id": "t", "kind": "tool", "name": f"Bash{title}", "body": "Run commands."},
+        ],
+    )
+    root = str(tmp_path / "catalogs")
+    lock = tmp_path / "esc.lock"
+    reports = [
+        ("variables", "esc", "--path", root),
+        ("tokens", "esc", "--path", root, "--tools", f"Bash{title}"),
+        ("list", "--path", root),
+        ("lock", "esc", "--path", root, "-o", str(lock)),
+        ("stamp", str(folder)),
+    ]
+    shown = []
+    for args in reports:
+        code, out, err = run_cli(capsys, *args)
+        assert code == 0, (args, err)
+        assert _raw(out) == [] and _raw(err) == [], args
+        shown.append(out)
+    assert "set it<U+001B>]0;owned<U+0007>" in shown[0]
+    assert "Bash<U+001B>]0;owned<U+0007>" in shown[1]
+    (folder / "p.md").write_text(f"Changed{title}\n", encoding="utf-8")
+    code, out, err = run_cli(capsys, "verify", str(lock), "--path", root)
+    assert code == 1 and _raw(out) == [] and _raw(err) == []

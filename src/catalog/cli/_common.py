@@ -22,7 +22,7 @@ from catalog.io.contexts import load_context
 from catalog.io.positions import key_lines
 from catalog.io.textfile import read_text, too_deep, write_text
 from catalog.lang.shapes import did_you_mean
-from catalog.lang.visible import json_visible
+from catalog.lang.visible import json_visible, visible
 from catalog.schema.context import (
     Context,
     coerce_context,
@@ -46,6 +46,7 @@ __all__ = [
     "context_from_args",
     "context_requested",
     "emit_json",
+    "emit_text",
     "gathering_from_args",
     "load_ref",
     "make_store",
@@ -140,6 +141,12 @@ def make_store(args: argparse.Namespace) -> CatalogPath:
 def load_ref(args: argparse.Namespace, ref: str) -> Catalog:
     """Load ``NAME[@SPEC]`` or a version folder."""
     return make_store(args).load_ref(ref)
+
+
+def emit_text(text: str) -> None:
+    """Print a report for a person: every control or invisible character (a file name's,
+    a manifest's text) shown as ``<U+XXXX>``, so nothing acts on the terminal."""
+    sys.stdout.write(visible(text))
 
 
 def emit_json(data: Any) -> None:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from catalog.cli._common import (
     EXIT_OK,
     add_context_options,
     add_format,
     emit_json,
+    emit_text,
     gathering_from_args,
     load_ref,
 )
@@ -39,5 +39,5 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         emit_json(gathering.to_dict())
     else:
-        sys.stdout.write(f"{cat.name} {cat.version}: {gathering.tree()}\n")
+        emit_text(f"{cat.name} {cat.version}: {gathering.tree()}\n")
     return EXIT_OK

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import asdict
 
-from catalog.cli._common import EXIT_OK, add_format, emit_json
+from catalog.cli._common import EXIT_OK, add_format, emit_json, emit_text
 from catalog.cli._formatters import RawHelpFormatter
 from catalog.importers.piebald.parse import UPSTREAM
 from catalog.importers.piebald.read import read_checkout, read_history
@@ -102,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
             }
         )
         return EXIT_OK
-    sys.stdout.write(
+    emit_text(
         f"{args.name}: {len(report.versions)} version(s) imported into {report.folder}\n"
         f"bodies of these versions: {report.distinct_bodies} distinct taking "
         f"{_bytes(report.shared_bytes)} stored once each, against "
@@ -116,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_version(item: ImportedVersion) -> None:
-    sys.stdout.write(
+    emit_text(
         f"{item.version:<12} {item.parts:>5} parts {item.new_bodies:>5} new bodies  {item.status}\n"
     )
 

@@ -10,10 +10,9 @@ same code as ``catalog stamp``. It validates and assembles at once:
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from catalog.cli._common import EXIT_OK, add_format, emit_json
+from catalog.cli._common import EXIT_OK, add_format, emit_json, emit_text
 from catalog.cli._report import write_warning
 from catalog.errors import CatalogError, UsageError
 from catalog.io.catalog_path import CatalogPath, check_name
@@ -117,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         emit_json({"name": args.name, "version": _VERSION, "folder": str(folder), "files": files})
     else:
         path = f" --path {root}" if args.path else ""
-        sys.stdout.write(
+        emit_text(
             f"wrote {args.name} {_VERSION} in {folder}\n"
             f"try: catalog assemble {args.name}{path} --set plan_mode=true\n"
             f"     catalog assemble {args.name}{path} --agent reviewer\n"

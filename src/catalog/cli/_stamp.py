@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import asdict
 
-from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, add_format, emit_json, make_store
+from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, add_format, emit_json, emit_text, make_store
 from catalog.io.stamp import stamp_folder
 
 __all__ = ["register", "run"]
@@ -44,11 +43,9 @@ def run(args: argparse.Namespace) -> int:
         for change in changes:
             what = f"{change['part']}.{change['key']}"
             if change["old"] is None:
-                sys.stdout.write(f"{change['folder']}: {what}: set to {change['new']}\n")
+                emit_text(f"{change['folder']}: {what}: set to {change['new']}\n")
             else:
-                sys.stdout.write(
-                    f"{change['folder']}: {what}: {change['old']} -> {change['new']}\n"
-                )
+                emit_text(f"{change['folder']}: {what}: {change['old']} -> {change['new']}\n")
         verb = "would change" if args.check else "changed"
-        sys.stdout.write(f"{len(changes)} value(s) {verb}\n")
+        emit_text(f"{len(changes)} value(s) {verb}\n")
     return EXIT_PROBLEMS if args.check and changes else EXIT_OK

@@ -12,6 +12,7 @@ from catalog.cli._common import (
     add_format,
     context_from_args,
     emit_json,
+    emit_text,
     load_ref,
     warn_notes,
 )
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         emit_json(prompt.token_report())
     else:
         unicode = (sys.stdout.encoding or "").lower().replace("-", "") in ("utf8", "utf16")
-        sys.stdout.write(table(prompt, unicode=unicode))
+        emit_text(table(prompt, unicode=unicode))
     return EXIT_OK
 
 

@@ -8,9 +8,8 @@ template may use (``[system:date]``), dynamic types (``[file:PATH]``) included.
 from __future__ import annotations
 
 import argparse
-import sys
 
-from catalog.cli._common import EXIT_OK, add_format, emit_json, load_ref
+from catalog.cli._common import EXIT_OK, add_format, emit_json, emit_text, load_ref
 from catalog.lang.values import to_json
 
 __all__ = ["register", "run"]
@@ -76,5 +75,5 @@ def run(args: argparse.Namespace) -> int:
             out.append(f"  {shown:<28} {origin}")
             if item["description"]:
                 out.append(f"      {item['description']}")
-    sys.stdout.write("\n".join(out) + "\n")
+    emit_text("\n".join(out) + "\n")
     return EXIT_OK

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, add_format, emit_json, make_store
+from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, add_format, emit_json, emit_text, make_store
 from catalog.errors import NotFoundError
 from catalog.io.lockfile import read_lock, verify, verify_report
 
@@ -42,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         emit_json(verify_report(read, catalog, problems))
     else:
-        out = sys.stdout.write
+        out = emit_text
         for problem in problems:
             where = f"{read.file}:{problem.line}" if problem.line else read.file
             out(f"{where}: {problem.message}\n")
