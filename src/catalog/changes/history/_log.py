@@ -44,11 +44,12 @@ def lineage_log(
     lineage: Lineage,
     bodies: Bodies,
     moved: Mapping[str, frozenset[int]],
-    tokens: Callable[[PartRecord, int], int],
+    tokens: Callable[[PartRecord, int, int], int],
 ) -> list[tuple[int, LogEntry]]:
     """The entries of ``lineage``, oldest first, each with its version's index;
-    ``moved`` gives, per id, the versions at which the part moved, ``tokens`` a
-    record's count in a version."""
+    ``moved`` gives, per id, the versions at which the part moved;
+    ``tokens(record, version, unit)`` a record's count in a version, in the unit of
+    a change made in version ``unit``."""
     found: list[tuple[int, LogEntry]] = []
 
     def add(
@@ -61,14 +62,14 @@ def lineage_log(
         text: TextClass | None = None,
         similarity: float | None = None,
     ) -> None:
-        now = 0 if change == "removed" else tokens(record, step)
+        now = 0 if change == "removed" else tokens(record, step, step)
         entry = LogEntry(
             version=index.versions[step],
             change=change,
             id=record.id,
             kind=record.kind,
             tokens=now,
-            delta=now - (0 if before is None else tokens(before, step - 1)),
+            delta=now - (0 if before is None else tokens(before, step - 1, step)),
             sha256=None if change == "removed" else record.sha256,
             old_id=old_id,
             text=text,

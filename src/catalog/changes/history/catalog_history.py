@@ -166,19 +166,25 @@ class CatalogHistory:
 
     def _tokens(
         self, counter: str | TokenCounter | Callable[[str], int] | None
-    ) -> Callable[[PartRecord, int], int]:
-        """A record's tokens in a version, as ``catalog diff`` counts them: by ``counter``
-        (default: the newest version's tokenizer), from the manifest where the
-        version's tokenizer is that counter, else counted (once per body)."""
-        count = get_counter(counter, tokenizer=self.index.tokenizers[-1])
-        counted: dict[str, int] = {}
+    ) -> Callable[[PartRecord, int, int], int]:
+        """``tokens(record, version, unit)``: a record's tokens in a version, counted as
+        ``catalog diff`` counts a change made in version ``unit``: by ``counter``
+        (default: version ``unit``'s tokenizer), from the manifest where the record's
+        version has that tokenizer, else counted (once per body and counter)."""
+        counters: dict[str, TokenCounter] = {}
+        counted: dict[tuple[str, str], int] = {}
 
-        def tokens(record: PartRecord, version: int) -> int:
+        def tokens(record: PartRecord, version: int, unit: int) -> int:
+            tokenizer = self.index.tokenizers[unit]
+            count = counters.get(tokenizer)
+            if count is None:
+                count = counters[tokenizer] = get_counter(counter, tokenizer=tokenizer)
             if self.index.tokenizers[version] == count.name:
                 return record.tokens
-            found = counted.get(record.sha256)
+            key = (count.name, record.sha256)
+            found = counted.get(key)
             if found is None:
-                found = counted[record.sha256] = count(self._bodies.text(record))
+                found = counted[key] = count(self._bodies.text(record))
             return found
 
         return tokens
@@ -196,9 +202,10 @@ class CatalogHistory:
         entries of the versions that PEP 440 specifier selects.
 
         ``part`` names the part that has that id in the newest version holding it
-        (an id can be taken by a new part once the old one was renamed). Tokens
-        are counted as ``catalog diff`` counts them, with ``counter`` (default:
-        the newest version's tokenizer).
+        (an id can be taken by a new part once the old one was renamed). Each
+        entry's tokens and delta are those ``catalog diff`` gives for the version
+        before and the entry's: counted with ``counter``, by default the entry's
+        version's tokenizer.
         """
         if part is None and kind is None:
             raise UsageError("name a part, or a kind of parts", hint="e.g. --kind reminder")

@@ -33,7 +33,7 @@ from catalog.io.loader import merged_manifest, read_body, read_manifest
 if TYPE_CHECKING:
     from catalog.engine.catalog import Catalog
     from catalog.io.catalog_path import VersionRef
-    from catalog.schema.manifest import PartDecl
+    from catalog.schema.manifest import Manifest, PartDecl
 
 __all__ = ["Bodies", "HistoryIndex", "PartRecord", "Rename", "Run", "build_index"]
 
@@ -213,21 +213,24 @@ class _Builder:
         self.records: list[PartRecord] = []
         self.runs: list[Run] = []
         self._numbers: dict[_RecordKey, int] = {}
-        # A parts file's records are the same objects in every version naming it.
-        self._seen_decls: dict[int, tuple[PartDecl, int]] = {}
+        # A parts file's records are the same objects in every version naming it; the
+        # defaults of their kind (as JSON) may differ between versions.
+        self._seen_decls: dict[tuple[int, str], tuple[PartDecl, int]] = {}
         self._open: dict[str, tuple[int, int]] = {}  # id -> (record, start)
 
-    def number(self, decl: PartDecl, version: int) -> int:
-        """The record number of ``decl``, a new record when first met."""
-        known = self._seen_decls.get(id(decl))
+    def number(self, decl: PartDecl, version: int, manifest: Manifest, defaults: str) -> int:
+        """The record number of ``decl`` of ``manifest`` (version ``version``), with the
+        ``[defaults]`` of its kind (``defaults``: their JSON) applied as compiling
+        applies them; a new record when first met."""
+        known = self._seen_decls.get((id(decl), defaults))
         if known is not None and known[0] is decl:
             return known[1]
-        key = _record_key(decl)
+        key = _record_key(manifest.with_defaults(decl))
         number = self._numbers.get(key)
         if number is None:
             number = self._numbers[key] = len(self.records)
             self.records.append(PartRecord(*key, seen=version))
-        self._seen_decls[id(decl)] = (decl, number)
+        self._seen_decls[id(decl), defaults] = (decl, number)
         return number
 
     def version(self, index: int, current: Mapping[str, int]) -> None:
@@ -264,7 +267,11 @@ def build_index(name: str, key: str, refs: Sequence[VersionRef], bodies: Bodies)
     for index, ref in enumerate(refs):
         manifest = merged_manifest(read_manifest(ref.where))
         tokenizers.append(manifest.catalog.tokenizer)
-        current = {decl.id: builder.number(decl, index) for decl in manifest.part}
+        defaults = {kind: d.model_dump_json() for kind, d in manifest.defaults.items()}
+        current = {
+            decl.id: builder.number(decl, index, manifest, defaults.get(decl.kind, ""))
+            for decl in manifest.part
+        }
         if index:
             renames.extend(_renames(index, before, current, builder.records, bodies))
             gone = _moved(before, current, builder.records)
