@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 
+from catalog.changes import diff
 from catalog.changes.history import CatalogHistory, open_history
 from catalog.errors import NotFoundError, UsageError
+from catalog.io.catalog_path import CatalogPath
 from tests.conftest import write_catalog
 
 INTRO_1 = "Hello.\nBe brief.\nUse tools.\n"
@@ -296,22 +298,30 @@ def test_a_tampered_body_is_an_error_naming_it(tmp_path: Path) -> None:
         open_history("t", paths=[tmp_path], cache=False).blame("p")
 
 
-def test_the_bundled_catalog_agrees_with_diff() -> None:
-    from catalog import load
-    from catalog.changes import diff
-
-    history = open_history("coding-agent")
-    versions = history.versions
-    for old, new in itertools.pairwise(versions):
-        result = diff(load("coding-agent", f"=={old}"), load("coding-agent", f"=={new}"))
+def assert_log_agrees_with_diff(history: CatalogHistory, store: CatalogPath) -> int:
+    """Between each two versions, the log of every kind says of each part what
+    ``catalog diff`` says: its change (class), new tokens and delta; returns how many
+    changes were compared."""
+    compared = 0
+    refs = store.versions(history.name)
+    for old, new in itertools.pairwise(refs):
+        result = diff(old.load(), new.load())
         expected = {
             (p.id, p.status if p.status in ("added", "removed", "renamed") else p.change,
-             p.new_tokens, p.token_delta)
+             p.old_id, p.new_tokens, p.token_delta)
             for p in result.changes
         }  # fmt: skip
         logged = {
-            (e.id, e.change, e.tokens, e.delta)
+            (e.id, e.change, e.old_id, e.tokens, e.delta)
             for kind in ("system", "tool", "agent", "reminder")
-            for e in history.log(kind=kind, versions=f"=={new}").entries
+            for e in history.log(kind=kind, versions=f"=={new.version}").entries
         }
-        assert logged == expected, new
+        assert logged == expected, new.version
+        compared += len(expected)
+    return compared
+
+
+@pytest.mark.parametrize("name", ["coding-agent", "dispatch", "moltis", "opal", "pi"])
+def test_the_bundled_catalogs_agree_with_diff(name: str) -> None:
+    store = CatalogPath(use_env=False)
+    assert assert_log_agrees_with_diff(open_history(name, store=store), store) > 0

@@ -1,10 +1,13 @@
-"""``log``, ``blame`` and ``grep`` agree with what git says about the same history.
+"""``log``, ``blame`` and ``grep`` agree with what git (and ``log`` with ``diff``) says
+about the same history.
 
 Each history (the nine fixture releases, a synthetic messy history, a
 hand-written one) is also written as a git repository whose commits are the
 versions, one file ``<id>.md`` per part holding its body, built from the
 versions loaded by the ordinary loader. Then:
 
+* between each two versions, ``log`` says of every part what ``catalog diff``
+  of the two versions says (change class, old id, tokens and delta);
 * the versions where a part's file changed (``git log --no-renames``) are
   those where ``log`` reports a body change, an addition, a removal or a
   rename of it; renames with the same body are followed like
@@ -34,7 +37,7 @@ from catalog.importers.piebald import import_releases, read_history
 from catalog.io.catalog_path import CatalogPath
 from tests.messy_history import build_messy_history, history_from_folders
 from tests.synthetic_history import fast_import, fast_import_commit, fast_import_data
-from tests.test_history import STORY, write_history
+from tests.test_history import STORY, assert_log_agrees_with_diff, write_history
 
 GIT_ENV = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
 BODY_CHANGES = {"added", "removed", "renamed", "prose", "whitespace", "placeholders"}
@@ -255,12 +258,15 @@ def test_where_blame_and_git_blame_differ(tmp_path: Path) -> None:
     assert check_blame(history, repo, "1.3.0", ["p"]) >= 1
 
 
-def test_a_synthetic_messy_history_agrees_with_git(tmp_path: Path) -> None:
+def test_a_synthetic_messy_history_agrees_with_git_and_diff(tmp_path: Path) -> None:
     upstream = tmp_path / "upstream"
     build_messy_history(upstream, releases=18, max_parts=120, seed=5)
     import_releases(read_history(upstream), name="syn", out=tmp_path / "out")
     store = CatalogPath([tmp_path / "out"], use_env=False)
     history = open_history("syn", store=store, cache=False)
+    assert assert_log_agrees_with_diff(history, store) > 100
+    changes = {entry.change for entry in every_entry(history)}
+    assert {"renamed", "whitespace", "placeholders", "metadata", "prose"} <= changes
     repo = GitHistory(tmp_path / "git", store, "syn")
     assert check_log(history, repo) > 100
     assert check_follow(history, repo) >= 1
@@ -272,7 +278,9 @@ def test_a_synthetic_messy_history_agrees_with_git(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_the_fixture_releases_agree_with_git(claude_code_releases: Path, tmp_path: Path) -> None:
+def test_the_fixture_releases_agree_with_git_and_diff(
+    claude_code_releases: Path, tmp_path: Path
+) -> None:
     upstream = tmp_path / "upstream"
     history_from_folders(upstream, claude_code_releases.iterdir())
     with pytest.MonkeyPatch.context() as patch:
@@ -281,6 +289,7 @@ def test_the_fixture_releases_agree_with_git(claude_code_releases: Path, tmp_pat
         import_releases(read_history(upstream), name="claude-code", out=tmp_path / "out")
     store = CatalogPath([tmp_path / "out"], use_env=False)
     history = open_history("claude-code", store=store, cache=False)
+    assert assert_log_agrees_with_diff(history, store) > 1000
     repo = GitHistory(tmp_path / "git", store, "claude-code")
     assert check_log(history, repo) > 700
     assert check_follow(history, repo) >= 10
