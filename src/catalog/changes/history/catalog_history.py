@@ -216,8 +216,13 @@ class CatalogHistory:
                 raise self._unknown(part)
             chosen = max(found, key=lambda lin: max(s.end for s in lin.stretches if s.id == part))
             chosen_ones: Sequence[Lineage] = [chosen]
-        else:
-            chosen_ones = self.lineages
+        else:  # the parts that are of that kind in some version
+            records = self.index.records
+            chosen_ones = [
+                lineage
+                for lineage in self.lineages
+                if any(records[run.record].kind == kind for run in lineage.runs())
+            ]
         tokens = self._tokens(counter)
         entries = [
             item
