@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import tomli_w
 
 from catalog.changes import diff
 from catalog.changes.history import CatalogHistory, open_history
 from catalog.errors import NotFoundError, UsageError
 from catalog.io.catalog_path import CatalogPath
-from tests.conftest import write_catalog
+from tests.conftest import sha, write_catalog
 
 INTRO_1 = "Hello.\nBe brief.\nUse tools.\n"
 INTRO_2 = "Hello.\nBe  brief.\nUse tools.\n"  # whitespace only
@@ -283,6 +284,30 @@ def test_what_cannot_be_answered_says_why(story: CatalogHistory, tmp_path: Path)
         open_history("nothing", paths=[tmp_path])
     with pytest.raises(NotFoundError, match="not a catalog name"):
         open_history("../story", paths=[tmp_path])
+
+
+def test_an_overlay_takes_its_bodies_from_its_base(tmp_path: Path) -> None:
+    write_history(tmp_path, {"1.0.0": [part("x", "Base one.\nKept.\n", 10, 4)],
+                             "2.0.0": [part("x", "Base two.\nKept.\n", 10, 4)]}, "up")  # fmt: skip
+    for version, base, body in (("1.0.0", "1.0.0", "Base one.\nKept.\n"),
+                                ("1.1.0", "2.0.0", "Base two.\nKept.\n")):  # fmt: skip
+        folder = tmp_path / "ov" / version
+        folder.mkdir(parents=True)
+        manifest = {
+            "catalog": {"name": "ov", "version": version, "base": f"up@=={base}"},
+            "part": [{"id": "x", "from": "x", "order": 10, "tokens": 4, "sha256": sha(body)}],
+        }
+        (folder / "catalog.toml").write_text(tomli_w.dumps(manifest), encoding="utf-8")
+    history = open_history("ov", paths=[tmp_path], cache=False)
+    assert rows(history, "x") == [
+        ("1.0.0", "added", "x", None, 4, 4, None),
+        ("1.1.0", "prose", "x", None, 4, 0, "prose"),
+    ]
+    assert [(b.text, b.version) for b in history.blame("x").lines] == [
+        ("Base two.", "1.1.0"),
+        ("Kept.", "1.0.0"),
+    ]
+    assert history.body("x", "1.0.0") == "Base one.\nKept.\n"
 
 
 def test_a_tampered_body_is_an_error_naming_it(tmp_path: Path) -> None:

@@ -137,27 +137,31 @@ class CatalogHistory:
             else f"`catalog show {self.name}` lists the parts of its newest version",
         )
 
-    def _lineage_at(self, part: str, version: int) -> Lineage:
-        """The lineage holding ``part`` in version ``version``."""
-        for lineage in self.lineages:
-            if lineage.holds(part, version):
-                return lineage
+    def _absent(self, part: str, version: int) -> NotFoundError:
+        """The error for ``part`` asked of version ``version``, which lacks it."""
         runs = self.index.runs_of(part)
         if not runs:
-            raise self._unknown(part)
+            return self._unknown(part)
         held = f"{self.versions[runs[0].start]} to {self.versions[runs[-1].end - 1]}"
-        raise NotFoundError(
+        return NotFoundError(
             f"{self.name} {self.versions[version]} has no part {part!r}",
             hint=f"{part!r} is in versions from {held}; `catalog log {self.name} {part}` "
             "says when it was there",
         )
 
+    def _lineage_at(self, part: str, version: int) -> Lineage:
+        """The lineage holding ``part`` in version ``version``."""
+        for lineage in self.lineages:
+            if lineage.holds(part, version):
+                return lineage
+        raise self._absent(part, version)
+
     def body(self, part: str, version: str | None = None) -> str:
         """The body of ``part`` in the newest version ``version`` selects."""
-        found = self.index.record_at(part, self._version(version))
+        at = self._version(version)
+        found = self.index.record_at(part, at)
         if found is None:
-            self._lineage_at(part, self._version(version))  # raises, saying where it is
-            raise AssertionError  # pragma: no cover - _lineage_at raised
+            raise self._absent(part, at)
         return self._bodies.text(found)
 
     def parts(self, version: str | None = None) -> list[str]:
