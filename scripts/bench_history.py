@@ -11,7 +11,8 @@ there (``--fixtures``), then for each store prints:
   distinct bodies, the time to build it (once, from the manifests) and the size
   of its cache file;
 * each command as a whole process (``python -m catalog ...``), the cache built:
-  the best and the median wall time of ``--repeat`` runs, and the peak memory
+  the best and the median wall time of ``--repeat`` runs, the best CPU time
+  (user and system: what a busy machine disturbs least), and the peak memory
   (the resident set's high-water mark, from ``/proc``: Linux) of one run;
   first, importing the command line alone, for the cost of starting Python and
   the package.
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -75,23 +77,29 @@ def _imported(out: Path, name: str, make_repo: Callable[[Path], object]) -> None
     print(f"imported {name} in {time.perf_counter() - start:.1f} s", flush=True)
 
 
-def _run(args: list[str]) -> tuple[float, str]:
+def _run(args: list[str]) -> tuple[float, float, str]:
+    """Run ``args``: its wall time, its CPU time (user and system) and its stderr."""
     env = {**os.environ, **_GIT_ENV, "PYTHONPATH": str(ROOT / "src")}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(args, capture_output=True, text=True, env=env, check=False)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(args)} failed:\n{done.stderr}")
-    return elapsed, done.stderr
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return elapsed, cpu, done.stderr
 
 
 def _bench(label: str, argv: list[str], repeat: int, command: list[str] | None = None) -> None:
     command = command or [sys.executable, "-m", "catalog", *argv]
-    times = sorted(_run(command)[0] for _ in range(repeat))
-    _, err = _run([sys.executable, "-c", _MEASURED, *argv])
+    runs = [_run(command) for _ in range(repeat)]
+    wall = sorted(run[0] for run in runs)
+    cpu = sorted(run[1] for run in runs)
+    *_, err = _run([sys.executable, "-c", _MEASURED, *argv])
     peak = next(int(line.split()[1]) for line in err.splitlines() if line.startswith("maxrss"))
-    print(f"  {label:<44} best {times[0]:.2f} s  median {statistics.median(times):.2f} s"
-          f"  peak {peak / 1024:.0f} MiB")  # fmt: skip
+    print(f"  {label:<46} wall {wall[0]:.2f} s (median {statistics.median(wall):.2f})"
+          f"  cpu {cpu[0]:.2f} s  peak {peak / 1024:.0f} MiB")  # fmt: skip
 
 
 def bench_store(out: Path, name: str, text: str, repeat: int) -> None:
