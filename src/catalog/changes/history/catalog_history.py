@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, get_args
 
 from catalog.changes.history._blame import blame_lines
 from catalog.changes.history._grep import grep_lineages
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = ["KINDS", "CatalogHistory", "open_history"]
 
-KINDS: tuple[PartKind, ...] = ("system", "tool", "agent", "reminder")
+KINDS: tuple[str, ...] = get_args(PartKind)
 """The part kinds ``log`` and ``grep`` can keep to."""
 
 
@@ -101,7 +101,7 @@ class CatalogHistory:
                 steps.setdefault(part_id, set()).add(step)
         return {part_id: frozenset(found) for part_id, found in steps.items()}
 
-    def chosen(self, spec: str | None) -> list[int]:
+    def selected(self, spec: str | None) -> list[int]:
         """The indexes of the versions ``spec`` (a PEP 440 specifier, ``1.0.0`` meaning
         ``==1.0.0``) selects, oldest first; all of them for None. None selected is a
         :class:`~catalog.errors.NotFoundError` listing the versions there are."""
@@ -124,7 +124,7 @@ class CatalogHistory:
         """The index of the newest version ``spec`` selects (None: the newest final one,
         as loading by name chooses)."""
         if spec is not None:
-            return self.chosen(spec)[-1]
+            return self.selected(spec)[-1]
         finals = [i for i, v in enumerate(self._parsed) if not v.is_prerelease]
         return (finals or [len(self.versions) - 1])[-1]
 
@@ -233,7 +233,7 @@ class CatalogHistory:
             for lineage in chosen_ones
             for item in lineage_log(self.index, lineage, self._bodies, self._moved, tokens)
         ]
-        keep = set(self.chosen(versions))
+        keep = set(self.selected(versions))
         kept: list[tuple[int, LogEntry]] = sorted(
             (
                 (step, entry)
@@ -276,7 +276,7 @@ class CatalogHistory:
         characters within a line (see :mod:`.textquery`)."""
         _check_kind(kind)
         query = TextQuery(text, pattern=pattern, ignore_case=ignore_case)
-        searched = self.chosen(versions)
+        searched = self.selected(versions)
         matches = grep_lineages(self.index, self.lineages, self._bodies, query, searched, kind)
         return GrepResult(
             catalog=self.name,
