@@ -6,9 +6,9 @@ returns an immutable :class:`CatalogDiff`: parts added, removed, renamed
 changed (text with a unified diff, order, condition, agents, stability, slot
 and the other manifest keys), each change classified (:data:`ChangeClass`:
 prose, whitespace only, placeholders only, assembly keys, metadata only),
-parts moved (their place among the parts both versions
-share changed; see :func:`_moved` for which of two swapped parts), token deltas
-per part and in total, and the changes to the catalog's settings, variables
+parts moved (their place among the parts both versions share changed; see
+:func:`~catalog.changes.classify.moved_parts` for which of two swapped parts),
+token deltas per part and in total, and the changes to the catalog's settings, variables
 and sub-agents. Given a context, it also assembles both versions and diffs
 the two prompts.
 

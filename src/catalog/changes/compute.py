@@ -8,7 +8,14 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
-from catalog.changes.classify import ASSEMBLY_KEYS, ChangeClass, find_renames, text_class
+from catalog.changes.classify import (
+    ASSEMBLY_KEYS,
+    PART_KEYS,
+    ChangeClass,
+    find_renames,
+    moved_parts,
+    text_class,
+)
 from catalog.schema.context import Context, coerce_context
 from catalog.schema.manifest import MAIN_AGENT, AgentDecl, Manifest, PartDecl, VariableDecl
 from catalog.tokens import TokenCounter, get_counter
@@ -38,24 +45,6 @@ JSON_SCHEMA_VERSION = 2
 
 Status = Literal["added", "removed", "changed", "renamed", "unchanged"]
 
-# Manifest keys compared for a part, in report order (body, sha256 and tokens
-# are covered by the text comparison).
-_PART_KEYS = (
-    "kind",
-    "name",
-    "order",
-    "when",
-    "agents",
-    "stability",
-    "slot",
-    "template",
-    "required",
-    "priority",
-    "description",
-    "file",
-    "reference_tokens",
-    "meta",
-)
 _CATALOG_KEYS = (
     "name", "summary", "tokenizer", "separator", "token_budget", "base", "reference_counter"
 )  # fmt: skip
@@ -400,48 +389,10 @@ def _items(
 
 
 def _moved(old: Catalog, new: Catalog) -> set[str]:
-    """Ids of the shared parts to take out so that the rest keep their relative order.
-
-    The parts kept are a heaviest common subsequence of the two orders, a
-    part whose ``order`` value is unchanged weighing 3 and a renumbered one 2:
-    the parts an author renumbered are the ones called moved, not the
-    neighbours they jumped over. Each id appears once on each side, so this is
-    a heaviest increasing subsequence of new positions taken in old order:
-    O(n log n), and O(n) when nothing moved (the usual case).
-    """
-    before_orders = {p.id: p.decl.order for p in old.parts}
-    after_orders = {p.id: p.decl.order for p in new.parts}
-    before = [i for i in before_orders if i in after_orders]
-    after = [i for i in after_orders if i in before_orders]
-    if before == after:
-        return set()
-    position = {part_id: index for index, part_id in enumerate(after)}
-    sequence = [position[i] for i in before]
-    weight = [2 + (before_orders[i] == after_orders[i]) for i in before]
-    # best[k]: the heaviest chain ending at a new position <= k (Fenwick tree of maxima).
-    size = len(sequence)
-    tree = [(0, -1)] * (size + 1)
-    chain_end: list[tuple[int, int]] = []
-    for index, value in enumerate(sequence):
-        best, previous = 0, -1
-        k = value  # prefix of positions < value
-        while k > 0:
-            if tree[k][0] > best:
-                best, previous = tree[k]
-            k -= k & -k
-        total = best + weight[index]
-        chain_end.append((total, previous))
-        k = value + 1
-        while k <= size:
-            if total > tree[k][0]:
-                tree[k] = (total, index)
-            k += k & -k
-    kept: set[str] = set()
-    index = max(range(size), key=lambda i: (chain_end[i][0], -i))
-    while index >= 0:
-        kept.add(before[index])
-        index = chain_end[index][1]
-    return set(before) - kept
+    """Ids of the shared parts that moved (:func:`~catalog.changes.classify.moved_parts`)."""
+    return moved_parts(
+        [(p.id, p.decl.order) for p in old.parts], [(p.id, p.decl.order) for p in new.parts]
+    )
 
 
 def lines(text: str) -> list[str]:
@@ -499,7 +450,7 @@ def _part_diffs(old: Catalog, new: Catalog, count: TokenCounter) -> tuple[PartDi
         status: Status = "added" if a is None else "removed" if b is None else "unchanged"
         change: ChangeClass | None = None
         if a is not None and b is not None:
-            fields = _fields(a.decl, b.decl, _PART_KEYS)
+            fields = _fields(a.decl, b.decl, PART_KEYS)
             change = text_class(a.body, b.body)
             # A rename's class is its text's: its id, file and name change by definition.
             if change is None and not rename:

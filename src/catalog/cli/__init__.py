@@ -13,8 +13,8 @@ one-line help alone. The global options ``--path``, ``--format`` and
 ``--color`` are accepted before the command name as well as after it.
 
 Exit codes (docs/cli.md): 0 success; 1 problems found (``validate``, a
-differing ``diff``, a failed ``verify``, ``stamp --check``); 2 bad usage or
-bad input.
+differing ``diff``, a failed ``verify``, ``stamp --check``, a ``grep`` that
+matches nothing); 2 bad usage or bad input.
 """
 
 from __future__ import annotations
@@ -43,6 +43,9 @@ COMMANDS: dict[str, str] = {
     "tokens": "per-part token table of an assembled prompt",
     "variables": "list a catalog's variables and template bindings",
     "diff": "compare two catalog versions (parts, conditions, order, tokens)",
+    "log": "every version where a part was added, changed, renamed or removed",
+    "blame": "each line of a part with the version that introduced it",
+    "grep": "which parts say a text, from which version to which",
     "lock": "write a lock file: exact version, part hashes, prompt fingerprints",
     "verify": "check the installed catalog against a lock file",
     "validate": "check catalogs: manifests, names, hashes, token estimates, cache order",
@@ -68,7 +71,7 @@ global options (before or after the command):
 exit status:
   0  success (diff: identical)
   1  problems found (validate, stamp --check), catalogs differ (diff), the
-     installed catalog does not match the lock (verify)
+     installed catalog does not match the lock (verify), no part matches (grep)
   2  bad usage or bad input (unknown command, catalog or version, malformed
      manifest, context or lock file, a typo in a condition...)
 

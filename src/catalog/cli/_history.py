@@ -1,0 +1,40 @@
+"""What ``catalog log``, ``blame`` and ``grep`` share: the catalog they are asked about."""
+
+from __future__ import annotations
+
+import argparse
+
+from catalog.changes.history import CatalogHistory, open_history
+from catalog.cli._common import make_store
+from catalog.errors import UsageError
+from catalog.io.catalog_path import is_folder_ref, parse_ref
+
+__all__ = ["add_versions", "history_of"]
+
+
+def add_versions(parser: argparse.ArgumentParser, what: str) -> None:
+    """Add ``--versions SPEC``: which versions ``what``."""
+    parser.add_argument(
+        "--versions",
+        metavar="SPEC",
+        help=f"a PEP 440 specifier: {what} (e.g. '>=2.1', '!=2.1.39'; default all)",
+    )
+
+
+def history_of(
+    args: argparse.Namespace, ref: str, *, spec: bool
+) -> tuple[CatalogHistory, str | None]:
+    """The history of the catalog ``ref`` names (``NAME``, or ``NAME@SPEC`` when ``spec``),
+    and the specifier given with it."""
+    if is_folder_ref(ref):
+        raise UsageError(
+            f"{ref!r} is a folder: the history is asked of a catalog by its name",
+            hint="give the catalog's name, and the folder holding it with --path",
+        )
+    name, given = parse_ref(ref)
+    if given is not None and not spec:
+        raise UsageError(
+            f"{ref!r}: this command looks at every version of a catalog",
+            hint=f"give the name alone; choose versions with --versions {given!r}",
+        )
+    return open_history(name, store=make_store(args)), given

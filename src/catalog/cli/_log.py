@@ -1,0 +1,63 @@
+"""``catalog log NAME PART``: every version where a part was added, changed, renamed
+or removed."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from catalog.changes.history import KINDS, LogEntry
+from catalog.cli._common import EXIT_OK, add_counter, add_format, emit_json
+from catalog.cli._history import add_versions, history_of
+from catalog.errors import UsageError
+from catalog.lang.visible import visible_line
+
+__all__ = ["register", "run"]
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    """Add the ``log`` command."""
+    parser.description = (
+        "Every version where PART was added, changed, renamed or removed, oldest first, "
+        "following its renames as `catalog diff` pairs them; each with the change as diff "
+        "classifies it (prose, whitespace, placeholders, assembly, metadata; added, renamed, "
+        "removed), its tokens and their delta. With --kind, every part of that kind together."
+    )
+    parser.add_argument("name", metavar="NAME", help="a catalog name")
+    parser.add_argument("part", metavar="PART", nargs="?", help="a part id (any version's)")
+    parser.add_argument("--kind", choices=KINDS, help="log every part of this kind")
+    add_versions(parser, "list the changes made in these versions")
+    add_counter(parser)
+    add_format(parser, "json")
+    parser.set_defaults(func=run)
+
+
+def _line(entry: LogEntry, *, with_id: bool) -> str:
+    renamed = ""
+    if entry.old_id is not None:
+        renamed = f"from {entry.old_id}" + (f" ({entry.text})" if entry.text else "")
+    what = f"{entry.change:<13} {entry.id} {renamed}" if with_id else f"{entry.change} {renamed}"
+    delta = f"{entry.delta:+d}" if entry.delta else "0"
+    return f"{entry.version:<12} {entry.tokens:>7} {delta:>7}  {what}".rstrip()
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the log; exit 0."""
+    if args.part is None and args.kind is None:
+        raise UsageError("name a PART, or a --kind of parts", hint="e.g. --kind reminder")
+    history, _ = history_of(args, args.name, spec=False)
+    found = history.log(args.part, kind=args.kind, versions=args.versions, counter=args.counter)
+    if args.format == "json":
+        emit_json(found.to_dict())
+        return EXIT_OK
+    what = args.part if args.part is not None else f"every part of kind {args.kind}"
+    if args.part is not None and args.kind is not None:
+        what += f" while of kind {args.kind}"
+    count = len(found.entries)
+    lines = [f"{history.name}: {what}: {count} change{'' if count == 1 else 's'}"]
+    if count:
+        part = " " * 8 + "part" if args.part is None else ""
+        lines.append(f"{'version':<12} {'tokens':>7} {'delta':>7}  change{part}")
+    lines.extend(_line(entry, with_id=args.part is None) for entry in found.entries)
+    sys.stdout.write("".join(visible_line(line) + "\n" for line in lines))
+    return EXIT_OK
