@@ -30,7 +30,7 @@ from catalog.changes.render import (
 )
 from catalog.errors import UsageError
 from catalog.server.deps import State
-from catalog.server.guards import framed_policy
+from catalog.server.headers import framed_policy
 from catalog.server.library import describe
 from catalog.server.state import ServerState
 
