@@ -430,6 +430,9 @@ def test_one_catalog_with_two_folders_of_a_version_leaves_the_others_listed(
     assert "folders '1.0' and '1.0.0' hold the same version" in problem["message"]
     assert problem["hint"] == "remove or rename one of the two folders"
     assert str(catalogs) not in response.text
+    home = client.get("/")
+    assert home.status_code == 200
+    assert "hold the same version" in home.text and 'href="/catalogs/demo/2.0.0"' in home.text
     _error(client.get("/api/catalogs/twice"), 400)
 
 
@@ -479,9 +482,9 @@ def test_pages_render(client: TestClient) -> None:
     assert catalog_page.count("<circle") == 2  # one point per version in the chart
     assert "2.0.0: 33 tokens" in catalog_page
     version = client.get("/catalogs/demo/2.0.0").text
-    assert version.count('<rect width="100.0"') == 2  # the bars of the two largest parts
+    assert version.count('class="value" width="100.0"') == 2  # the bars of the two largest parts
     assert 'data-tool="Bash"' in client.get("/playground?catalog=demo").text
-    assert "id=template" in client.get("/editor").text
+    assert 'id="template"' in client.get("/editor").text
     assert client.get("/static/app.js").headers["content-type"].startswith("text/javascript")
     assert client.get("/static/../app.py").status_code == 404
 
@@ -501,7 +504,7 @@ def test_the_chart_draws_reference_figures_where_parts_carry_them(
     page = client.get("/catalogs/counted").text
     assert page.count("<circle") == 3
     assert "1.0.0: 4 tokens, reference 30" in page  # two bodies of 10 characters, 2 each
-    assert page.count("<polyline class=reference") == 1
+    assert page.count('<polyline class="reference"') == 1
 
 
 def test_diff_page_reads_like_a_review(client: TestClient) -> None:

@@ -80,3 +80,45 @@ def test_bundled_catalog_loads_from_the_zipped_wheel(wheel: Path, tmp_path: Path
     here = catalog.load("coding-agent", "==1.0.0")  # the same release from the source tree
     assert int(parts) == len(here.parts)
     assert fingerprint == here.assemble({"tools": ["Bash"]}).fingerprint
+
+
+def test_wheel_carries_the_pages_templates_and_static_files(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    pages = {"base.html", "_macros.html", "home.html", "catalog.html", "version.html",
+             "playground.html", "diff.html", "editor.html"}  # fmt: skip
+    assert {f"catalog/server/templates/{name}" for name in pages} <= names
+    assert {"catalog/server/static/app.js", "catalog/server/static/style.css"} <= names
+
+
+def test_the_pages_render_from_the_zipped_wheel(wheel: Path, tmp_path: Path) -> None:
+    """The templates and static files are read from inside the zip, as installed."""
+    pytest.importorskip("fastapi")
+    pytest.importorskip("jinja2")
+    script = (
+        "import catalog, sys\n"
+        "assert catalog.__file__.startswith(sys.argv[1]), catalog.__file__\n"
+        "from fastapi.testclient import TestClient\n"
+        "from catalog.server.app import create_app\n"
+        "from catalog.server.state import ServerSettings\n"
+        "app = create_app(ServerSettings(store_url='sqlite://'))\n"
+        "with TestClient(app, base_url='http://127.0.0.1') as client:\n"
+        "    for path in ('/', '/catalogs/pi/1.0.0', '/editor', '/static/app.js'):\n"
+        "        answer = client.get(path)\n"
+        "        print(path, answer.status_code, 'prompt-catalog' in answer.text)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(wheel)}
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(wheel)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "/ 200 True",
+        "/catalogs/pi/1.0.0 200 True",
+        "/editor 200 True",
+        "/static/app.js 200 True",
+    ]
