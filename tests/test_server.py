@@ -437,39 +437,24 @@ def test_one_catalog_with_two_folders_of_a_version_leaves_the_others_listed(
 
 
 def test_sources_are_told_by_kind_never_by_folder(
-    client: TestClient, catalogs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    catalogs: Path, tmp_path: Path, vendor_entry_point: Path
 ) -> None:
-    from catalog.io import catalog_path
-
-    site = tmp_path / "site"
-    write_catalog(
-        site / "vendor_prompts", "vendor-agent", "0.3.0", parts=[{"id": "a", "body": "A."}]
+    settings = ServerSettings(
+        paths=(str(catalogs),), store_url=f"sqlite:///{tmp_path / 'p.sqlite'}"
     )
-    (site / "vendor_prompts" / "__init__.py").write_text("")
-    info = site / "vendor_prompts-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: vendor-prompts\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[catalog.catalogs]\nvendor = vendor_prompts\n")
-    monkeypatch.syspath_prepend(str(site))
-    catalog_path._entry_point_sources.cache_clear()
-    try:
-        settings = ServerSettings(
-            paths=(str(catalogs),), store_url=f"sqlite:///{tmp_path / 'p.sqlite'}"
-        )
-        for served in _client(settings):
-            for name, version, kind in (
-                ("demo", "1.0.0", "path"),
-                ("pi", "1.0.0", "bundled"),
-                ("vendor-agent", "0.3.0", "entry point"),
-            ):
-                shown = served.get(f"/api/catalogs/{name}/{version}")
-                assert shown.json()["source"] == kind
-                rows = served.get(f"/api/catalogs/{name}")
-                assert {row["source"] for row in rows.json()["versions"]} == {kind}
-                for answer in (shown, rows):
-                    assert str(catalogs) not in answer.text and str(site) not in answer.text
-    finally:
-        catalog_path._entry_point_sources.cache_clear()
+    for served in _client(settings):
+        for name, version, kind in (
+            ("demo", "1.0.0", "path"),
+            ("pi", "1.0.0", "bundled"),
+            ("vendor-agent", "0.3.0", "entry point"),
+        ):
+            shown = served.get(f"/api/catalogs/{name}/{version}")
+            assert shown.json()["source"] == kind
+            rows = served.get(f"/api/catalogs/{name}")
+            assert {row["source"] for row in rows.json()["versions"]} == {kind}
+            for answer in (shown, rows):
+                assert str(catalogs) not in answer.text
+                assert str(vendor_entry_point) not in answer.text
 
 
 # -- pages

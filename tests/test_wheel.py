@@ -40,6 +40,20 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return found
 
 
+def _run_from(wheel: Path, script: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``script`` run by this interpreter with the wheel (a zip) first on its path, given
+    the wheel's path as its argument."""
+    env = {**os.environ, "PYTHONPATH": str(wheel)}
+    return subprocess.run(
+        [sys.executable, "-c", script, str(wheel)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        cwd=cwd,
+    )
+
+
 def test_wheel_contains_catalog_data_and_typing_marker(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "catalog/py.typed" in names
@@ -62,15 +76,7 @@ def test_bundled_catalog_loads_from_the_zipped_wheel(wheel: Path, tmp_path: Path
         "print(cat.source, len(cat.parts), cat.assemble({'tools': ['Bash']}).fingerprint)\n"
         "print(cat.location)\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(wheel)}
-    result = subprocess.run(
-        [sys.executable, "-c", script, str(wheel)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-        cwd=tmp_path,
-    )
+    result = _run_from(wheel, script, tmp_path)
     assert result.returncode == 0, result.stderr
     figures, location = result.stdout.splitlines()
     source, parts, fingerprint = figures.split()
@@ -106,15 +112,7 @@ def test_the_pages_render_from_the_zipped_wheel(wheel: Path, tmp_path: Path) -> 
         "        answer = client.get(path)\n"
         "        print(path, answer.status_code, 'prompt-catalog' in answer.text)\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(wheel)}
-    result = subprocess.run(
-        [sys.executable, "-c", script, str(wheel)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-        cwd=tmp_path,
-    )
+    result = _run_from(wheel, script, tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
         "/ 200 True",
