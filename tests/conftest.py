@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import textwrap
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -153,3 +153,27 @@ def claude_code_releases(shared_fixtures: Path) -> Path:
     if not path.is_dir():
         pytest.skip("no claude-code-system-prompts fixture on this machine")
     return path
+
+
+@pytest.fixture
+def vendor_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """An installed distribution on ``sys.path`` whose entry point (group
+    ``catalog.catalogs``) ships ``vendor-agent`` 0.3.0 ("Hi from a plugin."); yields the
+    site folder."""
+    from catalog.io import catalog_path
+
+    site = tmp_path / "site"
+    package = site / "vendor_prompts"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    write_catalog(package, "vendor-agent", "0.3.0", [{"id": "hello", "body": "Hi from a plugin."}])
+    info = site / "vendor_prompts-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: vendor-prompts\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[catalog.catalogs]\nvendor = vendor_prompts\n")
+    monkeypatch.syspath_prepend(str(site))
+    catalog_path._entry_point_sources.cache_clear()
+    try:
+        yield site
+    finally:
+        catalog_path._entry_point_sources.cache_clear()

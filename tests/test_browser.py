@@ -22,8 +22,10 @@ httpx = pytest.importorskip("httpx")
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
 
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
+from tests.conftest import write_catalog  # noqa: E402
 from tests.serving import running_server, write_demo_catalogs  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -41,6 +43,7 @@ def _binary(*names: str) -> str:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("served")
     catalogs = write_demo_catalogs(folder / "catalogs")
+    write_wide_catalog(catalogs)
     args = [
         "--store",
         f"sqlite:///{folder / 'prompts.sqlite'}",
@@ -84,6 +87,32 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 @pytest.fixture
 def shots(tmp_path: Path) -> Path:
     return tmp_path
+
+
+# A part id of 90 characters, a part of one 3,000-character line, and a tool whose name
+# holds a right-to-left override: what makes a page overflow, misalign or mislead.
+LONG_ID = "a-very-long-part-identifier-" + "x" * 62
+TOOL = "Ba\u202eshx"
+
+
+def write_wide_catalog(root: Path) -> None:
+    write_catalog(root, "wide", parts=[
+        {"id": "intro", "body": "Short intro.", "order": 10},
+        {"id": LONG_ID, "body": "word " * 300, "order": 20},
+        {"id": "long-line", "body": "L" * 3000, "order": 30},
+        {"id": "tool", "kind": "tool", "name": TOOL, "body": "Run it.", "order": 40,
+         "when": f'"{TOOL}" in tools'},
+    ])  # fmt: skip
+
+
+@pytest.fixture(params=[1400, 800])
+def width(request: pytest.FixtureRequest, browser: Any) -> Iterator[int]:
+    """The browser's window this wide (then 1,400 pixels again)."""
+    browser.set_window_size(request.param, 1000)
+    try:
+        yield request.param
+    finally:
+        browser.set_window_size(1400, 1000)
 
 
 def _no_console_errors(browser: Any) -> None:
@@ -161,7 +190,9 @@ def test_pages_load_without_console_errors(browser: Any, server: str, shots: Pat
         _no_console_errors(browser)
     # The bars of the version page are drawn (SVG, not inline styles the policy refuses).
     browser.get(server + "/catalogs/demo/2.0.0")
-    widths = [bar.size["width"] for bar in browser.find_elements(By.CSS_SELECTOR, "svg.bar rect")]
+    widths = [
+        bar.size["width"] for bar in browser.find_elements(By.CSS_SELECTOR, "svg.bar rect.value")
+    ]
     assert len(widths) == 6 and max(widths) > 2 * min(widths) > 0
 
 
@@ -173,7 +204,10 @@ def test_playground_shows_an_error_answers_message(browser: Any, server: str) ->
     context.clear()
     context.send_keys('{"env": "x"}')
     error = browser.find_element(By.ID, "play-error")
-    _wait(browser, lambda _: error.text == "env: must be a table (an object), not text ('x')")
+    _wait(
+        browser,
+        lambda _: error.text == "body.context.env: must be a table (an object), not text ('x')",
+    )
     # The 400 is logged as a failed load; the page's script failed nowhere.
     entries = browser.get_log("browser")
     assert [e for e in entries if e["level"] == "SEVERE" and e["source"] != "network"] == []
@@ -217,3 +251,162 @@ def test_another_site_cannot_frame_the_pages(
     (folder / "own.html").write_text("<p id=own>framed</p>")
     assert _framed(browser, other_site, f"{base}/own.html") == f"{base}/own.html"
     assert _framed(browser, other_site, f"{server}/editor").startswith("chrome-error://")
+
+
+# -- the pages at 1,400 and at 800 pixels
+
+
+def _ready(browser: Any, url: str) -> None:
+    browser.get_log("browser")  # what earlier pages logged is theirs
+    browser.get(url)
+    _wait(browser, lambda _: browser.execute_script("return document.readyState") == "complete")
+    if "/playground" in url:
+        _wait(browser, lambda _: browser.find_element(By.ID, "total").text.isdigit())
+
+
+def _fits(browser: Any) -> None:
+    """The page is no wider than the window: nothing scrolls it sideways."""
+    inner, wide = browser.execute_script(
+        "return [window.innerWidth, document.documentElement.scrollWidth]"
+    )
+    assert wide <= inner, (browser.current_url, wide, inner)
+
+
+_PAGES = [
+    "/",
+    "/catalogs/demo",
+    "/catalogs/demo/2.0.0",
+    "/catalogs/wide/1.0.0",
+    "/playground?catalog=wide",
+    "/playground?catalog=demo",
+    "/diff?old=demo@1.0.0&new=demo@2.0.0",
+    "/editor",
+]
+
+
+def test_every_page_fits_the_window(browser: Any, server: str, width: int, shots: Path) -> None:
+    for index, path in enumerate(_PAGES):
+        _ready(browser, server + path)
+        _fits(browser)
+        browser.save_screenshot(str(shots / f"{width}-{index}.png"))
+        _no_console_errors(browser)
+
+
+def test_a_long_prompt_line_wraps_inside_its_box(browser: Any, server: str, width: int) -> None:
+    """A 3,000-character line once made the playground 1,559 pixels wide in a 1,385-pixel
+    window: it wraps inside the prompt's box now."""
+    _ready(browser, f"{server}/playground?catalog=wide")
+    prompt = browser.find_element(By.ID, "prompt")
+    assert "L" * 3000 in prompt.get_attribute("textContent")
+    inside, box = browser.execute_script(
+        "return [arguments[0].scrollWidth, arguments[0].clientWidth]", prompt
+    )
+    assert inside <= box
+    _fits(browser)
+
+
+def test_token_bars_are_proportional_and_the_largest_full(
+    browser: Any, server: str, width: int
+) -> None:
+    for path in ("/catalogs/demo/2.0.0", "/catalogs/wide/1.0.0"):
+        _ready(browser, server + path)
+        rows = browser.find_elements(By.CSS_SELECTOR, "table.parts tbody tr")
+        tokens = [int(row.find_elements(By.CSS_SELECTOR, "td.num")[1].text) for row in rows]
+        largest = max(tokens)
+        for row, count in zip(rows, tokens, strict=True):
+            track = row.find_element(By.CSS_SELECTOR, "rect.track").rect["width"]
+            value = row.find_element(By.CSS_SELECTOR, "rect.value").rect["width"]
+            assert track >= 60
+            assert value == pytest.approx(track * count / largest, abs=1), (path, count)
+        _no_console_errors(browser)
+
+
+def _columns_aligned(browser: Any, table: str) -> None:
+    """Every cell of a column starts where its header does, and no cell's text runs out
+    of its cell."""
+    lefts = browser.execute_script(
+        """
+        const table = document.querySelector(arguments[0]);
+        return [...table.rows].map((row) => [...row.cells].map((cell) => {
+          const box = cell.getBoundingClientRect();
+          return [Math.round(box.left), cell.scrollWidth <= cell.clientWidth];
+        }));
+        """,
+        table,
+    )
+    header = [left for left, _ in lefts[0]]
+    for row in lefts[1:]:
+        assert [left for left, _ in row] == header
+        assert all(fits for _, fits in row)
+
+
+def test_tables_stay_aligned_with_90_character_part_ids(
+    browser: Any, server: str, width: int, shots: Path
+) -> None:
+    _ready(browser, f"{server}/catalogs/wide/1.0.0")
+    assert LONG_ID in browser.find_element(By.CSS_SELECTOR, "table.parts").text.replace("\n", "")
+    _columns_aligned(browser, "table.parts")
+    _fits(browser)
+    _ready(browser, f"{server}/playground?catalog=wide")
+    _wait(browser, lambda _: len(browser.find_elements(By.CSS_SELECTOR, "#explain tbody tr")) == 4)
+    _columns_aligned(browser, "#explain")
+    browser.save_screenshot(str(shots / f"explain-{width}.png"))
+    _fits(browser)
+
+
+def test_hidden_characters_are_shown_in_the_playground(browser: Any, server: str) -> None:
+    """The tool's right-to-left override is shown, not obeyed, in its label and in the
+    explain table the script fills; the exact name is what the script sends back."""
+    _ready(browser, f"{server}/playground?catalog=wide")
+    label = browser.find_element(By.CSS_SELECTOR, "label.tool")
+    assert label.text == "Ba<U+202E>shx"
+    label.find_element(By.TAG_NAME, "input").click()
+
+    def explained() -> list[str]:
+        rows: list[str] = browser.execute_script(
+            "return [...document.querySelectorAll('#explain tbody tr')]"
+            ".map((row) => [...row.cells].map((cell) => cell.textContent).join(' '))"
+        )
+        return rows
+
+    # The tool is offered and no part is left out: the server got the exact name.
+    _wait(browser, lambda _: any(row.startswith("T Ba<U+202E>shx") for row in explained()))
+    assert not [row for row in explained() if row.startswith("-")]
+    assert all("\u202e" not in row for row in explained())
+    _no_console_errors(browser)
+
+
+def test_closing_the_editor_shows_the_template_and_its_preview(
+    browser: Any, server: str, width: int, shots: Path
+) -> None:
+    _ready(browser, f"{server}/editor")
+    area = browser.find_element(By.ID, "template")
+    _wait(browser, lambda _: area.get_attribute("value"))
+    saved = area.get_attribute("value")
+    area.clear()
+    area.send_keys(saved + " Then [p:cwd] again.")
+    preview = browser.find_element(By.ID, "preview")
+    _wait(browser, lambda _: preview.text.endswith("Then /home/user/project again."))
+    browser.find_element(By.ID, "close-editor").click()
+    assert not browser.find_element(By.ID, "editor").is_displayed()
+    shown = browser.find_element(By.ID, "shown-template")
+    assert shown.is_displayed() and shown.text == saved + " Then [p:cwd] again."
+    shown_preview = browser.find_element(By.ID, "shown-preview").text
+    assert shown_preview == preview.get_attribute("textContent")
+    assert shown_preview.endswith("Then /home/user/project again.")
+    assert browser.find_element(By.ID, "saved-state").text == "Edited, not saved yet."
+    browser.save_screenshot(str(shots / f"editor-closed-{width}.png"))
+    _fits(browser)
+    # Back to the template as saved: Save, close, and the page says it is the server's.
+    browser.find_element(By.ID, "open-editor").click()
+    area.clear()
+    area.send_keys(saved)
+    _wait(browser, lambda _: browser.find_element(By.ID, "shown-template").text == saved)
+    browser.find_element(By.ID, "save").click()
+    _wait(browser, lambda _: browser.find_element(By.ID, "status").text == "saved")
+    area.send_keys(Keys.ESCAPE)
+    assert not browser.find_element(By.ID, "editor").is_displayed()
+    state = browser.find_element(By.ID, "saved-state").text
+    assert state == "This is the template the server uses."
+    assert httpx.get(f"{server}/system-prompt").json() == {"template": saved}
+    _no_console_errors(browser)

@@ -159,27 +159,10 @@ def test_parse_spec_bare_version_means_exact() -> None:
     assert str(parse_spec("1.2")) == "==1.2"
 
 
-def test_entry_point_catalogs_are_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from catalog.io import catalog_path as store
-    from tests.conftest import write_catalog
-
-    site = tmp_path / "site"
-    package = site / "vendor_prompts"
-    package.mkdir(parents=True)
-    (package / "__init__.py").write_text("")
-    write_catalog(package, "vendor-agent", "0.3.0", [{"id": "hello", "body": "Hi from a plugin."}])
-    info = site / "vendor_prompts-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: vendor-prompts\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[catalog.catalogs]\nvendor = vendor_prompts\n")
-    monkeypatch.syspath_prepend(str(site))
-    store._entry_point_sources.cache_clear()
-    try:
-        cat = catalog.load("vendor-agent")
-        assert cat.assemble().text == "Hi from a plugin."
-        assert cat.source.startswith("entry point vendor")
-    finally:
-        store._entry_point_sources.cache_clear()
+def test_entry_point_catalogs_are_found(vendor_entry_point: Path) -> None:
+    cat = catalog.load("vendor-agent")
+    assert cat.assemble().text == "Hi from a plugin."
+    assert cat.source.startswith("entry point vendor")
 
 
 def _site(root: Path, folder: str, entry_points: str) -> Path:

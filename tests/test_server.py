@@ -215,14 +215,19 @@ def test_a_loopback_server_answers_only_loopback_host_names(client: TestClient) 
     ("path", "content", "status", "words"),
     [
         ("/api/assemble", b"{not json", 422, "JSON decode error"),
-        ("/api/assemble", b"{}", 422, "body.catalog: Field required"),
+        ("/api/assemble", b"{}", 422, "body.catalog: missing required key 'catalog'"),
         ("/api/assemble", b'{"catalog": "demo", "context": []}', 422, "body.context"),
         ("/api/assemble", b'{"catalog": "demo", "extra": 1}', 422, "body.extra"),
         ("/api/assemble", b"[" * 200_000, 400, "parsing the body"),
         ("/api/assemble", b'{"catalog": "nope"}', 404, "no catalog named 'nope'"),
         ("/api/assemble", b'{"catalog": "../etc"}', 404, "not a catalog name"),
         ("/api/assemble", b'{"catalog": "demo@>9"}', 404, "no version of 'demo'"),
-        ("/api/assemble", b'{"catalog": "demo", "context": {"tools": 3}}', 400, "tools"),
+        (
+            "/api/assemble",
+            b'{"catalog": "demo", "context": {"tools": 3}}',
+            422,
+            "body.context.tools: must be a list (an array), not a number (3)",
+        ),
         ("/api/verify", b'{"lock": "x = "}', 400, "invalid TOML"),
         ("/system-prompt", b'{"template": 5}', 422, "body.template"),
     ],
@@ -261,7 +266,7 @@ def test_size_limits(client: TestClient) -> None:
 
 def test_catalogs_versions_and_show(client: TestClient) -> None:
     listed = client.get("/api/catalogs").json()["catalogs"]
-    assert {"name": "demo", "versions": ["1.0.0", "2.0.0"]} in listed
+    assert {"name": "demo", "versions": ["1.0.0", "2.0.0"], "problem": None} in listed
     versions = client.get("/api/catalogs/demo").json()["versions"]
     # The fixture's parts count len(body) // 4 tokens each.
     assert [(v["version"], v["parts"], v["tokens"]) for v in versions] == [
@@ -327,6 +332,131 @@ def test_openapi_describes_the_routes(client: TestClient) -> None:
     assert set(paths["/system-prompt"]) == {"get", "put"}
 
 
+def test_the_openapi_description_shows_the_librarys_models(client: TestClient) -> None:
+    """The request bodies are the library's models: the context a client sends is the
+    Context of `catalog schema context`, described once under components."""
+    document = client.get("/openapi.json").json()
+    schemas = document["components"]["schemas"]
+    assert {"Context", "Environment", "ProjectFile", "SessionInfo"} <= set(schemas)
+    assert {"tools", "env", "files", "variables", "token_budget"} <= set(
+        schemas["Context"]["properties"]
+    )
+    assert schemas["Context"]["additionalProperties"] is False
+    for body in ("AssembleBody", "ConstructBody", "RebuildBody"):
+        context = schemas[body]["properties"]["context"]
+        assert context["$ref"] == "#/components/schemas/Context", body
+    assembled = document["paths"]["/api/assemble"]["post"]["requestBody"]
+    reference = assembled["content"]["application/json"]["schema"]["$ref"]
+    assert reference == "#/components/schemas/AssembleBody"
+
+
+@pytest.mark.parametrize(
+    ("context", "key", "words"),
+    [
+        ({"tools": 3}, "tools", "must be a list (an array), not a number (3)"),
+        ({"env": {"cwd": 5}}, "env.cwd", "must be text, not a number (5)"),
+        ({"token_budget": "9"}, "token_budget", "must be an integer, not text ('9')"),
+        ({"colour": 1}, "colour", "unknown key 'colour'; remove it or check its spelling"),
+        ({"project_files": [{"path": "A.md"}]}, "project_files[0].content",
+         "missing required key 'content'"),
+    ],
+)  # fmt: skip
+def test_a_bad_context_gets_the_words_a_context_file_gets(
+    client: TestClient,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    context: dict[str, Any],
+    key: str,
+    words: str,
+) -> None:
+    """The same mistake in a request's context and in a context file gets the same words;
+    the request's names the field."""
+    for path, body in (
+        ("/api/assemble", {"catalog": "demo", "context": context}),
+        ("/conversations/c", {"catalog": "tpl", "context": context}),
+        ("/conversations/c/rebuild", {"catalog": "tpl", "context": context}),
+    ):
+        method = client.post if path.endswith(("assemble", "rebuild")) else client.put
+        response = method(path, json=body)
+        assert _error(response, 422) == f"body.context.{key}: {words}"
+        error = response.json()["error"]
+        assert error["field"] == f"body.context.{key}"
+        assert "Context schema" in error["hint"]
+    written = tmp_path / "context.json"
+    written.write_text(__import__("json").dumps(context), encoding="utf-8")
+    code, _, err = run_cli(capsys, "assemble", "pi", "--context", str(written))
+    assert code == 2
+    assert f"{key}: {words}" in err
+
+
+def test_every_problem_of_a_body_is_named(client: TestClient) -> None:
+    response = client.post(
+        "/api/assemble", json={"catalog": 5, "agent": None, "context": {"tools": [1]}}
+    )
+    assert _error(response, 422) == (
+        "body.catalog: must be text, not a number (5); "
+        "body.agent: must be text, not nothing (null); "
+        "body.context.tools[0]: must be text, not a number (1)"
+    )
+    assert "no body" in _error(client.post("/api/assemble"), 422)
+
+
+def test_catalog_names_follow_the_one_rule(client: TestClient) -> None:
+    """Upper case, a path or a name over 100 characters is not a catalog name, with the
+    same words from every route."""
+    for name in ("Demo", "-demo", ".hidden", "a" * 101):
+        for response in (
+            client.get(f"/api/catalogs/{name}"),
+            client.get(f"/api/catalogs/{name}/1.0.0"),
+            client.post("/api/assemble", json={"catalog": name}),
+            client.get(f"/catalogs/{name}"),
+        ):
+            message = _error(response, 404)
+            assert "is not a catalog name (lowercase letters, digits" in message
+    assert client.get("/api/catalogs/demo").status_code == 200
+
+
+def test_one_catalog_with_two_folders_of_a_version_leaves_the_others_listed(
+    client: TestClient, catalogs: Path
+) -> None:
+    write_catalog(catalogs, "twice", "1.0", parts=[{"id": "a", "body": "A."}])
+    write_catalog(catalogs, "twice", "1.0.0", parts=[{"id": "a", "body": "A."}])
+    response = client.get("/api/catalogs")
+    assert response.status_code == 200
+    listed = {entry["name"]: entry for entry in response.json()["catalogs"]}
+    assert listed["demo"] == {"name": "demo", "versions": ["1.0.0", "2.0.0"], "problem": None}
+    assert listed["twice"]["versions"] == []
+    problem = listed["twice"]["problem"]
+    assert "folders '1.0' and '1.0.0' hold the same version" in problem["message"]
+    assert problem["hint"] == "remove or rename one of the two folders"
+    assert str(catalogs) not in response.text
+    home = client.get("/")
+    assert home.status_code == 200
+    assert "hold the same version" in home.text and 'href="/catalogs/demo/2.0.0"' in home.text
+    _error(client.get("/api/catalogs/twice"), 400)
+
+
+def test_sources_are_told_by_kind_never_by_folder(
+    catalogs: Path, tmp_path: Path, vendor_entry_point: Path
+) -> None:
+    settings = ServerSettings(
+        paths=(str(catalogs),), store_url=f"sqlite:///{tmp_path / 'p.sqlite'}"
+    )
+    for served in _client(settings):
+        for name, version, kind in (
+            ("demo", "1.0.0", "path"),
+            ("pi", "1.0.0", "bundled"),
+            ("vendor-agent", "0.3.0", "entry point"),
+        ):
+            shown = served.get(f"/api/catalogs/{name}/{version}")
+            assert shown.json()["source"] == kind
+            rows = served.get(f"/api/catalogs/{name}")
+            assert {row["source"] for row in rows.json()["versions"]} == {kind}
+            for answer in (shown, rows):
+                assert str(catalogs) not in answer.text
+                assert str(vendor_entry_point) not in answer.text
+
+
 # -- pages
 
 
@@ -337,9 +467,9 @@ def test_pages_render(client: TestClient) -> None:
     assert catalog_page.count("<circle") == 2  # one point per version in the chart
     assert "2.0.0: 33 tokens" in catalog_page
     version = client.get("/catalogs/demo/2.0.0").text
-    assert version.count('<rect width="100.0"') == 2  # the bars of the two largest parts
+    assert version.count('class="value" width="100.0"') == 2  # the bars of the two largest parts
     assert 'data-tool="Bash"' in client.get("/playground?catalog=demo").text
-    assert "id=template" in client.get("/editor").text
+    assert 'id="template"' in client.get("/editor").text
     assert client.get("/static/app.js").headers["content-type"].startswith("text/javascript")
     assert client.get("/static/../app.py").status_code == 404
 
@@ -359,7 +489,7 @@ def test_the_chart_draws_reference_figures_where_parts_carry_them(
     page = client.get("/catalogs/counted").text
     assert page.count("<circle") == 3
     assert "1.0.0: 4 tokens, reference 30" in page  # two bodies of 10 characters, 2 each
-    assert page.count("<polyline class=reference") == 1
+    assert page.count('<polyline class="reference"') == 1
 
 
 def test_diff_page_reads_like_a_review(client: TestClient) -> None:
@@ -460,3 +590,15 @@ def test_odd_bodies_never_make_a_500(client: TestClient, method: str, path: str)
 def test_odd_paths_are_a_4xx(client: TestClient, path: str) -> None:
     response = client.get(path)
     assert 400 <= response.status_code < 500, response.text
+
+
+def test_an_error_lists_every_problem_of_the_input(client: TestClient) -> None:
+    """A lock with several problems is answered with all of them, as the command line
+    lists them, not the first one alone."""
+    lock = 'lock = 1\n[catalog]\nname = "demo"\nversion = 5\n[parts]\na = "short"\n'
+    answer = client.post("/api/verify", json={"lock": lock})
+    assert answer.status_code == 400
+    message = answer.json()["error"]["message"]
+    assert "catalog.version: must be text, not a number (5)" in message
+    assert "catalog.manifest_sha256: missing required key 'manifest_sha256'" in message
+    assert "parts.a: must match the pattern" in message

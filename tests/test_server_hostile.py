@@ -25,7 +25,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 from catalog.conversations.base import MAX_PROMPT_CHARS  # noqa: E402
 from catalog.errors import UsageError  # noqa: E402
 from catalog.server.app import create_app  # noqa: E402
-from catalog.server.guards import PAGE_POLICY  # noqa: E402
+from catalog.server.headers import PAGE_POLICY  # noqa: E402
 from catalog.server.state import ServerSettings  # noqa: E402
 from catalog.tokens import MEMO_BYTES, memo_bytes  # noqa: E402
 from tests.conftest import run_cli  # noqa: E402
@@ -144,7 +144,7 @@ def test_every_error_has_one_shape(catalogs: Path, tmp_path: Path) -> None:
             (client.post("/api/assemble", content=b"{", headers=json_type), 422, "body"),
             (client.post("/api/assemble", json={"catalog": 5}), 422, "body.catalog"),
             (client.post("/api/assemble", json={"catalog": "demo", "context": {"tools": 3}}),
-             400, "body.context.tools"),
+             422, "body.context.tools"),
             (client.post("/api/assemble", json={"catalog": "nope"}), 404, None),
             (client.post("/api/assemble", content=b"[" * 200_000, headers=json_type), 400, None),
             (client.post("/api/assemble", content=b"x" * 1_100_000, headers=json_type), 413,
@@ -171,6 +171,11 @@ def test_unexpected_failures_are_a_500_that_tells_nothing(
         error = _error(response, 500)
         assert "secret" not in response.text and str(tmp_path) not in response.text
         assert "log" in error["hint"]
+        # Sent outside every middleware, the 500 carries the security headers all the same.
+        assert response.headers["content-security-policy"] == PAGE_POLICY
+        assert response.headers["x-frame-options"] == "DENY"
+        assert response.headers["x-content-type-options"] == "nosniff"
+        assert response.headers["referrer-policy"] == "same-origin"
 
 
 def test_errors_show_no_server_folder(catalogs: Path, tmp_path: Path) -> None:

@@ -40,6 +40,20 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return found
 
 
+def _run_from(wheel: Path, script: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``script`` run by this interpreter with the wheel (a zip) first on its path, given
+    the wheel's path as its argument."""
+    env = {**os.environ, "PYTHONPATH": str(wheel)}
+    return subprocess.run(
+        [sys.executable, "-c", script, str(wheel)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        cwd=cwd,
+    )
+
+
 def test_wheel_contains_catalog_data_and_typing_marker(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert "catalog/py.typed" in names
@@ -62,15 +76,7 @@ def test_bundled_catalog_loads_from_the_zipped_wheel(wheel: Path, tmp_path: Path
         "print(cat.source, len(cat.parts), cat.assemble({'tools': ['Bash']}).fingerprint)\n"
         "print(cat.location)\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(wheel)}
-    result = subprocess.run(
-        [sys.executable, "-c", script, str(wheel)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-        cwd=tmp_path,
-    )
+    result = _run_from(wheel, script, tmp_path)
     assert result.returncode == 0, result.stderr
     figures, location = result.stdout.splitlines()
     source, parts, fingerprint = figures.split()
@@ -105,3 +111,37 @@ def test_the_wheel_carries_the_documentation_for_catalog_help(wheel: Path, tmp_p
     )
     listed = catalog_help().splitlines()
     assert "cli                    The `catalog` command" in listed
+
+
+def test_wheel_carries_the_pages_templates_and_static_files(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    pages = {"base.html", "_macros.html", "home.html", "catalog.html", "version.html",
+             "playground.html", "diff.html", "editor.html"}  # fmt: skip
+    assert {f"catalog/server/templates/{name}" for name in pages} <= names
+    assert {"catalog/server/static/app.js", "catalog/server/static/style.css"} <= names
+
+
+def test_the_pages_render_from_the_zipped_wheel(wheel: Path, tmp_path: Path) -> None:
+    """The templates and static files are read from inside the zip, as installed."""
+    pytest.importorskip("fastapi")
+    pytest.importorskip("jinja2")
+    script = (
+        "import catalog, sys\n"
+        "assert catalog.__file__.startswith(sys.argv[1]), catalog.__file__\n"
+        "from fastapi.testclient import TestClient\n"
+        "from catalog.server.app import create_app\n"
+        "from catalog.server.state import ServerSettings\n"
+        "app = create_app(ServerSettings(store_url='sqlite://'))\n"
+        "with TestClient(app, base_url='http://127.0.0.1') as client:\n"
+        "    for path in ('/', '/catalogs/pi/1.0.0', '/editor', '/static/app.js'):\n"
+        "        answer = client.get(path)\n"
+        "        print(path, answer.status_code, 'prompt-catalog' in answer.text)\n"
+    )
+    result = _run_from(wheel, script, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "/ 200 True",
+        "/catalogs/pi/1.0.0 200 True",
+        "/editor 200 True",
+        "/static/app.js 200 True",
+    ]

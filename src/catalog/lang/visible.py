@@ -28,7 +28,7 @@ import re
 from functools import cache
 from typing import Final
 
-__all__ = ["hidden_runs", "json_visible", "visible", "visible_line"]
+__all__ = ["hidden_runs", "json_visible", "script_pattern", "visible", "visible_line"]
 
 _CLASS: Final = (
     "\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891"
@@ -79,6 +79,15 @@ def json_visible(document: str) -> str:
     """A JSON document (as :func:`json.dumps` writes it) with every hidden character
     inside its strings written as a ``\\uXXXX`` escape: parsed, it gives the same data."""
     return _pattern().sub(_json_escape, document)
+
+
+def script_pattern() -> str:
+    """The pattern of one hidden character for a script in a web page (a JavaScript
+    ``RegExp`` with the ``u`` flag): the rule of :func:`visible`, every character
+    outside printable ASCII written as ``\\u{XXXX}`` (a page cannot carry a surrogate)."""
+    return "".join(
+        char if " " <= char <= "~" else f"\\u{{{ord(char):X}}}" for char in _pattern().pattern
+    )
 
 
 def hidden_runs(text: str) -> list[tuple[int, str]]:

@@ -6,8 +6,11 @@ unknown keys are refused, values are not converted from one type to another,
 and every problem is reported at once, at its key path, in the words of
 someone writing the file (:class:`~catalog.errors.RecordError`). Nothing here
 reads a file: :mod:`catalog.io` reads them and places each problem at its line.
+:func:`problems` words pydantic's errors where something else ran the validation (the
+server's request bodies, validated by FastAPI), so a client reads the same words.
 """
 
 from catalog.schema._base import Items, SchemaModel, validate
+from catalog.schema._problems import problems
 
-__all__ = ["Items", "SchemaModel", "validate"]
+__all__ = ["Items", "SchemaModel", "problems", "validate"]

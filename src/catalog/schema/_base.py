@@ -102,4 +102,4 @@ def validate(model: type[_M], data: Any) -> _M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise RecordError(problems(exc, data)) from None
+        raise RecordError(problems(exc.errors(), data)) from None

@@ -10,10 +10,9 @@ member of a union is one problem that names what it could have been.
 from __future__ import annotations
 
 import sys
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from catalog.errors import CatalogError, Problem, parse_key
@@ -50,11 +49,12 @@ class _Found:
     member: str | None
 
 
-def problems(exc: ValidationError, data: object) -> list[Problem]:
-    """Every problem ``exc`` reports about ``data``, in the order pydantic found them."""
+def problems(errors: Iterable[ErrorDetails], data: object) -> list[Problem]:
+    """Every problem of ``errors`` (a ``ValidationError``'s ``errors()``, or what a web
+    framework reports from it) about ``data``, in the order pydantic found them."""
     ordered: list[Problem | Loc] = []
     unions: dict[Loc, list[_Found]] = {}
-    for error in exc.errors():
+    for error in errors:
         found = _place(error, data)
         if found.union is None:
             ordered.append(_problem(found.error, found.path))

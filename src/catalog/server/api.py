@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from catalog.changes import (
     diff,
@@ -23,49 +23,47 @@ from catalog.io.lockfile import (
     verify,
     verify_report,
 )
+from catalog.schema.context import Context
 from catalog.schema.manifest import (
     MAIN_AGENT,
 )
+from catalog.server.bodies import Ref, RequestBody
 from catalog.server.deps import State
+from catalog.server.errors import public
 from catalog.server.library import describe
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/api", tags=["catalogs"])
 
-Ref = Annotated[str, Field(min_length=1, max_length=200, description="NAME[@SPEC]")]
 
-
-class AssembleBody(BaseModel):
+class AssembleBody(RequestBody):
     """A catalog, an agent and a context to assemble."""
 
-    model_config = ConfigDict(extra="forbid")
     catalog: Ref
     agent: str = MAIN_AGENT
-    context: dict[str, Any] = Field(default_factory=dict)
+    context: Context = Field(default_factory=Context)
     counter: str | None = Field(default=None, description="a token counter; default: the catalog's")
 
 
-class VerifyBody(BaseModel):
+class VerifyBody(RequestBody):
     """The text of a lock file written by ``catalog lock``."""
 
-    model_config = ConfigDict(extra="forbid")
     lock: str
 
 
 @router.get("/catalogs")
 def list_catalogs(state: State) -> dict[str, Any]:
-    """Every catalog name with its versions (oldest first)."""
-    library = state.library
-    return {
-        "catalogs": [
-            {
-                "name": name,
-                "versions": [str(ref.version) for ref in library.catalog_path.versions(name)],
-            }
-            for name in library.names()
-        ]
-    }
+    """Every catalog name with its versions (oldest first), and ``problem``: null, or
+    what keeps this catalog's versions from being listed (the others are listed)."""
+    entries = []
+    for entry in state.library.catalogs():
+        problem = None
+        if entry.problem is not None:
+            message, hint = entry.problem.message, entry.problem.hint
+            problem = {"message": public(message, state), "hint": public(hint, state)}
+        entries.append({"name": entry.name, "versions": list(entry.versions), "problem": problem})
+    return {"catalogs": entries}
 
 
 @router.get("/catalogs/{name}")

@@ -22,6 +22,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from catalog.errors import (
+    OTHERS_SHOWN,
     CatalogError,
     ContextError,
     NotFoundError,
@@ -29,6 +30,8 @@ from catalog.errors import (
     StoreUnavailableError,
     format_key,
 )
+from catalog.schema import problems
+from catalog.server.headers import SECURITY_HEADERS
 from catalog.server.state import ServerState
 
 __all__ = ["HANDLERS", "error_response", "public"]
@@ -84,30 +87,61 @@ def _library_error(request: Request, exc: Exception) -> JSONResponse:
     if isinstance(exc, ContextError):  # only a request's context makes one
         field = "body.context" + (f".{exc.key}" if exc.key else "")
     message = f"{exc.key}: {exc.message}" if exc.key else exc.message
+    if exc.others:  # every further problem of the same input, as the command line lists them
+        message += "".join(
+            f"; {other.key}: {other.message}" if other.key else f"; {other.message}"
+            for other in exc.others[:OTHERS_SHOWN]
+        )
+        if len(exc.others) > OTHERS_SHOWN:
+            message += f" (and {len(exc.others) - OTHERS_SHOWN} more problems)"
     return error_response(
         status, public(message, state) or "", field=field, hint=public(exc.hint, state)
     )
 
 
-def _problem(error: Mapping[str, Any]) -> tuple[str, str]:
-    """Where and what one of pydantic's (or FastAPI's) validation errors says."""
-    loc: Sequence[str | int] = error.get("loc", ())
-    message = str(error.get("msg", "not valid")).removeprefix("Value error, ")
-    if error.get("type") == "json_invalid":
-        # The location is a character offset, which the message gives instead.
-        detail = error.get("ctx", {}).get("error", "")
-        return "body", f"{message}: {detail} (at character {loc[-1]})"
-    return format_key(loc), message
+_FIELDS_HINT = "the OpenAPI description (/openapi.json) gives each route's fields"
+_CONTEXT_HINT = "see the Context schema in /openapi.json (or `catalog schema context`)"
+
+
+def _problems(request: Request, exc: RequestValidationError) -> list[tuple[str, str]]:
+    """Where and what each of the request's problems is, in the words a TOML writer gets
+    (:func:`catalog.schema.problems`): the checks of texts and of JSON come worded, the
+    rest are pydantic's errors, placed in the request's body, query, path and headers."""
+    worded: list[tuple[str, str]] = []
+    raw: list[Any] = []
+    for error in exc.errors():
+        loc: Sequence[str | int] = error.get("loc", ())
+        kind = error.get("type")
+        if kind == "text":  # checked_text's, worded already
+            worded.append((format_key(loc), str(error.get("msg"))))
+        elif kind == "json_invalid":  # the location is a character offset
+            detail = error.get("ctx", {}).get("error", "")
+            worded.append(("body", f"{error.get('msg')}: {detail} (at character {loc[-1]})"))
+        elif tuple(loc) == ("body",) and kind == "missing":
+            worded.append(("body", "the request has no body: send a JSON object"))
+        else:
+            raw.append(error)
+    data = {
+        "body": exc.body,
+        "query": dict(request.query_params),
+        "path": request.path_params,
+        "header": dict(request.headers),
+    }
+    worded += [(format_key(p.loc), p.message) for p in problems(raw, data)]
+    return worded
 
 
 def _invalid_request(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    problems = [_problem(error) for error in exc.errors()]
-    if not problems:
-        return error_response(422, "the request is not valid")
-    message = "; ".join(f"{where}: {what}" for where, what in problems[:5])
+    found = _problems(request, exc)
+    if not found:
+        return error_response(422, "the request is not valid", hint=_FIELDS_HINT)
+    message = "; ".join(f"{where}: {what}" for where, what in found[:5])
+    field = found[0][0]
     hint = exc.errors()[0].get("ctx", {}).get("hint")
-    return error_response(422, message, field=problems[0][0], hint=hint)
+    if hint is None:
+        hint = _CONTEXT_HINT if field.startswith("body.context") else _FIELDS_HINT
+    return error_response(422, message, field=field, hint=hint)
 
 
 def _http_error(request: Request, exc: Exception) -> JSONResponse:
@@ -122,9 +156,13 @@ def _too_deep(request: Request, exc: Exception) -> JSONResponse:
 
 
 def _unexpected(request: Request, exc: Exception) -> JSONResponse:
-    # The traceback is logged by the server; the client learns nothing of the code.
+    # The traceback is logged by the server; the client learns nothing of the code. This
+    # answer is sent outside every middleware, SecurityHeaders too: it carries them itself.
     return error_response(
-        500, "the server failed to answer", hint="the server's log says why; retry later"
+        500,
+        "the server failed to answer",
+        hint="the server's log says why; retry later",
+        headers=SECURITY_HEADERS,
     )
 
 

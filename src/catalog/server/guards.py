@@ -2,9 +2,8 @@
 
 :class:`BodyGuard` reads the body whole within a size and a time bound and
 refuses a body that is not JSON; :class:`HostGuard` answers a loopback
-server's own host names only; :class:`SecurityHeaders` forbids framing and
-sets a content security policy that the pages satisfy (their script and
-style sheet come from the server, nothing is inline).
+server's own host names only; :class:`SecurityHeaders` adds the headers of
+:mod:`catalog.server.headers` to every answer.
 """
 
 from __future__ import annotations
@@ -17,32 +16,9 @@ from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from catalog.server.errors import error_response
+from catalog.server.headers import SECURITY_HEADERS
 
-__all__ = ["PAGE_POLICY", "BodyGuard", "HostGuard", "SecurityHeaders", "framed_policy"]
-
-PAGE_POLICY = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; frame-src 'self'; form-action 'self'; base-uri 'none'; "
-    "frame-ancestors 'none'"
-)
-"""The content security policy of every answer that sets none of its own."""
-
-_SECURITY = {
-    "content-security-policy": PAGE_POLICY,
-    "x-frame-options": "DENY",
-    "x-content-type-options": "nosniff",
-    "referrer-policy": "same-origin",
-}
-
-
-def framed_policy(style_hash: str) -> dict[str, str]:
-    """The headers of a page shown in a frame of this server's pages alone, with no
-    script and one inline style sheet, known by its ``sha256-...`` hash."""
-    return {
-        "content-security-policy": f"default-src 'none'; style-src '{style_hash}'; "
-        "base-uri 'none'; form-action 'none'; frame-ancestors 'self'",
-        "x-frame-options": "SAMEORIGIN",
-    }
+__all__ = ["BodyGuard", "HostGuard", "SecurityHeaders"]
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -165,9 +141,10 @@ def _host_name(host: str) -> str:
 
 
 class SecurityHeaders:
-    """Add ``headers`` to every answer that does not set them itself."""
+    """Add ``headers`` to every answer that does not set them itself (a 500 is sent
+    outside every middleware: its handler adds them)."""
 
-    def __init__(self, app: ASGIApp, headers: Mapping[str, str] = _SECURITY) -> None:
+    def __init__(self, app: ASGIApp, headers: Mapping[str, str] = SECURITY_HEADERS) -> None:
         self.app = app
         self.headers = headers
 

@@ -1,5 +1,9 @@
 """What the server reads from the catalog path: catalogs by name (never a folder a client
-names), compiled once and kept, and the summaries the pages and the JSON API show."""
+names), compiled once and kept, and the summaries the pages and the JSON API show.
+
+Where a catalog comes from is told as a kind of place (:func:`source_kind`:
+``bundled``, ``entry point``, ``path``), never as a folder of the server.
+"""
 
 from __future__ import annotations
 
@@ -7,19 +11,19 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from catalog.conversations.templates import accepts_template
 from catalog.engine.catalog import Catalog
 from catalog.engine.prompt import share_of
-from catalog.errors import NotFoundError
-from catalog.io.catalog_path import CatalogPath, parse_ref
+from catalog.errors import CatalogError, NotFoundError
+from catalog.io.catalog_path import CatalogPath, check_name, parse_ref
 from catalog.schema.manifest import PartDecl
 
-__all__ = ["Library", "describe", "tool_names"]
+__all__ = ["CatalogEntry", "Library", "describe", "source_kind", "tool_names"]
 
-_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*", re.IGNORECASE)
 # Compiled catalogs kept in memory; an imported history has hundreds of versions.
 _KEEP = 32
 # A tool named in a condition: "Bash" in tools.
@@ -38,6 +42,25 @@ def tool_names(catalog: Catalog) -> list[str]:
     for agent in catalog.manifest.agent:
         names.update(agent.tools)
     return sorted(names)
+
+
+def source_kind(label: str) -> str:
+    """The kind of place a catalog source label names, as any client may be told:
+    ``bundled``, ``entry point`` or ``path`` (a ``--path`` or ``CATALOG_PATH`` folder,
+    whose location is the server's alone)."""
+    if label == "bundled":
+        return "bundled"
+    return "entry point" if label.startswith("entry point ") else "path"
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogEntry:
+    """A catalog name with its versions (oldest first), or the problem that keeps them
+    from being listed (two folders of one version, say)."""
+
+    name: str
+    versions: tuple[str, ...]
+    problem: CatalogError | None = None
 
 
 def _reference(parts: Iterable[PartDecl]) -> int | None:
@@ -60,10 +83,6 @@ class Library:
     def load(self, ref: str) -> Catalog:
         """The catalog ``NAME[@SPEC]`` names (PEP 440 specifier, or a bare version)."""
         name, spec = parse_ref(ref.strip())
-        if not _NAME.fullmatch(name):
-            raise NotFoundError(
-                f"{name!r} is not a catalog name", hint="write NAME or NAME@SPEC, e.g. pi@1.0.0"
-            )
         found = self.catalog_path.find(name, spec)
         key = f"{found.label} {found.source}"
         with self._lock:
@@ -81,12 +100,24 @@ class Library:
         """Every catalog name, sorted."""
         return self.catalog_path.names()
 
+    def catalogs(self) -> list[CatalogEntry]:
+        """Every catalog with its versions, by name; a catalog whose versions cannot be
+        listed carries its problem, and the others are listed all the same."""
+        entries = []
+        for name in self.names():
+            try:
+                versions = tuple(str(ref.version) for ref in self.catalog_path.versions(name))
+            except CatalogError as exc:
+                entries.append(CatalogEntry(name, (), exc))
+            else:
+                entries.append(CatalogEntry(name, versions))
+        return entries
+
     def versions(self, name: str) -> list[dict[str, Any]]:
         """Each version of ``name``, oldest first: version, summary, parts, the sum of the
         parts' token estimates and of their ``reference_tokens`` (None without any), read
         from the manifests once, nothing compiled."""
-        if not _NAME.fullmatch(name):
-            raise NotFoundError(f"{name!r} is not a catalog name")
+        check_name(name)
         rows = []
         for ref in self.catalog_path.versions(name):
             key = f"{ref.label} {ref.source}"
@@ -99,7 +130,7 @@ class Library:
                     "parts": len(manifest.part),
                     "tokens": sum(part.tokens for part in manifest.part),
                     "reference_tokens": _reference(manifest.part),
-                    "source": ref.source,
+                    "source": source_kind(ref.source),
                 }
             rows.append(row)
         if not rows:
@@ -131,7 +162,7 @@ def describe(catalog: Catalog) -> dict[str, Any]:
         "name": catalog.name,
         "version": str(catalog.version),
         "summary": catalog.summary,
-        "source": catalog.source,
+        "source": source_kind(catalog.source),
         "tokenizer": manifest.catalog.tokenizer,
         "agents": list(catalog.agents),
         "tools": tool_names(catalog),

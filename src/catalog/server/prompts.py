@@ -10,18 +10,20 @@ prompt is read with the token too (it may hold the client's files).
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Path
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from catalog.conversations.base import StoredPrompt
 from catalog.conversations.sessions import Sessions
 from catalog.conversations.templates import MAX_TEMPLATE_CHARS, UserTemplate, variable_catalog
 from catalog.errors import NotFoundError, StoreUnavailableError
+from catalog.schema.context import Context
 from catalog.schema.manifest import (
     MAIN_AGENT,
 )
+from catalog.server.bodies import Ref, RequestBody
 from catalog.server.deps import (
     Reader,
     State,
@@ -57,23 +59,21 @@ class VariablesBody(BaseModel):
     variables: list[Variable]
 
 
-class ConstructBody(BaseModel):
+class ConstructBody(RequestBody):
     """What a conversation's first turn sends."""
 
-    model_config = ConfigDict(extra="forbid")
-    catalog: Annotated[str, Field(min_length=1, max_length=200, description="NAME[@SPEC]")]
+    catalog: Ref
     agent: str = MAIN_AGENT
-    context: dict[str, Any] = Field(default_factory=dict)
+    context: Context = Field(default_factory=Context)
 
 
-class RebuildBody(BaseModel):
+class RebuildBody(RequestBody):
     """What a compaction turn sends; ``catalog`` (``NAME[@SPEC]``) defaults to the
     version the conversation was last resolved with."""
 
-    model_config = ConfigDict(extra="forbid")
-    context: dict[str, Any] = Field(default_factory=dict)
+    context: Context = Field(default_factory=Context)
     append: str | None = None
-    catalog: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    catalog: Ref | None = None
 
 
 class ConversationPrompt(BaseModel):

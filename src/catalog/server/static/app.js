@@ -4,6 +4,12 @@
 
 const $ = (selector) => document.querySelector(selector);
 
+// Hidden characters (controls, bidi, zero-width, tags) written as <U+XXXX>, by the rule of
+// catalog.lang.visible, which the page carries: a bidi override cannot reorder a label.
+const HIDDEN = new RegExp(document.body.dataset.hidden, "gu");
+const codePoint = (c) => c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
+const visible = (text) => text.replace(HIDDEN, (run) => [...run].map((c) => "<U+" + codePoint(c) + ">").join(""));
+
 async function api(method, path, body, headers) {
   const response = await fetch(path, {
     method,
@@ -46,14 +52,16 @@ function fillExplain(result) {
   for (const left of result.excluded) rows.push(["-", left.id, "", left.why]);
   const body = $("#explain tbody");
   body.replaceChildren();
+  const classes = ["", "id", "num", "why"];
   for (const cells of rows) {
     const tr = document.createElement("tr");
     tr.className = cells[0] === "-" ? "out" : "in";
-    for (const cell of cells) {
+    cells.forEach((cell, index) => {
       const td = document.createElement("td");
-      td.textContent = String(cell);
+      td.className = classes[index];
+      td.textContent = visible(String(cell));
       tr.appendChild(td);
-    }
+    });
     body.appendChild(tr);
   }
 }
@@ -78,7 +86,7 @@ function playground() {
       const tools = [...form.querySelectorAll("[data-tool]:checked")].map((i) => i.dataset.tool);
       if (form.querySelector("[data-tool]")) context.tools = tools;
     } catch (e) {
-      error.textContent = e.message;
+      error.textContent = visible(e.message);
       return;
     }
     const mine = ++asked;
@@ -92,10 +100,10 @@ function playground() {
       error.textContent = "";
       $("#total").textContent = String(result.tokens);
       $("#fingerprint").textContent = "fingerprint " + result.fingerprint.slice(0, 12);
-      $("#prompt").textContent = result.text;
+      $("#prompt").textContent = visible(result.text);
       fillExplain(result);
     } catch (e) {
-      if (mine === asked) error.textContent = e.message;
+      if (mine === asked) error.textContent = visible(e.message);
     }
   };
   const later = debounce(update, 120);
@@ -124,12 +132,29 @@ async function editor() {
   const area = $("#template");
   const status = $("#status");
   const catalog = document.body.dataset.catalog;
+  let saved = null; // the template the server has
+  let previewed = "";
+  // The page under the editor shows the template and its preview, and whether it is saved.
+  const show = () => {
+    $("#shown-template").textContent = visible(area.value);
+    $("#shown-preview").textContent = visible(previewed);
+    $("#saved-state").textContent =
+      area.value === saved ? "This is the template the server uses." : "Edited, not saved yet.";
+  };
   const open = () => {
     modal.classList.add("open");
     area.focus();
   };
+  const close = () => {
+    modal.classList.remove("open");
+    show();
+    $("#open-editor").focus();
+  };
   $("#open-editor").addEventListener("click", open);
-  $("#close-editor").addEventListener("click", () => modal.classList.remove("open"));
+  $("#close-editor").addEventListener("click", close);
+  modal.addEventListener("keydown", (e) => {
+    if (e.key === "Escape") close();
+  });
   const preview = debounce(async () => {
     try {
       const result = await api("POST", "/api/assemble", {
@@ -140,23 +165,26 @@ async function editor() {
           files: { "AGENTS.md": "(the text of AGENTS.md)" },
         },
       });
-      $("#preview").textContent = result.text;
+      previewed = result.text;
     } catch (e) {
-      $("#preview").textContent = e.message;
+      previewed = e.message;
     }
+    $("#preview").textContent = visible(previewed);
+    show();
   }, 150);
   area.addEventListener("input", preview);
   const [template, variables] = await Promise.all([
     api("GET", "/system-prompt"),
     api("GET", "/system-prompt/variables"),
   ]);
-  area.value = template.template;
+  saved = template.template;
+  area.value = saved;
   for (const variable of variables.variables) {
     const button = document.createElement("button");
     button.type = "button";
     const tag = "[" + variable.type + ":" + variable.name + "]";
-    button.textContent = variable.dynamic ? "[" + variable.type + ":…]" : tag;
-    button.title = variable.description;
+    button.textContent = visible(variable.dynamic ? "[" + variable.type + ":…]" : tag);
+    button.title = visible(variable.description);
     button.dataset.variable = variable.type + ":" + variable.name;
     // A dynamic type (file:) takes any name: the caret lands where the name goes.
     button.addEventListener("click", () => insertAtCursor(area, tag, variable.dynamic ? 1 : 0));
@@ -167,12 +195,15 @@ async function editor() {
     const headers = token && token.value ? { Authorization: "Bearer " + token.value } : {};
     status.textContent = "saving…";
     try {
-      await api("PUT", "/system-prompt", { template: area.value }, headers);
+      const answer = await api("PUT", "/system-prompt", { template: area.value }, headers);
+      saved = answer.template;
       status.textContent = "saved";
     } catch (e) {
-      status.textContent = e.message;
+      status.textContent = visible(e.message);
     }
+    show();
   });
+  show();
   preview();
   open();
 }
