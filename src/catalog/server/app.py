@@ -1,26 +1,28 @@
-"""The ASGI application of ``catalog serve``: routers, guards, headers and errors.
+"""The ASGI application of ``catalog serve``: routers, guards, headers, errors and timing.
 
 Every request passes the guards (:mod:`catalog.server.guards`: body size, time and
 type, loopback host names) and the one check of its texts
 (:func:`~catalog.server.deps.checked_text`); every answer carries the security
-headers; every error has the one shape of :mod:`catalog.server.errors`.
+headers; every error has the one shape of :mod:`catalog.server.errors`; every
+request is timed for ``/metrics``.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 
 from fastapi import Depends, FastAPI
 
 from catalog import __version__
-from catalog.server import api, pages, prompts
+from catalog.server import api, metrics, pages, prompts, releases
 from catalog.server.deps import checked_text
 from catalog.server.errors import HANDLERS
 from catalog.server.guards import BodyGuard, HostGuard, SecurityHeaders
 from catalog.server.state import LOOPBACK, ServerSettings, ServerState
 
-__all__ = ["create_app"]
+__all__ = ["AppFactory", "create_app"]
 
 
 def create_app(settings: ServerSettings | None = None) -> FastAPI:
@@ -48,11 +50,27 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
     for exc_class, handler in HANDLERS:
         app.add_exception_handler(exc_class, handler)
     app.include_router(prompts.router)
+    app.include_router(releases.router)
+    app.include_router(metrics.router)
     app.include_router(api.router)
     app.include_router(pages.router)
-    # The last added runs first: headers on every answer, then the host, then the body.
+    # The last added runs first: the timer, headers on every answer, then the host, then
+    # the body.
     app.add_middleware(BodyGuard, limit=settings.max_body, seconds=settings.body_timeout)
     if settings.host in LOOPBACK:
         app.add_middleware(HostGuard, names=LOOPBACK)
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(metrics.RequestTimer, metrics=state.metrics)
     return app
+
+
+@dataclass(frozen=True, slots=True)
+class AppFactory:
+    """Makes the application for ``settings`` when called: it pickles, so each worker
+    process of ``catalog serve --workers N`` builds an application (and opens a store)
+    of its own."""
+
+    settings: ServerSettings
+
+    def __call__(self) -> FastAPI:
+        return create_app(self.settings)
