@@ -9,9 +9,12 @@ request is timed for ``/metrics``.
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from typing import Final
 
 from fastapi import Depends, FastAPI
 
@@ -22,7 +25,10 @@ from catalog.server.errors import HANDLERS
 from catalog.server.guards import BodyGuard, HostGuard, SecurityHeaders
 from catalog.server.state import LOOPBACK, ServerSettings, ServerState
 
-__all__ = ["AppFactory", "create_app"]
+__all__ = ["SETTINGS_ENV", "app_from_environment", "create_app", "settings_json"]
+
+SETTINGS_ENV: Final = "CATALOG_SERVE_SETTINGS"
+"""The variable through which worker processes receive the server's settings."""
 
 
 def create_app(settings: ServerSettings | None = None) -> FastAPI:
@@ -64,13 +70,14 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
     return app
 
 
-@dataclass(frozen=True, slots=True)
-class AppFactory:
-    """Makes the application for ``settings`` when called: it pickles, so each worker
-    process of ``catalog serve --workers N`` builds an application (and opens a store)
-    of its own."""
+def settings_json(settings: ServerSettings) -> str:
+    """``settings`` as the JSON text :func:`app_from_environment` reads."""
+    return json.dumps(dataclasses.asdict(settings))
 
-    settings: ServerSettings
 
-    def __call__(self) -> FastAPI:
-        return create_app(self.settings)
+def app_from_environment() -> FastAPI:
+    """The application for the settings in :data:`SETTINGS_ENV` (written by
+    :func:`settings_json`): what each worker process of ``catalog serve --workers N``
+    builds for itself, named to uvicorn by its import string."""
+    data = json.loads(os.environ[SETTINGS_ENV])
+    return create_app(ServerSettings(**{**data, "paths": tuple(data["paths"])}))

@@ -84,7 +84,7 @@ class Metrics:
     def render(self) -> bytes:
         """The figures in Prometheus's text format: this process's, or every worker's
         added up when :data:`MULTIPROCESS_ENV` is set."""
-        if not os.environ.get(MULTIPROCESS_ENV):
+        if MULTIPROCESS_ENV not in os.environ:  # prometheus-client's own test
             return generate_latest(self.registry)
         everyone = CollectorRegistry()
         MultiProcessCollector(everyone)  # type: ignore[no-untyped-call]  # untyped upstream
