@@ -257,7 +257,7 @@ def test_a_ten_percent_canary_takes_a_stable_tenth(store: ReleaseStore) -> None:
     ids = [f"conversation-{index}" for index in range(2000)]
     chosen = [version_for(release, conversation) for conversation in ids]
     canaries = chosen.count("2.0.0")
-    assert 170 <= canaries <= 230  # 10 % +- 3 % of 2,000
+    assert 140 <= canaries <= 260  # 10 % +- 3 % of 2,000
     assert set(chosen) == {"1.0.0", "2.0.0"}
     for conversation, version in zip(ids, chosen, strict=True):
         assert (version == "2.0.0") == (_share("production", conversation) < 10)
