@@ -9,7 +9,6 @@ import hashlib
 import multiprocessing
 import sqlite3
 import time
-from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -32,26 +31,12 @@ from catalog.conversations.releases import (
 )
 from catalog.errors import NotFoundError, SessionError, UsageError
 from tests.conftest import write_catalog
-from tests.postgres_server import fresh_database, postgres_server
+from tests.postgres_server import fresh_database, postgres_server, store, store_url
 
-__all__ = ["fresh_database", "postgres_server"]  # fixtures used by the tests below
+# Fixtures used by the tests below.
+__all__ = ["fresh_database", "postgres_server", "store", "store_url"]
 
 pytestmark = pytest.mark.filterwarnings("error::ResourceWarning")
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'prompts.sqlite'}"
-    url: str = request.getfixturevalue("fresh_database")
-    return url
-
-
-@pytest.fixture
-def store(store_url: str) -> Iterator[ReleaseStore]:
-    opened = open_store(store_url)
-    yield opened
-    opened.close()
 
 
 @pytest.fixture

@@ -280,3 +280,33 @@ def test_metrics_count_store_errors(catalogs: Path, tmp_path: Path) -> None:
         _error(client.put("/releases/p", json={"catalog": "demo", "version": "1.0.0"}), 503)
         _error(client.put("/conversations/c", json={"catalog": "demo"}), 503)
         assert _count(_figures(client), "catalog_store_errors_total") == 2
+
+
+_ODD_RELEASE_BODIES = [
+    None, [], "text", 1, {"catalog": None, "version": "1"}, {"catalog": ["demo"], "version": "1"},
+    {"catalog": "demo"}, {"catalog": "demo", "version": 1}, {"catalog": "demo", "version": ""},
+    {"catalog": "demo", "version": "1.0.0", "canary": 5},
+    {"catalog": "demo", "version": "1.0.0", "canary": {"version": "2.0.0"}},
+    {"catalog": "demo", "version": "1.0.0", "canary": {"version": "2.0.0", "percent": "5"}},
+    {"catalog": "demo", "version": "x" * 101}, {"catalog": "demo", "version": "1.0.0\x00"},
+    {"catalog": "demo", "version": "not a version"}, {"catalog": "Demo", "version": "1.0.0"},
+    {"catalog": "demo", "version": "1.0.0", "canary": {"version": "1.0", "percent": 5}},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("path", ["/releases/odd", "/releases/odd/rollback", "/conversations/o"])
+def test_odd_bodies_never_make_a_500(client: TestClient, path: str) -> None:
+    client.put("/releases/odd", json={"catalog": "demo", "version": "1.0.0"})
+    method = client.post if path.endswith("rollback") else client.put
+    bodies = _ODD_RELEASE_BODIES + [{"release": body} for body in ("", 5, None, "x" * 200)]
+    for body in bodies:
+        response = method(path, json=body)
+        assert 400 <= response.status_code < 500 or response.status_code == 200, (
+            body,
+            response.text,
+        )
+        if response.status_code != 200:
+            _error(response, response.status_code)
+    for odd in ("%00", "..%2F..", "a" * 101, "%F0%9F%98%80", "x y"):
+        response = client.get(f"/releases/{odd}")
+        assert 400 <= response.status_code < 500, (odd, response.text)
