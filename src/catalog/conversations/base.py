@@ -55,6 +55,7 @@ __all__ = [
     "check_prompt_size",
     "check_release",
     "check_texts",
+    "check_who",
     "schema",
     "with_retries",
 ]
@@ -273,6 +274,16 @@ def check_label(label: str, *, key: str = "label") -> str:
     return label
 
 
+def check_who(who: str) -> str:
+    """``who`` when it may name who made a change: 1 to 100 characters a store keeps."""
+    check_texts(who=who)
+    if not who or len(who) > _MAX_WHO:
+        raise UsageError(
+            f"who made the change must be named in 1 to {_MAX_WHO} characters", key="who"
+        )
+    return who
+
+
 def _version(version: str, key: str) -> str:
     """``version`` in its normal form (``1.0-alpha1`` is ``1.0a1``), as the catalogs give it."""
     check_texts(**{key: version})
@@ -295,11 +306,7 @@ def check_release(label: str, target: ReleaseTarget, who: str) -> ReleaseTarget:
         raise UsageError(
             f"{target.catalog[:60]!r} is not a catalog name ({NAME_RULE})", key="catalog"
         )
-    check_texts(who=who)
-    if not who or len(who) > _MAX_WHO:
-        raise UsageError(
-            f"who made the change must be named in 1 to {_MAX_WHO} characters", key="who"
-        )
+    check_who(who)
     version = _version(target.version, "version")
     canary = target.canary
     if canary is None:

@@ -36,6 +36,7 @@ from catalog.conversations.base import (
     check_prompt,
     check_release,
     check_texts,
+    check_who,
     schema,
     with_retries,
 )
@@ -45,11 +46,14 @@ __all__ = ["PostgresStore"]
 
 _T = TypeVar("_T")
 
-_SCHEMA = (
-    *schema("catalog_", "DOUBLE PRECISION"),
-    # A table made before releases existed.
-    "ALTER TABLE catalog_prompts ADD COLUMN IF NOT EXISTS release_label TEXT",
+_SCHEMA = schema("catalog_", "DOUBLE PRECISION")
+# A prompts table made before releases existed gains its column. It is looked for first:
+# ALTER TABLE would lock the table against every reader even with nothing to add.
+_HAS_RELEASE = (
+    "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() "
+    "AND table_name = 'catalog_prompts' AND column_name = 'release_label'"
 )
+_ADD_RELEASE = "ALTER TABLE catalog_prompts ADD COLUMN IF NOT EXISTS release_label TEXT"
 # Any fixed number: servers starting at once create the tables one after the other.
 _SCHEMA_LOCK = 0x70726F6D
 _SELECT = f"SELECT {COLUMNS} FROM catalog_prompts WHERE conversation_id = %s"
@@ -114,6 +118,8 @@ class PostgresStore:
         db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
         for statement in _SCHEMA:
             db.execute(statement)
+        if db.execute(_HAS_RELEASE).fetchone() is None:
+            db.execute(_ADD_RELEASE)
 
     def _connection(self) -> psycopg.Connection[Any]:
         with self._lock:
@@ -240,7 +246,7 @@ class PostgresStore:
     def rollback_release(self, label: str, who: str = LOCAL) -> Release:
         """Put release ``label`` back (see ``PromptStore.rollback_release``)."""
         check_label(label)
-        check_texts(who=who)
+        check_who(who)
         return self._run(lambda db: _RELEASES.rollback(db, label, who, time.time()))
 
     def close(self) -> None:

@@ -37,6 +37,7 @@ from catalog.conversations.base import (
     check_prompt,
     check_release,
     check_texts,
+    check_who,
     schema,
     with_retries,
 )
@@ -239,7 +240,7 @@ class SQLiteStore:
     def rollback_release(self, label: str, who: str = LOCAL) -> Release:
         """Put release ``label`` back (see ``PromptStore.rollback_release``)."""
         check_label(label)
-        check_texts(who=who)
+        check_who(who)
         return self._run(lambda db: _RELEASES.rollback(db, label, who, time.time()), write=True)
 
     def close(self) -> None:
