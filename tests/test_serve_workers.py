@@ -153,3 +153,12 @@ def test_workers_must_be_at_least_one(capsys: pytest.CaptureFixture[str]) -> Non
     code, _, err = run_cli(capsys, "serve", "--workers", "0")
     assert code == 2
     assert "--workers 0: at least one process must serve" in err
+
+
+def test_a_metrics_folder_that_is_none_stops_the_command(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path / "missing"))
+    code, _, err = run_cli(capsys, "serve", "--workers", "2", "--store", "sqlite://")
+    assert code == 2
+    assert "$PROMETHEUS_MULTIPROC_DIR names" in err and "which is not a folder" in err

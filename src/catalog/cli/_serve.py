@@ -112,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
             f"catalog serve needs the serve extra ({exc.name} is not installed)",
             hint="pip install 'agent-prompt-catalog[serve]'",
         ) from None
+    _check_metrics_folder()
     store_url = args.store or default_store_url()
     _check_store(store_url)
     CatalogPath(args.path)  # a --path that is no folder fails now too
@@ -183,6 +184,19 @@ def _metrics_folder() -> Iterator[None]:
     finally:
         del os.environ[MULTIPROCESS_ENV]
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _check_metrics_folder() -> None:
+    """A ``PROMETHEUS_MULTIPROC_DIR`` that names no folder fails now (exit 2), not in
+    every process that would write its figures there."""
+    from catalog.server.metrics import MULTIPROCESS_ENV
+
+    folder = os.environ.get(MULTIPROCESS_ENV)
+    if folder is not None and not os.path.isdir(folder):
+        raise UsageError(
+            f"${MULTIPROCESS_ENV} names {folder!r}, which is not a folder",
+            hint="create the folder (empty), or unset the variable to let catalog serve choose one",
+        )
 
 
 def _check_store(url: str) -> None:
