@@ -17,14 +17,20 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from catalog.conversations import ReleaseStore
 
 __all__ = [
     "bin_dir",
     "create_database",
     "fresh_database",
     "postgres_server",
+    "store",
+    "store_url",
     "throwaway_postgres",
 ]
 
@@ -106,3 +112,22 @@ def postgres_server() -> Iterator[str]:
 def fresh_database(postgres_server: str) -> str:
     """The URL of a new, empty database on the test server."""
     return create_database(postgres_server)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The URL of a new, empty prompt store: an SQLite file, then a PostgreSQL database."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'prompts.sqlite'}"
+    url: str = request.getfixturevalue("fresh_database")
+    return url
+
+
+@pytest.fixture
+def store(store_url: str) -> Iterator[ReleaseStore]:
+    """The store at ``store_url``, open for the test and closed after it."""
+    from catalog.conversations import open_store
+
+    opened = open_store(store_url)
+    yield opened
+    opened.close()

@@ -8,7 +8,7 @@ import os
 import sqlite3
 import stat
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,26 +24,12 @@ from catalog.conversations import (
 )
 from catalog.conversations.base import MAX_PROMPT_CHARS
 from catalog.errors import ContextError, StoreUnavailableError, UsageError
-from tests.postgres_server import fresh_database, postgres_server
+from tests.postgres_server import fresh_database, postgres_server, store, store_url
 
-__all__ = ["fresh_database", "postgres_server"]  # fixtures used by the tests below
+# Fixtures used by the tests below.
+__all__ = ["fresh_database", "postgres_server", "store", "store_url"]
 
 pytestmark = pytest.mark.filterwarnings("error::ResourceWarning")
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'prompts.sqlite'}"
-    url: str = request.getfixturevalue("fresh_database")
-    return url
-
-
-@pytest.fixture
-def store(store_url: str) -> Iterator[PromptStore]:
-    opened = open_store(store_url)
-    yield opened
-    opened.close()
 
 
 @pytest.fixture

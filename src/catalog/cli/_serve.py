@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import logging
+import logging.config
 import os
+import shutil
 import socket
 import sys
+import tempfile
+from collections.abc import Iterator
+from typing import Any
 
 from catalog.cli._common import EXIT_OK, add_format
 from catalog.conversations.connect import default_store_url, open_store
@@ -58,6 +64,14 @@ def register(parser: argparse.ArgumentParser) -> None:
         f"(default: ${TOKEN_ENV}); required off loopback",
     )
     parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="processes accepting connections on the one port (1); each opens its own "
+        "store connections, and /metrics adds up every process's figures",
+    )
+    parser.add_argument(
         "--template-catalog",
         default=None,
         metavar="NAME[@SPEC]",
@@ -84,6 +98,11 @@ def run(args: argparse.Namespace) -> int:
         )
     if not 0 <= args.port <= 65535:
         raise UsageError(f"port {args.port} is out of range", hint="give a port from 1 to 65535")
+    if args.workers < 1:
+        raise UsageError(
+            f"--workers {args.workers}: at least one process must serve",
+            hint="give --workers 1 or more, e.g. one per processor core",
+        )
     try:
         import uvicorn
 
@@ -93,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
             f"catalog serve needs the serve extra ({exc.name} is not installed)",
             hint="pip install 'agent-prompt-catalog[serve]'",
         ) from None
+    _check_metrics_folder()
     store_url = args.store or default_store_url()
     _check_store(store_url)
     CatalogPath(args.path)  # a --path that is no folder fails now too
@@ -106,16 +126,77 @@ def run(args: argparse.Namespace) -> int:
     listening = _listen(args.host, args.port)
     # With --format json the log is JSON lines; otherwise uvicorn's own text.
     logs = json_log_config() if args.format == "json" else text_log_config()
-    config = uvicorn.Config(
-        create_app(settings), host=args.host, port=args.port, log_level="info", log_config=logs
-    )
+    logging.config.dictConfig(logs)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     logging.getLogger("catalog.server").info(
-        "serving on http://%s:%d (press CTRL+C to quit)", shown, args.port
+        "serving on http://%s:%d with %d %s (press CTRL+C to quit)",
+        shown,
+        args.port,
+        args.workers,
+        "process" if args.workers == 1 else "processes",
     )
     with listening:
-        uvicorn.Server(config).run(sockets=[listening])
+        if args.workers == 1:
+            config = uvicorn.Config(create_app(settings), log_level="info", log_config=logs)
+            uvicorn.Server(config).run(sockets=[listening])
+        else:
+            _serve_workers(settings, listening, args.workers, logs)
     return EXIT_OK
+
+
+def _serve_workers(
+    settings: ServerSettings, listening: socket.socket, workers: int, logs: dict[str, Any]
+) -> None:
+    """Serve with ``workers`` processes accepting on ``listening``, through uvicorn's
+    documented multi-process mode: the application named by an import string (each
+    process builds its own from the settings in the environment) and the socket by
+    its descriptor. Their metrics go to one folder that ``/metrics`` adds up."""
+    import uvicorn
+
+    from catalog.server.app import SETTINGS_ENV, settings_json
+
+    with _metrics_folder():
+        os.environ[SETTINGS_ENV] = settings_json(settings)
+        uvicorn.run(
+            "catalog.server.app:app_from_environment",
+            factory=True,
+            fd=listening.fileno(),
+            workers=workers,
+            log_level="info",
+            log_config=logs,
+        )
+
+
+@contextlib.contextmanager
+def _metrics_folder() -> Iterator[None]:
+    """The folder where worker processes write their metrics: the one
+    ``PROMETHEUS_MULTIPROC_DIR`` names when set (its owner empties it between runs),
+    else a new private folder, deleted when the server stops."""
+    from catalog.server.metrics import MULTIPROCESS_ENV
+
+    if MULTIPROCESS_ENV in os.environ:
+        yield
+        return
+    folder = tempfile.mkdtemp(prefix="catalog-metrics-")
+    os.environ[MULTIPROCESS_ENV] = folder
+    try:
+        yield
+    finally:
+        del os.environ[MULTIPROCESS_ENV]
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _check_metrics_folder() -> None:
+    """A ``PROMETHEUS_MULTIPROC_DIR`` that names no folder fails now (exit 2), not in
+    every process that would write its figures there."""
+    from catalog.server.metrics import MULTIPROCESS_ENV
+
+    folder = os.environ.get(MULTIPROCESS_ENV)
+    if folder is not None and not os.path.isdir(folder):
+        raise UsageError(
+            f"${MULTIPROCESS_ENV} names {folder!r}, which is not a folder",
+            hint="create the folder (empty), or unset the variable to let catalog serve choose one",
+        )
 
 
 def _check_store(url: str) -> None:
@@ -132,11 +213,21 @@ def _check_store(url: str) -> None:
 
 
 def _listen(host: str, port: int) -> socket.socket:
-    """A socket listening on ``host``:``port``; a port in use or an address this machine
-    does not have is a :class:`UsageError` saying what to do."""
+    """A socket listening on ``host``:``port`` whose accepted connections send small
+    answers at once (``TCP_NODELAY``); a port in use or an address this machine does
+    not have is a :class:`UsageError` saying what to do.
+
+    Without ``TCP_NODELAY`` a keep-alive request waits for the client's delayed
+    acknowledgement (about 40 ms on Linux) between an answer's headers and its body.
+    asyncio sets it on a connection accepted from a socket whose protocol says TCP,
+    which ``socket.create_server`` leaves unsaid: the socket is made again on the same
+    descriptor, saying it. Worker processes get the socket from uvicorn by its
+    descriptor, without that: the option set on the listening socket itself is given by
+    the operating system to every connection it accepts (Linux and the BSDs do).
+    """
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     try:
-        return socket.create_server((host, port), family=family)
+        created = socket.create_server((host, port), family=family)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             raise UsageError(
@@ -153,3 +244,8 @@ def _listen(host: str, port: int) -> socket.socket:
             f"cannot listen on {host}:{port}: {reason}",
             hint="give --host an address of this machine, e.g. 127.0.0.1",
         ) from None
+    listening = socket.socket(
+        family, socket.SOCK_STREAM, socket.IPPROTO_TCP, fileno=created.detach()
+    )
+    listening.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return listening

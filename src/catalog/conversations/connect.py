@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from catalog.conversations.base import RETRY_SECONDS, PromptStore
+from catalog.conversations.base import RETRY_SECONDS, ReleaseStore
 from catalog.conversations.sqlite import SQLiteStore
 from catalog.errors import SessionError
 
@@ -52,7 +52,7 @@ def _private_folders(folder: Path) -> None:
             each.mkdir(mode=0o700)
 
 
-def open_store(url: str | Path, *, timeout: float = RETRY_SECONDS) -> PromptStore:
+def open_store(url: str | Path, *, timeout: float = RETRY_SECONDS) -> ReleaseStore:
     """Open the store ``url`` names (see the module docstring); missing folders of an
     SQLite file are created for its owner alone (0700), the file too (0600). ``timeout``
     bounds the retries of a busy or unreachable database."""

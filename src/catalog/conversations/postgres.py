@@ -3,7 +3,8 @@
 Several servers behind a load balancer point at one database. Construction
 is ``INSERT ... ON CONFLICT DO NOTHING`` (the first writer wins), a rebuild is
 one ``INSERT ... ON CONFLICT DO UPDATE SET revision = revision + 1`` (the row
-lock makes revisions exact), each in its own transaction. Serialization
+lock makes revisions exact), a release's change reads its row ``FOR UPDATE``
+before appending to its history, each in its own transaction. Serialization
 failures, deadlocks and lost connections are retried with a growing pause
 for at most ``timeout`` seconds, then reported as
 :class:`~catalog.errors.StoreUnavailableError`.
@@ -15,19 +16,27 @@ included in ``[serve]``); this module is imported only for a ``postgresql://`` s
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
-from dataclasses import astuple
+from dataclasses import astuple, replace
 from typing import Any, Self, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 
+from catalog.conversations._release_sql import ReleaseTables
 from catalog.conversations.base import (
     COLUMNS,
+    LOCAL,
     RETRY_SECONDS,
+    Release,
+    ReleaseTarget,
     StoredPrompt,
+    check_label,
     check_prompt,
+    check_release,
     check_texts,
+    check_who,
     schema,
     with_retries,
 )
@@ -37,11 +46,18 @@ __all__ = ["PostgresStore"]
 
 _T = TypeVar("_T")
 
-_SCHEMA = schema("catalog_prompts", "catalog_templates", "DOUBLE PRECISION")
+_SCHEMA = schema("catalog_", "DOUBLE PRECISION")
+# A prompts table made before releases existed gains its column. It is looked for first:
+# ALTER TABLE would lock the table against every reader even with nothing to add.
+_HAS_RELEASE = (
+    "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() "
+    "AND table_name = 'catalog_prompts' AND column_name = 'release_label'"
+)
+_ADD_RELEASE = "ALTER TABLE catalog_prompts ADD COLUMN IF NOT EXISTS release_label TEXT"
 # Any fixed number: servers starting at once create the tables one after the other.
 _SCHEMA_LOCK = 0x70726F6D
 _SELECT = f"SELECT {COLUMNS} FROM catalog_prompts WHERE conversation_id = %s"
-_VALUES = "%s, %s, %s, %s, %s, %s, %s, %s"
+_VALUES = ", ".join(["%s"] * len(COLUMNS.split(",")))
 _ADD = (
     f"INSERT INTO catalog_prompts ({COLUMNS}) VALUES ({_VALUES}) "
     "ON CONFLICT (conversation_id) DO NOTHING"
@@ -50,7 +66,8 @@ _REPLACE = (
     f"INSERT INTO catalog_prompts ({COLUMNS}) VALUES ({_VALUES}) "
     "ON CONFLICT (conversation_id) DO UPDATE SET text = EXCLUDED.text, "
     "version = EXCLUDED.version, fingerprint = EXCLUDED.fingerprint, "
-    "created = EXCLUDED.created, revision = catalog_prompts.revision + 1 "
+    "created = EXCLUDED.created, release_label = EXCLUDED.release_label, "
+    "revision = catalog_prompts.revision + 1 "
     "WHERE catalog_prompts.catalog = EXCLUDED.catalog "
     "AND catalog_prompts.agent = EXCLUDED.agent "
     f"RETURNING {COLUMNS}"
@@ -58,6 +75,7 @@ _REPLACE = (
 # Serialization failure, deadlock: the transaction did nothing and may run again.
 _RETRY_STATES = frozenset({"40001", "40P01"})
 _IDLE_CONNECTIONS = 8
+_RELEASES = ReleaseTables("catalog_", "%s", " FOR UPDATE")
 
 
 def _retryable(exc: Exception) -> bool:
@@ -76,8 +94,9 @@ def _public(url: str) -> str:
 
 
 class PostgresStore:
-    """A prompt store in a PostgreSQL database (tables ``catalog_prompts`` and
-    ``catalog_templates``, created when missing).
+    """A prompt store in a PostgreSQL database (tables ``catalog_prompts``,
+    ``catalog_templates``, ``catalog_releases`` and ``catalog_release_history``, created
+    when missing).
 
     Safe to share between threads: each operation borrows a connection from a
     small pool kept by the store.
@@ -99,6 +118,8 @@ class PostgresStore:
         db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
         for statement in _SCHEMA:
             db.execute(statement)
+        if db.execute(_HAS_RELEASE).fetchone() is None:
+            db.execute(_ADD_RELEASE)
 
     def _connection(self) -> psycopg.Connection[Any]:
         with self._lock:
@@ -169,7 +190,7 @@ class PostgresStore:
         check_prompt(prompt)
 
         def body(db: psycopg.Connection[Any]) -> StoredPrompt:
-            row = db.execute(_REPLACE, (*astuple(prompt)[:6], 0, prompt.created)).fetchone()
+            row = db.execute(_REPLACE, astuple(replace(prompt, revision=0))).fetchone()
             if row is None:  # constructed for another catalog or agent: left as it is
                 row = db.execute(_SELECT, (prompt.conversation_id,)).fetchone()
             if row is None:
@@ -202,6 +223,31 @@ class PostgresStore:
                 (catalog, text),
             )
         )
+
+    def get_release(self, label: str) -> Release | None:
+        """Release ``label`` as it stands, or None."""
+        check_texts(label=label)
+        return self._run(lambda db: _RELEASES.get(db, label))
+
+    def list_releases(self) -> list[Release]:
+        """Every release as it stands, by label."""
+        return self._run(_RELEASES.all)
+
+    def release_history(self, label: str) -> list[Release]:
+        """Every change of release ``label``, oldest first."""
+        check_texts(label=label)
+        return self._run(lambda db: _RELEASES.history(db, label))
+
+    def set_release(self, label: str, target: ReleaseTarget, who: str = LOCAL) -> Release:
+        """Point release ``label`` at ``target`` (see ``PromptStore.set_release``)."""
+        target = check_release(label, target, who)
+        return self._run(lambda db: _RELEASES.set(db, label, target, who, time.time()))
+
+    def rollback_release(self, label: str, who: str = LOCAL) -> Release:
+        """Put release ``label`` back (see ``PromptStore.rollback_release``)."""
+        check_label(label)
+        check_who(who)
+        return self._run(lambda db: _RELEASES.rollback(db, label, who, time.time()))
 
     def close(self) -> None:
         """Close the pooled connections; closing twice does nothing."""

@@ -57,7 +57,26 @@ from catalog.errors import SessionError
 from catalog.schema.context import Context, SessionInfo, coerce_context
 from catalog.schema.manifest import MAIN_AGENT
 
-__all__ = ["Sessions"]
+__all__ = ["Sessions", "owned"]
+
+
+def owned(
+    stored: StoredPrompt, catalog: str, agent: str, *, asked: str, location: str
+) -> StoredPrompt:
+    """``stored``, if it was constructed for catalog name ``catalog`` (any version) and
+    ``agent``; else a :class:`SessionError` naming what is stored and what was
+    ``asked`` (``catalog demo 2.0.0``), in the store at ``location``."""
+    if (stored.catalog, stored.agent) == (catalog, agent):
+        return stored
+    raise SessionError(
+        f"conversation {stored.conversation_id!r} was constructed for catalog "
+        f"{stored.catalog} {stored.version}, agent {stored.agent!r}, not for {asked}, "
+        f"agent {agent!r}",
+        file=location,
+        hint=f"use catalog {stored.catalog} and agent {stored.agent!r} for this "
+        "conversation, or give each catalog and agent's conversations an id of its own: "
+        "everything that uses the store shares its conversation ids",
+    )
 
 
 class Sessions:
@@ -67,7 +86,10 @@ class Sessions:
     (``sqlite:///FILE``, ``postgresql://...``) to open one, or nothing (in memory);
     a store these sessions open is closed by :meth:`close` (or leaving a
     ``with`` block). A store passed in stays open: it belongs to the caller,
-    and other ``Sessions`` may share it.
+    and other ``Sessions`` may share it. ``release``: the label of the release
+    that chose this version, recorded with every prompt these sessions store
+    (:class:`~catalog.conversations.Releases` gives it; None when the catalog was
+    named).
     """
 
     def __init__(
@@ -76,10 +98,12 @@ class Sessions:
         store: PromptStore | str | Path | None = None,
         *,
         agent: str = MAIN_AGENT,
+        release: str | None = None,
     ) -> None:
         catalog.agent_info(agent)  # an unknown agent fails here, not at the first construct
         self.catalog = catalog
         self.agent = agent
+        self.release = release
         self._owned: PromptStore | None = None
         if store is None or isinstance(store, str | Path):
             store = self._owned = open_store(":memory:" if store is None else store)
@@ -119,20 +143,14 @@ class Sessions:
             fingerprint=prompt.fingerprint,
             revision=0,
             created=time.time(),
+            release=self.release,
         )
 
     def _owned_by_us(self, stored: StoredPrompt) -> StoredPrompt:
         """``stored``, if it was constructed for this catalog (any version) and agent."""
-        if (stored.catalog, stored.agent) == (self.catalog.name, self.agent):
-            return stored
-        raise SessionError(
-            f"conversation {stored.conversation_id!r} was constructed for catalog "
-            f"{stored.catalog} {stored.version}, agent {stored.agent!r}, not for catalog "
-            f"{self.catalog.name} {self.catalog.manifest.catalog.version}, agent {self.agent!r}",
-            file=self.store.location,
-            hint=f"use Sessions of catalog {stored.catalog} for agent {stored.agent!r} "
-            "for this conversation, or give each catalog and agent's conversations an id "
-            "of its own: everything that uses the store shares its conversation ids",
+        asked = f"catalog {self.catalog.name} {self.catalog.manifest.catalog.version}"
+        return owned(
+            stored, self.catalog.name, self.agent, asked=asked, location=self.store.location
         )
 
     def construct(
@@ -140,10 +158,20 @@ class Sessions:
     ) -> StoredPrompt:
         """Resolve and persist the prompt of a new conversation; an existing one is kept
         (refused when it was constructed for another catalog or agent)."""
+        return self.construct_new(conversation_id, context)[0]
+
+    def construct_new(
+        self, conversation_id: str, context: Context | Mapping[str, Any] | None = None
+    ) -> tuple[StoredPrompt, bool]:
+        """:meth:`construct`, also telling whether this call stored the prompt (False
+        when the conversation had one, from any writer)."""
         stored = self.store.get(conversation_id)
+        new = False
         if stored is None:
-            stored = self.store.add(self._resolve(conversation_id, context))
-        return self._owned_by_us(stored)
+            fresh = self._resolve(conversation_id, context)
+            stored = self.store.add(fresh)
+            new = stored == fresh  # what another writer stored differs at least in time
+        return self._owned_by_us(stored), new
 
     def get(self, conversation_id: str) -> StoredPrompt | None:
         """The persisted prompt of a conversation, or None when it was never constructed;

@@ -5,7 +5,8 @@ database's write lock before reading: the revision a rebuild reads is the one
 it replaces, so four processes rebuilding one conversation 125 times each end
 at revision 500 exactly. A transaction that finds the database locked is
 retried with a growing pause, for at most ``timeout`` seconds in all. Reads are
-single statements, which WAL journaling keeps consistent without a lock.
+single statements, which WAL journaling keeps consistent without a lock; so is
+a release's history, read in one statement.
 
 Prompts hold what clients gathered (their files, say): a database file this
 store creates is readable by its owner alone (0600), and SQLite gives its
@@ -24,12 +25,19 @@ from dataclasses import astuple, replace
 from pathlib import Path
 from typing import Self, TypeVar
 
+from catalog.conversations._release_sql import ReleaseTables
 from catalog.conversations.base import (
     COLUMNS,
+    LOCAL,
     RETRY_SECONDS,
+    Release,
+    ReleaseTarget,
     StoredPrompt,
+    check_label,
     check_prompt,
+    check_release,
     check_texts,
+    check_who,
     schema,
     with_retries,
 )
@@ -39,9 +47,11 @@ __all__ = ["SQLiteStore"]
 
 _T = TypeVar("_T")
 
-_SCHEMA = schema("prompts", "templates", "REAL")
+_SCHEMA = schema("", "REAL")
 _SELECT = f"SELECT {COLUMNS} FROM prompts WHERE conversation_id = ?"
-_UPSERT = f"INSERT OR REPLACE INTO prompts ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+_UPSERT = f"INSERT OR REPLACE INTO prompts ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+# The write lock of BEGIN IMMEDIATE is held from the first read: no row lock is needed.
+_RELEASES = ReleaseTables("", "?", "")
 _BUSY_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 # How long one attempt waits on a lock inside SQLite before the retry loop takes over.
 _ATTEMPT_TIMEOUT = 1.0
@@ -105,7 +115,15 @@ class SQLiteStore:
     def _create(self) -> None:
         if self.path != ":memory:":
             self._db.execute("PRAGMA journal_mode=WAL")
-        self._write(lambda db: [db.execute(statement) for statement in _SCHEMA])
+
+        def create(db: sqlite3.Connection) -> None:
+            for statement in _SCHEMA:
+                db.execute(statement)
+            columns = {row[1] for row in db.execute("PRAGMA table_info(prompts)")}
+            if "release_label" not in columns:  # made before releases existed
+                db.execute("ALTER TABLE prompts ADD COLUMN release_label TEXT")
+
+        self._write(create)
 
     def _retry(self, operation: Callable[[], _T]) -> _T:
         return with_retries(
@@ -199,6 +217,31 @@ class SQLiteStore:
             ),
             write=True,
         )
+
+    def get_release(self, label: str) -> Release | None:
+        """Release ``label`` as it stands, or None."""
+        check_texts(label=label)
+        return self._run(lambda db: _RELEASES.get(db, label), write=False)
+
+    def list_releases(self) -> list[Release]:
+        """Every release as it stands, by label."""
+        return self._run(_RELEASES.all, write=False)
+
+    def release_history(self, label: str) -> list[Release]:
+        """Every change of release ``label``, oldest first."""
+        check_texts(label=label)
+        return self._run(lambda db: _RELEASES.history(db, label), write=False)
+
+    def set_release(self, label: str, target: ReleaseTarget, who: str = LOCAL) -> Release:
+        """Point release ``label`` at ``target`` (see ``PromptStore.set_release``)."""
+        target = check_release(label, target, who)
+        return self._run(lambda db: _RELEASES.set(db, label, target, who, time.time()), write=True)
+
+    def rollback_release(self, label: str, who: str = LOCAL) -> Release:
+        """Put release ``label`` back (see ``PromptStore.rollback_release``)."""
+        check_label(label)
+        check_who(who)
+        return self._run(lambda db: _RELEASES.rollback(db, label, who, time.time()), write=True)
 
     def close(self) -> None:
         """Close the database connection; closing a closed store does nothing."""

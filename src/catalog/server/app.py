@@ -1,26 +1,34 @@
-"""The ASGI application of ``catalog serve``: routers, guards, headers and errors.
+"""The ASGI application of ``catalog serve``: routers, guards, headers, errors and timing.
 
 Every request passes the guards (:mod:`catalog.server.guards`: body size, time and
 type, loopback host names) and the one check of its texts
 (:func:`~catalog.server.deps.checked_text`); every answer carries the security
-headers; every error has the one shape of :mod:`catalog.server.errors`.
+headers; every error has the one shape of :mod:`catalog.server.errors`; every
+request is timed for ``/metrics``.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Final
 
 from fastapi import Depends, FastAPI
 
 from catalog import __version__
-from catalog.server import api, pages, prompts
+from catalog.server import api, metrics, pages, prompts, releases
 from catalog.server.deps import checked_text
 from catalog.server.errors import HANDLERS
 from catalog.server.guards import BodyGuard, HostGuard, SecurityHeaders
 from catalog.server.state import LOOPBACK, ServerSettings, ServerState
 
-__all__ = ["create_app"]
+__all__ = ["SETTINGS_ENV", "app_from_environment", "create_app", "settings_json"]
+
+SETTINGS_ENV: Final = "CATALOG_SERVE_SETTINGS"
+"""The variable through which worker processes receive the server's settings."""
 
 
 def create_app(settings: ServerSettings | None = None) -> FastAPI:
@@ -48,11 +56,28 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
     for exc_class, handler in HANDLERS:
         app.add_exception_handler(exc_class, handler)
     app.include_router(prompts.router)
+    app.include_router(releases.router)
+    app.include_router(metrics.router)
     app.include_router(api.router)
     app.include_router(pages.router)
-    # The last added runs first: headers on every answer, then the host, then the body.
+    # The last added runs first: the timer, headers on every answer, then the host, then
+    # the body.
     app.add_middleware(BodyGuard, limit=settings.max_body, seconds=settings.body_timeout)
     if settings.host in LOOPBACK:
         app.add_middleware(HostGuard, names=LOOPBACK)
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(metrics.RequestTimer, metrics=state.metrics)
     return app
+
+
+def settings_json(settings: ServerSettings) -> str:
+    """``settings`` as the JSON text :func:`app_from_environment` reads."""
+    return json.dumps(dataclasses.asdict(settings))
+
+
+def app_from_environment() -> FastAPI:
+    """The application for the settings in :data:`SETTINGS_ENV` (written by
+    :func:`settings_json`): what each worker process of ``catalog serve --workers N``
+    builds for itself, named to uvicorn by its import string."""
+    data = json.loads(os.environ[SETTINGS_ENV])
+    return create_app(ServerSettings(**{**data, "paths": tuple(data["paths"])}))

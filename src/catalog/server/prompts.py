@@ -4,8 +4,9 @@
 dispatch's: ``{"template": ...}`` and ``{"variables": [...]}``; when the store
 is unavailable, GET answers the default template at once and PUT 503. A
 conversation is constructed once (the first writer wins, later PUTs get the
-persisted prompt), read every turn and rebuilt on compaction; with a token, its
-prompt is read with the token too (it may hold the client's files).
+persisted prompt), for a catalog or for a release (which chooses the version),
+read every turn and rebuilt on compaction; with a token, its prompt is read
+with the token too (it may hold the client's files).
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
-from catalog.conversations.base import StoredPrompt
+from catalog.conversations.base import StoredPrompt, check_label
 from catalog.conversations.sessions import Sessions
 from catalog.conversations.templates import MAX_TEMPLATE_CHARS, UserTemplate, variable_catalog
 from catalog.errors import NotFoundError, StoreUnavailableError
@@ -29,6 +30,7 @@ from catalog.server.deps import (
     State,
     Writer,
 )
+from catalog.server.releases import releases_of
 from catalog.server.state import ServerState
 
 __all__ = ["router"]
@@ -60,16 +62,27 @@ class VariablesBody(BaseModel):
 
 
 class ConstructBody(RequestBody):
-    """What a conversation's first turn sends."""
+    """What a conversation's first turn sends: a catalog (``NAME[@SPEC]``) or a release
+    (which chooses the version), one of the two."""
 
-    catalog: Ref
+    catalog: Ref | None = None
+    release: Annotated[
+        str | None, Field(min_length=1, max_length=100, description="a release label")
+    ] = None
     agent: str = MAIN_AGENT
     context: Context = Field(default_factory=Context)
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ConstructBody:
+        if (self.catalog is None) == (self.release is None):
+            raise ValueError("give either catalog (NAME[@SPEC]) or release (a label)")
+        return self
 
 
 class RebuildBody(RequestBody):
     """What a compaction turn sends; ``catalog`` (``NAME[@SPEC]``) defaults to the
-    version the conversation was last resolved with."""
+    version the conversation's release chooses now, for a conversation constructed
+    for a release, else to the version it was last resolved with."""
 
     context: Context = Field(default_factory=Context)
     append: str | None = None
@@ -78,7 +91,8 @@ class RebuildBody(RequestBody):
 
 class ConversationPrompt(BaseModel):
     """A conversation's prompt; after a rebuild, ``text`` holds the appended text too
-    (the stored prompt, which ``fingerprint`` identifies, does not)."""
+    (the stored prompt, which ``fingerprint`` identifies, does not). ``release`` is the
+    label of the release that chose the version, or null."""
 
     conversation_id: str
     text: str
@@ -87,6 +101,7 @@ class ConversationPrompt(BaseModel):
     catalog: str
     version: str
     agent: str
+    release: str | None
 
 
 def _answer(stored: StoredPrompt, text: str | None = None) -> ConversationPrompt:
@@ -98,6 +113,7 @@ def _answer(stored: StoredPrompt, text: str | None = None) -> ConversationPrompt
         catalog=stored.catalog,
         version=stored.version,
         agent=stored.agent,
+        release=stored.release,
     )
 
 
@@ -136,11 +152,21 @@ def get_variables(state: State) -> VariablesBody:
 def construct(
     conversation_id: ConversationId, body: ConstructBody, state: State
 ) -> ConversationPrompt:
-    """Construct the conversation's prompt once; a conversation that has one keeps it
-    (the first writer wins) and gets it back."""
-    catalog = state.library.load(body.catalog)
-    sessions = Sessions(catalog, state.store(), agent=body.agent)
-    return _answer(sessions.construct(conversation_id, body.context))
+    """Construct the conversation's prompt once, with the catalog named or the version
+    the release chooses; a conversation that has one keeps it (the first writer wins)
+    and gets it back. 409 when the release's version cannot be loaded here."""
+    if body.release is not None:
+        label = check_label(body.release, key="body.release")
+        stored, new = releases_of(state).construct(
+            label, conversation_id, body.context, agent=body.agent
+        )
+    else:
+        catalog = state.library.load(str(body.catalog))
+        sessions = Sessions(catalog, state.store(), agent=body.agent)
+        stored, new = sessions.construct_new(conversation_id, body.context)
+    if new:
+        state.metrics.constructed(stored)
+    return _answer(stored)
 
 
 @router.get("/conversations/{conversation_id}", tags=["conversations"], dependencies=[Reader])
@@ -160,19 +186,26 @@ def get_conversation(conversation_id: ConversationId, state: State) -> Conversat
 )
 def rebuild(conversation_id: ConversationId, body: RebuildBody, state: State) -> ConversationPrompt:
     """Re-resolve on compaction: persist the new prompt (next revision) without
-    ``append`` and return it with ``append`` added."""
+    ``append`` and return it with ``append`` added. A conversation of a release is
+    rebuilt with the version the release chooses now (unless the body names a
+    catalog, which takes it out of the release)."""
     store = state.store()
     stored = store.get(conversation_id)
-    if body.catalog is not None:
-        ref = body.catalog
-    elif stored is not None:
-        ref = f"{stored.catalog}@=={stored.version}"
+    if body.catalog is None and stored is not None and stored.release is not None:
+        sessions = releases_of(state).sessions(conversation_id)
     else:
-        raise NotFoundError(
-            f"conversation {conversation_id!r} has no prompt to rebuild",
-            hint="construct it first (PUT /conversations/{id}), or name the catalog in the body",
-        )
-    agent = stored.agent if stored is not None else MAIN_AGENT
-    sessions = Sessions(state.library.load(ref), store, agent=agent)
+        if body.catalog is not None:
+            ref = body.catalog
+        elif stored is not None:
+            ref = f"{stored.catalog}@=={stored.version}"
+        else:
+            raise NotFoundError(
+                f"conversation {conversation_id!r} has no prompt to rebuild",
+                hint="construct it first (PUT /conversations/{id}), or name the catalog in "
+                "the body",
+            )
+        agent = stored.agent if stored is not None else MAIN_AGENT
+        sessions = Sessions(state.library.load(ref), store, agent=agent)
     fresh = sessions.reconstruct(conversation_id, body.context)
+    state.metrics.rebuilt(fresh)
     return _answer(fresh, sessions.appended(fresh.text, body.append))

@@ -1,4 +1,5 @@
-"""The server's settings and the state its routes share: the catalogs and the prompt store."""
+"""The server's settings and the state its routes share: the catalogs, the prompt store,
+the releases read for constructions and the metrics."""
 
 from __future__ import annotations
 
@@ -13,10 +14,12 @@ from pathlib import Path
 from typing import Final
 
 import catalog
-from catalog.conversations.base import PromptStore
+from catalog.conversations.base import ReleaseStore
 from catalog.conversations.connect import default_store_url, open_store
+from catalog.conversations.releases import ReleaseCache
 from catalog.errors import StoreUnavailableError, UsageError
 from catalog.server.library import Library
+from catalog.server.metrics import Metrics
 
 __all__ = [
     "BODY_SECONDS",
@@ -96,18 +99,21 @@ class ServerSettings:
 
 class ServerState:
     """The catalogs (compiled once, kept) and the prompt store, opened on first use and
-    again after a failed attempt, so a server starts while its database is down."""
+    again after a failed attempt, so a server starts while its database is down; the
+    releases constructions read (each at most a second old) and the metrics."""
 
     def __init__(self, settings: ServerSettings) -> None:
         self.settings = settings
         self.library = Library(settings.paths)
         self.private = _private_roots(settings, self.library)
-        self._store: PromptStore | None = None
+        self.release_cache = ReleaseCache()
+        self.metrics = Metrics()
+        self._store: ReleaseStore | None = None
         self._down: StoreUnavailableError | None = None
         self._retry_at = 0.0
         self._opening = threading.Lock()
 
-    def store(self, *, wait: bool = True) -> PromptStore:
+    def store(self, *, wait: bool = True) -> ReleaseStore:
         """The prompt store (:class:`~catalog.errors.StoreUnavailableError` when it cannot
         be reached within the settings' timeout).
 
@@ -141,6 +147,8 @@ class ServerState:
 
     def store_failed(self, exc: StoreUnavailableError) -> None:
         """Note that the store failed (``exc``): reads not waiting for it skip it a while."""
+        if exc is not self._down:  # one failure is noted where it happens and where answered
+            self.metrics.store_errors.inc()
         self._retry_at = time.monotonic() + RETRY_AFTER_SECONDS
         self._down = exc
 

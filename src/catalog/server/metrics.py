@@ -1,0 +1,138 @@
+"""What operators watch: ``GET /metrics`` in Prometheus's text format, through the
+official ``prometheus-client`` package.
+
+- ``catalog_constructions_total{catalog, version, release}``: prompts of new
+  conversations stored (``release`` empty when the catalog was named);
+- ``catalog_rebuilds_total{catalog, version, release}``: prompts rebuilt;
+- ``catalog_store_errors_total``: times the prompt store was found busy or
+  unreachable (a write answered 503, a template read answered the default);
+- ``catalog_request_duration_seconds{method, route, status}``: a histogram of the
+  time each request took, by its route's template (``/conversations/{conversation_id}``),
+  never by the path a client sent.
+
+With several worker processes (``catalog serve --workers N``) each process
+writes its figures to files in the folder ``PROMETHEUS_MULTIPROC_DIR`` names
+(prometheus-client's multiprocess mode, chosen when the package is first
+imported), and ``/metrics``, whichever worker answers, adds up every process's.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Final
+
+from fastapi import APIRouter, Request, Response
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client.multiprocess import MultiProcessCollector
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from catalog.conversations.base import StoredPrompt
+
+__all__ = ["MULTIPROCESS_ENV", "Metrics", "RequestTimer", "router"]
+
+MULTIPROCESS_ENV: Final = "PROMETHEUS_MULTIPROC_DIR"
+"""The variable naming the folder where worker processes write their figures."""
+
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+_PROMPT_LABELS = ("catalog", "version", "release")
+
+
+class Metrics:
+    """The figures of one server (one process), in a registry of their own."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.constructions = Counter(
+            "catalog_constructions",
+            "Prompts of new conversations stored, by catalog, version and release",
+            _PROMPT_LABELS,
+            registry=self.registry,
+        )
+        self.rebuilds = Counter(
+            "catalog_rebuilds",
+            "Conversation prompts rebuilt, by catalog, version and release",
+            _PROMPT_LABELS,
+            registry=self.registry,
+        )
+        self.store_errors = Counter(
+            "catalog_store_errors",
+            "Times the prompt store was found busy or unreachable",
+            registry=self.registry,
+        )
+        self.request_seconds = Histogram(
+            "catalog_request_duration_seconds",
+            "Time taken by each request, by method, route template and status",
+            ("method", "route", "status"),
+            registry=self.registry,
+        )
+
+    def constructed(self, prompt: StoredPrompt) -> None:
+        """Count the construction of ``prompt``."""
+        self.constructions.labels(prompt.catalog, prompt.version, prompt.release or "").inc()
+
+    def rebuilt(self, prompt: StoredPrompt) -> None:
+        """Count the rebuild that stored ``prompt``."""
+        self.rebuilds.labels(prompt.catalog, prompt.version, prompt.release or "").inc()
+
+    def render(self) -> bytes:
+        """The figures in Prometheus's text format: this process's, or every worker's
+        added up when :data:`MULTIPROCESS_ENV` is set."""
+        if MULTIPROCESS_ENV not in os.environ:  # prometheus-client's own test
+            return generate_latest(self.registry)
+        everyone = CollectorRegistry()
+        MultiProcessCollector(everyone)  # type: ignore[no-untyped-call]  # untyped upstream
+        return generate_latest(everyone)
+
+
+def _route(scope: Scope) -> str:
+    """The template of the route that answered (never a client's path: bounded labels)."""
+    route = scope.get("route")
+    template = getattr(route, "path_format", None)
+    return template if isinstance(template, str) else "unmatched"
+
+
+class RequestTimer:
+    """Time every HTTP request into ``metrics``, whatever answers it (a guard, a route,
+    an error handler)."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500  # unless an answer starts: the request failed before one
+
+        async def timed_send(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, timed_send)
+        finally:
+            method = scope["method"] if scope["method"] in _METHODS else "other"
+            self.metrics.request_seconds.labels(method, _route(scope), str(status)).observe(
+                time.perf_counter() - started
+            )
+
+
+router = APIRouter(tags=["metrics"])
+
+
+@router.get("/metrics", response_class=Response)
+def metrics(request: Request) -> Response:
+    """The server's figures in Prometheus's text format (see the module docstring)."""
+    figures: Metrics = request.app.state.server.metrics
+    return Response(figures.render(), media_type=CONTENT_TYPE_LATEST)
