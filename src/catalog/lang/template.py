@@ -38,24 +38,31 @@ per render, so nested loops over large data cannot hang the process or
 exhaust its memory.
 
 The body is compiled once into a tree of closures; a body without any tag is
-returned as it is.
+returned as it is. Compiling with ``constants`` (the ``part`` and ``agent`` of
+one agent's plan) substitutes them: an ``{% if %}`` whose test is known keeps
+only the branch that runs, and a ``{{ }}`` whose value is known becomes text
+(see :mod:`catalog.lang.compiler`). A body that runs no loop and calls no
+function spends only what it writes, which its output limit bounds well below
+the budget, so it renders without counting against one.
 """
 
 from __future__ import annotations
 
-import bisect
 import keyword
 import re
+import types
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any, Final, Literal, NoReturn, TypeAlias
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, TypeAlias
 
-from catalog.errors import EvaluationError, ExpressionError, TemplateError
+from catalog.errors import EvaluationError, ExpressionError
+from catalog.lang._lexing import OPENER, Lines, Token, tokenize, trim_block_lines
 from catalog.lang.compiler import Expression, ExpressionCache
 from catalog.lang.shapes import SCALAR, RecordShape, Shape, did_you_mean
 from catalog.lang.values import (
     ITEM_COST,
     MAX_TEXT_LENGTH,
+    Path,
     Scope,
     budgeted,
     charge,
@@ -86,32 +93,28 @@ LOOP_SHAPE: Final = RecordShape(
 """The shape of ``loop`` inside a ``for`` block."""
 
 _TAGS: Final = ("if", "elif", "else", "endif", "for", "endfor")
-_OPENER: Final = re.compile(r"\{[{%#]")
-_CLOSERS: Final[Mapping[str, str]] = {"{": "}}", "%": "%}", "#": "#}"}
 _RESERVED: Final = frozenset({"true", "false", "none", "loop"})
 _KEYWORD: Final = re.compile(r"\s*(\w*)")
 _FOR: Final = re.compile(r"\s*(\S+)\s+in\s+(.*)", re.DOTALL)
-_QUOTE: Final = re.compile("[\"']")
-# What ends a string opened by each quote (a backslash escapes the next character).
-_STRING_END: Final = {q: re.compile(f"[{q}\\\\\n]") for q in "\"'"}
-
-_Kind: TypeAlias = Literal["text", "output", "block", "comment"]
 
 
 class _Output:
-    """The pieces of one render, with its iteration and size budget."""
+    """The pieces of one render, with its iteration and size budget; ``charging``
+    when what it writes counts against the evaluation budget too."""
 
-    __slots__ = ("iterations", "parts", "size")
+    __slots__ = ("charging", "iterations", "parts", "size")
 
-    def __init__(self) -> None:
+    def __init__(self, charging: bool) -> None:
         self.parts: list[str] = []
         self.size = 0
         self.iterations = 0
+        self.charging = charging
 
     def write(self, text: str) -> None:
         """Add ``text`` to the output, within :data:`MAX_OUTPUT_LENGTH`."""
         self.size += len(text)
-        charge(len(text))
+        if self.charging:
+            charge(len(text))
         if self.size > MAX_OUTPUT_LENGTH:
             raise EvaluationError(
                 f"the rendered body would be longer than {MAX_OUTPUT_LENGTH} characters"
@@ -127,13 +130,15 @@ class _Output:
 
 
 _Render: TypeAlias = Callable[[Scope, _Output], None]
+_NO_SCOPE: Final[Scope] = types.MappingProxyType({})
 
 
 @dataclass(frozen=True, slots=True)
 class Template:
     """A compiled part body; ``render(scope)`` fills it from a scope.
 
-    ``names`` holds the root names the body reads (loop variables excluded);
+    ``names`` holds the root names the body reads (loop variables excluded) and
+    ``reads`` the paths it reads them by (see :class:`~catalog.lang.Expression`);
     ``is_static`` is true when the body has no tag at all, in which case
     ``render`` returns ``source`` itself. ``render`` is the compiled closure
     itself (as :attr:`Expression.evaluate <catalog.lang.Expression.evaluate>`
@@ -146,217 +151,41 @@ class Template:
     names: frozenset[str]
     is_static: bool
     render: Callable[[Scope], str] = field(repr=False, compare=False)
+    reads: frozenset[Path] = field(default=frozenset(), repr=False, compare=False)
 
 
 def compile_template(
-    source: str, names: Mapping[str, Shape], expressions: ExpressionCache | None = None
+    source: str,
+    names: Mapping[str, Shape],
+    expressions: ExpressionCache | None = None,
+    constants: Mapping[str, Any] | None = None,
 ) -> Template:
     """Parse and compile a part body once; raises :class:`TemplateError` when malformed.
 
-    ``expressions`` shares compiled expressions between the bodies of one catalog.
+    ``expressions`` shares compiled expressions between the bodies of one catalog;
+    ``constants`` are values of some of ``names`` known now (see the module docstring).
     """
-    if _OPENER.search(source) is None:
+    if OPENER.search(source) is None:
         return Template(source, frozenset(), True, lambda scope: source)
-    lines = _Lines(source)
-    tokens = _trim_block_lines(_tokenize(source, lines))
-    compiler = _Compiler(lines, names, expressions or ExpressionCache())
+    lines = Lines(source)
+    tokens = trim_block_lines(tokenize(source, lines))
+    compiler = _Compiler(lines, names, expressions or ExpressionCache(), constants or {})
     run = compiler.compile(tokens)
+    reads = frozenset(compiler.reads)
+    roots = frozenset(path[0] for path in reads)
     if isinstance(run, str):
         text = run
-        return Template(source, frozenset(compiler.used), False, lambda scope: text)
+        return Template(source, roots, False, lambda scope: text, reads)
+    charging = compiler.charging
 
     def render(scope: Scope) -> str:
-        out = _Output()
+        out = _Output(charging)
         run(scope, out)
         return "".join(out.parts)
 
-    return Template(source, frozenset(compiler.used), False, budgeted(render, "the body"))
-
-
-# --------------------------------------------------------------------------
-# Lexing
-
-
-class _Lines:
-    """Turns offsets in the body into 1-based (line, column)."""
-
-    def __init__(self, text: str) -> None:
-        self._text = text
-        self._starts: list[int] | None = None  # found when first needed: an error, most often
-
-    def position(self, offset: int) -> tuple[int, int]:
-        if self._starts is None:
-            self._starts = [0] + [m.end() for m in re.finditer("\n", self._text)]
-        line = bisect.bisect_right(self._starts, offset)
-        return line, offset - self._starts[line - 1] + 1
-
-    def relocated(self, error: EvaluationError, offset: int) -> EvaluationError:
-        """``error``, raised by the expression starting at ``offset``, placed in the body."""
-        line, column = self.position(offset + (error.column or 1) - 1)
-        return error.located(line=line, column=column)
-
-    def error(self, message: str, offset: int, hint: str | None = None) -> NoReturn:
-        line, column = self.position(offset)
-        raise TemplateError(message, line=line, column=column, hint=hint)
-
-
-@dataclass(frozen=True, slots=True)
-class _Token:
-    """A run of text or one tag; ``inner`` is where the tag's content starts."""
-
-    kind: _Kind
-    start: int
-    inner: int
-    content: str
-
-
-def _tokenize(source: str, lines: _Lines) -> list[_Token]:
-    tokens: list[_Token] = []
-    position = 0
-    while (found := _OPENER.search(source, position)) is not None:
-        if found.start() > position:
-            tokens.append(_Token("text", position, position, source[position : found.start()]))
-        mark = source[found.start() + 1]
-        closer = _CLOSERS[mark]
-        inner = found.end()
-        end = source.find(closer, inner) if mark == "#" else _find_closer(source, inner, closer)
-        if end < 0:
-            lines.error(
-                f"'{found.group()}' is never closed",
-                found.start(),
-                f"close it with '{closer}'; write a literal '{found.group()}' "
-                f'as {{{{ "{found.group()}" }}}}',
-            )
-        kind: _Kind = "output" if mark == "{" else "block" if mark == "%" else "comment"
-        tokens.append(_Token(kind, found.start(), inner, source[inner:end]))
-        position = end + len(closer)
-    if position < len(source):
-        tokens.append(_Token("text", position, position, source[position:]))
-    return tokens
-
-
-def _find_closer(source: str, start: int, closer: str) -> int:
-    """Offset of ``closer`` after ``start``, skipping over quoted strings.
-
-    ``{{ "}}" }}`` closes at the second ``}}``. A string ends at its quote or
-    at the end of its line, and a backslash in it escapes the next character.
-    When the quotes do not balance, the first ``closer`` is taken and the
-    expression compiler reports the broken string.
-    """
-    first = end = source.find(closer, start)
-    index = start
-    while end >= 0:
-        quote = _QUOTE.search(source, index, end)
-        if quote is None:
-            return end  # no string opens before this closer: it closes the tag
-        string_end = _STRING_END[quote.group()]
-        found = string_end.search(source, quote.end())
-        while found is not None and found.group() == "\\":
-            found = string_end.search(source, found.end() + 1)
-        index = len(source) if found is None else found.end()
-        if index > end:  # the string ran over that closer: look for the next one
-            end = source.find(closer, index)
-    return first
-
-
-def _blank(text: str) -> bool:
-    return not text.strip(" \t\r")
-
-
-def _is_block(token: _Token) -> bool:
-    return token.kind in ("block", "comment")
-
-
-def _trim_block_lines(tokens: list[_Token]) -> list[_Token]:
-    """Apply the whitespace rule: lines holding only block tags disappear.
-
-    A run of block/comment tags (with only spaces between them) is on a line
-    of its own when the text before it, back to a line start, and the text
-    after it, up to and including the line end, are blank. Both cuts are
-    computed on the original texts, then applied.
-    """
-    # The span of each text token that stays, as (start, stop) in its content.
-    keep = {i: (0, len(t.content)) for i, t in enumerate(tokens) if t.kind == "text"}
-    index = 0
-    while index < len(tokens):
-        if not _is_block(tokens[index]):
-            index += 1
-            continue
-        end = _run_end(tokens, index)
-        if _alone_on_line(tokens, index, end):
-            _cut_line(tokens, index, end, keep)
-        index = end + 1
-    return _kept(tokens, keep)
-
-
-def _run_end(tokens: list[_Token], first: int) -> int:
-    """The index of the last block tag of the run starting at ``first``: block tags
-    separated by nothing but spaces on the same line."""
-    last = len(tokens) - 1
-    end = first
-    for probe in range(first + 1, last + 1):
-        token = tokens[probe]
-        if _is_block(token):
-            end = probe
-        elif not (
-            token.kind == "text"
-            and "\n" not in token.content
-            and _blank(token.content)
-            and probe < last
-            and _is_block(tokens[probe + 1])
-        ):
-            break
-    return end
-
-
-def _alone_on_line(tokens: list[_Token], first: int, end: int) -> bool:
-    """Whether the run ``first..end`` has only blank text before it back to a line
-    start (or the body's start) and after it up to the line end (or the body's end)."""
-    last = len(tokens) - 1
-    before = tokens[first - 1] if first > 0 else None
-    after = tokens[end + 1] if end < last else None
-    left_ok = before is None or (
-        before.kind == "text"
-        and _blank(before.content.rpartition("\n")[2])
-        and ("\n" in before.content or first - 1 == 0)
+    return Template(
+        source, roots, False, budgeted(render, "the body") if charging else render, reads
     )
-    right_ok = after is None or (
-        after.kind == "text"
-        and _blank(after.content.partition("\n")[0])
-        and ("\n" in after.content or end + 1 == last)
-    )
-    return left_ok and right_ok
-
-
-def _cut_line(tokens: list[_Token], first: int, end: int, keep: dict[int, tuple[int, int]]) -> None:
-    """Drop the line of the run ``first..end`` from ``keep``: the blanks between its
-    tags, the blank text before it on its line, and the rest of its line, line end
-    included."""
-    for inside in range(first + 1, end):
-        keep.pop(inside, None)
-    if first > 0:
-        start, _ = keep[first - 1]
-        keep[first - 1] = (start, tokens[first - 1].content.rfind("\n") + 1)
-    if end < len(tokens) - 1:
-        after = tokens[end + 1].content
-        _, stop = keep[end + 1]
-        newline = after.find("\n")
-        keep[end + 1] = (len(after) if newline < 0 else newline + 1, stop)
-
-
-def _kept(tokens: list[_Token], keep: dict[int, tuple[int, int]]) -> list[_Token]:
-    """The tokens with each text token cut to its kept span (dropped when empty)."""
-    trimmed: list[_Token] = []
-    for i, token in enumerate(tokens):
-        if token.kind != "text":
-            trimmed.append(token)
-        elif i in keep:
-            start, stop = keep[i]
-            if start == 0 and stop == len(token.content):
-                trimmed.append(token)
-            elif start < stop:
-                trimmed.append(replace(token, content=token.content[start:stop]))
-    return trimmed
 
 
 # --------------------------------------------------------------------------
@@ -364,15 +193,18 @@ def _kept(tokens: list[_Token], keep: dict[int, tuple[int, int]]) -> list[_Token
 
 
 class _Frame:
-    """An open block while compiling: its branches so far and what it binds."""
+    """An open block while compiling: its branches so far, what it binds, and the
+    paths read by the branch being compiled."""
 
     __slots__ = (
         "bound",
         "branches",
+        "constants",
         "has_else",
         "kind",
         "names",
         "pieces",
+        "reads",
         "start",
         "test",
         "variable",
@@ -384,37 +216,54 @@ class _Frame:
         start: int,
         names: Mapping[str, Shape],
         bound: frozenset[str],
+        constants: Mapping[str, Any],
     ) -> None:
         self.kind = kind
         self.start = start
         self.names = names
         self.bound = bound
+        self.constants = constants
         self.pieces: list[str | _Render] = []
-        self.branches: list[tuple[Expression, int, str | _Render]] = []
+        self.reads: set[Path] = set()
+        self.branches: list[_Branch] = []
         self.test: tuple[Expression, int] | None = None
         self.has_else = False
         self.variable = ""
 
 
+_Branch: TypeAlias = tuple[Expression, int, "str | _Render", frozenset[Path]]
+"""One branch of an ``if``: its test, where the test is written, its body, and the
+paths the test and the body read."""
+
+
 class _Compiler:
-    """Turns the token list into one render closure, checking every tag."""
+    """Turns the token list into one render closure, checking every tag.
+
+    ``reads`` collects the paths the body reads; ``charging`` is set when it runs
+    a loop or an expression that calls a function or adds (see the module docstring).
+    """
 
     def __init__(
-        self, lines: _Lines, names: Mapping[str, Shape], expressions: ExpressionCache
+        self,
+        lines: Lines,
+        names: Mapping[str, Shape],
+        expressions: ExpressionCache,
+        constants: Mapping[str, Any],
     ) -> None:
         self._lines = lines
         self._expressions = expressions
-        self._stack = [_Frame("root", 0, names, frozenset())]
-        self.used: set[str] = set()
+        self._stack = [_Frame("root", 0, names, frozenset(), constants)]
+        self.reads = self._stack[0].reads
+        self.charging = False
 
-    def compile(self, tokens: list[_Token]) -> str | _Render:
+    def compile(self, tokens: list[Token]) -> str | _Render:
         for token in tokens:
             frame = self._stack[-1]
             if token.kind == "text":
                 frame.pieces.append(token.content)
             elif token.kind == "output":
                 expression = self._expression(token.content, token.inner, frame)
-                frame.pieces.append(self._output(expression, token.inner))
+                frame.pieces.append(self._output(expression, token.inner, frame))
             elif token.kind == "block":
                 self._block(token)
         if len(self._stack) > 1:
@@ -430,7 +279,7 @@ class _Compiler:
 
     # -- tags
 
-    def _block(self, token: _Token) -> None:
+    def _block(self, token: Token) -> None:
         found = _KEYWORD.match(token.content)
         word = found.group(1) if found else ""
         rest = token.content[found.end() if found else 0 :]
@@ -444,7 +293,7 @@ class _Compiler:
             if frame.has_else:
                 self._lines.error("'elif' after 'else'", token.start)
             self._next_branch(frame)
-            frame.test = (self._expression(rest, offset, frame), offset)
+            frame.test = (self._expression(rest, offset, frame, condition=True), offset)
         elif word == "else":
             self._no_argument(word, rest, token, "write {% elif condition %}")
             frame = self._inside("if", word, token)
@@ -467,17 +316,17 @@ class _Compiler:
             self._lines.error(f"unknown tag '{written}'", token.start, hint)
 
     def _open(
-        self, kind: Literal["if", "for"], token: _Token, begin: Callable[[_Frame], None]
+        self, kind: Literal["if", "for"], token: Token, begin: Callable[[_Frame], None]
     ) -> None:
         if len(self._stack) > MAX_BLOCK_DEPTH:
             self._lines.error(f"blocks are nested more than {MAX_BLOCK_DEPTH} deep", token.start)
         outer = self._stack[-1]
-        frame = _Frame(kind, token.start, outer.names, outer.bound)
+        frame = _Frame(kind, token.start, outer.names, outer.bound, outer.constants)
         begin(frame)
         self._stack.append(frame)
 
     def _begin_if(self, frame: _Frame, rest: str, offset: int) -> None:
-        frame.test = (self._expression(rest, offset, frame), offset)
+        frame.test = (self._expression(rest, offset, frame, condition=True), offset)
 
     def _begin_for(self, frame: _Frame, rest: str, offset: int) -> None:
         found = _FOR.fullmatch(rest)
@@ -498,8 +347,10 @@ class _Compiler:
         frame.variable = variable
         frame.names = {**frame.names, variable: item, "loop": LOOP_SHAPE}
         frame.bound = frame.bound | {variable, "loop"}
+        if variable in frame.constants:  # the loop variable hides the constant
+            frame.constants = {k: v for k, v in frame.constants.items() if k != variable}
 
-    def _inside(self, kind: str, word: str, token: _Token) -> _Frame:
+    def _inside(self, kind: str, word: str, token: Token) -> _Frame:
         frame = self._stack[-1]
         if frame.kind == kind:
             return frame
@@ -513,16 +364,18 @@ class _Compiler:
             f"close that block with {{% {closer} %}} first",
         )
 
-    def _no_argument(self, word: str, rest: str, token: _Token, hint: str | None) -> None:
+    def _no_argument(self, word: str, rest: str, token: Token, hint: str | None) -> None:
         if rest.strip():
             self._lines.error(f"'{word}' takes nothing after it", token.start, hint)
 
     def _next_branch(self, frame: _Frame) -> None:
         if frame.test is not None:
             test, offset = frame.test
-            frame.branches.append((test, offset, _sequence(frame.pieces)))
+            reads = frozenset(frame.reads | test.reads)
+            frame.branches.append((test, offset, _sequence(frame.pieces), reads))
         frame.test = None
         frame.pieces = []
+        frame.reads = set()
 
     def _close(self, frame: _Frame) -> None:
         self._stack.pop()
@@ -530,35 +383,43 @@ class _Compiler:
         if frame.kind == "for":
             assert frame.test is not None
             iterable, offset = frame.test
+            self.charging = True
             outer.pieces.append(
                 self._loop(frame.variable, iterable, offset, _sequence(frame.pieces))
             )
+            hidden = (frame.variable, "loop")
+            outer.reads |= iterable.reads
+            outer.reads.update(path for path in frame.reads if path[0] not in hidden)
             return
-        orelse: str | _Render | None = None
+        orelse: tuple[str | _Render, frozenset[Path]] | None = None
         if frame.has_else:
-            orelse = _sequence(frame.pieces)
+            orelse = (_sequence(frame.pieces), frozenset(frame.reads))
         else:
             self._next_branch(frame)
-        outer.pieces.append(self._conditional(tuple(frame.branches), orelse))
+        outer.pieces.append(self._conditional(frame.branches, orelse, outer))
 
     # -- expressions and render closures
 
-    def _expression(self, text: str, offset: int, frame: _Frame) -> Expression:
+    def _expression(
+        self, text: str, offset: int, frame: _Frame, *, condition: bool = False
+    ) -> Expression:
         try:
-            expression = self._expressions.compile(text, frame.names)
+            expression = self._expressions.compile(
+                text, frame.names, frame.constants, condition=condition
+            )
         except ExpressionError as exc:
             self._lines.error(exc.message, offset + (exc.column or 1) - 1, exc.hint)
-        self.used |= expression.names - frame.bound
+        self.charging = self.charging or expression.builds
         return expression
 
-    def _output(self, expression: Expression, offset: int) -> _Render:
+    def _output(self, expression: Expression, offset: int, frame: _Frame) -> str | _Render:
+        """What ``{{ expression }}`` writes: the text itself when its value is known."""
         lines = self._lines
-
         evaluate = expression.evaluate
 
-        def run(scope: Scope, out: _Output) -> None:
+        def value(scope: Scope) -> str:
             try:
-                text = render_value(evaluate(scope))
+                return render_value(evaluate(scope))
             except EvaluationError as exc:
                 raise lines.relocated(exc, offset) from None
             except (TypeError, ValueError, OverflowError, RecursionError) as exc:
@@ -568,19 +429,45 @@ class _Compiler:
                     ),
                     offset,
                 ) from None
-            out.write(text)
+
+        if not expression.names:
+            try:
+                return value(_NO_SCOPE)
+            except EvaluationError:
+                pass  # the error comes when rendering, as written
+        frame.reads |= expression.reads
+
+        def run(scope: Scope, out: _Output) -> None:
+            out.write(value(scope))
 
         return run
 
     def _conditional(
         self,
-        branches: tuple[tuple[Expression, int, str | _Render], ...],
-        orelse: str | _Render | None,
-    ) -> _Render:
+        branches: list[_Branch],
+        orelse: tuple[str | _Render, frozenset[Path]] | None,
+        outer: _Frame,
+    ) -> str | _Render:
+        """The render of an ``if`` block: only its branches that can be taken are
+        kept, and one taken whenever it is reached ends the block."""
+        kept: list[_Branch] = []
+        for branch in branches:
+            known = _known_truth(branch[0])
+            if known is None:
+                kept.append(branch)
+            elif known:
+                orelse = (branch[2], branch[3])
+                break
+        for _test, _offset, _body, reads in kept:
+            outer.reads |= reads
+        if orelse is not None:
+            outer.reads |= orelse[1]
+        if not kept:
+            return "" if orelse is None else orelse[0]
         compiled = tuple(
-            (test.evaluate, offset, _as_render(body)) for test, offset, body in branches
+            (test.evaluate, offset, _as_render(body)) for test, offset, body, _ in kept
         )
-        fallback = _as_render(orelse) if orelse is not None else None
+        fallback = _as_render(orelse[0]) if orelse is not None else None
         lines = self._lines
 
         def run(scope: Scope, out: _Output) -> None:
@@ -626,6 +513,17 @@ class _Compiler:
                 run_body(local, out)
 
         return run
+
+
+def _known_truth(test: Expression) -> bool | None:
+    """Whether a test that reads nothing holds; None when it reads the scope or fails
+    (the error then comes when rendering, as written)."""
+    if test.names:
+        return None
+    try:
+        return bool(test.evaluate(_NO_SCOPE))
+    except EvaluationError:
+        return None
 
 
 def _sequence(pieces: list[str | _Render]) -> str | _Render:

@@ -25,6 +25,7 @@ __all__ = [
     "MAX_NODES",
     "MAX_SOURCE_LENGTH",
     "MAX_TEXT_LENGTH",
+    "Path",
     "Scope",
     "budgeted",
     "charge",
@@ -55,6 +56,8 @@ ITEM_COST: Final = 16
 Scope: TypeAlias = Mapping[str, Any]
 """What an expression is evaluated against: root name -> value."""
 Run: TypeAlias = Callable[[Scope], Any]
+Path: TypeAlias = tuple[str, ...]
+"""A name and the attributes read from it: ``("env", "os")`` for ``env.os``."""
 OPERATION_ERRORS: Final = (TypeError, ValueError, ArithmeticError)
 LITERAL_NAMES: Final[Mapping[str, bool | None]] = types.MappingProxyType(
     {"true": True, "false": False, "none": None}
