@@ -47,6 +47,7 @@ from catalog.engine.plan import (
     AgentPlan,
     CatalogRules,
     CompiledPart,
+    Made,
     PartInfo,
     Step,
     Walk,
@@ -57,7 +58,7 @@ from catalog.engine.prompt import AssembledPrompt, Excluded, Piece, Reminder, To
 from catalog.errors import BudgetError, CatalogError, ContextError
 from catalog.lang.shapes import close_matches
 from catalog.lang.values import Scope
-from catalog.schema.context import CONTROL_FIELDS, Context, coerce_context
+from catalog.schema.context import Context, coerce_context
 from catalog.schema.manifest import fits_type
 from catalog.tokens import TokenCounter, get_counter
 
@@ -71,9 +72,6 @@ __all__ = [
     "plan_agents",
     "reminders",
 ]
-
-# The context fields conditions and bodies read; the rest steer assembly.
-_CONTEXT_FIELDS = tuple(name for name in Context.model_fields if name not in CONTROL_FIELDS)
 
 
 def assemble(
@@ -125,11 +123,12 @@ def _tool_notes(rules: CatalogRules, ctx: Context) -> tuple[str, ...]:
 
 def _scope(plan: AgentPlan, context: Context) -> dict[str, Any]:
     """What conditions and bodies read: the context, ``agent``, the variables (the
-    context's over their defaults), the definitions and the bindings."""
+    context's over their defaults), the definitions and the bindings; of the context
+    and the defaults, what the plan reads."""
     rules = plan.rules
-    scope: dict[str, Any] = {name: getattr(context, name) for name in _CONTEXT_FIELDS}
+    scope: dict[str, Any] = {name: getattr(context, name) for name in plan.fields}
     scope["agent"] = plan.agent
-    scope.update(rules.defaults)
+    scope.update(plan.defaults)
     scope.update(plan.constants)
     for name, value in context.variables.items():
         declared = rules.types.get(name)
@@ -173,27 +172,39 @@ def _select(
     done_slots: set[str] = set()
     overrides = ctx.overrides
     custom = ctx.custom_prompt is not None
-    for step in walk.steps:
-        excluded += step.before
-        if custom and step.kind != "tool":
-            excluded.append(step.if_custom)
-        elif step.slot is not None and step.slot in overrides:
-            if step.slot not in done_slots:
-                done_slots.add(step.slot)
-                pieces += _override(step, overrides[step.slot])
-            excluded.append(step.if_overridden)
-        elif step.condition is not None and not _holds(step, scope):
-            excluded.append(step.if_false)
-        elif step.piece is not None:
-            pieces.append(step.piece)
-        else:
-            body = step.body if step.body is not None else _render(step, scope)
-            if not body:
+    step, where = None, ""  # what runs, for an error: the part's condition or its body
+    try:
+        for step in walk.steps:
+            if step.before:
+                excluded += step.before
+            if custom and step.kind != "tool":
+                excluded.append(step.if_custom)
+                continue
+            slot = step.slot
+            if overrides and slot is not None and slot in overrides:
+                if slot not in done_slots:
+                    done_slots.add(slot)
+                    pieces += _override(step, overrides[slot])
+                excluded.append(step.if_overridden)
+                continue
+            where = " when"
+            if step.condition is not None and not step.condition(scope):
+                excluded.append(step.if_false)
+                continue
+            if step.pieces:
+                pieces += step.pieces
+                continue
+            where = ""
+            made = step.made if step.known else step.give(scope)
+            if made is None:
                 excluded.append(step.if_empty)
-            elif step.kind == "tool":
-                tools.append((step.tool_name, body, step.part.id))
+            elif isinstance(made, Piece):
+                pieces.append(made)
             else:
-                pieces.append(step.with_text(body))
+                tools.append(made)
+    except CatalogError as exc:
+        assert step is not None
+        raise exc.located(file=step.part.path, key=f"part {step.part.id!r}{where}") from None
     excluded += walk.after
     return pieces, excluded, tools
 
@@ -209,12 +220,12 @@ def _override(step: Step, text: str) -> list[Piece]:
 
 def _context_texts(ctx: Context) -> list[Piece]:
     """The custom prompt and the appended text the context supplies, when not blank."""
-    found = []
-    custom = trim(ctx.custom_prompt or "")
+    found: list[Piece] = []
+    custom = ctx.custom_prompt and trim(ctx.custom_prompt)
     if custom:
         why = "custom prompt from the context"
         found.append(Piece("context:custom-prompt", "system", 0, "session", custom, why))
-    append = trim(ctx.append or "")
+    append = ctx.append and trim(ctx.append)
     if append:
         why = "appended by the context"
         found.append(Piece("context:append", "system", 1 << 31, "session", append, why))
@@ -223,18 +234,17 @@ def _context_texts(ctx: Context) -> list[Piece]:
 
 def _holds(step: Step, scope: Scope) -> bool:
     """Whether the condition of ``step`` holds under ``scope``; an error names the part."""
-    assert step.condition is not None
     try:
-        return bool(step.condition(scope))
+        return step.condition is None or bool(step.condition(scope))
     except CatalogError as exc:
         part = step.part
         raise exc.located(file=part.path, key=f"part {part.id!r} when") from None
 
 
-def _render(step: Step, scope: Scope) -> str:
-    """The trimmed body of ``step`` under ``scope``; an error names the part."""
+def _given(step: Step, scope: Scope) -> Made | None:
+    """What ``step`` gives under ``scope``; an error names the part."""
     try:
-        return step.render(scope)
+        return step.made if step.known else step.give(scope)
     except CatalogError as exc:
         part = step.part
         raise exc.located(file=part.path, key=f"part {part.id!r}") from None
@@ -299,8 +309,8 @@ def reminders(
     scope = _scope(plan, coerce_context(context))
     found = []
     for step in plan.reminders:
-        if step.condition is None or _holds(step, scope):
-            text = step.body if step.body is not None else _render(step, scope)
-            if text:
-                found.append(Reminder(step.part.id, text, step.order))
+        if _holds(step, scope):
+            made = _given(step, scope)
+            if isinstance(made, Piece):
+                found.append(Reminder(made.id, made.text, made.order))
     return tuple(found)

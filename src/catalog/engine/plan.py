@@ -34,20 +34,23 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from catalog.engine.definitions import Definition
-from catalog.engine.prompt import Excluded, Piece
+from catalog.engine.prompt import Excluded, Piece, Tool
 from catalog.errors import CatalogError
 from catalog.lang.compiler import Expression, ExpressionCache, compile_expression
 from catalog.lang.memo import remember
 from catalog.lang.shapes import Shape
 from catalog.lang.template import Template, compile_template
 from catalog.lang.values import Run, Scope
+from catalog.schema.context import CONTROL_FIELDS, Context
 from catalog.schema.manifest import MAIN_AGENT, AgentDecl, BindingDecl, PartDecl
 
 __all__ = [
+    "CONTEXT_NAMES",
     "AgentInfo",
     "AgentPlan",
     "CatalogRules",
     "CompiledPart",
+    "Made",
     "PartInfo",
     "Step",
     "Walk",
@@ -56,6 +59,8 @@ __all__ = [
 ]
 
 _NO_SCOPE: Final[Scope] = types.MappingProxyType({})
+CONTEXT_NAMES: Final = tuple(name for name in Context.model_fields if name not in CONTROL_FIELDS)
+"""The context fields conditions and bodies read; the rest steer assembly."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,15 +168,23 @@ class CatalogRules:
         return resolved
 
 
+Made = Piece | Tool
+"""What a part gives an assembly: a piece of the prompt (a reminder's too), or a tool
+description."""
+
+
 @dataclass(frozen=True, slots=True)
 class Step:
     """What assembling one part for one agent needs.
 
     ``condition`` is None when the part's condition holds whatever the context.
-    ``body`` is the body, trimmed, when it is known without a context; ``piece``
-    then holds it ready to use (unless it is blank or a tool description), and
-    ``render`` gives the trimmed body otherwise. ``before`` holds the parts left
-    out for good just before this one in the prompt order, with their reasons.
+    ``give`` gives what the part gives under a scope (None when its body renders
+    blank); when that is known without a context, ``known`` is set and ``made``
+    holds it. ``reads`` names what the condition and the body read from the
+    scope. ``before`` holds the parts left out for good just before this one in
+    the prompt order, with their reasons. In a plan's usual walk, a step whose
+    piece is used whatever the context carries it in ``pieces``, with those of
+    such steps that follow it directly.
     """
 
     part: CompiledPart
@@ -180,25 +193,44 @@ class Step:
     slot: str | None
     tool_name: str
     condition: Run | None
-    body: str | None
-    render: Callable[[Scope], str]
-    piece: Piece | None
+    known: bool
+    made: Made | None
+    give: Callable[[Scope], Made | None]
+    reads: frozenset[str]
     why: str
     if_false: Excluded
     if_empty: Excluded
     if_custom: Excluded
     if_overridden: Excluded
     before: tuple[Excluded, ...] = ()
-
-    def with_text(self, text: str) -> Piece:
-        """The piece of the prompt this part gives with ``text``."""
-        return _piece(self.part.decl, self.why, text)
+    pieces: tuple[Piece, ...] = ()
 
 
 def _piece(decl: PartDecl, why: str, text: str) -> Piece:
     return Piece(
         decl.id, decl.kind, decl.order, decl.stability, text, why, decl.required, decl.priority
     )
+
+
+def _giving(
+    decl: PartDecl, why: str, render: Callable[[Scope], str]
+) -> Callable[[Scope], Made | None]:
+    """What the part of ``decl`` gives with the body ``render`` renders, trimmed."""
+
+    def give(scope: Scope) -> Made | None:
+        text = trim(render(scope))
+        if not text:
+            return None
+        if decl.kind == "tool":
+            return (decl.tool_name, text, decl.id)
+        return _piece(decl, why, text)
+
+    return give
+
+
+def _size(made: Made | None) -> int:
+    """The characters of what a part gives, to bound how much is remembered."""
+    return 0 if made is None else len(made.text if isinstance(made, Piece) else made[1])
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +251,9 @@ class AgentPlan:
     prompt need); ``usual`` leaves out those whose condition is false for this
     agent whatever the context. ``constants`` are the values fixed for the plan
     (``agent`` and the definitions that read nothing else) and ``definitions`` the
-    rest, which every assembly evaluates.
+    rest, which every assembly evaluates. ``fields`` are the context's fields and
+    ``defaults`` the variables' defaults that conditions, bodies, definitions and
+    bindings read: what an assembly puts in their scope.
     """
 
     rules: CatalogRules
@@ -229,6 +263,8 @@ class AgentPlan:
     reminders: tuple[Step, ...]
     constants: Mapping[str, Any]
     definitions: tuple[Definition, ...]
+    fields: tuple[str, ...]
+    defaults: Mapping[str, Any]
 
 
 def plan_agents(
@@ -308,11 +344,16 @@ def _plan(
             continue
         steps.append(replace(step, before=tuple(gone)))
         gone = []
+        fixed = _fixed(step)
         if step.condition is _never:
             dropped.append(step.if_false)
+        elif fixed is not None and usual and usual[-1].pieces and not dropped:
+            usual[-1] = replace(usual[-1], pieces=(*usual[-1].pieces, fixed))
         else:
-            usual.append(replace(step, before=tuple(dropped)))
+            pieces = () if fixed is None else (fixed,)
+            usual.append(replace(step, before=tuple(dropped), pieces=pieces))
             dropped = []
+    reads = _reads(rules, steps + reminders, definitions) if specialise else None
     return AgentPlan(
         rules,
         agent,
@@ -321,7 +362,28 @@ def _plan(
         tuple(reminders),
         constants,
         definitions,
+        tuple(name for name in CONTEXT_NAMES if reads is None or name in reads),
+        {k: v for k, v in rules.defaults.items() if reads is None or k in reads},
     )
+
+
+def _fixed(step: Step) -> Piece | None:
+    """The piece ``step`` gives whatever the context, if it does."""
+    if step.condition is None and isinstance(step.made, Piece):
+        return step.made
+    return None
+
+
+def _reads(
+    rules: CatalogRules, steps: Sequence[Step], definitions: Sequence[Definition]
+) -> frozenset[str]:
+    """The names assembling ``steps`` reads from the scope, with the definitions
+    and bindings it evaluates."""
+    names = frozenset().union(*(step.reads for step in steps))
+    names |= frozenset().union(*(definition.names for definition in definitions))
+    for _decl, expression in rules.bindings:
+        names |= {"files"} if expression is None else expression.names
+    return names
 
 
 def _left_out(decl: PartDecl, agent: str, reasons: dict[tuple[str, ...], str]) -> Excluded:
@@ -361,10 +423,9 @@ def _step(part: CompiledPart) -> Step:
     condition: Run | None = part.condition.evaluate
     if not part.condition.names and bool(part.condition(_NO_SCOPE)):
         condition = None
-    body = None
-    if part.template is None or part.template.is_static:
-        body = trim(part.body)
     why = "always" if decl.when == "true" else f"when {decl.when!r} is true"
+    give = _giving(decl, why, part.render)
+    known = part.template is None or part.template.is_static
     return Step(
         part=part,
         kind=decl.kind,
@@ -372,9 +433,10 @@ def _step(part: CompiledPart) -> Step:
         slot=decl.slot if decl.kind != "tool" else None,
         tool_name=decl.tool_name,
         condition=condition,
-        body=body,
-        render=_trimmed(part.render),
-        piece=_piece(decl, why, body) if body and decl.kind != "tool" else None,
+        known=known,
+        made=give(_NO_SCOPE) if known else None,
+        give=give,
+        reads=part.condition.names | (part.template.names if part.template else frozenset()),
         why=why,
         if_false=(*ident, "condition", f"when {decl.when!r} is false"),
         if_empty=(*ident, "empty", "rendered blank"),
@@ -387,7 +449,7 @@ class _Specialiser:
     """Specialises the steps of one agent's plan to its ``constants``: substitutes
     them, with ``part``, into conditions and bodies that read them (compiling each
     expression of the plan's bodies once), settles what becomes constant, and
-    remembers the rest of each body by what it reads."""
+    remembers what each other body gives by what it reads."""
 
     def __init__(self, rules: CatalogRules, constants: Mapping[str, Any]) -> None:
         self._names = rules.names
@@ -402,23 +464,25 @@ class _Specialiser:
         fixed = self._constants
         if "part" in reads:
             fixed = {**fixed, "part": PartInfo.of(decl)}
-        condition = step.condition
-        if part.condition.names & fixed.keys():
+        condition, names = step.condition, part.condition.names
+        if names & fixed.keys():
             specialised = compile_expression(decl.when, self._names, fixed, condition=True)
-            condition = _settled(specialised)
-        if step.body is not None or template is None:
-            return replace(step, condition=condition)
+            condition, names = _settled(specialised), specialised.names
+        if step.known or template is None:
+            return replace(step, condition=condition, reads=names)
         if decl.template and template.names & fixed.keys():
             expressions = self._expressions if fixed is self._constants else None
             template = compile_template(part.body, self._names, expressions, fixed)
-        render = _trimmed(template.render)
-        body = _known_body(template, render)
-        if body is not None:
-            piece = _piece(decl, step.why, body) if body and decl.kind != "tool" else None
-            return replace(step, condition=condition, body=body, render=render, piece=piece)
+        give = _giving(decl, step.why, template.render)
+        changed = replace(step, condition=condition, give=give, reads=names | template.names)
+        if not template.names:
+            try:
+                return replace(changed, known=True, made=give(_NO_SCOPE), reads=names)
+            except CatalogError:
+                return changed  # the error comes when assembling, as written
         if template.reads and {path[0] for path in template.reads} == template.names:
-            render = remember(render, template.reads)
-        return replace(step, condition=condition, render=render)
+            return replace(changed, give=remember(give, template.reads, _size))
+        return changed
 
 
 def _settled(condition: Expression) -> Run | None:
@@ -432,23 +496,6 @@ def _settled(condition: Expression) -> Run | None:
     except CatalogError:
         return condition.evaluate
     return None if holds else _never
-
-
-def _known_body(template: Template, render: Callable[[Scope], str]) -> str | None:
-    """The trimmed output of a body that reads nothing (None when it reads or fails)."""
-    if template.names:
-        return None
-    try:
-        return render(_NO_SCOPE)
-    except CatalogError:
-        return None
-
-
-def _trimmed(render: Callable[[Scope], str]) -> Callable[[Scope], str]:
-    def run(scope: Scope) -> str:
-        return trim(render(scope))
-
-    return run
 
 
 def trim(text: str) -> str:

@@ -201,7 +201,7 @@ class AssembledPrompt:
             catalog,
             version,
             agent,
-            separator.join(piece.text for piece in pieces),
+            separator.join([piece.text for piece in pieces]),
             counter.name,
             budget,
             tuple(notes),

@@ -44,6 +44,7 @@ from catalog.lang.values import (
     LITERAL_NAMES,
     MAX_DEPTH,
     OPERATION_ERRORS,
+    SEARCHED_FREELY,
     Path,
     Run,
     Scope,
@@ -51,8 +52,8 @@ from catalog.lang.values import (
     charge,
     contains,
     cost,
-    get_attribute,
     get_item,
+    read_attribute,
     type_name,
 )
 
@@ -123,8 +124,12 @@ def _reads(nodes: Iterable[_Node]) -> frozenset[Path]:
     return frozenset().union(*(node.reads for node in nodes))
 
 
-def _single_comparison(left: _Node, step: tuple[str, Callable[[Any, Any], Any], Run, int]) -> Run:
-    """The closure for ``a OP b`` (no chain): the common case, with a known left side inlined."""
+def _single_comparison(
+    left: _Node, right: _Node, step: tuple[str, Callable[[Any, Any], Any], Run, int]
+) -> Run:
+    """The closure for ``a OP b`` (no chain): the common case, with a known side
+    inlined, and ``"Bash" in tools`` reading its name and searching a short tuple
+    directly."""
     symbol, function, operand, column = step
 
     def fail(a: object, b: object) -> EvaluationError:
@@ -134,16 +139,40 @@ def _single_comparison(left: _Node, step: tuple[str, Callable[[Any, Any], Any], 
 
     if left.known is not NOT_LITERAL:
         constant = left.known
+        if function is contains and right.path is not None and len(right.path) == 1:
+            name = right.path[0]
+
+            def run_in(scope: Scope) -> Any:
+                container = scope.get(name)
+                if type(container) is tuple and len(container) <= SEARCHED_FREELY:
+                    return constant in container
+                try:
+                    return contains(constant, container)
+                except OPERATION_ERRORS:
+                    raise fail(constant, container) from None
+
+            return run_in
 
         def run_known(scope: Scope) -> Any:
-            right = operand(scope)
+            b = operand(scope)
             try:
-                return function(constant, right)
+                return function(constant, b)
             except OPERATION_ERRORS:
-                raise fail(constant, right) from None
+                raise fail(constant, b) from None
 
         return run_known
     first = left.run
+    if right.known is not NOT_LITERAL:
+        known = right.known
+
+        def run_known_right(scope: Scope) -> Any:
+            a = first(scope)
+            try:
+                return function(a, known)
+            except OPERATION_ERRORS:
+                raise fail(a, known) from None
+
+        return run_known_right
 
     def run(scope: Scope) -> Any:
         a, b = first(scope), operand(scope)
@@ -374,11 +403,12 @@ class _Compiler:
         except ExpressionError as exc:
             raise self.at(exc, column) from None
         run = inner.run
-
-        def read(scope: Scope) -> Any:
-            return get_attribute(run(scope), name)
-
+        # The name was checked above: it is read without checking it again.
+        read: Run = lambda scope: read_attribute(run(scope), name)  # noqa: E731
         if inner.path is not None:  # a longer path read from the scope: env.os
+            if len(inner.path) == 1:  # a name's attribute, read in one step
+                root = inner.path[0]
+                read = lambda scope: read_attribute(scope.get(root), name)  # noqa: E731
             path = (*inner.path, name)
             return _Node(read, shape, reads=frozenset({path}), path=path)
         return self._combined(read, shape, (inner,))
@@ -544,7 +574,8 @@ class _Compiler:
             previous = comparator
         chain = tuple(steps)
         if len(chain) == 1:
-            return self._combined(_single_comparison(left_node, chain[0]), SCALAR, tuple(operands))
+            single = _single_comparison(left_node, operands[1], chain[0])
+            return self._combined(single, SCALAR, tuple(operands))
 
         def run(scope: Scope) -> Any:
             left = first(scope)

@@ -1,120 +1,166 @@
-"""Remembering a body's output, keyed by exactly the values it reads.
+"""Remembering what a body gives, keyed by exactly the values it reads.
 
 A compiled body knows the paths it reads from the scope (``env.cwd``,
 ``tools``: :attr:`catalog.lang.Template.reads`), and its output depends on
-nothing else. :func:`remember` wraps a render so that the values at those
-paths, met before, give back the text rendered then: an agent's repeated turns
-under the same context cost a look-up per body.
+nothing else. :func:`remember` wraps a function of the scope that depends on
+those paths alone (a render, or what the engine makes of it) so that the values
+at those paths, met before, give back what it gave then: an agent's repeated
+turns under the same context cost a look-up per body.
 
-A key holds each value as it is only when equal values of its kind always
-render alike: text, none, true/false and whole numbers (each with its type,
-as ``1 == true`` in Python), decimals (by their exact written form:
-``0.0 == -0.0`` but they render apart) and tuples of texts (``tools``). Any
-other value (a record, a mapping, a list of records) means the body is
-rendered, not remembered. Rendering errors are never remembered.
+A key holds the values read and their types (``1 == true`` in Python, but
+they render apart), and only values whose equals always render alike: text,
+none, true/false, whole numbers and tuples of texts (``tools``). Any other
+value (a decimal, whose ``0.0`` and ``-0.0`` are equal, a record, a mapping,
+a list of records) means the body is rendered, not remembered. Rendering
+errors are never remembered.
 
 The memory is shared by every remembered body of the process and bounded: at
-most :data:`MAX_ENTRIES` outputs and :data:`MAX_CHARACTERS` characters of
-outputs and keys together; the oldest entries go first. It is safe to use from
+most :data:`MAX_ENTRIES` results and :data:`MAX_CHARACTERS` characters of
+results (as the caller counts them) and keys together; the oldest entries go
+first. It is safe to use from
 several threads, and what it gives back is always what rendering gives.
 """
 
 from __future__ import annotations
 
 import itertools
+import operator
 import threading
 from collections.abc import Callable, Collection
-from typing import Final
+from typing import Final, TypeVar
 
-from catalog.lang.values import Path, Scope, get_attribute
+from catalog.lang.values import Path, Scope, fields_of, get_attribute
 
-__all__ = ["MAX_CHARACTERS", "MAX_ENTRIES", "remember"]
+__all__ = ["MAX_CHARACTERS", "MAX_ENTRIES", "remember", "usage"]
 
 MAX_ENTRIES: Final = 4096
 """Most outputs remembered at once, all bodies together."""
 MAX_CHARACTERS: Final = 8_000_000
 """Most characters of outputs and keys remembered at once, all bodies together."""
 
-_UNKEYED: Final = object()
-_SCALARS: Final = frozenset({bool, int})
+_KEYED: Final = frozenset({str, type(None), bool, int, tuple})
+_TEXT: Final = frozenset({str})
+
+_Reader = Callable[[Scope], tuple[object, ...]]
+_T = TypeVar("_T")
+_MISSING: Final = object()
 
 
-def remember(render: Callable[[Scope], str], reads: Collection[Path]) -> Callable[[Scope], str]:
-    """``render``, whose output depends only on the values at ``reads``, answered from
-    memory when those values were met before (see the module docstring)."""
-    paths = tuple(sorted(reads))
+def remember(
+    compute: Callable[[Scope], _T], reads: Collection[Path], size: Callable[[_T], int]
+) -> Callable[[Scope], _T]:
+    """``compute``, whose result depends only on the values at ``reads``, answered from
+    memory when those values were met before (see the module docstring); ``size``
+    says how many characters a result holds."""
+    readers = _readers(reads)
     body = next(_BODIES)  # keeps the keys of two bodies apart
 
-    def run(scope: Scope) -> str:
-        key = _key(body, paths, scope)
+    def run(scope: Scope) -> _T:
+        key = _key(body, readers, scope)
         if key is None:
-            return render(scope)
-        found = _MEMORY.get(key)
-        if found is None:
-            found = render(scope)
-            _MEMORY.put(key, found)
-        return found
+            return compute(scope)
+        found = _MEMORY.get(key, _MISSING)
+        if found is _MISSING:
+            found = compute(scope)
+            _MEMORY.put(key, found, size(found))
+        return found  # type: ignore[return-value]
 
     return run
 
 
-def _key(body: int, paths: tuple[Path, ...], scope: Scope) -> tuple[object, ...] | None:
-    """The values at ``paths`` as a key, or None when one of them cannot be one."""
-    key: list[object] = [body]
-    for root, *attributes in paths:
+def _readers(reads: Collection[Path]) -> tuple[_Reader, ...]:
+    """What reads the values at ``reads`` from a scope: one reader for the names read
+    whole, and one for each name read by its attributes."""
+    whole = tuple(sorted(path[0] for path in reads if len(path) == 1))
+    tails: dict[str, list[Path]] = {}
+    for root, *rest in sorted(reads):
+        if rest and root not in whole:
+            tails.setdefault(root, []).append(tuple(rest))
+    found = [_attributes(root, tuple(paths)) for root, paths in tails.items()]
+    return (_names(whole), *found) if whole else tuple(found)
+
+
+def _names(names: tuple[str, ...]) -> _Reader:
+    def read(scope: Scope) -> tuple[object, ...]:
+        return tuple(map(scope.get, names))
+
+    return read
+
+
+def _attributes(root: str, tails: tuple[Path, ...]) -> _Reader:
+    """The reader of ``root.a.b`` for each of ``tails``: all at once when they are
+    single fields the root's value declares (the context's records: ``env.cwd``,
+    ``env.os``), else each as the expression language reads it."""
+    names = tuple(tail[0] for tail in tails if len(tail) == 1)
+    together = operator.attrgetter(*names) if len(names) == len(tails) > 1 else None
+    declaring: dict[type, bool] = {}  # whether a class declares every one of names
+
+    def read(scope: Scope) -> tuple[object, ...]:
         value = scope.get(root)
-        for name in attributes:
-            value = get_attribute(value, name)
-        part = _keyed(value)
-        if part is _UNKEYED:
+        kind = type(value)
+        declares = declaring.get(kind)
+        if declares is None:
+            declares = declaring.setdefault(kind, fields_of(kind).issuperset(names))
+        if together is not None and declares:
+            return together(value)
+        return tuple(_follow(value, tail) for tail in tails)
+
+    return read
+
+
+def _follow(value: object, tail: Path) -> object:
+    for name in tail:
+        value = get_attribute(value, name)
+    return value
+
+
+def _key(body: int, readers: tuple[_Reader, ...], scope: Scope) -> tuple[object, ...] | None:
+    """The values ``readers`` read, with their types, as a key; None when one cannot
+    be part of a key."""
+    key: list[object] = [body]
+    for read in readers:
+        values = read(scope)
+        kinds = tuple(map(type, values))
+        if not _KEYED.issuperset(kinds):
             return None
-        key.append(part)
+        if tuple in kinds and not all(
+            _TEXT.issuperset(map(type, value)) for value in values if type(value) is tuple
+        ):
+            return None
+        key += (values, kinds)
     return tuple(key)
-
-
-def _keyed(value: object) -> object:
-    """``value`` as a part of a key (see the module docstring), else ``_UNKEYED``."""
-    kind = type(value)
-    if kind is str or value is None:
-        return value
-    if kind in _SCALARS:
-        return kind, value
-    if kind is float:
-        return kind, repr(value)
-    if kind is tuple and all(type(item) is str for item in value):  # type: ignore[attr-defined]
-        return value
-    return _UNKEYED
 
 
 def _size(key: tuple[object, ...]) -> int:
     """Characters a key holds: its texts, and one for anything else."""
     size = 0
-    for part in key:
-        if isinstance(part, str):
-            size += len(part)
-        elif isinstance(part, tuple):
-            size += sum(len(item) if isinstance(item, str) else 1 for item in part)
-        else:
-            size += 1
+    for values in key[1::2]:
+        for value in values:  # type: ignore[attr-defined]
+            if isinstance(value, str):
+                size += len(value)
+            elif isinstance(value, tuple):
+                size += sum(map(len, value))
+            else:
+                size += 1
     return size
 
 
 class _Memory:
-    """Outputs by key, oldest first, within :data:`MAX_ENTRIES` and :data:`MAX_CHARACTERS`."""
+    """Results by key, oldest first, within :data:`MAX_ENTRIES` and :data:`MAX_CHARACTERS`."""
 
     def __init__(self) -> None:
-        self._entries: dict[tuple[object, ...], tuple[str, int]] = {}
+        self._entries: dict[tuple[object, ...], tuple[object, int]] = {}
         self._characters = 0
         self._lock = threading.Lock()
 
-    def get(self, key: tuple[object, ...]) -> str | None:
+    def get(self, key: tuple[object, ...], missing: object) -> object:
         with self._lock:
             found = self._entries.get(key)
-        return None if found is None else found[0]
+        return missing if found is None else found[0]
 
-    def put(self, key: tuple[object, ...], text: str) -> None:
-        size = len(text) + _size(key)
-        if size > MAX_CHARACTERS // 16:  # one large output would push out many
+    def put(self, key: tuple[object, ...], result: object, size: int) -> None:
+        size += _size(key)
+        if size > MAX_CHARACTERS // 16:  # one large result would push out many
             return
         with self._lock:
             if key in self._entries:
@@ -124,15 +170,19 @@ class _Memory:
             ):
                 oldest = next(iter(self._entries))
                 self._characters -= self._entries.pop(oldest)[1]
-            self._entries[key] = (text, size)
+            self._entries[key] = (result, size)
             self._characters += size
 
-    def clear(self) -> None:
-        """Forget everything (for tests that measure a cold render)."""
+    def usage(self) -> tuple[int, int]:
+        """How many results and characters are remembered now."""
         with self._lock:
-            self._entries.clear()
-            self._characters = 0
+            return len(self._entries), self._characters
 
 
 _MEMORY: Final = _Memory()
 _BODIES: Final = itertools.count()
+
+
+def usage() -> tuple[int, int]:
+    """How many results, and how many characters, are remembered now (all bodies)."""
+    return _MEMORY.usage()

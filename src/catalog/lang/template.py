@@ -41,9 +41,12 @@ The body is compiled once into a tree of closures; a body without any tag is
 returned as it is. Compiling with ``constants`` (the ``part`` and ``agent`` of
 one agent's plan) substitutes them: an ``{% if %}`` whose test is known keeps
 only the branch that runs, and a ``{{ }}`` whose value is known becomes text
-(see :mod:`catalog.lang.compiler`). A body that runs no loop and calls no
-function spends only what it writes, which its output limit bounds well below
-the budget, so it renders without counting against one.
+(see :mod:`catalog.lang.compiler`).
+
+A body renders under an evaluation budget of its own when it runs a loop, calls
+a function or adds; what it writes is counted against that budget once, when
+the render ends (the output limit, checked at every write, keeps it far below
+the budget). A body that only reads values and writes them needs no budget.
 """
 
 from __future__ import annotations
@@ -99,27 +102,29 @@ _FOR: Final = re.compile(r"\s*(\S+)\s+in\s+(.*)", re.DOTALL)
 
 
 class _Output:
-    """The pieces of one render, with its iteration and size budget; ``charging``
-    when what it writes counts against the evaluation budget too."""
+    """The pieces of one render, with its iteration and size limits. What it writes
+    is counted against the evaluation budget when the render ends: the output
+    limit, checked as it goes, keeps it well below the budget."""
 
-    __slots__ = ("charging", "iterations", "parts", "size")
+    __slots__ = ("iterations", "parts", "size")
 
-    def __init__(self, charging: bool) -> None:
+    def __init__(self) -> None:
         self.parts: list[str] = []
         self.size = 0
         self.iterations = 0
-        self.charging = charging
 
     def write(self, text: str) -> None:
         """Add ``text`` to the output, within :data:`MAX_OUTPUT_LENGTH`."""
-        self.size += len(text)
-        if self.charging:
-            charge(len(text))
+        self.count(len(text))
+        self.parts.append(text)
+
+    def count(self, size: int) -> None:
+        """Count ``size`` characters about to be written against the output limit."""
+        self.size += size
         if self.size > MAX_OUTPUT_LENGTH:
             raise EvaluationError(
                 f"the rendered body would be longer than {MAX_OUTPUT_LENGTH} characters"
             )
-        self.parts.append(text)
 
     def tick(self) -> None:
         """Count one loop iteration against :data:`MAX_LOOP_ITERATIONS`."""
@@ -130,6 +135,7 @@ class _Output:
 
 
 _Render: TypeAlias = Callable[[Scope, _Output], None]
+_UNWRITABLE: Final = (TypeError, ValueError, OverflowError, RecursionError)
 _NO_SCOPE: Final[Scope] = types.MappingProxyType({})
 
 
@@ -176,15 +182,15 @@ def compile_template(
     if isinstance(run, str):
         text = run
         return Template(source, roots, False, lambda scope: text, reads)
-    charging = compiler.charging
 
     def render(scope: Scope) -> str:
-        out = _Output(charging)
+        out = _Output()
         run(scope, out)
+        charge(out.size)
         return "".join(out.parts)
 
     return Template(
-        source, roots, False, budgeted(render, "the body") if charging else render, reads
+        source, roots, False, budgeted(render, "the body") if compiler.spends else render, reads
     )
 
 
@@ -239,8 +245,8 @@ paths the test and the body read."""
 class _Compiler:
     """Turns the token list into one render closure, checking every tag.
 
-    ``reads`` collects the paths the body reads; ``charging`` is set when it runs
-    a loop or an expression that calls a function or adds (see the module docstring).
+    ``reads`` collects the paths the body reads; ``spends`` is set when it runs a
+    loop or an expression that calls a function or adds (see the module docstring).
     """
 
     def __init__(
@@ -254,7 +260,7 @@ class _Compiler:
         self._expressions = expressions
         self._stack = [_Frame("root", 0, names, frozenset(), constants)]
         self.reads = self._stack[0].reads
-        self.charging = False
+        self.spends = False
 
     def compile(self, tokens: list[Token]) -> str | _Render:
         for token in tokens:
@@ -383,7 +389,7 @@ class _Compiler:
         if frame.kind == "for":
             assert frame.test is not None
             iterable, offset = frame.test
-            self.charging = True
+            self.spends = True
             outer.pieces.append(
                 self._loop(frame.variable, iterable, offset, _sequence(frame.pieces))
             )
@@ -409,36 +415,30 @@ class _Compiler:
             )
         except ExpressionError as exc:
             self._lines.error(exc.message, offset + (exc.column or 1) - 1, exc.hint)
-        self.charging = self.charging or expression.builds
+        self.spends = self.spends or expression.builds
         return expression
 
     def _output(self, expression: Expression, offset: int, frame: _Frame) -> str | _Render:
         """What ``{{ expression }}`` writes: the text itself when its value is known."""
         lines = self._lines
         evaluate = expression.evaluate
-
-        def value(scope: Scope) -> str:
-            try:
-                return render_value(evaluate(scope))
-            except EvaluationError as exc:
-                raise lines.relocated(exc, offset) from None
-            except (TypeError, ValueError, OverflowError, RecursionError) as exc:
-                raise lines.relocated(
-                    EvaluationError(
-                        f"cannot write the value of {expression.source.strip()!r}: {exc}"
-                    ),
-                    offset,
-                ) from None
-
         if not expression.names:
             try:
-                return value(_NO_SCOPE)
-            except EvaluationError:
+                return render_value(evaluate(_NO_SCOPE))
+            except (EvaluationError, *_UNWRITABLE):
                 pass  # the error comes when rendering, as written
         frame.reads |= expression.reads
+        source = expression.source.strip()
 
         def run(scope: Scope, out: _Output) -> None:
-            out.write(value(scope))
+            try:
+                text = render_value(evaluate(scope))
+            except EvaluationError as exc:
+                raise lines.relocated(exc, offset) from None
+            except _UNWRITABLE as exc:
+                message = f"cannot write the value of {source!r}: {exc}"
+                raise lines.relocated(EvaluationError(message), offset) from None
+            out.write(text)
 
         return run
 
@@ -464,30 +464,30 @@ class _Compiler:
             outer.reads |= orelse[1]
         if not kept:
             return "" if orelse is None else orelse[0]
-        compiled = tuple(
-            (test.evaluate, offset, _as_render(body)) for test, offset, body, _ in kept
-        )
-        fallback = _as_render(orelse[0]) if orelse is not None else None
+        compiled = tuple((test.evaluate, offset, body) for test, offset, body, _ in kept)
+        fallback = "" if orelse is None else orelse[0]
         lines = self._lines
 
         def run(scope: Scope, out: _Output) -> None:
-            for test, offset, body in compiled:
+            body = fallback
+            for test, offset, then in compiled:
                 try:
                     chosen = test(scope)
                 except EvaluationError as exc:
                     raise lines.relocated(exc, offset) from None
                 if chosen:
-                    body(scope, out)
-                    return
-            if fallback is not None:
-                fallback(scope, out)
+                    body = then
+                    break
+            if type(body) is str:
+                out.write(body)
+            else:
+                body(scope, out)  # type: ignore[operator]
 
         return run
 
     def _loop(
         self, variable: str, iterable: Expression, offset: int, body: str | _Render
     ) -> _Render:
-        run_body = _as_render(body)
         evaluate = iterable.evaluate
         lines = self._lines
 
@@ -510,7 +510,7 @@ class _Compiler:
                     "last": index == length - 1,
                     "length": length,
                 }
-                run_body(local, out)
+                _write(body, local, out)
 
         return run
 
@@ -543,23 +543,23 @@ def _sequence(pieces: list[str | _Render]) -> str | _Render:
     if text:
         merged.append(text)
     items = tuple(merged)
+    fixed = sum(len(item) for item in items if isinstance(item, str))
 
     def run(scope: Scope, out: _Output) -> None:
+        out.count(fixed)  # the fixed texts at once: they are written whatever happens
+        parts = out.parts
         for item in items:
-            if type(item) is str:  # fixed text: written directly, no closure call
-                out.write(item)
+            if type(item) is str:
+                parts.append(item)
             else:
                 item(scope, out)  # type: ignore[operator]
 
     return run
 
 
-def _as_render(piece: str | _Render) -> _Render:
-    if not isinstance(piece, str):
-        return piece
-    text = piece
-
-    def write(scope: Scope, out: _Output) -> None:
-        out.write(text)
-
-    return write
+def _write(piece: str | _Render, scope: Scope, out: _Output) -> None:
+    """Write ``piece``: a text as it is, a render by calling it."""
+    if type(piece) is str:
+        out.write(piece)
+    else:
+        piece(scope, out)  # type: ignore[operator]
