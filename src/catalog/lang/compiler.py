@@ -16,6 +16,7 @@ import operator
 import types
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any, Final, NoReturn
 
 from catalog.errors import (
@@ -52,6 +53,7 @@ from catalog.lang.values import (
     charge,
     contains,
     cost,
+    fields_of,
     get_item,
     read_attribute,
     type_name,
@@ -316,7 +318,8 @@ class _Compiler:
     ) -> _Node:
         """The node running ``run`` over ``operands``: computed now when they are all
         known, unless that fails (the error then comes when evaluating, as written).
-        A list is built afresh by each evaluation, as written, so nobody shares it."""
+        A list is copied for each evaluation (built afresh when it holds lists), so
+        nobody shares it."""
         builds = builds or any(operand.builds for operand in operands)
         if any(operand.known is NOT_LITERAL for operand in operands):
             return _Node(run, shape, reads=_reads(operands), builds=builds)
@@ -325,7 +328,9 @@ class _Compiler:
         except CatalogError:
             return _Node(run, shape, builds=builds)
         if isinstance(value, list):
-            return _Node(run, shape, known=value, builds=builds)
+            if any(isinstance(item, list | dict) for item in value):
+                return _Node(run, shape, known=value, builds=builds)
+            return _Node(lambda scope: list(value), shape, known=value)
         return _known(value, shape)
 
     # -- dispatch
@@ -403,12 +408,29 @@ class _Compiler:
         except ExpressionError as exc:
             raise self.at(exc, column) from None
         run = inner.run
-        # The name was checked above: it is read without checking it again.
-        read: Run = lambda scope: read_attribute(run(scope), name)  # noqa: E731
+        # The name was checked above: it is read without checking it again, and
+        # straight from the classes met that declare it (a record: env.os).
+        declaring: set[type] = set()
+
+        def read_from(value: object) -> Any:
+            kind = type(value)
+            if kind in declaring:
+                return getattr(value, name)
+            if name in fields_of(kind):
+                declaring.add(kind)
+            return read_attribute(value, name)
+
+        read: Run = lambda scope: read_from(run(scope))  # noqa: E731
         if inner.path is not None:  # a longer path read from the scope: env.os
             if len(inner.path) == 1:  # a name's attribute, read in one step
                 root = inner.path[0]
-                read = lambda scope: read_attribute(scope.get(root), name)  # noqa: E731
+
+                def read(scope: Scope) -> Any:
+                    value = scope.get(root)
+                    if type(value) in declaring:
+                        return getattr(value, name)
+                    return read_from(value)
+
             path = (*inner.path, name)
             return _Node(read, shape, reads=frozenset({path}), path=path)
         return self._combined(read, shape, (inner,))
@@ -672,7 +694,7 @@ class _Compiler:
         runs, call = tuple(arg.run for arg in args), function.call
 
         def run(scope: Scope) -> Any:
-            values = [arg(scope) for arg in runs]
+            values = list(map(operator.call, runs, repeat(scope)))  # the arguments' values
             try:
                 result = call(*values)
             except EvaluationBudgetError:

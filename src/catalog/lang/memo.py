@@ -26,6 +26,7 @@ from __future__ import annotations
 import itertools
 import operator
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Collection
 from typing import Final, TypeVar
 
@@ -123,10 +124,10 @@ def _key(body: int, readers: tuple[_Reader, ...], scope: Scope) -> tuple[object,
         kinds = tuple(map(type, values))
         if not _KEYED.issuperset(kinds):
             return None
-        if tuple in kinds and not all(
-            _TEXT.issuperset(map(type, value)) for value in values if type(value) is tuple
-        ):
-            return None
+        if tuple in kinds:
+            for value in values:
+                if type(value) is tuple and not _TEXT.issuperset(map(type, value)):
+                    return None
         key += (values, kinds)
     return tuple(key)
 
@@ -149,13 +150,12 @@ class _Memory:
     """Results by key, oldest first, within :data:`MAX_ENTRIES` and :data:`MAX_CHARACTERS`."""
 
     def __init__(self) -> None:
-        self._entries: dict[tuple[object, ...], tuple[object, int]] = {}
+        self._entries: OrderedDict[tuple[object, ...], tuple[object, int]] = OrderedDict()
         self._characters = 0
         self._lock = threading.Lock()
 
     def get(self, key: tuple[object, ...], missing: object) -> object:
-        with self._lock:
-            found = self._entries.get(key)
+        found = self._entries.get(key)  # one look-up: atomic, needs no lock
         return missing if found is None else found[0]
 
     def put(self, key: tuple[object, ...], result: object, size: int) -> None:
@@ -168,8 +168,7 @@ class _Memory:
             while self._entries and (
                 len(self._entries) >= MAX_ENTRIES or self._characters + size > MAX_CHARACTERS
             ):
-                oldest = next(iter(self._entries))
-                self._characters -= self._entries.pop(oldest)[1]
+                self._characters -= self._entries.popitem(last=False)[1][1]
             self._entries[key] = (result, size)
             self._characters += size
 

@@ -102,9 +102,13 @@ _FOR: Final = re.compile(r"\s*(\S+)\s+in\s+(.*)", re.DOTALL)
 
 
 class _Output:
-    """The pieces of one render, with its iteration and size limits. What it writes
-    is counted against the evaluation budget when the render ends: the output
-    limit, checked as it goes, keeps it well below the budget."""
+    """The pieces of one render, with its iteration and size limits.
+
+    The values written, and the texts written inside loops, are counted against
+    the output limit as they are written; the body's other texts, which its own
+    size bounds, when the render ends. What it wrote is counted against the
+    evaluation budget then too: the output limit keeps it well below the budget.
+    """
 
     __slots__ = ("iterations", "parts", "size")
 
@@ -115,16 +119,16 @@ class _Output:
 
     def write(self, text: str) -> None:
         """Add ``text`` to the output, within :data:`MAX_OUTPUT_LENGTH`."""
-        self.count(len(text))
+        self.size += len(text)
+        if self.size > MAX_OUTPUT_LENGTH:
+            raise _too_long()
         self.parts.append(text)
 
     def count(self, size: int) -> None:
         """Count ``size`` characters about to be written against the output limit."""
         self.size += size
         if self.size > MAX_OUTPUT_LENGTH:
-            raise EvaluationError(
-                f"the rendered body would be longer than {MAX_OUTPUT_LENGTH} characters"
-            )
+            raise _too_long()
 
     def tick(self) -> None:
         """Count one loop iteration against :data:`MAX_LOOP_ITERATIONS`."""
@@ -132,6 +136,10 @@ class _Output:
         charge(ITEM_COST)
         if self.iterations > MAX_LOOP_ITERATIONS:
             raise EvaluationError(f"more than {MAX_LOOP_ITERATIONS} loop iterations in one render")
+
+
+def _too_long() -> EvaluationError:
+    return EvaluationError(f"the rendered body would be longer than {MAX_OUTPUT_LENGTH} characters")
 
 
 _Render: TypeAlias = Callable[[Scope, _Output], None]
@@ -186,7 +194,10 @@ def compile_template(
     def render(scope: Scope) -> str:
         out = _Output()
         run(scope, out)
-        charge(out.size)
+        size = sum(map(len, out.parts))  # with the texts written outside loops
+        if size > MAX_OUTPUT_LENGTH:
+            raise _too_long()
+        charge(size)
         return "".join(out.parts)
 
     return Template(
@@ -208,6 +219,7 @@ class _Frame:
         "constants",
         "has_else",
         "kind",
+        "looping",
         "names",
         "pieces",
         "reads",
@@ -229,6 +241,7 @@ class _Frame:
         self.names = names
         self.bound = bound
         self.constants = constants
+        self.looping = kind == "for"
         self.pieces: list[str | _Render] = []
         self.reads: set[Path] = set()
         self.branches: list[_Branch] = []
@@ -281,7 +294,7 @@ class _Compiler:
                 frame.start,
                 f"add {{% {closer} %}}",
             )
-        return _sequence(self._stack[0].pieces)
+        return _sequence(self._stack[0].pieces, counted=False)
 
     # -- tags
 
@@ -328,6 +341,7 @@ class _Compiler:
             self._lines.error(f"blocks are nested more than {MAX_BLOCK_DEPTH} deep", token.start)
         outer = self._stack[-1]
         frame = _Frame(kind, token.start, outer.names, outer.bound, outer.constants)
+        frame.looping = frame.looping or outer.looping
         begin(frame)
         self._stack.append(frame)
 
@@ -378,7 +392,8 @@ class _Compiler:
         if frame.test is not None:
             test, offset = frame.test
             reads = frozenset(frame.reads | test.reads)
-            frame.branches.append((test, offset, _sequence(frame.pieces), reads))
+            body = _sequence(frame.pieces, counted=frame.looping)
+            frame.branches.append((test, offset, body, reads))
         frame.test = None
         frame.pieces = []
         frame.reads = set()
@@ -391,7 +406,7 @@ class _Compiler:
             iterable, offset = frame.test
             self.spends = True
             outer.pieces.append(
-                self._loop(frame.variable, iterable, offset, _sequence(frame.pieces))
+                self._loop(frame.variable, iterable, offset, _sequence(frame.pieces, counted=True))
             )
             hidden = (frame.variable, "loop")
             outer.reads |= iterable.reads
@@ -399,7 +414,7 @@ class _Compiler:
             return
         orelse: tuple[str | _Render, frozenset[Path]] | None = None
         if frame.has_else:
-            orelse = (_sequence(frame.pieces), frozenset(frame.reads))
+            orelse = (_sequence(frame.pieces, counted=frame.looping), frozenset(frame.reads))
         else:
             self._next_branch(frame)
         outer.pieces.append(self._conditional(frame.branches, orelse, outer))
@@ -432,7 +447,8 @@ class _Compiler:
 
         def run(scope: Scope, out: _Output) -> None:
             try:
-                text = render_value(evaluate(scope))
+                value = evaluate(scope)
+                text = value if type(value) is str else render_value(value)
             except EvaluationError as exc:
                 raise lines.relocated(exc, offset) from None
             except _UNWRITABLE as exc:
@@ -467,6 +483,7 @@ class _Compiler:
         compiled = tuple((test.evaluate, offset, body) for test, offset, body, _ in kept)
         fallback = "" if orelse is None else orelse[0]
         lines = self._lines
+        counted = outer.looping
 
         def run(scope: Scope, out: _Output) -> None:
             body = fallback
@@ -478,10 +495,12 @@ class _Compiler:
                 if chosen:
                     body = then
                     break
-            if type(body) is str:
+            if type(body) is not str:
+                body(scope, out)  # type: ignore[operator]
+            elif counted:
                 out.write(body)
             else:
-                body(scope, out)  # type: ignore[operator]
+                out.parts.append(body)
 
         return run
 
@@ -526,8 +545,9 @@ def _known_truth(test: Expression) -> bool | None:
         return None
 
 
-def _sequence(pieces: list[str | _Render]) -> str | _Render:
-    """One render for a block body: adjacent texts merged, a pure text kept as text."""
+def _sequence(pieces: list[str | _Render], *, counted: bool) -> str | _Render:
+    """One render for a block body: adjacent texts merged, a pure text kept as text;
+    its texts ``counted`` against the output limit as they are written (in a loop)."""
     merged: list[str | _Render] = []
     text = ""
     for piece in pieces:
@@ -546,7 +566,8 @@ def _sequence(pieces: list[str | _Render]) -> str | _Render:
     fixed = sum(len(item) for item in items if isinstance(item, str))
 
     def run(scope: Scope, out: _Output) -> None:
-        out.count(fixed)  # the fixed texts at once: they are written whatever happens
+        if counted:
+            out.count(fixed)  # the fixed texts at once: they are written whatever happens
         parts = out.parts
         for item in items:
             if type(item) is str:
