@@ -468,7 +468,7 @@ class _Specialiser:
         if names & fixed.keys():
             specialised = compile_expression(decl.when, self._names, fixed, condition=True)
             condition, names = _settled(specialised), specialised.names
-        if step.known or template is None:
+        if step.known or template is None or condition is _never:  # its body never renders
             return replace(step, condition=condition, reads=names)
         if decl.template and template.names & fixed.keys():
             expressions = self._expressions if fixed is self._constants else None

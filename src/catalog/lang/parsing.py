@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import functools
 import re
 import warnings
 from typing import Final, NoReturn
@@ -99,10 +100,15 @@ class Source:
                 depth -= 1
 
 
+@functools.lru_cache(maxsize=4096)
 def parse(source: str) -> tuple[Source, ast.Expression]:
     """The checked tree of ``source`` and its :class:`Source`; raises
     :class:`ExpressionError` (with ``column``) for anything too long, too big,
-    nested too deep or malformed. No other exception escapes for any text."""
+    nested too deep or malformed. No other exception escapes for any text.
+
+    The last few thousand texts parsed are remembered (their trees are only read):
+    the plans of a catalog's agents compile the same conditions again.
+    """
     text = source.strip()
     base = len(source) - len(source.lstrip())
     if not text:
