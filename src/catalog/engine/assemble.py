@@ -172,39 +172,43 @@ def _select(
     done_slots: set[str] = set()
     overrides = ctx.overrides
     custom = ctx.custom_prompt is not None
-    step, where = None, ""  # what runs, for an error: the part's condition or its body
-    try:
-        for step in walk.steps:
-            if step.before:
-                excluded += step.before
+    replacing = custom or bool(overrides)
+    for step in walk.steps:
+        if step.before:
+            excluded += step.before
+        if replacing:
             if custom and step.kind != "tool":
                 excluded.append(step.if_custom)
                 continue
             slot = step.slot
-            if overrides and slot is not None and slot in overrides:
+            if slot is not None and slot in overrides:
                 if slot not in done_slots:
                     done_slots.add(slot)
                     pieces += _override(step, overrides[slot])
                 excluded.append(step.if_overridden)
                 continue
-            where = " when"
-            if step.condition is not None and not step.condition(scope):
+        condition = step.condition
+        if condition is not None:
+            try:
+                holds = condition(scope)
+            except CatalogError as exc:
+                raise _placed(exc, step, " when") from None
+            if not holds:
                 excluded.append(step.if_false)
                 continue
-            if step.pieces:
-                pieces += step.pieces
-                continue
-            where = ""
+        if step.pieces:
+            pieces += step.pieces
+            continue
+        try:
             made = step.made if step.known else step.give(scope)
-            if made is None:
-                excluded.append(step.if_empty)
-            elif isinstance(made, Piece):
-                pieces.append(made)
-            else:
-                tools.append(made)
-    except CatalogError as exc:
-        assert step is not None
-        raise exc.located(file=step.part.path, key=f"part {step.part.id!r}{where}") from None
+        except CatalogError as exc:
+            raise _placed(exc, step, "") from None
+        if made is None:
+            excluded.append(step.if_empty)
+        elif isinstance(made, Piece):
+            pieces.append(made)
+        else:
+            tools.append(made)
     excluded += walk.after
     return pieces, excluded, tools
 
@@ -237,8 +241,7 @@ def _holds(step: Step, scope: Scope) -> bool:
     try:
         return step.condition is None or bool(step.condition(scope))
     except CatalogError as exc:
-        part = step.part
-        raise exc.located(file=part.path, key=f"part {part.id!r} when") from None
+        raise _placed(exc, step, " when") from None
 
 
 def _given(step: Step, scope: Scope) -> Made | None:
@@ -246,8 +249,13 @@ def _given(step: Step, scope: Scope) -> Made | None:
     try:
         return step.made if step.known else step.give(scope)
     except CatalogError as exc:
-        part = step.part
-        raise exc.located(file=part.path, key=f"part {part.id!r}") from None
+        raise _placed(exc, step, "") from None
+
+
+def _placed(exc: CatalogError, step: Step, where: str) -> CatalogError:
+    """``exc``, raised by the condition (``where`` is " when") or the body of ``step``,
+    placed in the part's file and key."""
+    return exc.located(file=step.part.path, key=f"part {step.part.id!r}{where}")
 
 
 def _fit(

@@ -464,10 +464,10 @@ class _Specialiser:
         fixed = self._constants
         if "part" in reads:
             fixed = {**fixed, "part": PartInfo.of(decl)}
-        condition, names = step.condition, part.condition.names
-        if names & fixed.keys():
-            specialised = compile_expression(decl.when, self._names, fixed, condition=True)
-            condition, names = _settled(specialised), specialised.names
+        expression = part.condition
+        if expression.names & fixed.keys():
+            expression = compile_expression(decl.when, self._names, fixed, condition=True)
+        condition, names = _settled(expression), expression.names
         if step.known or template is None or condition is _never:  # its body never renders
             return replace(step, condition=condition, reads=names)
         if decl.template and template.names & fixed.keys():
@@ -486,16 +486,24 @@ class _Specialiser:
 
 
 def _settled(condition: Expression) -> Run | None:
-    """The run of a specialised ``condition``: None when it holds whatever the
-    context, :func:`_never` when it never does, else its closure. One that fails
+    """The run of a (specialised) ``condition``: None when it holds whatever the
+    context, :func:`_never` when it never does, else its closure, remembered by what
+    it reads when it calls functions (``len(mcp_servers) > 0``). One that fails
     without reading anything is left to fail when assembling, as written."""
+    evaluate = condition.evaluate
     if condition.names:
-        return condition.evaluate
+        if not condition.builds:
+            return evaluate  # as cheap as a look-up: "Bash" in tools
+        return remember(lambda scope: bool(evaluate(scope)), condition.reads, _one)
     try:
-        holds = bool(condition.evaluate(_NO_SCOPE))
+        holds = bool(evaluate(_NO_SCOPE))
     except CatalogError:
-        return condition.evaluate
+        return evaluate
     return None if holds else _never
+
+
+def _one(holds: bool) -> int:
+    return 1
 
 
 def trim(text: str) -> str:

@@ -30,7 +30,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import Any, Final, Literal, TypeVar
+from typing import Any, Final, Literal, NamedTuple, TypeVar
 
 from catalog.errors import UsageError
 from catalog.tokens import CharCounter, TokenCounter
@@ -73,11 +73,12 @@ OPENAI_ROLES = ("system", "developer")
 _RANK = {"static": 0, "session": 1, "turn": 2}
 
 
-@dataclass(frozen=True, slots=True)
-class Piece:
+class Piece(NamedTuple):
     """A text chosen for the prompt, before budgets and layout: a part's rendered
     body or a text the context supplies (``required`` ones are never dropped to
-    fit a budget; among the others the lowest ``priority`` goes first)."""
+    fit a budget; among the others the lowest ``priority`` goes first). A named
+    tuple, as the other records an assembly makes by the dozen (:data:`Excluded`,
+    :data:`Tool`) are tuples."""
 
     id: str
     kind: str

@@ -693,18 +693,34 @@ class _Compiler:
             raise self.at(exc, column) from None
         runs, call = tuple(arg.run for arg in args), function.call
 
-        def run(scope: Scope) -> Any:
-            values = list(map(operator.call, runs, repeat(scope)))  # the arguments' values
-            try:
-                result = call(*values)
-            except EvaluationBudgetError:
-                raise
-            except CatalogError as exc:
-                raise EvaluationError(f"{name}(): {exc.message}", column=column) from None
-            except Exception as exc:
-                raise EvaluationError(f"{name}(): {exc}", column=column) from None
-            charge(1 + cost(result) + sum(map(cost, values)))
-            return result
+        def failed(exc: Exception) -> CatalogError:
+            if isinstance(exc, EvaluationBudgetError):
+                return exc
+            message = exc.message if isinstance(exc, CatalogError) else str(exc)
+            return EvaluationError(f"{name}(): {message}", column=column)
+
+        if len(runs) == 1:  # most calls: one argument, read without a list
+            only = runs[0]
+
+            def run(scope: Scope) -> Any:
+                value = only(scope)
+                try:
+                    result = call(value)
+                except Exception as exc:
+                    raise failed(exc) from None
+                charge(1 + cost(result) + cost(value))
+                return result
+
+        else:
+
+            def run(scope: Scope) -> Any:
+                values = list(map(operator.call, runs, repeat(scope)))  # the arguments' values
+                try:
+                    result = call(*values)
+                except Exception as exc:
+                    raise failed(exc) from None
+                charge(1 + cost(result) + sum(map(cost, values)))
+                return result
 
         return self._combined(run, shape, tuple(args), builds=True)
 

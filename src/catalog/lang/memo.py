@@ -16,8 +16,8 @@ errors are never remembered.
 
 The memory is shared by every remembered body of the process and bounded: at
 most :data:`MAX_ENTRIES` results and :data:`MAX_CHARACTERS` characters of
-results (as the caller counts them) and keys together; the oldest entries go
-first. It is safe to use from
+results (as the caller counts them) and keys together; the least recently used
+go first. It is safe to use from
 several threads, and what it gives back is always what rendering gives.
 """
 
@@ -53,37 +53,41 @@ def remember(
     """``compute``, whose result depends only on the values at ``reads``, answered from
     memory when those values were met before (see the module docstring); ``size``
     says how many characters a result holds."""
-    readers = _readers(reads)
+    read = _reader(reads)
     body = next(_BODIES)  # keeps the keys of two bodies apart
 
     def run(scope: Scope) -> _T:
-        key = _key(body, readers, scope)
-        if key is None:
+        values = read(scope)
+        kinds = tuple(map(type, values))
+        if not _KEYED.issuperset(kinds) or (tuple in kinds and not _texts(values)):
             return compute(scope)
+        key = (body, values, kinds)
         found = _MEMORY.get(key, _MISSING)
         if found is _MISSING:
             found = compute(scope)
-            _MEMORY.put(key, found, size(found))
+            _MEMORY.put(key, found, size(found) + _size(values))
         return found  # type: ignore[return-value]
 
     return run
 
 
-def _readers(reads: Collection[Path]) -> tuple[_Reader, ...]:
-    """What reads the values at ``reads`` from a scope: one reader for the names read
-    whole, and one for each name read by its attributes."""
+def _reader(reads: Collection[Path]) -> _Reader:
+    """What reads the values at ``reads`` from a scope, in one tuple: the names read
+    whole, then the attributes of each name read by its attributes."""
     whole = tuple(sorted(path[0] for path in reads if len(path) == 1))
     tails: dict[str, list[Path]] = {}
     for root, *rest in sorted(reads):
         if rest and root not in whole:
             tails.setdefault(root, []).append(tuple(rest))
-    found = [_attributes(root, tuple(paths)) for root, paths in tails.items()]
-    return (_names(whole), *found) if whole else tuple(found)
+    groups = [_attributes(root, tuple(paths)) for root, paths in tails.items()]
+    if not whole and len(groups) == 1:
+        return groups[0]
 
-
-def _names(names: tuple[str, ...]) -> _Reader:
     def read(scope: Scope) -> tuple[object, ...]:
-        return tuple(map(scope.get, names))
+        values = tuple(map(scope.get, whole))
+        for group in groups:
+            values += group(scope)
+        return values
 
     return read
 
@@ -115,39 +119,22 @@ def _follow(value: object, tail: Path) -> object:
     return value
 
 
-def _key(body: int, readers: tuple[_Reader, ...], scope: Scope) -> tuple[object, ...] | None:
-    """The values ``readers`` read, with their types, as a key; None when one cannot
-    be part of a key."""
-    key: list[object] = [body]
-    for read in readers:
-        values = read(scope)
-        kinds = tuple(map(type, values))
-        if not _KEYED.issuperset(kinds):
-            return None
-        if tuple in kinds:
-            for value in values:
-                if type(value) is tuple and not _TEXT.issuperset(map(type, value)):
-                    return None
-        key += (values, kinds)
-    return tuple(key)
+def _texts(values: tuple[object, ...]) -> bool:
+    """Whether every tuple among ``values`` holds texts only."""
+    for value in values:
+        if type(value) is tuple and not _TEXT.issuperset(map(type, value)):
+            return False
+    return True
 
 
-def _size(key: tuple[object, ...]) -> int:
-    """Characters a key holds: its texts, and one for anything else."""
-    size = 0
-    for values in key[1::2]:
-        for value in values:  # type: ignore[attr-defined]
-            if isinstance(value, str):
-                size += len(value)
-            elif isinstance(value, tuple):
-                size += sum(map(len, value))
-            else:
-                size += 1
-    return size
+def _size(values: tuple[object, ...]) -> int:
+    """Characters a key's values hold, as written out: at least their texts' lengths."""
+    return len(repr(values))
 
 
 class _Memory:
-    """Results by key, oldest first, within :data:`MAX_ENTRIES` and :data:`MAX_CHARACTERS`."""
+    """Results by key, least recently used first, within :data:`MAX_ENTRIES` and
+    :data:`MAX_CHARACTERS`."""
 
     def __init__(self) -> None:
         self._entries: OrderedDict[tuple[object, ...], tuple[object, int]] = OrderedDict()
@@ -155,11 +142,17 @@ class _Memory:
         self._lock = threading.Lock()
 
     def get(self, key: tuple[object, ...], missing: object) -> object:
-        found = self._entries.get(key)  # one look-up: atomic, needs no lock
-        return missing if found is None else found[0]
+        """The result kept for ``key``, now the most recently used; else ``missing``."""
+        with self._lock:
+            found = self._entries.get(key)
+            if found is None:
+                return missing
+            self._entries.move_to_end(key)
+        return found[0]
 
     def put(self, key: tuple[object, ...], result: object, size: int) -> None:
-        size += _size(key)
+        """Keep ``result`` (of ``size`` characters with its key), pushing out the least
+        recently used results as the bounds need."""
         if size > MAX_CHARACTERS // 16:  # one large result would push out many
             return
         with self._lock:

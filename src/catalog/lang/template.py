@@ -66,6 +66,7 @@ from catalog.lang.values import (
     ITEM_COST,
     MAX_TEXT_LENGTH,
     Path,
+    Run,
     Scope,
     budgeted,
     charge,
@@ -478,31 +479,11 @@ class _Compiler:
             outer.reads |= reads
         if orelse is not None:
             outer.reads |= orelse[1]
-        if not kept:
-            return "" if orelse is None else orelse[0]
-        compiled = tuple((test.evaluate, offset, body) for test, offset, body, _ in kept)
-        fallback = "" if orelse is None else orelse[0]
-        lines = self._lines
-        counted = outer.looping
-
-        def run(scope: Scope, out: _Output) -> None:
-            body = fallback
-            for test, offset, then in compiled:
-                try:
-                    chosen = test(scope)
-                except EvaluationError as exc:
-                    raise lines.relocated(exc, offset) from None
-                if chosen:
-                    body = then
-                    break
-            if type(body) is not str:
-                body(scope, out)  # type: ignore[operator]
-            elif counted:
-                out.write(body)
-            else:
-                out.parts.append(body)
-
-        return run
+        # An if/elif/else is a chain of ifs, each with the rest as its else.
+        body = "" if orelse is None else orelse[0]
+        for test, offset, then, _ in reversed(kept):
+            body = _branch(test.evaluate, offset, then, body, outer.looping, self._lines)
+        return body
 
     def _loop(
         self, variable: str, iterable: Expression, offset: int, body: str | _Render
@@ -534,6 +515,32 @@ class _Compiler:
         return run
 
 
+def _branch(
+    test: Run,
+    offset: int,
+    then: str | _Render,
+    fallback: str | _Render,
+    counted: bool,
+    lines: Lines,
+) -> _Render:
+    """The render of an ``if`` with one test: ``then`` when it holds, else ``fallback``
+    (texts ``counted`` against the output limit as they are written, in a loop)."""
+
+    def run(scope: Scope, out: _Output) -> None:
+        try:
+            body = then if test(scope) else fallback
+        except EvaluationError as exc:
+            raise lines.relocated(exc, offset) from None
+        if type(body) is not str:
+            body(scope, out)  # type: ignore[operator]
+        elif counted:
+            out.write(body)
+        else:
+            out.parts.append(body)
+
+    return run
+
+
 def _known_truth(test: Expression) -> bool | None:
     """Whether a test that reads nothing holds; None when it reads the scope or fails
     (the error then comes when rendering, as written)."""
@@ -546,34 +553,31 @@ def _known_truth(test: Expression) -> bool | None:
 
 
 def _sequence(pieces: list[str | _Render], *, counted: bool) -> str | _Render:
-    """One render for a block body: adjacent texts merged, a pure text kept as text;
-    its texts ``counted`` against the output limit as they are written (in a loop)."""
-    merged: list[str | _Render] = []
-    text = ""
+    """One render for a block body, each render with the text that follows it; a pure
+    text kept as text. Its texts are ``counted`` against the output limit as they are
+    written when it is in a loop."""
+    head = ""
+    pairs: list[tuple[_Render, str]] = []
     for piece in pieces:
-        if isinstance(piece, str):
-            text += piece
-            continue
-        if text:
-            merged.append(text)
-            text = ""
-        merged.append(piece)
-    if not merged:
-        return text
-    if text:
-        merged.append(text)
-    items = tuple(merged)
-    fixed = sum(len(item) for item in items if isinstance(item, str))
+        if not isinstance(piece, str):
+            pairs.append((piece, ""))
+        elif pairs:
+            pairs[-1] = (pairs[-1][0], pairs[-1][1] + piece)
+        else:
+            head += piece
+    if not pairs:
+        return head
+    steps = tuple(pairs)
+    fixed = len(head) + sum(len(text) for _, text in steps)
 
     def run(scope: Scope, out: _Output) -> None:
         if counted:
             out.count(fixed)  # the fixed texts at once: they are written whatever happens
         parts = out.parts
-        for item in items:
-            if type(item) is str:
-                parts.append(item)
-            else:
-                item(scope, out)  # type: ignore[operator]
+        parts.append(head)
+        for render, text in steps:
+            render(scope, out)
+            parts.append(text)
 
     return run
 
