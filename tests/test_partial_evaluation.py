@@ -143,6 +143,7 @@ def test_a_condition_on_the_main_agent_becomes_one_membership_test() -> None:
     constants = {"part": PARTS[0], "agent": AGENTS[0]}
     specialised = compile_expression(condition, NAMES, constants, condition=True)
     assert specialised.reads == {("tools",)} and not specialised.builds
+    assert specialised.membership == ("Bash", "tools")  # a plan may test many at once
     assert specialised({"tools": ("Read", "Bash")}) is True
     assert specialised({"tools": ("Read",)}) is False
     assert specialised({"tools": None}) is False

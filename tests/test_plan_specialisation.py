@@ -186,6 +186,9 @@ def _spread(cat: Catalog) -> list[Context]:
         ]
     for slot in cat.slots:
         found.append(Context.model_validate({**base, "overrides": {slot: "Replaced."}}))
+    # More tools than a membership test searches without charging for them.
+    many = [*sorted(cat.tool_names), *(f"Extra{index}" for index in range(70))]
+    found.append(Context.model_validate({**base, "tools": many}))
     return found
 
 

@@ -57,7 +57,7 @@ from catalog.engine.plan import (
 from catalog.engine.prompt import AssembledPrompt, Excluded, Piece, Reminder, Tool
 from catalog.errors import BudgetError, CatalogError, ContextError
 from catalog.lang.shapes import close_matches
-from catalog.lang.values import Scope
+from catalog.lang.values import SEARCHED_FREELY, Scope
 from catalog.schema.context import Context, coerce_context
 from catalog.schema.manifest import fits_type
 from catalog.tokens import TokenCounter, get_counter
@@ -176,6 +176,9 @@ def _select(
     for step in walk.steps:
         if step.before:
             excluded += step.before
+        if step.members:
+            _members(step, scope, pieces, excluded, tools)
+            continue
         if replacing:
             if custom and step.kind != "tool":
                 excluded.append(step.if_custom)
@@ -234,6 +237,25 @@ def _context_texts(ctx: Context) -> list[Piece]:
         why = "appended by the context"
         found.append(Piece("context:append", "system", 1 << 31, "session", append, why))
     return found
+
+
+def _members(
+    batch: Step, scope: Scope, pieces: list[Piece], excluded: list[Excluded], tools: list[Tool]
+) -> None:
+    """The steps of ``batch``, each used when its value is in one name (the tool parts'
+    ``"Read" in tools``): a short tuple is searched for each directly."""
+    assert batch.member is not None
+    container = scope.get(batch.member[1])
+    searched = type(container) is tuple and len(container) <= SEARCHED_FREELY
+    for value, step in batch.members:
+        if not (value in container if searched else _holds(step, scope)):  # type: ignore[operator]
+            excluded.append(step.if_false)
+        elif step.made is None:
+            excluded.append(step.if_empty)
+        elif isinstance(step.made, Piece):
+            pieces.append(step.made)
+        else:
+            tools.append(step.made)
 
 
 def _holds(step: Step, scope: Scope) -> bool:

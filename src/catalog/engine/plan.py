@@ -182,9 +182,12 @@ class Step:
     blank); when that is known without a context, ``known`` is set and ``made``
     holds it. ``reads`` names what the condition and the body read from the
     scope. ``before`` holds the parts left out for good just before this one in
-    the prompt order, with their reasons. In a plan's usual walk, a step whose
-    piece is used whatever the context carries it in ``pieces``, with those of
-    such steps that follow it directly.
+    the prompt order, with their reasons. ``member`` is ``(value, name)`` when
+    the condition holds exactly when the known value is in that name (``"Read"
+    in tools``). In a plan's usual walk, a step whose piece is used whatever the
+    context carries it in ``pieces``, with those of such steps that follow it
+    directly; and a run of steps whose bodies are known and whose conditions test
+    one name is one step whose ``members`` are those steps with their values.
     """
 
     part: CompiledPart
@@ -204,6 +207,8 @@ class Step:
     if_overridden: Excluded
     before: tuple[Excluded, ...] = ()
     pieces: tuple[Piece, ...] = ()
+    member: tuple[object, str] | None = None
+    members: tuple[tuple[object, Step], ...] = ()
 
 
 def _piece(decl: PartDecl, why: str, text: str) -> Piece:
@@ -349,6 +354,15 @@ def _plan(
             dropped.append(step.if_false)
         elif fixed is not None and usual and usual[-1].pieces and not dropped:
             usual[-1] = replace(usual[-1], pieces=(*usual[-1].pieces, fixed))
+        elif step.member is not None and step.known:
+            value, searched = step.member
+            batch = (None, searched)
+            if usual and usual[-1].members and usual[-1].member == batch and not dropped:
+                usual[-1] = replace(usual[-1], members=(*usual[-1].members, (value, step)))
+            else:
+                first = replace(step, member=batch, members=((value, step),))
+                usual.append(replace(first, before=tuple(dropped)))
+                dropped = []
         else:
             pieces = () if fixed is None else (fixed,)
             usual.append(replace(step, before=tuple(dropped), pieces=pieces))
@@ -468,8 +482,9 @@ class _Specialiser:
         if expression.names & fixed.keys():
             expression = compile_expression(decl.when, self._names, fixed, condition=True)
         condition, names = _settled(expression), expression.names
+        member = expression.membership if condition is expression.evaluate else None
         if step.known or template is None or condition is _never:  # its body never renders
-            return replace(step, condition=condition, reads=names)
+            return replace(step, condition=condition, reads=names, member=member)
         if decl.template and template.names & fixed.keys():
             expressions = self._expressions if fixed is self._constants else None
             template = compile_template(part.body, self._names, expressions, fixed)

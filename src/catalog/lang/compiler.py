@@ -14,8 +14,8 @@ from __future__ import annotations
 import ast
 import operator
 import types
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from itertools import repeat
 from typing import Any, Final, NoReturn
 
@@ -24,6 +24,14 @@ from catalog.errors import (
     EvaluationBudgetError,
     EvaluationError,
     ExpressionError,
+)
+from catalog.lang._operators import (
+    COMPARISONS,
+    OPERATOR_SYMBOLS,
+    REFUSED,
+    Comparison,
+    is_none,
+    single_comparison,
 )
 from catalog.lang.functions import (
     FUNCTIONS,
@@ -45,7 +53,6 @@ from catalog.lang.values import (
     LITERAL_NAMES,
     MAX_DEPTH,
     OPERATION_ERRORS,
-    SEARCHED_FREELY,
     Path,
     Run,
     Scope,
@@ -80,9 +87,11 @@ class Expression:
     the paths it reads them by (``("env", "os")``; a name used otherwise than
     through attributes is read whole, as ``("env",)``), ``shape`` the shape of its
     result (``ANY`` when unknown) and ``builds`` whether evaluating it calls a
-    function or adds. ``evaluate`` is the compiled closure (under a fresh
-    evaluation budget when it builds): hot loops call it directly to skip one call
-    level.
+    function or adds. ``membership`` is ``(value, name)`` when what decides the
+    expression's truth is whether that known value is in that name (``"Bash" in
+    tools``), so a caller may test many such at once. ``evaluate`` is the compiled
+    closure (under a fresh evaluation budget when it builds): hot loops call it
+    directly to skip one call level.
     """
 
     source: str
@@ -91,6 +100,7 @@ class Expression:
     evaluate: Run = field(repr=False, compare=False)
     reads: frozenset[Path] = field(default=frozenset(), repr=False, compare=False)
     builds: bool = field(default=False, repr=False, compare=False)
+    membership: tuple[object, str] | None = field(default=None, repr=False, compare=False)
 
     def __call__(self, scope: Scope) -> Any:
         """Evaluate against ``scope``; raises :class:`EvaluationError` on bad values."""
@@ -105,7 +115,8 @@ class _Node:
     rules may look at); ``known`` its value when that is known while compiling
     (a literal, a constant, or computed from them); ``reads`` the paths it reads
     from the scope, ``path`` its own path when it is one, and ``builds`` whether
-    it calls a function or adds when evaluated.
+    it calls a function or adds when evaluated; ``membership`` as
+    :attr:`Expression.membership`.
     """
 
     run: Run
@@ -115,6 +126,7 @@ class _Node:
     reads: frozenset[Path] = frozenset()
     path: Path | None = None
     builds: bool = False
+    membership: tuple[object, str] | None = None
 
 
 def _known(value: object, shape: Shape, literal: object = NOT_LITERAL) -> _Node:
@@ -124,112 +136,6 @@ def _known(value: object, shape: Shape, literal: object = NOT_LITERAL) -> _Node:
 
 def _reads(nodes: Iterable[_Node]) -> frozenset[Path]:
     return frozenset().union(*(node.reads for node in nodes))
-
-
-def _single_comparison(
-    left: _Node, right: _Node, step: tuple[str, Callable[[Any, Any], Any], Run, int]
-) -> Run:
-    """The closure for ``a OP b`` (no chain): the common case, with a known side
-    inlined, and ``"Bash" in tools`` reading its name and searching a short tuple
-    directly."""
-    symbol, function, operand, column = step
-
-    def fail(a: object, b: object) -> EvaluationError:
-        return EvaluationError(
-            f"cannot apply '{symbol}' to {type_name(a)} and {type_name(b)}", column=column
-        )
-
-    if left.known is not NOT_LITERAL:
-        constant = left.known
-        if function is contains and right.path is not None and len(right.path) == 1:
-            name = right.path[0]
-
-            def run_in(scope: Scope) -> Any:
-                container = scope.get(name)
-                if type(container) is tuple and len(container) <= SEARCHED_FREELY:
-                    return constant in container
-                try:
-                    return contains(constant, container)
-                except OPERATION_ERRORS:
-                    raise fail(constant, container) from None
-
-            return run_in
-
-        def run_known(scope: Scope) -> Any:
-            b = operand(scope)
-            try:
-                return function(constant, b)
-            except OPERATION_ERRORS:
-                raise fail(constant, b) from None
-
-        return run_known
-    first = left.run
-    if right.known is not NOT_LITERAL:
-        known = right.known
-
-        def run_known_right(scope: Scope) -> Any:
-            a = first(scope)
-            try:
-                return function(a, known)
-            except OPERATION_ERRORS:
-                raise fail(a, known) from None
-
-        return run_known_right
-
-    def run(scope: Scope) -> Any:
-        a, b = first(scope), operand(scope)
-        try:
-            return function(a, b)
-        except OPERATION_ERRORS:
-            raise fail(a, b) from None
-
-    return run
-
-
-_REFUSED: Final[Mapping[type[ast.AST], str]] = {
-    ast.Lambda: "lambda",
-    ast.ListComp: "a list comprehension",
-    ast.SetComp: "a set comprehension",
-    ast.DictComp: "a dict comprehension",
-    ast.GeneratorExp: "a generator expression",
-    ast.NamedExpr: "assignment (:=)",
-    ast.JoinedStr: "an f-string",
-    ast.FormattedValue: "an f-string",
-    ast.Starred: "unpacking with *",
-    ast.Dict: "a dict literal",
-    ast.Set: "a set literal",
-    ast.Await: "await",
-    ast.Yield: "yield",
-    ast.YieldFrom: "yield",
-    ast.Slice: "a slice",
-}
-_OPERATOR_SYMBOLS: Final[Mapping[type[ast.AST], str]] = {
-    ast.Mult: "*",
-    ast.Div: "/",
-    ast.FloorDiv: "//",
-    ast.Mod: "%",
-    ast.Pow: "**",
-    ast.MatMult: "@",
-    ast.LShift: "<<",
-    ast.RShift: ">>",
-    ast.BitOr: "|",
-    ast.BitXor: "^",
-    ast.BitAnd: "&",
-    ast.Invert: "~",
-    ast.UAdd: "+",
-}
-_COMPARISONS: Final[Mapping[type[ast.cmpop], tuple[str, Callable[[Any, Any], Any]]]] = {
-    ast.Eq: ("==", operator.eq),
-    ast.NotEq: ("!=", operator.ne),
-    ast.Lt: ("<", operator.lt),
-    ast.LtE: ("<=", operator.le),
-    ast.Gt: (">", operator.gt),
-    ast.GtE: (">=", operator.ge),
-    ast.In: ("in", contains),
-    ast.NotIn: ("not in", lambda item, container: not contains(item, container)),
-    ast.Is: ("is", lambda value, _none: value is None),
-    ast.IsNot: ("is not", lambda value, _none: value is not None),
-}
 
 
 def compile_expression(
@@ -256,7 +162,8 @@ def compile_expression(
         # Only calls and '+' can build large values: the rest needs no budget of its own.
         run = budgeted(run, f"`{text.text}`")
     roots = frozenset(path[0] for path in node.reads)
-    return Expression(source, roots, node.shape, run, node.reads, node.builds)
+    membership = node.membership if condition else None
+    return Expression(source, roots, node.shape, run, node.reads, node.builds, membership)
 
 
 class ExpressionCache:
@@ -368,7 +275,7 @@ class _Compiler:
                 return self._call(node, depth)
             case ast.List() | ast.Tuple():
                 return self._sequence(node, depth)
-        what = _REFUSED.get(type(node), type(node).__name__)
+        what = REFUSED.get(type(node), type(node).__name__)
         self.fail(f"{what} is not allowed", self._source.column(node))
 
     # -- handlers
@@ -485,7 +392,10 @@ class _Compiler:
             return _known(kept[0].known, shape)
         builds = any(operand.builds for operand in kept)
         if len(kept) == 1:
-            return _Node(kept[0].run, shape, reads=kept[0].reads, builds=builds)
+            only = kept[0]
+            return _Node(
+                only.run, shape, reads=only.reads, builds=builds, membership=only.membership
+            )
         runs = tuple(operand.run for operand in kept)
         if is_and:
 
@@ -515,7 +425,7 @@ class _Compiler:
             operand = inner.run
             return self._combined(lambda scope: not operand(scope), SCALAR, (inner,))
         if not isinstance(node.op, ast.USub):
-            symbol = _OPERATOR_SYMBOLS[type(node.op)]
+            symbol = OPERATOR_SYMBOLS[type(node.op)]
             self.fail(
                 f"unary operator '{symbol}' is not allowed",
                 self._source.column(node),
@@ -541,7 +451,7 @@ class _Compiler:
     def _binary(self, node: ast.BinOp, depth: int) -> _Node:
         adding = isinstance(node.op, ast.Add)
         if not adding and not isinstance(node.op, ast.Sub):
-            symbol = _OPERATOR_SYMBOLS[type(node.op)]
+            symbol = OPERATOR_SYMBOLS[type(node.op)]
             self.fail(
                 f"operator '{symbol}' is not allowed",
                 self._source.between(node.left, node.right, symbol),
@@ -579,13 +489,13 @@ class _Compiler:
     def _compare(self, node: ast.Compare, depth: int) -> _Node:
         left_node = self.compile(node.left, depth + 1)
         first = left_node.run
-        steps: list[tuple[str, Callable[[Any, Any], Any], Run, int]] = []
+        steps: list[Comparison] = []
         operands = [left_node]
         previous = node.left
         for op, comparator in zip(node.ops, node.comparators, strict=True):
-            symbol, function = _COMPARISONS[type(op)]
+            symbol, function = COMPARISONS[type(op)]
             column = self._source.between(previous, comparator, symbol.split()[0])
-            if isinstance(op, ast.Is | ast.IsNot) and not _is_none(comparator):
+            if isinstance(op, ast.Is | ast.IsNot) and not is_none(comparator):
                 self.fail(
                     f"'{symbol}' is only allowed with none (x {symbol} none)",
                     column,
@@ -596,8 +506,13 @@ class _Compiler:
             previous = comparator
         chain = tuple(steps)
         if len(chain) == 1:
-            single = _single_comparison(left_node, operands[1], chain[0])
-            return self._combined(single, SCALAR, tuple(operands))
+            right = operands[1]
+            name = right.path[0] if right.path is not None and len(right.path) == 1 else None
+            single = single_comparison(left_node.known, right.known, name, chain[0], first)
+            compared = self._combined(single, SCALAR, tuple(operands))
+            if chain[0][1] is contains and left_node.known is not NOT_LITERAL and name:
+                return replace(compared, membership=(left_node.known, name))
+            return compared
 
         def run(scope: Scope) -> Any:
             left = first(scope)
@@ -731,10 +646,3 @@ class _Compiler:
         if isinstance(node, ast.Tuple):
             return self._combined(lambda scope: tuple(item(scope) for item in runs), shape, items)
         return self._combined(lambda scope: [item(scope) for item in runs], shape, items)
-
-
-def _is_none(node: ast.expr) -> bool:
-    """Whether ``node`` is the none literal (``None`` or ``none``)."""
-    if isinstance(node, ast.Constant):
-        return node.value is None
-    return isinstance(node, ast.Name) and node.id == "none"
