@@ -221,14 +221,16 @@ def _giving(
     decl: PartDecl, why: str, render: Callable[[Scope], str]
 ) -> Callable[[Scope], Made | None]:
     """What the part of ``decl`` gives with the body ``render`` renders, trimmed."""
+    ident, kind, order, stability = decl.id, decl.kind, decl.order, decl.stability
+    required, priority, tool = decl.required, decl.priority, decl.tool_name
 
     def give(scope: Scope) -> Made | None:
         text = trim(render(scope))
         if not text:
             return None
-        if decl.kind == "tool":
-            return (decl.tool_name, text, decl.id)
-        return _piece(decl, why, text)
+        if kind == "tool":
+            return (tool, text, ident)
+        return Piece(ident, kind, order, stability, text, why, required, priority)
 
     return give
 

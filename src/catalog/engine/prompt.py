@@ -27,6 +27,7 @@ separator between two blocks ends the earlier block.
 from __future__ import annotations
 
 import hashlib
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from functools import cached_property
@@ -63,6 +64,7 @@ Excluded = tuple[str, str, ExclusionReason, str]
 Tool = tuple[str, str, str]
 """A tool description as assembly records it: tool name, text, part id."""
 _CHARS: Final = CharCounter()
+_TEXT: Final = operator.attrgetter("text")
 
 # Anthropic accepts at most four cache_control breakpoints in one request.
 MAX_BREAKPOINTS = 4
@@ -202,7 +204,7 @@ class AssembledPrompt:
             catalog,
             version,
             agent,
-            separator.join([piece.text for piece in pieces]),
+            separator.join(map(_TEXT, pieces)),
             counter.name,
             budget,
             tuple(notes),

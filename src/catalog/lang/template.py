@@ -192,18 +192,19 @@ def compile_template(
         text = run
         return Template(source, roots, False, lambda scope: text, reads)
 
+    spends = compiler.spends
+
     def render(scope: Scope) -> str:
         out = _Output()
         run(scope, out)
         size = sum(map(len, out.parts))  # with the texts written outside loops
         if size > MAX_OUTPUT_LENGTH:
             raise _too_long()
-        charge(size)
+        if spends:
+            charge(size)
         return "".join(out.parts)
 
-    return Template(
-        source, roots, False, budgeted(render, "the body") if compiler.spends else render, reads
-    )
+    return Template(source, roots, False, budgeted(render, "the body") if spends else render, reads)
 
 
 # --------------------------------------------------------------------------
@@ -567,6 +568,8 @@ def _sequence(pieces: list[str | _Render], *, counted: bool) -> str | _Render:
             head += piece
     if not pairs:
         return head
+    if not head and len(pairs) == 1 and not pairs[0][1]:
+        return pairs[0][0]  # a block holding one tag and nothing else is that tag
     steps = tuple(pairs)
     fixed = len(head) + sum(len(text) for _, text in steps)
 
