@@ -241,15 +241,16 @@ def _jinja(cat: Any) -> Callable[[Any], tuple[str, list[tuple[str, str]]]] | Non
 
 
 def _sampled(
-    rounds: int, runs: list[tuple[str, Callable[[Any], Any], list[Any]]]
+    rounds: int, runs: list[tuple[str, Callable[[Any], Any], Callable[[int], list[Any]]]]
 ) -> dict[str, float]:
-    """The least time per call of each of ``runs`` (label, function, arguments), over
-    ``rounds`` rounds in which they take turns: a busier moment of the machine weighs
-    on all of them alike."""
+    """The least time per call of each of ``runs`` (label, function, the arguments of a
+    round), over ``rounds`` rounds in which they take turns: a busier moment of the
+    machine weighs on all of them alike. A round's arguments are made just before it
+    is timed, as a caller makes its context just before assembling."""
     best: dict[str, float] = {}
     for round_index in range(rounds):
         for label, function, arguments in runs:
-            batch = arguments[round_index] if isinstance(arguments[0], list) else arguments
+            batch = arguments(round_index)
             start = time.perf_counter()
             for argument in batch:
                 function(argument)
@@ -279,29 +280,34 @@ def flagship(rounds: int, batch: int) -> None:
         list(_FLAGSHIP_TOOLS[i % 7 :] + _FLAGSHIP_TOOLS[: i % 7])[:: 1 if i % 2 else -1]
         for i in range(14)
     ]
-    varied = [
-        [
+
+    def varied(round_index: int) -> list[Any]:
+        return [
             catalog.Context.model_validate(
                 {
-                    "tools": orders[(r * batch + i) % 14],
-                    "env": {**_FLAGSHIP_ENV, "cwd": f"/home/dev/project-{r}-{i}"},
-                    "variables": {"package_url": f"https://example.com/{r}/{i}"},
+                    "tools": orders[(round_index * batch + i) % 14],
+                    "env": {**_FLAGSHIP_ENV, "cwd": f"/home/dev/project-{round_index}-{i}"},
+                    "variables": {"package_url": f"https://example.com/{round_index}/{i}"},
                 }
             )
             for i in range(batch)
         ]
-        for r in range(rounds)
-    ]
-    assert cat.assemble(varied[0][0]).text.replace("project-0-0", "project") == prompt.text
-    runs: list[tuple[str, Callable[[Any], Any], list[Any]]] = [
-        ("floor", floor, [context] * batch),
-        ("Context", cat.assemble, [context] * batch),
-        ("dict", cat.assemble, [plain] * batch),
+
+    first = cat.assemble(varied(rounds)[0])
+    assert first.text.replace(f"project-{rounds}-0", "project") == prompt.text
+
+    def same(value: Any) -> Callable[[int], list[Any]]:
+        return lambda round_index: [value] * batch
+
+    runs: list[tuple[str, Callable[[Any], Any], Callable[[int], list[Any]]]] = [
+        ("floor", floor, same(context)),
+        ("Context", cat.assemble, same(context)),
+        ("dict", cat.assemble, same(plain)),
         ("missed", cat.assemble, varied),
     ]
     jinja = _jinja(cat)
     if jinja is not None:
-        runs.append(("jinja2", jinja, [context] * batch))
+        runs.append(("jinja2", jinja, same(context)))
     best = _sampled(rounds, runs)
     base = best["floor"]
     print(
