@@ -108,6 +108,8 @@ def assemble(
 
 def _tool_notes(rules: CatalogRules, ctx: Context) -> tuple[str, ...]:
     """A note for each enabled tool the catalog knows nothing of: most likely a typo."""
+    if rules.tool_names.issuperset(ctx.tools):
+        return ()
     notes = []
     for name in ctx.tools:
         if name in rules.tool_names or name in ctx.tool_info:

@@ -59,8 +59,12 @@ def remember(
     def run(scope: Scope) -> _T:
         values = read(scope)
         kinds = tuple(map(type, values))
-        if not _KEYED.issuperset(kinds) or (tuple in kinds and not _texts(values)):
+        if not _KEYED.issuperset(kinds):
             return compute(scope)
+        if tuple in kinds:
+            for value in values:
+                if type(value) is tuple and not _TEXT.issuperset(map(type, value)):
+                    return compute(scope)  # a tuple of other than texts: not a key
         key = (body, values, kinds)
         found = _MEMORY.get(key, _MISSING)
         if found is _MISSING:
@@ -119,14 +123,6 @@ def _follow(value: object, tail: Path) -> object:
     return value
 
 
-def _texts(values: tuple[object, ...]) -> bool:
-    """Whether every tuple among ``values`` holds texts only."""
-    for value in values:
-        if type(value) is tuple and not _TEXT.issuperset(map(type, value)):
-            return False
-    return True
-
-
 def _size(values: tuple[object, ...]) -> int:
     """Characters a key's values hold, as written out: at least their texts' lengths."""
     return len(repr(values))
@@ -142,12 +138,15 @@ class _Memory:
         self._lock = threading.Lock()
 
     def get(self, key: tuple[object, ...], missing: object) -> object:
-        """The result kept for ``key``, now the most recently used; else ``missing``."""
-        with self._lock:
-            found = self._entries.get(key)
-            if found is None:
-                return missing
+        """The result kept for ``key``, now the most recently used; else ``missing``.
+        Each step is one atomic operation of the dictionary: it needs no lock."""
+        found = self._entries.get(key)
+        if found is None:
+            return missing
+        try:  # noqa: SIM105 (contextlib.suppress costs two calls on every hit)
             self._entries.move_to_end(key)
+        except KeyError:
+            pass  # pushed out by another thread meanwhile: what was found stays right
         return found[0]
 
     def put(self, key: tuple[object, ...], result: object, size: int) -> None:
