@@ -33,23 +33,6 @@ _GUIDANCE = (
     "large-file-handling",
     "file-read-limits",
 )
-_TOOLS = (
-    "Bash",
-    "Read",
-    "Write",
-    "Edit",
-    "Glob",
-    "Grep",
-    "NotebookEdit",
-    "Task",
-    "TodoWrite",
-    "WebFetch",
-    "WebSearch",
-    "AskUserQuestion",
-    "ListMcpResources",
-    "ReadMcpResource",
-    "Config",
-)
 
 
 def _between(text: str, start: str, end: str) -> str:
@@ -69,7 +52,10 @@ def make_floor(cat: Any) -> Callable[[Any], tuple[str, list[tuple[str, str]]]]:
     bash_head = bash.split("\n{% if", 1)[0]
     bash_file_work = _between(bash, "%}\n", "\n{% endif %}").strip("\n")
     bash_tail = bash.rsplit("{% endif %}\n", 1)[1].strip()
-    tool_texts = {name: body[f"tool-{name.lower()}"] for name in _TOOLS}
+    tool_names = [part.decl.tool_name for part in cat.parts if part.decl.kind == "tool"]
+    tool_texts = {
+        part.decl.tool_name: body[part.id] for part in cat.parts if part.decl.kind == "tool"
+    }
     separator = cat.separator
 
     def environment(env: Any) -> str:
@@ -142,7 +128,7 @@ def make_floor(cat: Any) -> Callable[[Any], tuple[str, list[tuple[str, str]]]]:
         texts += [body[part] for part in _GUIDANCE]
         described = [
             (name, tool_bash(tools) if name == "Bash" else tool_texts[name])
-            for name in _TOOLS
+            for name in tool_names
             if name in tools
         ]
         return separator.join(texts), described
