@@ -100,14 +100,14 @@ class Source:
                 depth -= 1
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=512)
 def parse(source: str) -> tuple[Source, ast.Expression]:
     """The checked tree of ``source`` and its :class:`Source`; raises
     :class:`ExpressionError` (with ``column``) for anything too long, too big,
     nested too deep or malformed. No other exception escapes for any text.
 
-    The last few thousand texts parsed are remembered (their trees are only read):
-    the plans of a catalog's agents compile the same conditions again.
+    The last 512 texts parsed are remembered (their trees are only read): the
+    plans of a catalog's agents compile the same conditions again.
     """
     text = source.strip()
     base = len(source) - len(source.lstrip())
