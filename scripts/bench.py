@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import os
 import re
 import statistics
@@ -274,18 +275,16 @@ def flagship(rounds: int, batch: int) -> None:
     given = (prompt.text, [(tool.name, tool.description) for tool in prompt.tools])
     if floor(context) != given:
         raise SystemExit("the hand-written floor does not give the engine's prompt")
-    # Each call a new working directory, order of the tools and package_url (read by the
-    # main prompt's body): every remembered body is missed, the prompt is the same.
-    orders = [
-        list(_FLAGSHIP_TOOLS[i % 7 :] + _FLAGSHIP_TOOLS[: i % 7])[:: 1 if i % 2 else -1]
-        for i in range(14)
-    ]
+    # Each call a new working directory, order of the tools (one of 5,040, more than the
+    # memory keeps) and package_url (read by the main prompt's body): every remembered
+    # body is missed, the prompt is the same.
+    orders = list(itertools.permutations(_FLAGSHIP_TOOLS))
 
     def varied(round_index: int) -> list[Any]:
         return [
             catalog.Context.model_validate(
                 {
-                    "tools": orders[(round_index * batch + i) % 14],
+                    "tools": orders[(round_index * batch + i) % len(orders)],
                     "env": {**_FLAGSHIP_ENV, "cwd": f"/home/dev/project-{round_index}-{i}"},
                     "variables": {"package_url": f"https://example.com/{round_index}/{i}"},
                 }

@@ -30,17 +30,27 @@ def _remembered(body: str, *names: str) -> tuple[_Counting, Any]:
     return counting, remember(counting, counting.template.reads, len)
 
 
-def test_the_same_values_are_a_look_up_and_other_values_render() -> None:
+def test_values_met_again_are_a_look_up_and_other_values_render() -> None:
     counting, run = _remembered("{{ env.cwd }} on {{ env.os }}: {{ tools }}", "env", "tools")
     first = {"env": Environment(cwd="/a", os="Linux"), "tools": ("Bash",)}
-    assert run(first) == "/a on Linux: Bash"
+    assert run(first) == "/a on Linux: Bash"  # met once: only noted
+    assert run(first) == "/a on Linux: Bash"  # met again: kept
+    assert counting.renders == 2
     assert run({"env": Environment(cwd="/a", os="Linux", shell="zsh"), "tools": ("Bash",)}) == (
         "/a on Linux: Bash"
     )  # a field the body does not read changes nothing
-    assert counting.renders == 1
+    assert counting.renders == 2
     assert run({**first, "tools": ("Bash", "Read")}) == "/a on Linux: Bash, Read"
     assert run({**first, "env": Environment(cwd="/b", os="Linux")}) == "/b on Linux: Bash"
-    assert counting.renders == 3
+    assert counting.renders == 4
+
+
+def test_values_met_once_keep_nothing() -> None:
+    entries = usage()[0]
+    _, run = _remembered("{{ x }}!", "x")
+    for index in range(100):
+        assert run({"x": f"once {index}"}) == f"once {index}!"
+    assert usage()[0] == entries
 
 
 @pytest.mark.parametrize(
@@ -55,6 +65,9 @@ def test_equal_values_of_different_types_are_different_keys(
     values: tuple[Any, ...], written: list[str]
 ) -> None:
     _, run = _remembered("[{{ x }}]", "x")
+    for value in values:  # met twice: each kept
+        run({"x": value})
+        run({"x": value})
     assert [run({"x": value}) for value in values] == written
 
 
@@ -65,8 +78,8 @@ def test_equal_values_of_different_types_are_different_keys(
 )
 def test_values_whose_equals_may_render_apart_are_rendered_each_time(value: Any) -> None:
     counting, run = _remembered("{{ x }}", "x")
-    assert run({"x": value}) == run({"x": value})
-    assert counting.renders == 2
+    assert run({"x": value}) == run({"x": value}) == run({"x": value})
+    assert counting.renders == 3  # a value that can be a key renders twice, then is kept
 
 
 def test_an_error_is_raised_each_time_and_never_remembered() -> None:
@@ -82,17 +95,19 @@ def test_the_memory_is_bounded_in_entries_and_characters() -> None:
     _, run = _remembered("{{ x }}", "x")
     for index in range(MAX_ENTRIES + 50):
         run({"x": f"value {index}"})
+        run({"x": f"value {index}"})
     entries, characters = usage()
     assert entries <= MAX_ENTRIES and characters <= MAX_CHARACTERS
     counting, big = _remembered("{{ x }}{{ x }}", "x")
     text = "y" * (MAX_CHARACTERS // 20)
     for index in range(40):  # each output is a tenth of the memory
         big({"x": f"{index}{text}"})
+        big({"x": f"{index}{text}"})
     assert usage()[1] <= MAX_CHARACTERS
     huge = "z" * (MAX_CHARACTERS // 8)  # one output this large is never kept
-    big({"x": huge})
-    big({"x": huge})
-    assert counting.renders == 42
+    for _ in range(3):
+        big({"x": huge})
+    assert counting.renders == 83
 
 
 def test_threads_get_what_rendering_gives() -> None:

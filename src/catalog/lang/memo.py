@@ -14,10 +14,12 @@ value (a decimal, whose ``0.0`` and ``-0.0`` are equal, a record, a mapping,
 a list of records) means the body is rendered, not remembered. Rendering
 errors are never remembered.
 
-The memory is shared by every remembered body of the process and bounded: at
-most :data:`MAX_ENTRIES` results and :data:`MAX_CHARACTERS` characters of
-results (as the caller counts them) and keys together; the least recently used
-go first. It is safe to use from
+A result is kept the second time its values are met (the first time only
+their hash is noted), so contexts met once, as a new clock reading makes them,
+push out nothing. The memory is shared by every remembered body of the
+process and bounded: at most :data:`MAX_ENTRIES` results and
+:data:`MAX_CHARACTERS` characters of results (as the caller counts them) and
+keys together; the least recently used go first. It is safe to use from
 several threads, and what it gives back is always what rendering gives.
 """
 
@@ -69,7 +71,8 @@ def remember(
         found = _MEMORY.get(key, _MISSING)
         if found is _MISSING:
             found = compute(scope)
-            _MEMORY.put(key, found, size(found) + _size(values))
+            if _MEMORY.admits(key):
+                _MEMORY.put(key, found, size(found) + _size(values))
         return found  # type: ignore[return-value]
 
     return run
@@ -135,6 +138,7 @@ class _Memory:
     def __init__(self) -> None:
         self._entries: OrderedDict[tuple[object, ...], tuple[object, int]] = OrderedDict()
         self._characters = 0
+        self._met: OrderedDict[int, None] = OrderedDict()  # hashes of keys met once
         self._lock = threading.Lock()
 
     def get(self, key: tuple[object, ...], missing: object) -> object:
@@ -148,6 +152,20 @@ class _Memory:
         except KeyError:
             pass  # pushed out by another thread meanwhile: what was found stays right
         return found[0]
+
+    def admits(self, key: tuple[object, ...]) -> bool:
+        """Whether a result for ``key`` is worth keeping: its key was met before. The
+        first time, only the key's hash is noted (the last :data:`MAX_ENTRIES`), so a
+        context met once (a new file, a new clock reading) pushes out nothing."""
+        marker = hash(key)
+        with self._lock:
+            if marker in self._met:
+                del self._met[marker]
+                return True
+            self._met[marker] = None
+            if len(self._met) > MAX_ENTRIES:
+                self._met.popitem(last=False)
+        return False
 
     def put(self, key: tuple[object, ...], result: object, size: int) -> None:
         """Keep ``result`` (of ``size`` characters with its key), pushing out the least
