@@ -138,7 +138,7 @@ class _Memory:
     def __init__(self) -> None:
         self._entries: OrderedDict[tuple[object, ...], tuple[object, int]] = OrderedDict()
         self._characters = 0
-        self._met: OrderedDict[int, None] = OrderedDict()  # hashes of keys met once
+        self._met: set[int] = set()  # hashes of keys met once
         self._lock = threading.Lock()
 
     def get(self, key: tuple[object, ...], missing: object) -> object:
@@ -155,16 +155,17 @@ class _Memory:
 
     def admits(self, key: tuple[object, ...]) -> bool:
         """Whether a result for ``key`` is worth keeping: its key was met before. The
-        first time, only the key's hash is noted (the last :data:`MAX_ENTRIES`), so a
-        context met once (a new file, a new clock reading) pushes out nothing."""
+        first time, only the key's hash is noted (at most :data:`MAX_ENTRIES` of them,
+        forgotten all at once past that), so a context met once (a new file, a new
+        clock reading) pushes out nothing. Each step is one atomic operation of the
+        set: a race only decides whether a result is kept, never what it is."""
         marker = hash(key)
-        with self._lock:
-            if marker in self._met:
-                del self._met[marker]
-                return True
-            self._met[marker] = None
-            if len(self._met) > MAX_ENTRIES:
-                self._met.popitem(last=False)
+        if marker in self._met:
+            self._met.discard(marker)
+            return True
+        if len(self._met) >= MAX_ENTRIES:
+            self._met.clear()
+        self._met.add(marker)
         return False
 
     def put(self, key: tuple[object, ...], result: object, size: int) -> None:
