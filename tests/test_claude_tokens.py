@@ -6,6 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from packaging.version import Version
 
 from catalog.importers.piebald import parse_prompt_file, parse_readme
@@ -40,6 +42,53 @@ def test_features_are_counted_from_the_text() -> None:
         "words": 3,
         "constant": 1,
     }
+
+
+# The features as first written, one regular expression each: what the counting
+# by byte classes must give on every text.
+_PUNCTUATION = re.compile(r"""[{}\[\]()<>;:=+\-*/\\|&^%$#@!?`~"',._]""")
+_BY_PATTERN = {
+    "punctuation": _PUNCTUATION,
+    "digits": re.compile(r"[0-9]"),
+    "space_runs": re.compile(r" {2,}"),
+    "uppercase": re.compile(r"[A-Z]"),
+    "words": re.compile(r"[A-Za-z]+"),
+}
+
+
+def _features_by_pattern(text: str, cl100k: int) -> dict[str, float]:
+    found = {name: float(len(pattern.findall(text))) for name, pattern in _BY_PATTERN.items()}
+    return {
+        "cl100k": float(cl100k),
+        "chars": float(len(text)),
+        "non_ascii": float(len(text.encode("utf-8")) - len(text)),
+        "newlines": float(text.count("\n")),
+        "constant": 1.0,
+        **found,
+    }
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.text(
+        st.one_of(
+            st.sampled_from(list(" \n\t  aZq9_.-{}\\\"'`~éßİı€😀")),
+            st.characters(codec="utf-8"),
+        ),
+        max_size=60,
+    )
+)
+def test_features_equal_those_of_one_pattern_each_on_any_text(text: str) -> None:
+    assert dict(zip(FEATURES, features(text, 5), strict=True)) == _features_by_pattern(text, 5)
+
+
+def test_features_equal_those_of_one_pattern_each_on_every_character_and_real_parts() -> None:
+    import catalog
+
+    every = "".join(map(chr, range(0x3000))) + "  x  " + "A" * 3
+    bodies = "\n\n".join(part.body for part in catalog.load("coding-agent").parts)
+    for text in (every, bodies, "", " ", "  ", "a", "ab  c"):
+        assert dict(zip(FEATURES, features(text, 9), strict=True)) == _features_by_pattern(text, 9)
 
 
 def test_fit_recovers_a_known_linear_model() -> None:

@@ -240,9 +240,9 @@ def test_bodies_sharing_a_cache_compile_each_expression_once(
     compiled: list[str] = []
     original = compiler.compile_expression
 
-    def counting(source: str, names: Any) -> Any:
+    def counting(source: str, names: Any, *args: Any, **kwargs: Any) -> Any:
         compiled.append(source)
-        return original(source, names)
+        return original(source, names, *args, **kwargs)
 
     monkeypatch.setattr(compiler, "compile_expression", counting)
     cache = compiler.ExpressionCache()
@@ -401,7 +401,7 @@ closer_soup = st.lists(
 @given(source=closer_soup, start=st.integers(0, 2), closer=st.sampled_from(["}}", "%}", "#}"]))
 @example(source='{{ "\\"}}" }}', start=2, closer="}}")
 def test_a_tag_closes_where_the_character_rule_says(source: str, start: int, closer: str) -> None:
-    from catalog.lang.template import _find_closer
+    from catalog.lang._lexing import _find_closer
 
     start = min(start, len(source))
     expected = _closer_one_character_at_a_time(source, start, closer)

@@ -30,30 +30,39 @@ Token figures are counted when first read, with the catalog's tokenizer
 unless ``counter=`` says otherwise (see :mod:`catalog.tokens`): an assembly
 without a budget counts nothing.
 
-Everything that does not depend on the context is worked out once:
-:func:`plan_agents` turns the compiled parts into one :class:`AgentPlan` per
-agent (which parts the agent never gets, which bodies are plain text ready
-to copy, the reasons), the shared part when the catalog is compiled and each
-agent's own part when its plan is first looked up, so :func:`assemble` only
-evaluates conditions and renders bodies. This module knows compiled parts
-and plans, not the :class:`~catalog.engine.catalog.Catalog` that holds them.
+Everything that does not depend on the context is worked out once, in each
+agent's plan (:mod:`catalog.engine.plan`: which parts the agent never gets,
+what is fixed for it substituted, which bodies are plain text ready to copy,
+the reasons), so :func:`assemble` only evaluates what is left of the
+conditions and renders what is left of the bodies. This module knows
+compiled parts and plans, not the :class:`~catalog.engine.catalog.Catalog`
+that holds them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from catalog.engine.definitions import Definition, define
+from catalog.engine.definitions import define
+from catalog.engine.plan import (
+    AgentInfo,
+    AgentPlan,
+    CatalogRules,
+    CompiledPart,
+    Made,
+    PartInfo,
+    Step,
+    Walk,
+    plan_agents,
+    trim,
+)
 from catalog.engine.prompt import AssembledPrompt, Excluded, Piece, Reminder, Tool
 from catalog.errors import BudgetError, CatalogError, ContextError
-from catalog.lang.compiler import Expression
 from catalog.lang.shapes import close_matches
-from catalog.lang.template import Template
-from catalog.lang.values import Scope
-from catalog.schema.context import CONTROL_FIELDS, Context, coerce_context
-from catalog.schema.manifest import MAIN_AGENT, AgentDecl, BindingDecl, PartDecl, fits_type
+from catalog.lang.values import SEARCHED_FREELY, Scope
+from catalog.schema.context import Context, coerce_context
+from catalog.schema.manifest import fits_type
 from catalog.tokens import TokenCounter, get_counter
 
 __all__ = [
@@ -66,246 +75,6 @@ __all__ = [
     "plan_agents",
     "reminders",
 ]
-
-# The context fields conditions and bodies read; the rest steer assembly.
-_CONTEXT_FIELDS = tuple(name for name in Context.model_fields if name not in CONTROL_FIELDS)
-
-
-@dataclass(frozen=True, slots=True)
-class AgentInfo:
-    """What conditions and bodies see as ``agent``: the agent being assembled for."""
-
-    name: str
-    is_subagent: bool
-    description: str = ""
-    tools: tuple[str, ...] = ()
-    skills: tuple[str, ...] = ()
-    critical_reminder: str = ""
-    meta: Mapping[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def from_decl(cls, decl: AgentDecl | None) -> AgentInfo:
-        """The view of a declared sub-agent, or of ``main`` when ``decl`` is None."""
-        if decl is None:
-            return cls(name=MAIN_AGENT, is_subagent=False)
-        return cls(
-            name=decl.name,
-            is_subagent=True,
-            description=decl.description,
-            tools=decl.tools,
-            skills=decl.skills,
-            critical_reminder=decl.critical_reminder,
-            meta=decl.meta,
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class PartInfo:
-    """What a part's own condition and body see as ``part``: its id, name and kind.
-
-    ``name`` is the tool's name for a ``tool`` part, else the id. With it one
-    ``[defaults.tool] when`` serves every tool part (``part.name in tools``).
-    """
-
-    id: str
-    name: str
-    kind: str
-
-
-@dataclass(frozen=True, eq=False, slots=True)
-class CompiledPart:
-    """One part, ready to assemble: its declaration, body and compiled forms.
-
-    ``missing`` is true only in a catalog loaded without checking its bodies
-    (``check_hashes=False``, for :func:`catalog.io.lockfile.verify`) whose body file
-    ``path`` does not exist: the body is then empty.
-    """
-
-    decl: PartDecl
-    body: str
-    path: str
-    condition: Expression
-    template: Template | None
-    missing: bool = False
-
-    @property
-    def id(self) -> str:
-        """The part's id."""
-        return self.decl.id
-
-    def render(self, scope: Mapping[str, Any]) -> str:
-        """The body with its placeholders and blocks resolved (raw bodies as written)."""
-        if self.template is None or self.template.is_static:
-            return self.body
-        return self.template.render(scope)
-
-
-@dataclass(frozen=True, eq=False, slots=True)
-class CatalogRules:
-    """What assembling one catalog version follows besides its parts: its name and
-    version for messages, tokenizer, separator, budget, slots, variables (defaults
-    and types), ``[[binding]]``s and definitions, all fixed when it is compiled."""
-
-    name: str
-    version: str
-    tokenizer: str
-    separator: str
-    token_budget: int | None
-    manifest_file: str
-    slots: tuple[str, ...]
-    defaults: Mapping[str, Any]
-    types: Mapping[str, str]
-    bindings: tuple[tuple[BindingDecl, Expression | None], ...]
-    definitions: tuple[Definition, ...]
-    tool_names: frozenset[str]
-
-    def resolve_bindings(self, scope: Mapping[str, Any]) -> dict[str, Any]:
-        """The value of every binding under ``scope``: what ``bindings`` holds in bodies."""
-        resolved: dict[str, Any] = {}
-        for decl, expression in self.bindings:
-            resolved[decl.name] = scope.get("files") if expression is None else expression(scope)
-        return resolved
-
-
-@dataclass(frozen=True, slots=True)
-class _Step:
-    """What assembling one part for one agent needs, worked out once per catalog and agent.
-
-    ``left`` is set when the part can never be used by this agent (another
-    agent's part, a reminder). A part whose body has no tags has it in
-    ``body`` and, unless it is blank or a tool description, ready to use in
-    ``piece``, so assembling only copies it once its condition holds; other
-    bodies are rendered by ``render``, their template's closure.
-    """
-
-    part: CompiledPart
-    kind: str
-    order: int
-    slot: str | None
-    tool_name: str
-    left: Excluded | None
-    always: bool
-    body: str | None
-    render: Callable[[Scope], str]
-    piece: Piece | None
-    why: str
-    if_false: Excluded
-    if_empty: Excluded
-    if_custom: Excluded
-    if_overridden: Excluded
-
-    def left_out(self, left: Excluded) -> _Step:
-        """This step, with the part left out for ``left``'s reason."""
-        return replace(self, left=left)
-
-    def with_text(self, text: str) -> Piece:
-        return _piece(self.part.decl, self.why, text)
-
-
-def _piece(decl: PartDecl, why: str, text: str) -> Piece:
-    """The piece of the prompt a part gives with ``text``."""
-    return Piece(
-        decl.id, decl.kind, decl.order, decl.stability, text, why, decl.required, decl.priority
-    )
-
-
-@dataclass(frozen=True, eq=False, slots=True)
-class AgentPlan:
-    """Everything an assembly for one agent can work out in advance, built once, the
-    first time the agent's plan is looked up (see :func:`plan_agents`)."""
-
-    rules: CatalogRules
-    agent: AgentInfo
-    steps: tuple[_Step, ...]
-    reminders: tuple[CompiledPart, ...]
-
-
-def plan_agents(
-    rules: CatalogRules, agents: Sequence[AgentInfo], parts: Sequence[CompiledPart]
-) -> Mapping[str, AgentPlan]:
-    """The plan of each of ``agents`` (by name) for ``parts`` (in prompt order).
-
-    What does not depend on the agent is worked out here, once per part, and
-    shared by every plan; an agent's own plan only adds why the parts it is not
-    given are left out, and is made the first time it is looked up.
-    """
-    return _Plans(rules, {agent.name: agent for agent in agents}, tuple(_step(p) for p in parts))
-
-
-class _Plans(Mapping[str, AgentPlan]):
-    """Each agent's plan, made when first looked up: a command assembles one agent
-    of a catalog's many. The same plan comes back every time, whichever thread
-    asks; two threads asking at once may each make it, and one is kept."""
-
-    def __init__(
-        self, rules: CatalogRules, agents: Mapping[str, AgentInfo], steps: tuple[_Step, ...]
-    ) -> None:
-        self._rules = rules
-        self._agents = agents
-        self._steps = steps
-        self._made: dict[str, AgentPlan] = {}
-
-    def __getitem__(self, name: str) -> AgentPlan:
-        plan = self._made.get(name)
-        if plan is None:
-            plan = self._made.setdefault(name, _plan(self._rules, self._agents[name], self._steps))
-        return plan
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._agents)
-
-    def __len__(self) -> int:
-        return len(self._agents)
-
-
-def _plan(rules: CatalogRules, agent: AgentInfo, steps: Sequence[_Step]) -> AgentPlan:
-    """``agent``'s plan: the shared steps, with those of parts it is not given left out."""
-    name = agent.name
-    reasons: dict[tuple[str, ...], str] = {}  # most parts share a few agent lists
-    own: list[_Step] = []
-    for step in steps:
-        decl = step.part.decl
-        if step.left is None and not decl.for_agent(name):
-            reason = reasons.get(decl.agents)
-            if reason is None:
-                reason = reasons[decl.agents] = (
-                    f"not given to agent {name} ({', '.join(decl.agents)})"
-                )
-            step = step.left_out((decl.id, decl.kind, "agent", reason))
-        own.append(step)
-    reminders = tuple(s.part for s in steps if s.kind == "reminder" and s.part.decl.for_agent(name))
-    return AgentPlan(rules, agent, tuple(own), reminders)
-
-
-def _step(part: CompiledPart) -> _Step:
-    """The step of ``part`` for an agent it is given to (a reminder is always left out)."""
-    decl = part.decl
-    ident = (decl.id, decl.kind)
-    left: Excluded | None = None
-    if decl.kind == "reminder":
-        left = (*ident, "channel", "a reminder: see reminders()")
-    always = not part.condition.names and bool(part.condition({}))
-    body = None
-    if part.template is None or part.template.is_static:
-        body = _trim(part.body)
-    why = "always" if decl.when == "true" else f"when {decl.when!r} is true"
-    return _Step(
-        part=part,
-        kind=decl.kind,
-        order=decl.order,
-        slot=decl.slot if decl.kind != "tool" else None,
-        tool_name=decl.tool_name,
-        left=left,
-        always=always,
-        body=body,
-        render=part.render if part.template is None else part.template.render,
-        piece=_piece(decl, why, body) if body and decl.kind != "tool" else None,
-        why=why,
-        if_false=(*ident, "condition", f"when {decl.when!r} is false"),
-        if_empty=(*ident, "empty", "rendered blank"),
-        if_custom=(*ident, "custom-prompt", "replaced by the custom prompt"),
-        if_overridden=(*ident, "overridden", f"slot {decl.slot!r} overridden"),
-    )
 
 
 def assemble(
@@ -320,7 +89,8 @@ def assemble(
     count = get_counter(counter, tokenizer=rules.tokenizer)
     scope = _scope(plan, ctx)
     _check_overrides(rules, ctx)
-    pieces, excluded, tools = _select(plan.steps, ctx, scope)
+    replacing = ctx.custom_prompt is not None or bool(ctx.overrides)
+    pieces, excluded, tools = _select(plan.steps if replacing else plan.usual, ctx, scope)
     pieces += _context_texts(ctx)
     budget = ctx.token_budget or rules.token_budget
     if budget is not None:
@@ -341,6 +111,8 @@ def assemble(
 
 def _tool_notes(rules: CatalogRules, ctx: Context) -> tuple[str, ...]:
     """A note for each enabled tool the catalog knows nothing of: most likely a typo."""
+    if rules.tool_names.issuperset(ctx.tools):
+        return ()
     notes = []
     for name in ctx.tools:
         if name in rules.tool_names or name in ctx.tool_info:
@@ -356,11 +128,13 @@ def _tool_notes(rules: CatalogRules, ctx: Context) -> tuple[str, ...]:
 
 def _scope(plan: AgentPlan, context: Context) -> dict[str, Any]:
     """What conditions and bodies read: the context, ``agent``, the variables (the
-    context's over their defaults), the definitions and the bindings."""
+    context's over their defaults), the definitions and the bindings; of the context
+    and the defaults, what the plan reads."""
     rules = plan.rules
-    scope: dict[str, Any] = {name: getattr(context, name) for name in _CONTEXT_FIELDS}
+    scope: dict[str, Any] = {name: getattr(context, name) for name in plan.fields}
     scope["agent"] = plan.agent
-    scope.update(rules.defaults)
+    scope.update(plan.defaults)
+    scope.update(plan.constants)
     for name, value in context.variables.items():
         declared = rules.types.get(name)
         if declared is None:
@@ -376,7 +150,7 @@ def _scope(plan: AgentPlan, context: Context) -> dict[str, Any]:
                 key=f"variables.{name}",
             )
         scope[name] = tuple(value) if declared == "list" else value
-    define(rules.definitions, scope)
+    define(plan.definitions, scope)
     if rules.bindings:
         scope["bindings"] = rules.resolve_bindings(scope)
     return scope
@@ -394,7 +168,7 @@ def _check_overrides(rules: CatalogRules, context: Context) -> None:
 
 
 def _select(
-    steps: Sequence[_Step], ctx: Context, scope: Scope
+    walk: Walk, ctx: Context, scope: Scope
 ) -> tuple[list[Piece], list[Excluded], list[Tool]]:
     """Walk the plan: the pieces of the prompt, the parts left out and the tools."""
     pieces: list[Piece] = []
@@ -403,34 +177,53 @@ def _select(
     done_slots: set[str] = set()
     overrides = ctx.overrides
     custom = ctx.custom_prompt is not None
-    for step in steps:
-        if step.left is not None:
-            excluded.append(step.left)
-        elif custom and step.kind != "tool":
-            excluded.append(step.if_custom)
-        elif step.slot is not None and step.slot in overrides:
-            if step.slot not in done_slots:
-                done_slots.add(step.slot)
-                pieces += _override(step, overrides[step.slot])
-            excluded.append(step.if_overridden)
-        elif not step.always and not _evaluate(step.part, scope):
-            excluded.append(step.if_false)
-        elif step.piece is not None:
-            pieces.append(step.piece)
+    replacing = custom or bool(overrides)
+    for step in walk.steps:
+        if step.before:
+            excluded += step.before
+        if step.members:
+            _members(step, scope, pieces, excluded, tools)
+            continue
+        if replacing:
+            if custom and step.kind != "tool":
+                excluded.append(step.if_custom)
+                continue
+            slot = step.slot
+            if slot is not None and slot in overrides:
+                if slot not in done_slots:
+                    done_slots.add(slot)
+                    pieces += _override(step, overrides[slot])
+                excluded.append(step.if_overridden)
+                continue
+        condition = step.condition
+        if condition is not None:
+            try:
+                holds = condition(scope)
+            except CatalogError as exc:
+                raise _placed(exc, step, " when") from None
+            if not holds:
+                excluded.append(step.if_false)
+                continue
+        if step.pieces:
+            pieces += step.pieces
+            continue
+        try:
+            made = step.made if step.known else step.give(scope)
+        except CatalogError as exc:
+            raise _placed(exc, step, "") from None
+        if made is None:
+            excluded.append(step.if_empty)
+        elif isinstance(made, Piece):
+            pieces.append(made)
         else:
-            body = step.body if step.body is not None else _render(step.part, step.render, scope)
-            if not body:
-                excluded.append(step.if_empty)
-            elif step.kind == "tool":
-                tools.append((step.tool_name, body, step.part.id))
-            else:
-                pieces.append(step.with_text(body))
+            tools.append(made)
+    excluded += walk.after
     return pieces, excluded, tools
 
 
-def _override(step: _Step, text: str) -> list[Piece]:
+def _override(step: Step, text: str) -> list[Piece]:
     """The context's text for the slot of ``step``, placed where that slot's first part stood."""
-    text = _trim(text)
+    text = trim(text)
     if not text:
         return []
     why = f"slot {step.slot!r} replaced by the context"
@@ -439,34 +232,57 @@ def _override(step: _Step, text: str) -> list[Piece]:
 
 def _context_texts(ctx: Context) -> list[Piece]:
     """The custom prompt and the appended text the context supplies, when not blank."""
-    found = []
-    custom = _trim(ctx.custom_prompt or "")
+    found: list[Piece] = []
+    custom = ctx.custom_prompt and trim(ctx.custom_prompt)
     if custom:
         why = "custom prompt from the context"
         found.append(Piece("context:custom-prompt", "system", 0, "session", custom, why))
-    append = _trim(ctx.append or "")
+    append = ctx.append and trim(ctx.append)
     if append:
         why = "appended by the context"
         found.append(Piece("context:append", "system", 1 << 31, "session", append, why))
     return found
 
 
-def _evaluate(part: CompiledPart, scope: Scope) -> bool:
+def _members(
+    batch: Step, scope: Scope, pieces: list[Piece], excluded: list[Excluded], tools: list[Tool]
+) -> None:
+    """The steps of ``batch``, each used when its value is in one name (the tool parts'
+    ``"Read" in tools``): a short tuple is searched for each directly."""
+    assert batch.member is not None
+    container = scope.get(batch.member[1])
+    searched = type(container) is tuple and len(container) <= SEARCHED_FREELY
+    for value, step in batch.members:
+        if not (value in container if searched else _holds(step, scope)):  # type: ignore[operator]
+            excluded.append(step.if_false)
+        elif step.made is None:
+            excluded.append(step.if_empty)
+        elif isinstance(step.made, Piece):
+            pieces.append(step.made)
+        else:
+            tools.append(step.made)
+
+
+def _holds(step: Step, scope: Scope) -> bool:
+    """Whether the condition of ``step`` holds under ``scope``; an error names the part."""
     try:
-        return bool(part.condition.evaluate(scope))
+        return step.condition is None or bool(step.condition(scope))
     except CatalogError as exc:
-        raise exc.located(file=part.path, key=f"part {part.id!r} when") from None
+        raise _placed(exc, step, " when") from None
 
 
-def _render(part: CompiledPart, render: Callable[[Scope], str], scope: Scope) -> str:
+def _given(step: Step, scope: Scope) -> Made | None:
+    """What ``step`` gives under ``scope``; an error names the part."""
     try:
-        return _trim(render(scope))
+        return step.made if step.known else step.give(scope)
     except CatalogError as exc:
-        raise exc.located(file=part.path, key=f"part {part.id!r}") from None
+        raise _placed(exc, step, "") from None
 
 
-def _trim(text: str) -> str:
-    return text.lstrip("\n").rstrip()
+def _placed(exc: CatalogError, step: Step, where: str) -> CatalogError:
+    """``exc``, raised by the condition (``where`` is " when") or the body of ``step``,
+    placed in the part's file and key."""
+    return exc.located(file=step.part.path, key=f"part {step.part.id!r}{where}")
 
 
 def _fit(
@@ -542,9 +358,9 @@ def reminders(
     """The ``reminder`` parts of ``plan``'s agent whose conditions hold, rendered, in order."""
     scope = _scope(plan, coerce_context(context))
     found = []
-    for part in plan.reminders:
-        if _evaluate(part, scope):
-            text = _render(part, part.render, scope)
-            if text:
-                found.append(Reminder(part.id, text, part.decl.order))
+    for step in plan.reminders:
+        if _holds(step, scope):
+            made = _given(step, scope)
+            if isinstance(made, Piece):
+                found.append(Reminder(made.id, made.text, made.order))
     return tuple(found)

@@ -1,8 +1,8 @@
 """One compiled, immutable catalog version: what loading returns and what assembles.
 
-:func:`catalog.engine.compile.compile_catalog` builds it; the compiled parts,
-plans and assembly it offers as methods live below, in
-:mod:`catalog.engine.assemble`.
+:func:`catalog.engine.compile.compile_catalog` builds it; the compiled parts
+and plans it holds live below, in :mod:`catalog.engine.plan`, and the assembly
+it offers as methods in :mod:`catalog.engine.assemble`.
 """
 
 from __future__ import annotations
@@ -13,15 +13,9 @@ from typing import Any
 
 from packaging.version import Version
 
-from catalog.engine.assemble import (
-    AgentInfo,
-    AgentPlan,
-    CatalogRules,
-    CompiledPart,
-    assemble,
-    reminders,
-)
+from catalog.engine.assemble import assemble, reminders
 from catalog.engine.definitions import define
+from catalog.engine.plan import AgentInfo, AgentPlan, CatalogRules, CompiledPart
 from catalog.engine.prompt import AssembledPrompt, Reminder
 from catalog.errors import NotFoundError
 from catalog.lang.placeholders import unbound_names

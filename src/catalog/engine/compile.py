@@ -18,15 +18,9 @@ from typing import Any
 
 from packaging.version import Version
 
-from catalog.engine.assemble import (
-    AgentInfo,
-    CatalogRules,
-    CompiledPart,
-    PartInfo,
-    plan_agents,
-)
 from catalog.engine.catalog import Catalog
 from catalog.engine.definitions import Locate, compile_definitions
+from catalog.engine.plan import AgentInfo, CatalogRules, CompiledPart, PartInfo, plan_agents
 from catalog.errors import CatalogError, ManifestError
 from catalog.lang.compiler import Expression, ExpressionCache, compile_expression
 from catalog.lang.placeholders import bind_placeholders
@@ -129,6 +123,7 @@ def compile_catalog(
         bindings=bindings,
         definitions=definitions,
         tool_names=_tool_names(manifest, parts),
+        names=part_names,
     )
     agents = [AgentInfo.from_decl(None), *(AgentInfo.from_decl(a) for a in manifest.agent)]
     return Catalog(
@@ -273,7 +268,7 @@ def _compile_part(
     in_condition = "part" in condition.names
     in_template = template is not None and "part" in template.names
     if in_condition or in_template:
-        info = PartInfo(decl.id, decl.tool_name, decl.kind)
+        info = PartInfo.of(decl)
         if in_condition:
             condition = replace(condition, evaluate=_with_part(condition.evaluate, info))
         if template is not None and in_template:

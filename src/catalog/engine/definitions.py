@@ -60,11 +60,13 @@ it in, so an error found while assembling names the line too (the engine reads n
 
 @dataclass(frozen=True, eq=False, slots=True)
 class Definition:
-    """One named value: its name, its result's shape and how to compute it from a scope."""
+    """One named value: its name, its result's shape, how to compute it from a scope,
+    and the names of the scope it reads."""
 
     name: str
     shape: Shape
     evaluate: Callable[[Scope], Any]
+    names: frozenset[str] = frozenset()
 
 
 def compile_manifest_expression(source: str, names: Mapping[str, Shape], key: str) -> Expression:
@@ -86,25 +88,29 @@ def compile_definitions(
         _check_free(name, names, key)
         expression = compile_manifest_expression(source, names, key)
         names[name] = expression.shape
-        compiled.append(Definition(name, expression.shape, _located(expression, key, locate)))
+        run = _located(expression, key, locate)
+        compiled.append(Definition(name, expression.shape, run, expression.names))
     for name, entries in manifest.lines.items():
         key = f"lines.{name}"
         _check_free(name, names, key)
         steps = []
+        read: set[str] = set()
         for index, entry in enumerate(entries):
             at = f"{key}[{index}]"
             when = None
             if entry.when.strip() != "true":
                 condition = compile_manifest_expression(entry.when, names, f"{at}.when")
                 when = _located(condition, f"{at}.when", locate)
+                read |= condition.names
             items = None
             if entry.items is not None:
                 given = compile_manifest_expression(entry.items, names, f"{at}.items")
                 items = _located(given, f"{at}.items", locate, lines=True)
+                read |= given.names
             steps.append((when, entry.text, items))
         shape = SequenceShape(SCALAR)
         names[name] = shape
-        compiled.append(Definition(name, shape, _lines(tuple(steps))))
+        compiled.append(Definition(name, shape, _lines(tuple(steps)), frozenset(read)))
     return tuple(compiled)
 
 

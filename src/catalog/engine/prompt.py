@@ -27,10 +27,11 @@ separator between two blocks ends the earlier block.
 from __future__ import annotations
 
 import hashlib
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import Any, Final, Literal, TypeVar
+from typing import Any, Final, Literal, NamedTuple, TypeVar
 
 from catalog.errors import UsageError
 from catalog.tokens import CharCounter, TokenCounter
@@ -63,6 +64,7 @@ Excluded = tuple[str, str, ExclusionReason, str]
 Tool = tuple[str, str, str]
 """A tool description as assembly records it: tool name, text, part id."""
 _CHARS: Final = CharCounter()
+_TEXT: Final = operator.attrgetter("text")
 
 # Anthropic accepts at most four cache_control breakpoints in one request.
 MAX_BREAKPOINTS = 4
@@ -73,11 +75,12 @@ OPENAI_ROLES = ("system", "developer")
 _RANK = {"static": 0, "session": 1, "turn": 2}
 
 
-@dataclass(frozen=True, slots=True)
-class Piece:
+class Piece(NamedTuple):
     """A text chosen for the prompt, before budgets and layout: a part's rendered
     body or a text the context supplies (``required`` ones are never dropped to
-    fit a budget; among the others the lowest ``priority`` goes first)."""
+    fit a budget; among the others the lowest ``priority`` goes first). A named
+    tuple, as the other records an assembly makes by the dozen (:data:`Excluded`,
+    :data:`Tool`) are tuples."""
 
     id: str
     kind: str
@@ -201,7 +204,7 @@ class AssembledPrompt:
             catalog,
             version,
             agent,
-            separator.join(piece.text for piece in pieces),
+            separator.join(map(_TEXT, pieces)),
             counter.name,
             budget,
             tuple(notes),

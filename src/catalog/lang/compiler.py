@@ -1,14 +1,22 @@
-"""The expression compiler: parse, check names and shapes, compile to closures once."""
+"""The expression compiler: parse, check names and shapes, compile to closures once.
+
+Compiling also evaluates what it can: a sub-expression whose operands are all
+known while compiling (literals, and the ``constants`` a caller gives, such as
+the ``part`` and ``agent`` of one agent's plan) is computed then, ``and``,
+``or`` and ``if ... else`` over a known operand keep only the side that can
+run, and what is left reads the scope. The checks of names and shapes are
+those of the expression as written, whatever the constants, so substituting
+never adds an error nor hides one.
+"""
 
 from __future__ import annotations
 
 import ast
-import bisect
 import operator
-import re
-import warnings
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+import types
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from itertools import repeat
 from typing import Any, Final, NoReturn
 
 from catalog.errors import (
@@ -17,6 +25,14 @@ from catalog.errors import (
     EvaluationError,
     ExpressionError,
 )
+from catalog.lang._operators import (
+    COMPARISONS,
+    OPERATOR_SYMBOLS,
+    REFUSED,
+    Comparison,
+    is_none,
+    single_comparison,
+)
 from catalog.lang.functions import (
     FUNCTIONS,
     NOT_LITERAL,
@@ -24,6 +40,7 @@ from catalog.lang.functions import (
     check_items,
     check_length,
 )
+from catalog.lang.parsing import Source, parse
 from catalog.lang.shapes import (
     ANY,
     SCALAR,
@@ -35,17 +52,17 @@ from catalog.lang.shapes import (
 from catalog.lang.values import (
     LITERAL_NAMES,
     MAX_DEPTH,
-    MAX_NODES,
-    MAX_SOURCE_LENGTH,
     OPERATION_ERRORS,
+    Path,
     Run,
     Scope,
     budgeted,
     charge,
     contains,
     cost,
-    get_attribute,
+    fields_of,
     get_item,
+    read_attribute,
     type_name,
 )
 
@@ -55,8 +72,7 @@ __all__ = [
     "compile_expression",
 ]
 
-_NEWLINE: Final = re.compile(r"\r\n|\r|\n")
-_BRACKET: Final = re.compile(r"[()\[\]#]")
+_NO_SCOPE: Final[Scope] = types.MappingProxyType({})
 
 
 # --------------------------------------------------------------------------
@@ -67,16 +83,24 @@ _BRACKET: Final = re.compile(r"[()\[\]#]")
 class Expression:
     """A compiled expression: call it with a scope to evaluate it.
 
-    ``names`` holds the root names the expression reads, ``shape`` the shape
-    of its result (``ANY`` when unknown). ``evaluate`` is the compiled closure
-    (under a fresh evaluation budget when the expression calls a function or
-    uses ``+``): hot loops call it directly to skip one call level.
+    ``names`` holds the root names the expression reads when evaluated, ``reads``
+    the paths it reads them by (``("env", "os")``; a name used otherwise than
+    through attributes is read whole, as ``("env",)``), ``shape`` the shape of its
+    result (``ANY`` when unknown) and ``builds`` whether evaluating it calls a
+    function or adds. ``membership`` is ``(value, name)`` when what decides the
+    expression's truth is whether that known value is in that name (``"Bash" in
+    tools``), so a caller may test many such at once. ``evaluate`` is the compiled
+    closure (under a fresh evaluation budget when it builds): hot loops call it
+    directly to skip one call level.
     """
 
     source: str
     names: frozenset[str]
     shape: Shape
     evaluate: Run = field(repr=False, compare=False)
+    reads: frozenset[Path] = field(default=frozenset(), repr=False, compare=False)
+    builds: bool = field(default=False, repr=False, compare=False)
+    membership: tuple[object, str] | None = field(default=None, repr=False, compare=False)
 
     def __call__(self, scope: Scope) -> Any:
         """Evaluate against ``scope``; raises :class:`EvaluationError` on bad values."""
@@ -85,288 +109,103 @@ class Expression:
 
 @dataclass(frozen=True, slots=True)
 class _Node:
-    """A compiled sub-expression: its closure, shape and literal value if it is one."""
+    """A compiled sub-expression: its closure and the shape of its value.
+
+    ``literal`` is its value when the source writes it as a literal (what shape
+    rules may look at); ``known`` its value when that is known while compiling
+    (a literal, a constant, or computed from them); ``reads`` the paths it reads
+    from the scope, ``path`` its own path when it is one, and ``builds`` whether
+    it calls a function or adds when evaluated; ``membership`` as
+    :attr:`Expression.membership`.
+    """
 
     run: Run
     shape: Shape
     literal: object = NOT_LITERAL
+    known: object = NOT_LITERAL
+    reads: frozenset[Path] = frozenset()
+    path: Path | None = None
+    builds: bool = False
+    membership: tuple[object, str] | None = None
 
 
-def _single_comparison(left: _Node, step: tuple[str, Callable[[Any, Any], Any], Run, int]) -> Run:
-    """The closure for ``a OP b`` (no chain): the common case, with a literal left side inlined."""
-    symbol, function, operand, column = step
-
-    def fail(a: object, b: object) -> EvaluationError:
-        return EvaluationError(
-            f"cannot apply '{symbol}' to {type_name(a)} and {type_name(b)}", column=column
-        )
-
-    if left.literal is not NOT_LITERAL:
-        constant = left.literal
-
-        def run_literal(scope: Scope) -> Any:
-            right = operand(scope)
-            try:
-                return function(constant, right)
-            except OPERATION_ERRORS:
-                raise fail(constant, right) from None
-
-        return run_literal
-    first = left.run
-
-    def run(scope: Scope) -> Any:
-        a, b = first(scope), operand(scope)
-        try:
-            return function(a, b)
-        except OPERATION_ERRORS:
-            raise fail(a, b) from None
-
-    return run
+def _known(value: object, shape: Shape, literal: object = NOT_LITERAL) -> _Node:
+    """The node of a value known while compiling."""
+    return _Node(lambda scope: value, shape, literal, value)
 
 
-_REFUSED: Final[Mapping[type[ast.AST], str]] = {
-    ast.Lambda: "lambda",
-    ast.ListComp: "a list comprehension",
-    ast.SetComp: "a set comprehension",
-    ast.DictComp: "a dict comprehension",
-    ast.GeneratorExp: "a generator expression",
-    ast.NamedExpr: "assignment (:=)",
-    ast.JoinedStr: "an f-string",
-    ast.FormattedValue: "an f-string",
-    ast.Starred: "unpacking with *",
-    ast.Dict: "a dict literal",
-    ast.Set: "a set literal",
-    ast.Await: "await",
-    ast.Yield: "yield",
-    ast.YieldFrom: "yield",
-    ast.Slice: "a slice",
-}
-_OPERATOR_SYMBOLS: Final[Mapping[type[ast.AST], str]] = {
-    ast.Mult: "*",
-    ast.Div: "/",
-    ast.FloorDiv: "//",
-    ast.Mod: "%",
-    ast.Pow: "**",
-    ast.MatMult: "@",
-    ast.LShift: "<<",
-    ast.RShift: ">>",
-    ast.BitOr: "|",
-    ast.BitXor: "^",
-    ast.BitAnd: "&",
-    ast.Invert: "~",
-    ast.UAdd: "+",
-}
-_COMPARISONS: Final[Mapping[type[ast.cmpop], tuple[str, Callable[[Any, Any], Any]]]] = {
-    ast.Eq: ("==", operator.eq),
-    ast.NotEq: ("!=", operator.ne),
-    ast.Lt: ("<", operator.lt),
-    ast.LtE: ("<=", operator.le),
-    ast.Gt: (">", operator.gt),
-    ast.GtE: (">=", operator.ge),
-    ast.In: ("in", contains),
-    ast.NotIn: ("not in", lambda item, container: not contains(item, container)),
-    ast.Is: ("is", lambda value, _none: value is None),
-    ast.IsNot: ("is not", lambda value, _none: value is not None),
-}
+def _reads(nodes: Iterable[_Node]) -> frozenset[Path]:
+    return frozenset().union(*(node.reads for node in nodes))
 
 
-def compile_expression(source: str, names: Mapping[str, Shape]) -> Expression:
+def compile_expression(
+    source: str,
+    names: Mapping[str, Shape],
+    constants: Mapping[str, Any] | None = None,
+    *,
+    condition: bool = False,
+) -> Expression:
     """Parse, check and compile ``source`` once.
 
-    ``names`` maps every name the expression may use to its shape. Raises
-    :class:`ExpressionError` (with ``column``) for anything malformed, unsafe
-    or unknown; no other exception escapes for any input text.
+    ``names`` maps every name the expression may use to its shape; ``constants``
+    gives the values of some of them, known now, to substitute (see the module
+    docstring). With ``condition`` only the truth of the result matters (a
+    ``when`` or an ``{% if %}``), so ``a and true`` compiles to ``a``. Raises
+    :class:`ExpressionError` (with ``column``) for anything malformed, unsafe or
+    unknown; no other exception escapes for any input text.
     """
-    text = source.strip()
-    base = len(source) - len(source.lstrip())
-    if not text:
-        raise ExpressionError("empty expression", column=1)
-    if len(text) > MAX_SOURCE_LENGTH:
-        raise ExpressionError(
-            f"expression is {len(text)} characters long, "
-            f"more than the limit of {MAX_SOURCE_LENGTH}",
-            column=base + 1,
-        )
-    tree = _parse(text, base)
-    # Every expression node owns at least one character of the text (a name, a
-    # literal, an operator, a bracket or a comma), so a short text needs no count.
-    count = _count_expressions(tree) if len(text) > MAX_NODES else 0
-    if count > MAX_NODES:
-        raise ExpressionError(
-            f"expression has {count} parts, more than the limit of {MAX_NODES}",
-            column=base + 1,
-            hint="split it, or move the logic into the context",
-        )
-    compiler = _Compiler(text, base, names)
-    if text.count("(") + text.count("[") > MAX_DEPTH:  # else they cannot nest too deep
-        compiler.check_brackets(tree)
-    node = compiler.compile(tree.body, 1)
+    text, tree = parse(source)
+    compiler = _Compiler(text, names, constants or {})
+    node = compiler.compile(tree.body, 1, condition)
     run = node.run
-    if compiler.builds:
+    if node.builds:
         # Only calls and '+' can build large values: the rest needs no budget of its own.
-        run = budgeted(run, f"`{text}`")
-    return Expression(source, frozenset(compiler.used), node.shape, run)
+        run = budgeted(run, f"`{text.text}`")
+    roots = frozenset(path[0] for path in node.reads)
+    membership = node.membership if condition else None
+    return Expression(source, roots, node.shape, run, node.reads, node.builds, membership)
 
 
 class ExpressionCache:
-    """Compiles each expression text once per names mapping (the same object, left
-    unchanged while the cache is in use), for the many bodies of one catalog that
-    write the same ``{{ env.os }}``. Failures are not kept: they raise each time."""
+    """Compiles each expression text once per names mapping and constants (the same
+    objects, left unchanged while the cache is in use), for the many bodies of one
+    catalog that write the same ``{{ env.os }}``. Failures are not kept: they raise
+    each time."""
 
     def __init__(self) -> None:
-        self._done: dict[tuple[str, int], tuple[Mapping[str, Shape], Expression]] = {}
+        self._done: dict[
+            tuple[str, int, int, bool],
+            tuple[Mapping[str, Shape], Mapping[str, Any], Expression],
+        ] = {}
 
-    def compile(self, source: str, names: Mapping[str, Shape]) -> Expression:
-        """:func:`compile_expression`, or what it gave for this text and ``names``."""
-        key = (source, id(names))
+    def compile(
+        self,
+        source: str,
+        names: Mapping[str, Shape],
+        constants: Mapping[str, Any] | None = None,
+        *,
+        condition: bool = False,
+    ) -> Expression:
+        """:func:`compile_expression`, or what it gave for these arguments."""
+        constants = constants or _NO_SCOPE  # every empty mapping as one
+        key = (source, id(names), id(constants), condition)
         found = self._done.get(key)
-        if found is not None and found[0] is names:
-            return found[1]
-        expression = compile_expression(source, names)
-        self._done[key] = (names, expression)
+        if found is not None and found[0] is names and found[1] is constants:
+            return found[2]
+        expression = compile_expression(source, names, constants, condition=condition)
+        self._done[key] = (names, constants, expression)
         return expression
-
-
-def _count_expressions(tree: ast.AST) -> int:
-    """How many expression nodes ``tree`` holds (one walk, no generator per node)."""
-    count = 0
-    pending = [tree]
-    while pending:
-        node = pending.pop()
-        count += isinstance(node, ast.expr)
-        for name in node._fields:
-            value = getattr(node, name, None)
-            if isinstance(value, ast.AST):
-                pending.append(value)
-            elif isinstance(value, list):
-                pending.extend(item for item in value if isinstance(item, ast.AST))
-    return count
-
-
-def _parse(text: str, base: int) -> ast.Expression:
-    """``ast.parse`` in eval mode, every failure turned into :class:`ExpressionError`.
-
-    Warnings raised while parsing (an invalid escape such as ``"\\d"``) are
-    errors too: a condition should not be accepted with a complaint on stderr.
-    """
-    try:
-        with warnings.catch_warnings():
-            # Invalid escapes and the like become syntax errors, not stderr noise.
-            warnings.simplefilter("error")
-            return ast.parse(text, mode="eval")
-    except SyntaxError as exc:
-        column = _syntax_column(text, exc)
-        hint = None
-        if "&&" in text or "||" in text:
-            hint = "write 'and' / 'or' instead of '&&' / '||'"
-        elif _NEWLINE.search(text) and _parses(_NEWLINE.sub(" ", text)):
-            hint = "wrap an expression written on several lines in parentheses"
-        message = exc.msg or "invalid syntax"
-        raise ExpressionError(f"syntax error: {message}", column=base + column, hint=hint) from None
-    except (ValueError, RecursionError, MemoryError, Warning) as exc:
-        raise ExpressionError(f"cannot parse the expression: {exc}", column=base + 1) from None
-
-
-def _parses(text: str) -> bool:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ast.parse(text, mode="eval")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
-
-
-def _syntax_column(text: str, exc: SyntaxError) -> int:
-    """The 1-based character column of a :class:`SyntaxError`, counted from the source start."""
-    if not exc.lineno:
-        return 1
-    if not exc.offset:  # the source ended too early
-        return len(text) + 1
-    starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
-    line = min(exc.lineno, len(starts)) - 1
-    return min(starts[line] + exc.offset - 1, len(text)) + 1
 
 
 class _Compiler:
     """Walks a whitelist of AST node types, building one closure per node."""
 
-    def __init__(self, text: str, base: int, names: Mapping[str, Shape]) -> None:
-        self._text = text
-        self._base = base
+    def __init__(self, source: Source, names: Mapping[str, Shape], constants: Mapping[str, Any]):
+        self._source = source
         self._names = names
-        self._starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
-        # Columns count characters, the tree counts UTF-8 bytes: the same in ASCII.
-        self._ascii = text.isascii()
-        self.used: set[str] = set()
-        self.builds = False  # whether a call or a '+' / '-' was compiled
+        self._constants = constants
 
-    # -- positions and errors
-
-    def _offset(self, lineno: int, col: int) -> int:
-        """Character offset in the text of an AST (line, UTF-8 byte column) position."""
-        start = self._starts[lineno - 1]
-        end = self._starts[lineno] if lineno < len(self._starts) else len(self._text)
-        if self._ascii:
-            return start + min(col, end - start)
-        prefix = self._text[start:end].encode("utf-8")[:col]
-        return start + len(prefix.decode("utf-8", "ignore"))
-
-    def column(self, node: ast.AST) -> int:
-        """1-based column of ``node`` in the caller's source."""
-        lineno: int = getattr(node, "lineno", 1)
-        col: int = getattr(node, "col_offset", 0)
-        return self._base + self._offset(lineno, col) + 1
-
-    def _end(self, node: ast.expr) -> int:
-        return self._offset(node.end_lineno or node.lineno, node.end_col_offset or 0)
-
-    def where(self, node: ast.expr) -> str:
-        """The source text of ``node``, whitespace collapsed, for messages."""
-        start = self._offset(node.lineno, node.col_offset)
-        return " ".join(self._text[start : self._end(node)].split())
-
-    def _between(self, left: ast.expr, right: ast.expr, symbol: str) -> int:
-        """Column of ``symbol`` written between two operands (the operator's position)."""
-        start, stop = self._end(left), self._offset(right.lineno, right.col_offset)
-        found = self._text.find(symbol, start, stop)
-        return self._base + (found if found >= 0 else start) + 1
-
-    def check_brackets(self, tree: ast.Expression) -> None:
-        """Refuse brackets nested deeper than :data:`MAX_DEPTH`.
-
-        Parentheses leave no node in the tree, so ``((((1))))`` is measured
-        on the text, skipping string literals and comments.
-        """
-        strings: list[tuple[int, int]] = []
-        for span in sorted(
-            (self._offset(node.lineno, node.col_offset), self._end(node))
-            for node in ast.walk(tree)
-            if isinstance(node, ast.JoinedStr)
-            or (isinstance(node, ast.Constant) and isinstance(node.value, str | bytes))
-        ):
-            if not strings or span[0] >= strings[-1][1]:  # drop spans inside an f-string
-                strings.append(span)
-        starts = [start for start, _ in strings]
-        depth, skip_to = 0, 0
-        for found in _BRACKET.finditer(self._text):
-            at = found.start()
-            inside = bisect.bisect_right(starts, at) - 1
-            if at < skip_to or (inside >= 0 and at < strings[inside][1]):
-                continue
-            char = found.group()
-            if char == "#":
-                newline = self._text.find("\n", at)
-                skip_to = len(self._text) if newline < 0 else newline
-            elif char in "([":
-                depth += 1
-                if depth > MAX_DEPTH:
-                    self.fail(
-                        f"brackets are nested more than {MAX_DEPTH} levels deep",
-                        self._base + at + 1,
-                    )
-            else:
-                depth -= 1
+    # -- errors
 
     def fail(self, message: str, column: int, hint: str | None = None) -> NoReturn:
         raise ExpressionError(message, column=column, hint=hint)
@@ -379,12 +218,40 @@ class _Compiler:
         if name.startswith("_"):
             self.fail(f"names starting with '_' are not allowed: '{name}'", column)
 
+    # -- what is known while compiling
+
+    def _combined(
+        self, run: Run, shape: Shape, operands: tuple[_Node, ...], *, builds: bool = False
+    ) -> _Node:
+        """The node running ``run`` over ``operands``: computed now when they are all
+        known, unless that fails (the error then comes when evaluating, as written).
+        A list is copied for each evaluation (built afresh when it holds lists), so
+        nobody shares it."""
+        builds = builds or any(operand.builds for operand in operands)
+        if any(operand.known is NOT_LITERAL for operand in operands):
+            return _Node(run, shape, reads=_reads(operands), builds=builds)
+        try:
+            value = budgeted(run, "a constant expression")(_NO_SCOPE)
+        except CatalogError:
+            return _Node(run, shape, builds=builds)
+        if isinstance(value, list):
+            if any(isinstance(item, list | dict) for item in value):
+                return _Node(run, shape, known=value, builds=builds)
+            return _Node(lambda scope: list(value), shape, known=value)
+        return _known(value, shape)
+
     # -- dispatch
 
-    def compile(self, node: ast.expr, depth: int) -> _Node:
-        """Compile one node; the match is the whitelist, anything else is refused."""
+    def compile(self, node: ast.expr, depth: int, truth: bool = False) -> _Node:
+        """Compile one node; the match is the whitelist, anything else is refused.
+
+        With ``truth``, only whether the value is truthy matters to the caller.
+        """
         if depth > MAX_DEPTH:
-            self.fail(f"expression is nested more than {MAX_DEPTH} levels deep", self.column(node))
+            self.fail(
+                f"expression is nested more than {MAX_DEPTH} levels deep",
+                self._source.column(node),
+            )
         match node:
             case ast.Constant():
                 return self._constant(node)
@@ -395,7 +262,7 @@ class _Compiler:
             case ast.Subscript():
                 return self._subscript(node, depth)
             case ast.BoolOp():
-                return self._bool_op(node, depth)
+                return self._bool_op(node, depth, truth)
             case ast.UnaryOp():
                 return self._unary(node, depth)
             case ast.BinOp():
@@ -403,13 +270,13 @@ class _Compiler:
             case ast.Compare():
                 return self._compare(node, depth)
             case ast.IfExp():
-                return self._if(node, depth)
+                return self._if(node, depth, truth)
             case ast.Call():
                 return self._call(node, depth)
             case ast.List() | ast.Tuple():
                 return self._sequence(node, depth)
-        what = _REFUSED.get(type(node), type(node).__name__)
-        self.fail(f"{what} is not allowed", self.column(node))
+        what = REFUSED.get(type(node), type(node).__name__)
+        self.fail(f"{what} is not allowed", self._source.column(node))
 
     # -- handlers
 
@@ -417,15 +284,15 @@ class _Compiler:
         value = node.value
         if value is not None and not isinstance(value, str | int | float):
             kind = "'...'" if value is Ellipsis else f"a {type(value).__name__} literal"
-            self.fail(f"{kind} is not allowed", self.column(node))
-        return _Node(lambda scope: value, SCALAR, value)
+            self.fail(f"{kind} is not allowed", self._source.column(node))
+        return _known(value, SCALAR, value)
 
     def _name(self, node: ast.Name) -> _Node:
         name = node.id
         if name in LITERAL_NAMES:
             value = LITERAL_NAMES[name]
-            return _Node(lambda scope: value, SCALAR, value)
-        column = self.column(node)
+            return _known(value, SCALAR, value)
+        column = self._source.column(node)
         self._check_name(name, column)
         shape = self._names.get(name)
         if shape is None:
@@ -433,38 +300,68 @@ class _Compiler:
             if name in FUNCTIONS:
                 hint = f"'{name}' is a function: call it, as in {name}(...); {hint}"
             self.fail(f"unknown name '{name}'", column, hint)
-        self.used.add(name)
-        return _Node(lambda scope: scope.get(name), shape)
+        if name in self._constants:
+            return _known(self._constants[name], shape)
+        path = (name,)
+        return _Node(lambda scope: scope.get(name), shape, reads=frozenset({path}), path=path)
 
     def get_attribute(self, node: ast.Attribute, depth: int) -> _Node:
         name = node.attr
-        column = self._base + self._end(node) - len(name) + 1
+        column = self._source.base + self._source.end(node) - len(name) + 1
         self._check_name(name, column)
         inner = self.compile(node.value, depth + 1)
         try:
-            shape = inner.shape.attribute(name, where=self.where(node.value))
+            shape = inner.shape.attribute(name, where=self._source.where(node.value))
         except ExpressionError as exc:
             raise self.at(exc, column) from None
         run = inner.run
-        return _Node(lambda scope: get_attribute(run(scope), name), shape)
+        # The name was checked above: it is read without checking it again, and
+        # straight from the classes met that declare it (a record: env.os).
+        declaring: set[type] = set()
+
+        def read_from(value: object) -> Any:
+            kind = type(value)
+            if kind in declaring:
+                return getattr(value, name)
+            if name in fields_of(kind):
+                declaring.add(kind)
+            return read_attribute(value, name)
+
+        read: Run = lambda scope: read_from(run(scope))  # noqa: E731
+        if inner.path is not None:  # a longer path read from the scope: env.os
+            if len(inner.path) == 1:  # a name's attribute, read in one step
+                root = inner.path[0]
+
+                def read(scope: Scope) -> Any:
+                    value = scope.get(root)
+                    if type(value) in declaring:
+                        return getattr(value, name)
+                    return read_from(value)
+
+            path = (*inner.path, name)
+            return _Node(read, shape, reads=frozenset({path}), path=path)
+        return self._combined(read, shape, (inner,))
 
     def _subscript(self, node: ast.Subscript, depth: int) -> _Node:
         key_node = node.slice
         if isinstance(key_node, ast.Tuple):
-            self.fail("indexing with several keys is not allowed", self.column(key_node))
+            self.fail("indexing with several keys is not allowed", self._source.column(key_node))
         inner = self.compile(node.value, depth + 1)
         key = self.compile(key_node, depth + 1)
         literal = key.literal
         if isinstance(literal, str) and literal.startswith("_"):
-            self.fail(f"keys starting with '_' are not allowed: {literal!r}", self.column(key_node))
+            self.fail(
+                f"keys starting with '_' are not allowed: {literal!r}",
+                self._source.column(key_node),
+            )
         shape_key = (
             literal if isinstance(literal, str | int) and not isinstance(literal, bool) else None
         )
         try:
-            shape = inner.shape.item(shape_key, where=self.where(node.value))
+            shape = inner.shape.item(shape_key, where=self._source.where(node.value))
         except ExpressionError as exc:
-            raise self.at(exc, self.column(key_node)) from None
-        run_value, run_key, column = inner.run, key.run, self.column(node)
+            raise self.at(exc, self._source.column(key_node)) from None
+        run_value, run_key, column = inner.run, key.run, self._source.column(node)
 
         def run(scope: Scope) -> Any:
             container, index = run_value(scope), run_key(scope)
@@ -473,18 +370,39 @@ class _Compiler:
             except OPERATION_ERRORS as exc:
                 raise EvaluationError(f"cannot index: {exc}", column=column) from None
 
-        return _Node(run, shape)
+        return self._combined(run, shape, (inner, key))
 
-    def _bool_op(self, node: ast.BoolOp, depth: int) -> _Node:
-        parts = tuple(self.compile(value, depth + 1) for value in node.values)
-        runs = tuple(part.run for part in parts)
-        shape = common_shape(part.shape for part in parts)
-        if isinstance(node.op, ast.And):
+    def _bool_op(self, node: ast.BoolOp, depth: int, truth: bool) -> _Node:
+        operands = [self.compile(value, depth + 1, truth) for value in node.values]
+        shape = common_shape(operand.shape for operand in operands)
+        is_and = isinstance(node.op, ast.And)
+        # Only the operands that can run and decide are kept: evaluation stops at a
+        # known operand that decides ('and' at a falsy one, 'or' at a truthy one),
+        # and one that does not decide is passed over unless its value is the result.
+        kept: list[_Node] = []
+        for index, operand in enumerate(operands):
+            if operand.known is NOT_LITERAL:
+                kept.append(operand)
+            elif bool(operand.known) != is_and:
+                kept.append(operand)
+                break
+            elif index == len(operands) - 1 and not (truth and kept):
+                kept.append(operand)
+        if kept[0].known is not NOT_LITERAL:  # decided before anything runs
+            return _known(kept[0].known, shape)
+        builds = any(operand.builds for operand in kept)
+        if len(kept) == 1:
+            only = kept[0]
+            return _Node(
+                only.run, shape, reads=only.reads, builds=builds, membership=only.membership
+            )
+        runs = tuple(operand.run for operand in kept)
+        if is_and:
 
             def run(scope: Scope) -> Any:
                 value = None
-                for part in runs:
-                    value = part(scope)
+                for operand in runs:
+                    value = operand(scope)
                     if not value:
                         return value
                 return value
@@ -493,30 +411,31 @@ class _Compiler:
 
             def run(scope: Scope) -> Any:
                 value = None
-                for part in runs:
-                    value = part(scope)
+                for operand in runs:
+                    value = operand(scope)
                     if value:
                         return value
                 return value
 
-        return _Node(run, shape)
+        return _Node(run, shape, reads=_reads(kept), builds=builds)
 
     def _unary(self, node: ast.UnaryOp, depth: int) -> _Node:
         if isinstance(node.op, ast.Not):
-            operand = self.compile(node.operand, depth + 1).run
-            return _Node(lambda scope: not operand(scope), SCALAR)
+            inner = self.compile(node.operand, depth + 1, truth=True)
+            operand = inner.run
+            return self._combined(lambda scope: not operand(scope), SCALAR, (inner,))
         if not isinstance(node.op, ast.USub):
-            symbol = _OPERATOR_SYMBOLS[type(node.op)]
+            symbol = OPERATOR_SYMBOLS[type(node.op)]
             self.fail(
                 f"unary operator '{symbol}' is not allowed",
-                self.column(node),
+                self._source.column(node),
                 "only unary - is supported",
             )
         inner = self.compile(node.operand, depth + 1)
         if isinstance(inner.literal, int | float) and not isinstance(inner.literal, bool):
             negated = -inner.literal
-            return _Node(lambda scope: negated, SCALAR, negated)
-        value_run, column = inner.run, self.column(node)
+            return _known(negated, SCALAR, negated)
+        value_run, column = inner.run, self._source.column(node)
 
         def run(scope: Scope) -> Any:
             value = value_run(scope)
@@ -527,24 +446,23 @@ class _Compiler:
                     f"cannot apply unary '-' to {type_name(value)}", column=column
                 ) from None
 
-        return _Node(run, SCALAR)
+        return self._combined(run, SCALAR, (inner,))
 
     def _binary(self, node: ast.BinOp, depth: int) -> _Node:
         adding = isinstance(node.op, ast.Add)
         if not adding and not isinstance(node.op, ast.Sub):
-            symbol = _OPERATOR_SYMBOLS[type(node.op)]
+            symbol = OPERATOR_SYMBOLS[type(node.op)]
             self.fail(
                 f"operator '{symbol}' is not allowed",
-                self._between(node.left, node.right, symbol),
+                self._source.between(node.left, node.right, symbol),
                 "filters are not supported: call a function instead, as in upper(x)"
                 if symbol == "|"
                 else "only + and - are supported",
             )
         left = self.compile(node.left, depth + 1)
         right = self.compile(node.right, depth + 1)
-        self.builds = True
         symbol = "+" if adding else "-"
-        column = self._between(node.left, node.right, symbol)
+        column = self._source.between(node.left, node.right, symbol)
         run_left, run_right = left.run, right.run
         shape = left.shape if left.shape == right.shape else ANY
 
@@ -566,27 +484,35 @@ class _Compiler:
                     f"cannot apply '{symbol}' to {type_name(a)} and {type_name(b)}", column=column
                 ) from None
 
-        return _Node(run, shape)
+        return self._combined(run, shape, (left, right), builds=True)
 
     def _compare(self, node: ast.Compare, depth: int) -> _Node:
         left_node = self.compile(node.left, depth + 1)
         first = left_node.run
-        steps: list[tuple[str, Callable[[Any, Any], Any], Run, int]] = []
+        steps: list[Comparison] = []
+        operands = [left_node]
         previous = node.left
         for op, comparator in zip(node.ops, node.comparators, strict=True):
-            symbol, function = _COMPARISONS[type(op)]
-            column = self._between(previous, comparator, symbol.split()[0])
-            if isinstance(op, ast.Is | ast.IsNot) and not _is_none(comparator):
+            symbol, function = COMPARISONS[type(op)]
+            column = self._source.between(previous, comparator, symbol.split()[0])
+            if isinstance(op, ast.Is | ast.IsNot) and not is_none(comparator):
                 self.fail(
                     f"'{symbol}' is only allowed with none (x {symbol} none)",
                     column,
                     "use == or != to compare values",
                 )
-            steps.append((symbol, function, self.compile(comparator, depth + 1).run, column))
+            operands.append(self.compile(comparator, depth + 1))
+            steps.append((symbol, function, operands[-1].run, column))
             previous = comparator
         chain = tuple(steps)
         if len(chain) == 1:
-            return _Node(_single_comparison(left_node, chain[0]), SCALAR)
+            right = operands[1]
+            name = right.path[0] if right.path is not None and len(right.path) == 1 else None
+            single = single_comparison(left_node.known, right.known, name, chain[0], first)
+            compared = self._combined(single, SCALAR, tuple(operands))
+            if chain[0][1] is contains and left_node.known is not NOT_LITERAL and name:
+                return replace(compared, membership=(left_node.known, name))
+            return compared
 
         def run(scope: Scope) -> Any:
             left = first(scope)
@@ -605,19 +531,35 @@ class _Compiler:
                 left = right
             return result
 
-        return _Node(run, SCALAR)
+        return self._combined(run, SCALAR, tuple(operands))
 
-    def _if(self, node: ast.IfExp, depth: int) -> _Node:
-        test = self.compile(node.test, depth + 1).run
-        body = self.compile(node.body, depth + 1)
-        orelse = self.compile(node.orelse, depth + 1)
-        run_body, run_else = body.run, orelse.run
+    def _if(self, node: ast.IfExp, depth: int, truth: bool) -> _Node:
+        test_node = self.compile(node.test, depth + 1, truth=True)
+        body = self.compile(node.body, depth + 1, truth)
+        orelse = self.compile(node.orelse, depth + 1, truth)
         shape = body.shape if body.shape == orelse.shape else ANY
-        return _Node(lambda scope: run_body(scope) if test(scope) else run_else(scope), shape)
+        if test_node.known is not NOT_LITERAL:  # only one side can run
+            chosen = body if test_node.known else orelse
+            return _Node(
+                chosen.run,
+                shape,
+                NOT_LITERAL,
+                chosen.known,
+                chosen.reads,
+                chosen.path,
+                chosen.builds,
+            )
+        test, run_body, run_else = test_node.run, body.run, orelse.run
+        return _Node(
+            lambda scope: run_body(scope) if test(scope) else run_else(scope),
+            shape,
+            reads=_reads((test_node, body, orelse)),
+            builds=test_node.builds or body.builds or orelse.builds,
+        )
 
     def _call(self, node: ast.Call, depth: int) -> _Node:
         func = node.func
-        column = self.column(func)
+        column = self._source.column(func)
         if not isinstance(func, ast.Name):
             kind = "methods" if isinstance(func, ast.Attribute) else "the result of an expression"
             self.fail(
@@ -638,7 +580,7 @@ class _Compiler:
             keyword = node.keywords[0]
             self.fail(
                 f"{name}() takes no keyword arguments",
-                self.column(keyword),
+                self._source.column(keyword),
                 "pass arguments by position",
             )
         count = len(node.args)
@@ -658,41 +600,49 @@ class _Compiler:
         try:
             shape = function.shape(
                 [
-                    Arg(a.shape, a.literal, self.where(n))
+                    Arg(a.shape, a.literal, self._source.where(n))
                     for a, n in zip(args, node.args, strict=True)
                 ]
             )
         except ExpressionError as exc:
             raise self.at(exc, column) from None
         runs, call = tuple(arg.run for arg in args), function.call
-        self.builds = True
 
-        def run(scope: Scope) -> Any:
-            values = [arg(scope) for arg in runs]
-            try:
-                result = call(*values)
-            except EvaluationBudgetError:
-                raise
-            except CatalogError as exc:
-                raise EvaluationError(f"{name}(): {exc.message}", column=column) from None
-            except Exception as exc:
-                raise EvaluationError(f"{name}(): {exc}", column=column) from None
-            charge(1 + cost(result) + sum(map(cost, values)))
-            return result
+        def failed(exc: Exception) -> CatalogError:
+            if isinstance(exc, EvaluationBudgetError):
+                return exc
+            message = exc.message if isinstance(exc, CatalogError) else str(exc)
+            return EvaluationError(f"{name}(): {message}", column=column)
 
-        return _Node(run, shape)
+        if len(runs) == 1:  # most calls: one argument, read without a list
+            only = runs[0]
+
+            def run(scope: Scope) -> Any:
+                value = only(scope)
+                try:
+                    result = call(value)
+                except Exception as exc:
+                    raise failed(exc) from None
+                charge(1 + cost(result) + cost(value))
+                return result
+
+        else:
+
+            def run(scope: Scope) -> Any:
+                values = list(map(operator.call, runs, repeat(scope)))  # the arguments' values
+                try:
+                    result = call(*values)
+                except Exception as exc:
+                    raise failed(exc) from None
+                charge(1 + cost(result) + sum(map(cost, values)))
+                return result
+
+        return self._combined(run, shape, tuple(args), builds=True)
 
     def _sequence(self, node: ast.List | ast.Tuple, depth: int) -> _Node:
-        items = [self.compile(item, depth + 1) for item in node.elts]
+        items = tuple(self.compile(item, depth + 1) for item in node.elts)
         runs = tuple(item.run for item in items)
         shape = SequenceShape(common_shape(item.shape for item in items))
         if isinstance(node, ast.Tuple):
-            return _Node(lambda scope: tuple(item(scope) for item in runs), shape)
-        return _Node(lambda scope: [item(scope) for item in runs], shape)
-
-
-def _is_none(node: ast.expr) -> bool:
-    """Whether ``node`` is the none literal (``None`` or ``none``)."""
-    if isinstance(node, ast.Constant):
-        return node.value is None
-    return isinstance(node, ast.Name) and node.id == "none"
+            return self._combined(lambda scope: tuple(item(scope) for item in runs), shape, items)
+        return self._combined(lambda scope: [item(scope) for item in runs], shape, items)

@@ -239,6 +239,11 @@ def _fn_intersect(items: object, other: object) -> list[Any]:
         lookup: AbstractSet[Any] | Sequence[Any] = frozenset(pool)
     except TypeError:  # unhashable items (lists, mappings): each look-up reads the pool
         lookup = pool
+    else:
+        try:
+            return [item for item in iterate(items) if item in lookup]
+        except TypeError:
+            pass  # an unhashable item, in no set of hashable ones: the loop passes over it
     kept = []
     for item in iterate(items):
         if lookup is pool:

@@ -38,24 +38,35 @@ per render, so nested loops over large data cannot hang the process or
 exhaust its memory.
 
 The body is compiled once into a tree of closures; a body without any tag is
-returned as it is.
+returned as it is. Compiling with ``constants`` (the ``part`` and ``agent`` of
+one agent's plan) substitutes them: an ``{% if %}`` whose test is known keeps
+only the branch that runs, and a ``{{ }}`` whose value is known becomes text
+(see :mod:`catalog.lang.compiler`).
+
+A body renders under an evaluation budget of its own when it runs a loop, calls
+a function or adds; what it writes is counted against that budget once, when
+the render ends (the output limit, checked at every write, keeps it far below
+the budget). A body that only reads values and writes them needs no budget.
 """
 
 from __future__ import annotations
 
-import bisect
 import keyword
 import re
+import types
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any, Final, Literal, NoReturn, TypeAlias
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, TypeAlias
 
-from catalog.errors import EvaluationError, ExpressionError, TemplateError
+from catalog.errors import EvaluationError, ExpressionError
+from catalog.lang._lexing import OPENER, Lines, Token, tokenize, trim_block_lines
 from catalog.lang.compiler import Expression, ExpressionCache
 from catalog.lang.shapes import SCALAR, RecordShape, Shape, did_you_mean
 from catalog.lang.values import (
     ITEM_COST,
     MAX_TEXT_LENGTH,
+    Path,
+    Run,
     Scope,
     budgeted,
     charge,
@@ -86,20 +97,19 @@ LOOP_SHAPE: Final = RecordShape(
 """The shape of ``loop`` inside a ``for`` block."""
 
 _TAGS: Final = ("if", "elif", "else", "endif", "for", "endfor")
-_OPENER: Final = re.compile(r"\{[{%#]")
-_CLOSERS: Final[Mapping[str, str]] = {"{": "}}", "%": "%}", "#": "#}"}
 _RESERVED: Final = frozenset({"true", "false", "none", "loop"})
 _KEYWORD: Final = re.compile(r"\s*(\w*)")
 _FOR: Final = re.compile(r"\s*(\S+)\s+in\s+(.*)", re.DOTALL)
-_QUOTE: Final = re.compile("[\"']")
-# What ends a string opened by each quote (a backslash escapes the next character).
-_STRING_END: Final = {q: re.compile(f"[{q}\\\\\n]") for q in "\"'"}
-
-_Kind: TypeAlias = Literal["text", "output", "block", "comment"]
 
 
 class _Output:
-    """The pieces of one render, with its iteration and size budget."""
+    """The pieces of one render, with its iteration and size limits.
+
+    The values written, and the texts written inside loops, are counted against
+    the output limit as they are written; the body's other texts, which its own
+    size bounds, when the render ends. What it wrote is counted against the
+    evaluation budget then too: the output limit keeps it well below the budget.
+    """
 
     __slots__ = ("iterations", "parts", "size")
 
@@ -111,12 +121,15 @@ class _Output:
     def write(self, text: str) -> None:
         """Add ``text`` to the output, within :data:`MAX_OUTPUT_LENGTH`."""
         self.size += len(text)
-        charge(len(text))
         if self.size > MAX_OUTPUT_LENGTH:
-            raise EvaluationError(
-                f"the rendered body would be longer than {MAX_OUTPUT_LENGTH} characters"
-            )
+            raise _too_long()
         self.parts.append(text)
+
+    def count(self, size: int) -> None:
+        """Count ``size`` characters about to be written against the output limit."""
+        self.size += size
+        if self.size > MAX_OUTPUT_LENGTH:
+            raise _too_long()
 
     def tick(self) -> None:
         """Count one loop iteration against :data:`MAX_LOOP_ITERATIONS`."""
@@ -126,14 +139,21 @@ class _Output:
             raise EvaluationError(f"more than {MAX_LOOP_ITERATIONS} loop iterations in one render")
 
 
+def _too_long() -> EvaluationError:
+    return EvaluationError(f"the rendered body would be longer than {MAX_OUTPUT_LENGTH} characters")
+
+
 _Render: TypeAlias = Callable[[Scope, _Output], None]
+_UNWRITABLE: Final = (TypeError, ValueError, OverflowError, RecursionError)
+_NO_SCOPE: Final[Scope] = types.MappingProxyType({})
 
 
 @dataclass(frozen=True, slots=True)
 class Template:
     """A compiled part body; ``render(scope)`` fills it from a scope.
 
-    ``names`` holds the root names the body reads (loop variables excluded);
+    ``names`` holds the root names the body reads (loop variables excluded) and
+    ``reads`` the paths it reads them by (see :class:`~catalog.lang.Expression`);
     ``is_static`` is true when the body has no tag at all, in which case
     ``render`` returns ``source`` itself. ``render`` is the compiled closure
     itself (as :attr:`Expression.evaluate <catalog.lang.Expression.evaluate>`
@@ -146,217 +166,45 @@ class Template:
     names: frozenset[str]
     is_static: bool
     render: Callable[[Scope], str] = field(repr=False, compare=False)
+    reads: frozenset[Path] = field(default=frozenset(), repr=False, compare=False)
 
 
 def compile_template(
-    source: str, names: Mapping[str, Shape], expressions: ExpressionCache | None = None
+    source: str,
+    names: Mapping[str, Shape],
+    expressions: ExpressionCache | None = None,
+    constants: Mapping[str, Any] | None = None,
 ) -> Template:
     """Parse and compile a part body once; raises :class:`TemplateError` when malformed.
 
-    ``expressions`` shares compiled expressions between the bodies of one catalog.
+    ``expressions`` shares compiled expressions between the bodies of one catalog;
+    ``constants`` are values of some of ``names`` known now (see the module docstring).
     """
-    if _OPENER.search(source) is None:
+    if OPENER.search(source) is None:
         return Template(source, frozenset(), True, lambda scope: source)
-    lines = _Lines(source)
-    tokens = _trim_block_lines(_tokenize(source, lines))
-    compiler = _Compiler(lines, names, expressions or ExpressionCache())
+    lines = Lines(source)
+    tokens = trim_block_lines(tokenize(source, lines))
+    compiler = _Compiler(lines, names, expressions or ExpressionCache(), constants or {})
     run = compiler.compile(tokens)
+    reads = frozenset(compiler.reads)
+    roots = frozenset(path[0] for path in reads)
     if isinstance(run, str):
         text = run
-        return Template(source, frozenset(compiler.used), False, lambda scope: text)
+        return Template(source, roots, False, lambda scope: text, reads)
+
+    spends = compiler.spends
 
     def render(scope: Scope) -> str:
         out = _Output()
         run(scope, out)
+        size = sum(map(len, out.parts))  # with the texts written outside loops
+        if size > MAX_OUTPUT_LENGTH:
+            raise _too_long()
+        if spends:
+            charge(size)
         return "".join(out.parts)
 
-    return Template(source, frozenset(compiler.used), False, budgeted(render, "the body"))
-
-
-# --------------------------------------------------------------------------
-# Lexing
-
-
-class _Lines:
-    """Turns offsets in the body into 1-based (line, column)."""
-
-    def __init__(self, text: str) -> None:
-        self._text = text
-        self._starts: list[int] | None = None  # found when first needed: an error, most often
-
-    def position(self, offset: int) -> tuple[int, int]:
-        if self._starts is None:
-            self._starts = [0] + [m.end() for m in re.finditer("\n", self._text)]
-        line = bisect.bisect_right(self._starts, offset)
-        return line, offset - self._starts[line - 1] + 1
-
-    def relocated(self, error: EvaluationError, offset: int) -> EvaluationError:
-        """``error``, raised by the expression starting at ``offset``, placed in the body."""
-        line, column = self.position(offset + (error.column or 1) - 1)
-        return error.located(line=line, column=column)
-
-    def error(self, message: str, offset: int, hint: str | None = None) -> NoReturn:
-        line, column = self.position(offset)
-        raise TemplateError(message, line=line, column=column, hint=hint)
-
-
-@dataclass(frozen=True, slots=True)
-class _Token:
-    """A run of text or one tag; ``inner`` is where the tag's content starts."""
-
-    kind: _Kind
-    start: int
-    inner: int
-    content: str
-
-
-def _tokenize(source: str, lines: _Lines) -> list[_Token]:
-    tokens: list[_Token] = []
-    position = 0
-    while (found := _OPENER.search(source, position)) is not None:
-        if found.start() > position:
-            tokens.append(_Token("text", position, position, source[position : found.start()]))
-        mark = source[found.start() + 1]
-        closer = _CLOSERS[mark]
-        inner = found.end()
-        end = source.find(closer, inner) if mark == "#" else _find_closer(source, inner, closer)
-        if end < 0:
-            lines.error(
-                f"'{found.group()}' is never closed",
-                found.start(),
-                f"close it with '{closer}'; write a literal '{found.group()}' "
-                f'as {{{{ "{found.group()}" }}}}',
-            )
-        kind: _Kind = "output" if mark == "{" else "block" if mark == "%" else "comment"
-        tokens.append(_Token(kind, found.start(), inner, source[inner:end]))
-        position = end + len(closer)
-    if position < len(source):
-        tokens.append(_Token("text", position, position, source[position:]))
-    return tokens
-
-
-def _find_closer(source: str, start: int, closer: str) -> int:
-    """Offset of ``closer`` after ``start``, skipping over quoted strings.
-
-    ``{{ "}}" }}`` closes at the second ``}}``. A string ends at its quote or
-    at the end of its line, and a backslash in it escapes the next character.
-    When the quotes do not balance, the first ``closer`` is taken and the
-    expression compiler reports the broken string.
-    """
-    first = end = source.find(closer, start)
-    index = start
-    while end >= 0:
-        quote = _QUOTE.search(source, index, end)
-        if quote is None:
-            return end  # no string opens before this closer: it closes the tag
-        string_end = _STRING_END[quote.group()]
-        found = string_end.search(source, quote.end())
-        while found is not None and found.group() == "\\":
-            found = string_end.search(source, found.end() + 1)
-        index = len(source) if found is None else found.end()
-        if index > end:  # the string ran over that closer: look for the next one
-            end = source.find(closer, index)
-    return first
-
-
-def _blank(text: str) -> bool:
-    return not text.strip(" \t\r")
-
-
-def _is_block(token: _Token) -> bool:
-    return token.kind in ("block", "comment")
-
-
-def _trim_block_lines(tokens: list[_Token]) -> list[_Token]:
-    """Apply the whitespace rule: lines holding only block tags disappear.
-
-    A run of block/comment tags (with only spaces between them) is on a line
-    of its own when the text before it, back to a line start, and the text
-    after it, up to and including the line end, are blank. Both cuts are
-    computed on the original texts, then applied.
-    """
-    # The span of each text token that stays, as (start, stop) in its content.
-    keep = {i: (0, len(t.content)) for i, t in enumerate(tokens) if t.kind == "text"}
-    index = 0
-    while index < len(tokens):
-        if not _is_block(tokens[index]):
-            index += 1
-            continue
-        end = _run_end(tokens, index)
-        if _alone_on_line(tokens, index, end):
-            _cut_line(tokens, index, end, keep)
-        index = end + 1
-    return _kept(tokens, keep)
-
-
-def _run_end(tokens: list[_Token], first: int) -> int:
-    """The index of the last block tag of the run starting at ``first``: block tags
-    separated by nothing but spaces on the same line."""
-    last = len(tokens) - 1
-    end = first
-    for probe in range(first + 1, last + 1):
-        token = tokens[probe]
-        if _is_block(token):
-            end = probe
-        elif not (
-            token.kind == "text"
-            and "\n" not in token.content
-            and _blank(token.content)
-            and probe < last
-            and _is_block(tokens[probe + 1])
-        ):
-            break
-    return end
-
-
-def _alone_on_line(tokens: list[_Token], first: int, end: int) -> bool:
-    """Whether the run ``first..end`` has only blank text before it back to a line
-    start (or the body's start) and after it up to the line end (or the body's end)."""
-    last = len(tokens) - 1
-    before = tokens[first - 1] if first > 0 else None
-    after = tokens[end + 1] if end < last else None
-    left_ok = before is None or (
-        before.kind == "text"
-        and _blank(before.content.rpartition("\n")[2])
-        and ("\n" in before.content or first - 1 == 0)
-    )
-    right_ok = after is None or (
-        after.kind == "text"
-        and _blank(after.content.partition("\n")[0])
-        and ("\n" in after.content or end + 1 == last)
-    )
-    return left_ok and right_ok
-
-
-def _cut_line(tokens: list[_Token], first: int, end: int, keep: dict[int, tuple[int, int]]) -> None:
-    """Drop the line of the run ``first..end`` from ``keep``: the blanks between its
-    tags, the blank text before it on its line, and the rest of its line, line end
-    included."""
-    for inside in range(first + 1, end):
-        keep.pop(inside, None)
-    if first > 0:
-        start, _ = keep[first - 1]
-        keep[first - 1] = (start, tokens[first - 1].content.rfind("\n") + 1)
-    if end < len(tokens) - 1:
-        after = tokens[end + 1].content
-        _, stop = keep[end + 1]
-        newline = after.find("\n")
-        keep[end + 1] = (len(after) if newline < 0 else newline + 1, stop)
-
-
-def _kept(tokens: list[_Token], keep: dict[int, tuple[int, int]]) -> list[_Token]:
-    """The tokens with each text token cut to its kept span (dropped when empty)."""
-    trimmed: list[_Token] = []
-    for i, token in enumerate(tokens):
-        if token.kind != "text":
-            trimmed.append(token)
-        elif i in keep:
-            start, stop = keep[i]
-            if start == 0 and stop == len(token.content):
-                trimmed.append(token)
-            elif start < stop:
-                trimmed.append(replace(token, content=token.content[start:stop]))
-    return trimmed
+    return Template(source, roots, False, budgeted(render, "the body") if spends else render, reads)
 
 
 # --------------------------------------------------------------------------
@@ -364,15 +212,19 @@ def _kept(tokens: list[_Token], keep: dict[int, tuple[int, int]]) -> list[_Token
 
 
 class _Frame:
-    """An open block while compiling: its branches so far and what it binds."""
+    """An open block while compiling: its branches so far, what it binds, and the
+    paths read by the branch being compiled."""
 
     __slots__ = (
         "bound",
         "branches",
+        "constants",
         "has_else",
         "kind",
+        "looping",
         "names",
         "pieces",
+        "reads",
         "start",
         "test",
         "variable",
@@ -384,37 +236,55 @@ class _Frame:
         start: int,
         names: Mapping[str, Shape],
         bound: frozenset[str],
+        constants: Mapping[str, Any],
     ) -> None:
         self.kind = kind
         self.start = start
         self.names = names
         self.bound = bound
+        self.constants = constants
+        self.looping = kind == "for"
         self.pieces: list[str | _Render] = []
-        self.branches: list[tuple[Expression, int, str | _Render]] = []
+        self.reads: set[Path] = set()
+        self.branches: list[_Branch] = []
         self.test: tuple[Expression, int] | None = None
         self.has_else = False
         self.variable = ""
 
 
+_Branch: TypeAlias = tuple[Expression, int, "str | _Render", frozenset[Path]]
+"""One branch of an ``if``: its test, where the test is written, its body, and the
+paths the test and the body read."""
+
+
 class _Compiler:
-    """Turns the token list into one render closure, checking every tag."""
+    """Turns the token list into one render closure, checking every tag.
+
+    ``reads`` collects the paths the body reads; ``spends`` is set when it runs a
+    loop or an expression that calls a function or adds (see the module docstring).
+    """
 
     def __init__(
-        self, lines: _Lines, names: Mapping[str, Shape], expressions: ExpressionCache
+        self,
+        lines: Lines,
+        names: Mapping[str, Shape],
+        expressions: ExpressionCache,
+        constants: Mapping[str, Any],
     ) -> None:
         self._lines = lines
         self._expressions = expressions
-        self._stack = [_Frame("root", 0, names, frozenset())]
-        self.used: set[str] = set()
+        self._stack = [_Frame("root", 0, names, frozenset(), constants)]
+        self.reads = self._stack[0].reads
+        self.spends = False
 
-    def compile(self, tokens: list[_Token]) -> str | _Render:
+    def compile(self, tokens: list[Token]) -> str | _Render:
         for token in tokens:
             frame = self._stack[-1]
             if token.kind == "text":
                 frame.pieces.append(token.content)
             elif token.kind == "output":
                 expression = self._expression(token.content, token.inner, frame)
-                frame.pieces.append(self._output(expression, token.inner))
+                frame.pieces.append(self._output(expression, token.inner, frame))
             elif token.kind == "block":
                 self._block(token)
         if len(self._stack) > 1:
@@ -426,11 +296,11 @@ class _Compiler:
                 frame.start,
                 f"add {{% {closer} %}}",
             )
-        return _sequence(self._stack[0].pieces)
+        return _sequence(self._stack[0].pieces, counted=False)
 
     # -- tags
 
-    def _block(self, token: _Token) -> None:
+    def _block(self, token: Token) -> None:
         found = _KEYWORD.match(token.content)
         word = found.group(1) if found else ""
         rest = token.content[found.end() if found else 0 :]
@@ -444,7 +314,7 @@ class _Compiler:
             if frame.has_else:
                 self._lines.error("'elif' after 'else'", token.start)
             self._next_branch(frame)
-            frame.test = (self._expression(rest, offset, frame), offset)
+            frame.test = (self._expression(rest, offset, frame, condition=True), offset)
         elif word == "else":
             self._no_argument(word, rest, token, "write {% elif condition %}")
             frame = self._inside("if", word, token)
@@ -467,17 +337,18 @@ class _Compiler:
             self._lines.error(f"unknown tag '{written}'", token.start, hint)
 
     def _open(
-        self, kind: Literal["if", "for"], token: _Token, begin: Callable[[_Frame], None]
+        self, kind: Literal["if", "for"], token: Token, begin: Callable[[_Frame], None]
     ) -> None:
         if len(self._stack) > MAX_BLOCK_DEPTH:
             self._lines.error(f"blocks are nested more than {MAX_BLOCK_DEPTH} deep", token.start)
         outer = self._stack[-1]
-        frame = _Frame(kind, token.start, outer.names, outer.bound)
+        frame = _Frame(kind, token.start, outer.names, outer.bound, outer.constants)
+        frame.looping = frame.looping or outer.looping
         begin(frame)
         self._stack.append(frame)
 
     def _begin_if(self, frame: _Frame, rest: str, offset: int) -> None:
-        frame.test = (self._expression(rest, offset, frame), offset)
+        frame.test = (self._expression(rest, offset, frame, condition=True), offset)
 
     def _begin_for(self, frame: _Frame, rest: str, offset: int) -> None:
         found = _FOR.fullmatch(rest)
@@ -498,8 +369,10 @@ class _Compiler:
         frame.variable = variable
         frame.names = {**frame.names, variable: item, "loop": LOOP_SHAPE}
         frame.bound = frame.bound | {variable, "loop"}
+        if variable in frame.constants:  # the loop variable hides the constant
+            frame.constants = {k: v for k, v in frame.constants.items() if k != variable}
 
-    def _inside(self, kind: str, word: str, token: _Token) -> _Frame:
+    def _inside(self, kind: str, word: str, token: Token) -> _Frame:
         frame = self._stack[-1]
         if frame.kind == kind:
             return frame
@@ -513,16 +386,19 @@ class _Compiler:
             f"close that block with {{% {closer} %}} first",
         )
 
-    def _no_argument(self, word: str, rest: str, token: _Token, hint: str | None) -> None:
+    def _no_argument(self, word: str, rest: str, token: Token, hint: str | None) -> None:
         if rest.strip():
             self._lines.error(f"'{word}' takes nothing after it", token.start, hint)
 
     def _next_branch(self, frame: _Frame) -> None:
         if frame.test is not None:
             test, offset = frame.test
-            frame.branches.append((test, offset, _sequence(frame.pieces)))
+            reads = frozenset(frame.reads | test.reads)
+            body = _sequence(frame.pieces, counted=frame.looping)
+            frame.branches.append((test, offset, body, reads))
         frame.test = None
         frame.pieces = []
+        frame.reads = set()
 
     def _close(self, frame: _Frame) -> None:
         self._stack.pop()
@@ -530,77 +406,89 @@ class _Compiler:
         if frame.kind == "for":
             assert frame.test is not None
             iterable, offset = frame.test
+            self.spends = True
             outer.pieces.append(
-                self._loop(frame.variable, iterable, offset, _sequence(frame.pieces))
+                self._loop(frame.variable, iterable, offset, _sequence(frame.pieces, counted=True))
             )
+            hidden = (frame.variable, "loop")
+            outer.reads |= iterable.reads
+            outer.reads.update(path for path in frame.reads if path[0] not in hidden)
             return
-        orelse: str | _Render | None = None
+        orelse: tuple[str | _Render, frozenset[Path]] | None = None
         if frame.has_else:
-            orelse = _sequence(frame.pieces)
+            orelse = (_sequence(frame.pieces, counted=frame.looping), frozenset(frame.reads))
         else:
             self._next_branch(frame)
-        outer.pieces.append(self._conditional(tuple(frame.branches), orelse))
+        outer.pieces.append(self._conditional(frame.branches, orelse, outer))
 
     # -- expressions and render closures
 
-    def _expression(self, text: str, offset: int, frame: _Frame) -> Expression:
+    def _expression(
+        self, text: str, offset: int, frame: _Frame, *, condition: bool = False
+    ) -> Expression:
         try:
-            expression = self._expressions.compile(text, frame.names)
+            expression = self._expressions.compile(
+                text, frame.names, frame.constants, condition=condition
+            )
         except ExpressionError as exc:
             self._lines.error(exc.message, offset + (exc.column or 1) - 1, exc.hint)
-        self.used |= expression.names - frame.bound
+        self.spends = self.spends or expression.builds
         return expression
 
-    def _output(self, expression: Expression, offset: int) -> _Render:
+    def _output(self, expression: Expression, offset: int, frame: _Frame) -> str | _Render:
+        """What ``{{ expression }}`` writes: the text itself when its value is known."""
         lines = self._lines
-
         evaluate = expression.evaluate
+        if not expression.names:
+            try:
+                return render_value(evaluate(_NO_SCOPE))
+            except (EvaluationError, *_UNWRITABLE):
+                pass  # the error comes when rendering, as written
+        frame.reads |= expression.reads
+        source = expression.source.strip()
 
         def run(scope: Scope, out: _Output) -> None:
             try:
-                text = render_value(evaluate(scope))
+                value = evaluate(scope)
+                text = value if type(value) is str else render_value(value)
             except EvaluationError as exc:
                 raise lines.relocated(exc, offset) from None
-            except (TypeError, ValueError, OverflowError, RecursionError) as exc:
-                raise lines.relocated(
-                    EvaluationError(
-                        f"cannot write the value of {expression.source.strip()!r}: {exc}"
-                    ),
-                    offset,
-                ) from None
+            except _UNWRITABLE as exc:
+                message = f"cannot write the value of {source!r}: {exc}"
+                raise lines.relocated(EvaluationError(message), offset) from None
             out.write(text)
 
         return run
 
     def _conditional(
         self,
-        branches: tuple[tuple[Expression, int, str | _Render], ...],
-        orelse: str | _Render | None,
-    ) -> _Render:
-        compiled = tuple(
-            (test.evaluate, offset, _as_render(body)) for test, offset, body in branches
-        )
-        fallback = _as_render(orelse) if orelse is not None else None
-        lines = self._lines
-
-        def run(scope: Scope, out: _Output) -> None:
-            for test, offset, body in compiled:
-                try:
-                    chosen = test(scope)
-                except EvaluationError as exc:
-                    raise lines.relocated(exc, offset) from None
-                if chosen:
-                    body(scope, out)
-                    return
-            if fallback is not None:
-                fallback(scope, out)
-
-        return run
+        branches: list[_Branch],
+        orelse: tuple[str | _Render, frozenset[Path]] | None,
+        outer: _Frame,
+    ) -> str | _Render:
+        """The render of an ``if`` block: only its branches that can be taken are
+        kept, and one taken whenever it is reached ends the block."""
+        kept: list[_Branch] = []
+        for branch in branches:
+            known = _known_truth(branch[0])
+            if known is None:
+                kept.append(branch)
+            elif known:
+                orelse = (branch[2], branch[3])
+                break
+        for _test, _offset, _body, reads in kept:
+            outer.reads |= reads
+        if orelse is not None:
+            outer.reads |= orelse[1]
+        # An if/elif/else is a chain of ifs, each with the rest as its else.
+        body = "" if orelse is None else orelse[0]
+        for test, offset, then, _ in reversed(kept):
+            body = _branch(test.evaluate, offset, then, body, outer.looping, self._lines)
+        return body
 
     def _loop(
         self, variable: str, iterable: Expression, offset: int, body: str | _Render
     ) -> _Render:
-        run_body = _as_render(body)
         evaluate = iterable.evaluate
         lines = self._lines
 
@@ -623,45 +511,83 @@ class _Compiler:
                     "last": index == length - 1,
                     "length": length,
                 }
-                run_body(local, out)
+                _write(body, local, out)
 
         return run
 
 
-def _sequence(pieces: list[str | _Render]) -> str | _Render:
-    """One render for a block body: adjacent texts merged, a pure text kept as text."""
-    merged: list[str | _Render] = []
-    text = ""
-    for piece in pieces:
-        if isinstance(piece, str):
-            text += piece
-            continue
-        if text:
-            merged.append(text)
-            text = ""
-        merged.append(piece)
-    if not merged:
-        return text
-    if text:
-        merged.append(text)
-    items = tuple(merged)
+def _branch(
+    test: Run,
+    offset: int,
+    then: str | _Render,
+    fallback: str | _Render,
+    counted: bool,
+    lines: Lines,
+) -> _Render:
+    """The render of an ``if`` with one test: ``then`` when it holds, else ``fallback``
+    (texts ``counted`` against the output limit as they are written, in a loop)."""
 
     def run(scope: Scope, out: _Output) -> None:
-        for item in items:
-            if type(item) is str:  # fixed text: written directly, no closure call
-                out.write(item)
-            else:
-                item(scope, out)  # type: ignore[operator]
+        try:
+            body = then if test(scope) else fallback
+        except EvaluationError as exc:
+            raise lines.relocated(exc, offset) from None
+        if type(body) is not str:
+            body(scope, out)  # type: ignore[operator]
+        elif counted:
+            out.write(body)
+        else:
+            out.parts.append(body)
 
     return run
 
 
-def _as_render(piece: str | _Render) -> _Render:
-    if not isinstance(piece, str):
-        return piece
-    text = piece
+def _known_truth(test: Expression) -> bool | None:
+    """Whether a test that reads nothing holds; None when it reads the scope or fails
+    (the error then comes when rendering, as written)."""
+    if test.names:
+        return None
+    try:
+        return bool(test.evaluate(_NO_SCOPE))
+    except EvaluationError:
+        return None
 
-    def write(scope: Scope, out: _Output) -> None:
-        out.write(text)
 
-    return write
+def _sequence(pieces: list[str | _Render], *, counted: bool) -> str | _Render:
+    """One render for a block body, each render with the text that follows it; a pure
+    text kept as text. Its texts are ``counted`` against the output limit as they are
+    written when it is in a loop."""
+    head = ""
+    pairs: list[tuple[_Render, str]] = []
+    for piece in pieces:
+        if not isinstance(piece, str):
+            pairs.append((piece, ""))
+        elif pairs:
+            pairs[-1] = (pairs[-1][0], pairs[-1][1] + piece)
+        else:
+            head += piece
+    if not pairs:
+        return head
+    if not head and len(pairs) == 1 and not pairs[0][1]:
+        return pairs[0][0]  # a block holding one tag and nothing else is that tag
+    steps = tuple(pairs)
+    fixed = len(head) + sum(len(text) for _, text in steps)
+
+    def run(scope: Scope, out: _Output) -> None:
+        if counted:
+            out.count(fixed)  # the fixed texts at once: they are written whatever happens
+        parts = out.parts
+        parts.append(head)
+        for render, text in steps:
+            render(scope, out)
+            parts.append(text)
+
+    return run
+
+
+def _write(piece: str | _Render, scope: Scope, out: _Output) -> None:
+    """Write ``piece``: a text as it is, a render by calling it."""
+    if type(piece) is str:
+        out.write(piece)
+    else:
+        piece(scope, out)  # type: ignore[operator]

@@ -25,13 +25,17 @@ __all__ = [
     "MAX_NODES",
     "MAX_SOURCE_LENGTH",
     "MAX_TEXT_LENGTH",
+    "SEARCHED_FREELY",
+    "Path",
     "Scope",
     "budgeted",
     "charge",
     "class_fields",
     "cost",
+    "fields_of",
     "is_model",
     "iterate",
+    "read_attribute",
     "render_value",
     "to_json",
 ]
@@ -55,6 +59,8 @@ ITEM_COST: Final = 16
 Scope: TypeAlias = Mapping[str, Any]
 """What an expression is evaluated against: root name -> value."""
 Run: TypeAlias = Callable[[Scope], Any]
+Path: TypeAlias = tuple[str, ...]
+"""A name and the attributes read from it: ``("env", "os")`` for ``env.os``."""
 OPERATION_ERRORS: Final = (TypeError, ValueError, ArithmeticError)
 LITERAL_NAMES: Final[Mapping[str, bool | None]] = types.MappingProxyType(
     {"true": True, "false": False, "none": None}
@@ -84,7 +90,15 @@ def type_name(value: object) -> str:
 
 def get_attribute(value: object, name: str) -> Any:
     """``value.name`` by the safe rule: mapping keys and declared fields only."""
-    if value is None or name.startswith("_"):
+    if name.startswith("_"):
+        return None
+    return read_attribute(value, name)
+
+
+def read_attribute(value: object, name: str) -> Any:
+    """:func:`get_attribute` for a ``name`` known not to start with ``_`` (the
+    compiler refuses such names in expressions)."""
+    if value is None:
         return None
     cls = type(value)
     if cls is dict:  # the common case first: isinstance against an ABC is slow
@@ -132,6 +146,12 @@ def _access(cls: type) -> _Access:
     return found
 
 
+def fields_of(cls: type) -> frozenset[str]:
+    """The names :func:`get_attribute` reads from instances of ``cls`` as attributes:
+    the declared fields of a record, a pydantic model or a dataclass; none else."""
+    return _access(cls).fields
+
+
 def is_model(cls: type) -> bool:
     """Whether ``cls`` is a pydantic model (it declares its fields in ``model_fields``)."""
     return issubclass(cls, BaseModel)
@@ -165,6 +185,9 @@ def get_item(container: object, key: object) -> Any:
 _BUILTIN_SEQUENCES = frozenset({tuple, list, str})
 _BUILTIN_CONTAINERS = _BUILTIN_SEQUENCES | {dict, frozenset, set}
 _SEARCHED: Final = frozenset({list, tuple, str})  # `in` reads them item by item
+_SCALARS: Final = frozenset({bool, int, float, type(None)})
+SEARCHED_FREELY: Final = 64
+"""Longest list or text ``in`` searches without charging the evaluation budget."""
 
 
 def contains(item: object, container: object) -> bool:
@@ -174,7 +197,7 @@ def contains(item: object, container: object) -> bool:
     if type(container) in _BUILTIN_CONTAINERS or isinstance(
         container, str | Mapping | Sequence | AbstractSet
     ):
-        if type(container) in _SEARCHED and len(container) > 64:  # type: ignore[arg-type]
+        if type(container) in _SEARCHED and len(container) > SEARCHED_FREELY:  # type: ignore[arg-type]
             charge(cost(container))
         return item in container  # type: ignore[operator]
     raise TypeError(f"cannot look for an item in {type_name(container)}")
@@ -274,9 +297,11 @@ def cost(value: object) -> int:
     kind = type(value)
     if kind is str:
         return len(value)  # type: ignore[arg-type]
-    if kind in _BUILTIN_CONTAINERS or isinstance(value, Mapping | Sequence | AbstractSet):
+    if kind in _BUILTIN_CONTAINERS:
         return ITEM_COST * len(value)  # type: ignore[arg-type]
-    return 1
+    if kind in _SCALARS or not isinstance(value, Mapping | Sequence | AbstractSet):
+        return 1
+    return ITEM_COST * len(value)
 
 
 def charge(units: int) -> None:
@@ -310,23 +335,17 @@ def budgeted(run: Callable[[Scope], Any], where: str) -> Callable[[Scope], Any]:
     """
 
     def guarded(scope: Scope) -> Any:
-        if _CURRENT.get() is not None:
-            return _naming(run, scope, where)
-        token = _CURRENT.set(_Budget())
+        token = None if _CURRENT.get() is not None else _CURRENT.set(_Budget())
         try:
-            return _naming(run, scope, where)
+            return run(scope)
+        except EvaluationBudgetError as exc:
+            if exc.expression is None:
+                exc.expression = where
+                exc.message = f"{exc.message}, in {where}"
+                exc.args = (exc.message,)
+            raise
         finally:
-            _CURRENT.reset(token)
+            if token is not None:
+                _CURRENT.reset(token)
 
     return guarded
-
-
-def _naming(run: Callable[[Scope], Any], scope: Scope, where: str) -> Any:
-    try:
-        return run(scope)
-    except EvaluationBudgetError as exc:
-        if exc.expression is None:
-            exc.expression = where
-            exc.message = f"{exc.message}, in {where}"
-            exc.args = (exc.message,)
-        raise

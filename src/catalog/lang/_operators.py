@@ -1,0 +1,150 @@
+"""The operators of the expression language: what each is written as, the closures of
+comparisons, and the constructs refused with their names.
+
+The compiler (:mod:`catalog.lang.compiler`) looks its operators up here and
+builds a comparison's closure with :func:`single_comparison`.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from catalog.errors import EvaluationError
+from catalog.lang.functions import NOT_LITERAL
+from catalog.lang.values import (
+    OPERATION_ERRORS,
+    SEARCHED_FREELY,
+    Run,
+    Scope,
+    contains,
+    type_name,
+)
+
+__all__ = [
+    "COMPARISONS",
+    "OPERATOR_SYMBOLS",
+    "REFUSED",
+    "Comparison",
+    "is_none",
+    "single_comparison",
+]
+
+Comparison = tuple[str, Callable[[Any, Any], Any], Run, int]
+"""One comparison of a chain: its symbol, its function, the run of its right operand and
+the column of the symbol."""
+
+
+def single_comparison(
+    left: object, right: object, name: str | None, step: Comparison, first: Run
+) -> Run:
+    """The closure for ``a OP b`` (no chain), ``left`` and ``right`` being the operands'
+    values when known (else ``NOT_LITERAL``), ``name`` the name the right operand is
+    when it is one and ``first`` the left operand's run: a known side is inlined, and
+    ``"Bash" in tools`` reads its name and searches a short tuple directly."""
+    symbol, function, operand, column = step
+
+    def fail(a: object, b: object) -> EvaluationError:
+        return EvaluationError(
+            f"cannot apply '{symbol}' to {type_name(a)} and {type_name(b)}", column=column
+        )
+
+    if left is not NOT_LITERAL:
+        constant = left
+        if function is contains and name is not None:
+            searched = name
+
+            def run_in(scope: Scope) -> Any:
+                container = scope.get(searched)
+                if type(container) is tuple and len(container) <= SEARCHED_FREELY:
+                    return constant in container
+                try:
+                    return contains(constant, container)
+                except OPERATION_ERRORS:
+                    raise fail(constant, container) from None
+
+            return run_in
+
+        def run_known(scope: Scope) -> Any:
+            b = operand(scope)
+            try:
+                return function(constant, b)
+            except OPERATION_ERRORS:
+                raise fail(constant, b) from None
+
+        return run_known
+    if right is not NOT_LITERAL:
+        known = right
+
+        def run_known_right(scope: Scope) -> Any:
+            a = first(scope)
+            try:
+                return function(a, known)
+            except OPERATION_ERRORS:
+                raise fail(a, known) from None
+
+        return run_known_right
+
+    def run(scope: Scope) -> Any:
+        a, b = first(scope), operand(scope)
+        try:
+            return function(a, b)
+        except OPERATION_ERRORS:
+            raise fail(a, b) from None
+
+    return run
+
+
+REFUSED: Final[Mapping[type[ast.AST], str]] = {
+    ast.Lambda: "lambda",
+    ast.ListComp: "a list comprehension",
+    ast.SetComp: "a set comprehension",
+    ast.DictComp: "a dict comprehension",
+    ast.GeneratorExp: "a generator expression",
+    ast.NamedExpr: "assignment (:=)",
+    ast.JoinedStr: "an f-string",
+    ast.FormattedValue: "an f-string",
+    ast.Starred: "unpacking with *",
+    ast.Dict: "a dict literal",
+    ast.Set: "a set literal",
+    ast.Await: "await",
+    ast.Yield: "yield",
+    ast.YieldFrom: "yield",
+    ast.Slice: "a slice",
+}
+OPERATOR_SYMBOLS: Final[Mapping[type[ast.AST], str]] = {
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.Pow: "**",
+    ast.MatMult: "@",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+    ast.BitOr: "|",
+    ast.BitXor: "^",
+    ast.BitAnd: "&",
+    ast.Invert: "~",
+    ast.UAdd: "+",
+}
+COMPARISONS: Final[Mapping[type[ast.cmpop], tuple[str, Callable[[Any, Any], Any]]]] = {
+    ast.Eq: ("==", operator.eq),
+    ast.NotEq: ("!=", operator.ne),
+    ast.Lt: ("<", operator.lt),
+    ast.LtE: ("<=", operator.le),
+    ast.Gt: (">", operator.gt),
+    ast.GtE: (">=", operator.ge),
+    ast.In: ("in", contains),
+    ast.NotIn: ("not in", lambda item, container: not contains(item, container)),
+    ast.Is: ("is", lambda value, _none: value is None),
+    ast.IsNot: ("is not", lambda value, _none: value is not None),
+}
+
+
+def is_none(node: ast.expr) -> bool:
+    """Whether ``node`` is the none literal (``None`` or ``none``)."""
+    if isinstance(node, ast.Constant):
+        return node.value is None
+    return isinstance(node, ast.Name) and node.id == "none"
