@@ -341,7 +341,7 @@ def _fit(
         kept.remove(index)
         piece = pieces[index]
         excluded.append(
-            (
+            Excluded(
                 piece.id,
                 piece.kind,
                 "budget",

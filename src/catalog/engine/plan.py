@@ -229,7 +229,7 @@ def _giving(
         if not text:
             return None
         if kind == "tool":
-            return (tool, text, ident)
+            return Tool(tool, text, ident)
         return Piece(ident, kind, order, stability, text, why, required, priority)
 
     return give
@@ -237,7 +237,7 @@ def _giving(
 
 def _size(made: Made | None) -> int:
     """The characters of what a part gives, to bound how much is remembered."""
-    return 0 if made is None else len(made.text if isinstance(made, Piece) else made[1])
+    return 0 if made is None else len(made.text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -406,11 +406,11 @@ def _left_out(decl: PartDecl, agent: str, reasons: dict[tuple[str, ...], str]) -
     """Why a part is never in ``agent``'s prompt: it is a reminder, or not given to the
     agent (``reasons`` keeps the sentences made so far: most parts share a few lists)."""
     if decl.kind == "reminder":
-        return (decl.id, decl.kind, "channel", "a reminder: see reminders()")
+        return Excluded(decl.id, decl.kind, "channel", "a reminder: see reminders()")
     reason = reasons.get(decl.agents)
     if reason is None:
         reason = reasons[decl.agents] = f"not given to agent {agent} ({', '.join(decl.agents)})"
-    return (decl.id, decl.kind, "agent", reason)
+    return Excluded(decl.id, decl.kind, "agent", reason)
 
 
 def _constants(
@@ -454,10 +454,10 @@ def _step(part: CompiledPart) -> Step:
         give=give,
         reads=part.condition.names | (part.template.names if part.template else frozenset()),
         why=why,
-        if_false=(*ident, "condition", f"when {decl.when!r} is false"),
-        if_empty=(*ident, "empty", "rendered blank"),
-        if_custom=(*ident, "custom-prompt", "replaced by the custom prompt"),
-        if_overridden=(*ident, "overridden", f"slot {decl.slot!r} overridden"),
+        if_false=Excluded(*ident, "condition", f"when {decl.when!r} is false"),
+        if_empty=Excluded(*ident, "empty", "rendered blank"),
+        if_custom=Excluded(*ident, "custom-prompt", "replaced by the custom prompt"),
+        if_overridden=Excluded(*ident, "overridden", f"slot {decl.slot!r} overridden"),
     )
 
 

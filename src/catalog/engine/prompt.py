@@ -31,7 +31,7 @@ import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import Any, Final, Literal, NamedTuple, TypeVar
+from typing import Any, Final, Literal, TypeVar
 
 from catalog.errors import UsageError
 from catalog.tokens import CharCounter, TokenCounter
@@ -59,10 +59,6 @@ __all__ = [
 ExclusionReason = Literal[
     "agent", "condition", "empty", "overridden", "custom-prompt", "channel", "budget"
 ]
-Excluded = tuple[str, str, ExclusionReason, str]
-"""A part left out as assembly records it: id, kind, reason, why."""
-Tool = tuple[str, str, str]
-"""A tool description as assembly records it: tool name, text, part id."""
 _CHARS: Final = CharCounter()
 _TEXT: Final = operator.attrgetter("text")
 
@@ -75,12 +71,11 @@ OPENAI_ROLES = ("system", "developer")
 _RANK = {"static": 0, "session": 1, "turn": 2}
 
 
-class Piece(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Piece:
     """A text chosen for the prompt, before budgets and layout: a part's rendered
     body or a text the context supplies (``required`` ones are never dropped to
-    fit a budget; among the others the lowest ``priority`` goes first). A named
-    tuple, as the other records an assembly makes by the dozen (:data:`Excluded`,
-    :data:`Tool`) are tuples."""
+    fit a budget; among the others the lowest ``priority`` goes first)."""
 
     id: str
     kind: str
@@ -134,12 +129,27 @@ class UsedPart(_Counted):
 
 @dataclass(frozen=True, slots=True)
 class ExcludedPart:
-    """A part left out, with the reason code and a sentence saying why."""
+    """A part left out, with the reason code and a sentence saying why (a plan makes
+    most of them once; an assembly records the ones that apply)."""
 
     id: str
     kind: str
     reason: ExclusionReason
     why: str
+
+
+Excluded = ExcludedPart
+"""A part left out, as assembly records it (the explain row itself)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """A tool description as assembly records it: the tool's name, its text and the
+    part it comes from (:class:`ToolDescription` adds its token count)."""
+
+    name: str
+    text: str
+    part_id: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,15 +242,15 @@ class AssembledPrompt:
     @cached_property
     def excluded(self) -> tuple[ExcludedPart, ...]:
         """The parts left out, each with its reason."""
-        return tuple(ExcludedPart(*left) for left in self._left)
+        return self._left
 
     @cached_property
     def tools(self) -> tuple[ToolDescription, ...]:
         """Tool descriptions for the tools array (``tool`` parts whose condition holds)."""
         count = self._counter
         return tuple(
-            _counting(ToolDescription(name, text, part_id), text, count)
-            for name, text, part_id in self._tools
+            _counting(ToolDescription(tool.name, tool.text, tool.part_id), tool.text, count)
+            for tool in self._tools
         )
 
     @cached_property
