@@ -350,6 +350,36 @@ def test_the_openapi_description_shows_the_librarys_models(client: TestClient) -
     assert reference == "#/components/schemas/AssembleBody"
 
 
+def test_the_openapi_description_declares_the_error_body(client: TestClient) -> None:
+    """Every operation declares the one error body for its 422, 4XX and 5XX answers, in
+    place of FastAPI's own 422 body (``{"detail": [...]}``), which no answer has; the
+    declared body has the keys of the answers the server sends."""
+    document = client.get("/openapi.json").json()
+    schemas = document["components"]["schemas"]
+    assert "HTTPValidationError" not in schemas and "ValidationError" not in schemas
+    reference = {"$ref": "#/components/schemas/ErrorAnswer"}
+    operations = [op for path in document["paths"].values() for op in path.values()]
+    assert len(operations) > 15
+    for operation in operations:
+        for status in ("422", "4XX", "5XX"):
+            answer = operation["responses"][status]
+            assert answer["content"]["application/json"]["schema"] == reference, operation
+    assert schemas["ErrorAnswer"]["required"] == ["error"]
+    detail = schemas[schemas["ErrorAnswer"]["properties"]["error"]["$ref"].split("/")[-1]]
+    assert detail["properties"]["field"]["anyOf"] == [{"type": "string"}, {"type": "null"}]
+    # The answers the server sends have exactly the declared keys, all of them required.
+    answers = [
+        client.post("/api/assemble", json={"catalog": "demo", "context": {"tools": 3}}),
+        client.get("/api/catalogs/nothing-here"),
+        client.put("/system-prompt", content=b"{}", headers={"Content-Type": "text/plain"}),
+    ]
+    assert [answer.status_code for answer in answers] == [422, 404, 415]
+    for answer in answers:
+        body = answer.json()
+        assert set(body) == set(schemas["ErrorAnswer"]["properties"])
+        assert set(body["error"]) == set(detail["properties"]) == set(detail["required"])
+
+
 @pytest.mark.parametrize(
     ("context", "key", "words"),
     [

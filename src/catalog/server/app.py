@@ -21,7 +21,7 @@ from fastapi import Depends, FastAPI
 from catalog import __version__
 from catalog.server import api, metrics, pages, prompts, releases
 from catalog.server.deps import checked_text
-from catalog.server.errors import HANDLERS
+from catalog.server.errors import ERROR_RESPONSES, HANDLERS
 from catalog.server.guards import BodyGuard, HostGuard, SecurityHeaders
 from catalog.server.state import LOOPBACK, ServerSettings, ServerState
 
@@ -51,6 +51,7 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
         docs_url=None,
         redoc_url=None,
         dependencies=[Depends(checked_text)],
+        responses=ERROR_RESPONSES,
     )
     app.state.server = state
     for exc_class, handler in HANDLERS:
