@@ -524,19 +524,24 @@ def test_the_chart_draws_reference_figures_where_parts_carry_them(
 
 def test_diff_page_reads_like_a_review(client: TestClient) -> None:
     page = client.get("/diff", params={"old": "demo@1.0.0", "new": "demo@2.0.0"}).text
-    assert '<li class="new"><b>NEW</b> brand-new' in page
-    assert '<li class="removed"><b>REMOVED</b> old-rules' in page
-    assert '<li class="renamed"><b>RENAMED</b> moved-text → kept-text' in page
-    assert '<li class="changed"><b>CHANGED</b> intro' in page
+    assert '<li class="new"><b>NEW</b> <a href="/catalogs/demo/parts/brand-new">brand-new' in page
+    assert '<li class="removed"><b>REMOVED</b> <a href="/catalogs/demo/parts/old-rules">' in page
+    assert (
+        '<li class="renamed"><b>RENAMED</b> moved-text → <a href="/catalogs/demo/parts/kept-text">'
+        in page
+    )
+    assert '<li class="changed"><b>CHANGED</b> <a href="/catalogs/demo/parts/intro">intro' in page
     # Whitespace only: folded with the minor changes, after the rest.
     assert page.index("minor changes") > page.index("CHANGED")
-    assert '<li class="minor"><b>whitespace</b> style' in page
-    assert '<li class="assembly"><b>ASSEMBLY</b> bash-tips' in page  # renumbered
+    assert '<li class="minor"><b>whitespace</b> <a href="/catalogs/demo/parts/style">style' in page
+    assert (
+        '<li class="assembly"><b>ASSEMBLY</b> <a href="/catalogs/demo/parts/bash-tips">' in page
+    )  # renumbered
     assert page.index("NEW") < page.index("REMOVED") < page.index("RENAMED")
     by_form = client.get(
         "/diff", params={"name": "demo", "old_version": "1.0.0", "new_version": "2.0.0"}
     )
-    assert '<li class="new"><b>NEW</b> brand-new' in by_form.text
+    assert '<li class="new"><b>NEW</b> <a href="/catalogs/demo/parts/brand-new">' in by_form.text
     report = client.get("/diff/report", params={"old": "demo@1.0.0", "new": "demo@2.0.0"})
     assert "table class=side" in report.text
     assert "name the two versions" in _error(client.get("/diff"), 400)

@@ -19,7 +19,14 @@ from typing import Final
 from fastapi import Depends, FastAPI
 
 from catalog import __version__
-from catalog.server import api, metrics, pages, prompts, releases
+from catalog.server import (
+    api,
+    history_pages,
+    metrics,
+    pages,
+    prompts,
+    releases,
+)
 from catalog.server.deps import checked_text
 from catalog.server.errors import ERROR_RESPONSES, HANDLERS
 from catalog.server.guards import BodyGuard, HostGuard, SecurityHeaders
@@ -61,6 +68,7 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
     app.include_router(metrics.router)
     app.include_router(api.router)
     app.include_router(pages.router)
+    app.include_router(history_pages.router)
     # The last added runs first: the timer, headers on every answer, then the host, then
     # the body.
     app.add_middleware(BodyGuard, limit=settings.max_body, seconds=settings.body_timeout)

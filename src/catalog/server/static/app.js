@@ -1,4 +1,5 @@
-// prompt-catalog web UI: the playground and the template editor (the other pages need no script).
+// prompt-catalog web UI: the playground, the template editor and the part page's diffs (the
+// other pages need no script).
 // Plain browser JavaScript, no libraries: it talks to the JSON routes of the same server.
 "use strict";
 
@@ -208,6 +209,29 @@ async function editor() {
   open();
 }
 
-const pages = { playground, editor };
+// A part's changes: each opens the side-by-side report of its diff, loaded on first
+// opening, unfolded, in a frame as tall as the report (the report is this server's page).
+function part() {
+  const fit = (frame) => {
+    const body = frame.contentDocument.body;
+    const style = getComputedStyle(body);
+    const margins = parseFloat(style.marginTop) + parseFloat(style.marginBottom);
+    frame.style.height = Math.ceil(body.offsetHeight + margins) + 2 + "px";
+  };
+  for (const details of document.querySelectorAll("details[data-report]")) {
+    const frame = details.querySelector("iframe");
+    frame.addEventListener("load", () => {
+      for (const folded of frame.contentDocument.querySelectorAll("details")) folded.open = true;
+      fit(frame);
+      // Folding the report's part again changes its height: the frame follows.
+      new ResizeObserver(() => fit(frame)).observe(frame.contentDocument.body);
+    });
+    details.addEventListener("toggle", () => {
+      if (details.open && !frame.getAttribute("src")) frame.src = details.dataset.report;
+    });
+  }
+}
+
+const pages = { playground, editor, part };
 const start = pages[document.body.dataset.page];
 if (start) start();
