@@ -45,6 +45,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "tpl",
     ]
     with running_server(args, folder / "server.log") as url:
+        for version in ("1.0.0", "2.0.0"):
+            canary = {"version": "1.0.0", "percent": 10} if version == "2.0.0" else None
+            body = {"catalog": "demo", "version": version, "canary": canary}
+            assert httpx.put(f"{url}/releases/production", json=body).status_code == 200
         yield url
 
 
@@ -211,6 +215,8 @@ _PAGES = [
     "/catalogs/hist/parts/beta",
     f"/catalogs/wide/parts/{LONG_ID}",
     "/catalogs/hist?q=Line",
+    "/ui/releases",
+    "/ui/releases/production",
 ]
 
 

@@ -25,6 +25,7 @@ from catalog.server import (
     metrics,
     pages,
     prompts,
+    release_pages,
     releases,
 )
 from catalog.server.deps import checked_text
@@ -69,6 +70,7 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
     app.include_router(api.router)
     app.include_router(pages.router)
     app.include_router(history_pages.router)
+    app.include_router(release_pages.router)
     # The last added runs first: the timer, headers on every answer, then the host, then
     # the body.
     app.add_middleware(BodyGuard, limit=settings.max_body, seconds=settings.body_timeout)

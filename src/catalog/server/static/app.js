@@ -1,5 +1,5 @@
-// prompt-catalog web UI: the playground, the template editor and the part page's diffs (the
-// other pages need no script).
+// prompt-catalog web UI: the playground, the template editor, the part page's diffs and the
+// release page's rollback (the other pages need no script).
 // Plain browser JavaScript, no libraries: it talks to the JSON routes of the same server.
 "use strict";
 
@@ -21,7 +21,9 @@ async function api(method, path, body, headers) {
   if (!response.ok) {
     // Every error answer is {"error": {"status", "message", "field", "hint"}}.
     const error = data.error || {};
-    throw new Error(error.message || response.statusText || "request failed");
+    const failure = new Error(error.message || response.statusText || "request failed");
+    failure.hint = error.hint || null;
+    throw failure;
   }
   return data;
 }
@@ -232,6 +234,40 @@ function part() {
   }
 }
 
-const pages = { playground, editor, part };
+// A release's rollback: a write like the editor's Save (the token when the page asks for
+// it; the server checks that the page is its own). Refused, the page says why.
+function release() {
+  const label = document.body.dataset.label;
+  const button = $("#rollback");
+  const status = $("#rollback-status");
+  if (!button) return; // changed once only: nothing to roll back to
+  const asking = $("#confirm");
+  button.addEventListener("click", () => {
+    asking.hidden = false;
+    $("#confirm-rollback").focus();
+  });
+  $("#cancel-rollback").addEventListener("click", () => {
+    asking.hidden = true;
+    button.focus();
+  });
+  $("#confirm-rollback").addEventListener("click", async () => {
+    const token = $("#token");
+    const headers = token && token.value ? { Authorization: "Bearer " + token.value } : {};
+    asking.hidden = true;
+    status.className = "status";
+    status.textContent = "rolling back…";
+    try {
+      const path = "/releases/" + encodeURIComponent(label) + "/rollback";
+      const answer = await api("POST", path, undefined, headers);
+      // The page again, as the store has it now, saying which change this was.
+      window.location.search = "?done=" + encodeURIComponent(answer.change);
+    } catch (e) {
+      status.className = "status error";
+      status.textContent = visible(e.hint ? e.message + " (" + e.hint + ")" : e.message);
+    }
+  });
+}
+
+const pages = { playground, editor, part, release };
 const start = pages[document.body.dataset.page];
 if (start) start();
