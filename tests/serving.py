@@ -19,6 +19,7 @@ from tests.conftest import write_catalog
 
 __all__ = [
     "free_port",
+    "html_page",
     "running_process",
     "running_server",
     "serving_in_thread",
@@ -64,6 +65,14 @@ def write_demo_catalogs(root: Path) -> Path:
         extra={"binding": _BINDINGS},
     )
     return root
+
+
+def html_page(client: httpx.Client, path: str, status: int = 200) -> str:
+    """The HTML page ``client`` gets for ``path``, checked to answer ``status``."""
+    response = client.get(path)
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == "text/html; charset=utf-8"
+    return response.text
 
 
 def free_port() -> int:

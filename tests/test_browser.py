@@ -1,15 +1,11 @@
-"""The web UI in a real browser: Debian's Chromium driven by Selenium and chromedriver
-(never a downloaded browser), against a `catalog serve` process.
-
-Skips when chromium, chromedriver or selenium are missing (CI installs them).
-Screenshots go to the test's temporary folder.
-"""
+"""The web UI in a real browser (:mod:`tests.browsing`), against a `catalog serve`
+process: the playground, the diff page, the editor, framing, and every page at 1,400
+and 800 pixels. Screenshots go to the test's temporary folder."""
 
 from __future__ import annotations
 
 import functools
 import http.server
-import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,24 +15,19 @@ import pytest
 
 pytest.importorskip("fastapi", reason="the serve extra is not installed")
 httpx = pytest.importorskip("httpx")
-webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
+pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
+pytest.register_assert_rewrite("tests.browsing")
 
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
+from tests.browsing import fits, no_console_errors, ready, wait  # noqa: E402
 from tests.conftest import write_catalog  # noqa: E402
+from tests.part_history import write_part_history  # noqa: E402
 from tests.serving import running_server, write_demo_catalogs  # noqa: E402
 
 pytestmark = pytest.mark.slow
-
-
-def _binary(*names: str) -> str:
-    for name in names:
-        found = shutil.which(name)
-        if found:
-            return found
-    pytest.skip(f"{' or '.join(names)} not found (apt-get install chromium chromium-driver)")
+pytest_plugins = ["tests.browsing"]
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +35,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("served")
     catalogs = write_demo_catalogs(folder / "catalogs")
     write_wide_catalog(catalogs)
+    write_part_history(catalogs)
     args = [
         "--store",
         f"sqlite:///{folder / 'prompts.sqlite'}",
@@ -53,40 +45,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "tpl",
     ]
     with running_server(args, folder / "server.log") as url:
+        for version in ("1.0.0", "2.0.0"):
+            canary = {"version": "1.0.0", "percent": 10} if version == "2.0.0" else None
+            body = {"catalog": "demo", "version": version, "canary": canary}
+            assert httpx.put(f"{url}/releases/production", json=body).status_code == 200
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    chromium = _binary("chromium", "chromium-browser")
-    driver_path = _binary("chromedriver")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-dev-shm-usage",
-        "--window-size=1400,1000",
-        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
-    ):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    service = webdriver.ChromeService(executable_path=driver_path)
-    driver = webdriver.Chrome(service=service, options=options)
-    driver.set_page_load_timeout(60)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
-@pytest.fixture
-def shots(tmp_path: Path) -> Path:
-    return tmp_path
 
 
 # A part id of 90 characters, a part of one 3,000-character line, and a tool whose name
@@ -105,47 +68,25 @@ def write_wide_catalog(root: Path) -> None:
     ])  # fmt: skip
 
 
-@pytest.fixture(params=[1400, 800])
-def width(request: pytest.FixtureRequest, browser: Any) -> Iterator[int]:
-    """The browser's window this wide (then 1,400 pixels again)."""
-    browser.set_window_size(request.param, 1000)
-    try:
-        yield request.param
-    finally:
-        browser.set_window_size(1400, 1000)
-
-
-def _no_console_errors(browser: Any) -> None:
-    """Nothing went wrong on the page, and the content security policy (every answer
-    sends one) refused nothing it does."""
-    entries = browser.get_log("browser")
-    assert [e for e in entries if "Content Security Policy" in e["message"]] == []
-    assert [e for e in entries if e["level"] == "SEVERE"] == []
-
-
-def _wait(browser: Any, condition: Any, timeout: float = 20) -> Any:
-    return WebDriverWait(browser, timeout, poll_frequency=0.05).until(condition)
-
-
 def test_playground_follows_a_tool_toggle(browser: Any, server: str, shots: Path) -> None:
     browser.get(f"{server}/playground?catalog=demo@1.0.0")
     total = browser.find_element(By.ID, "total")
     prompt = browser.find_element(By.ID, "prompt")
-    _wait(browser, lambda _: total.text.isdigit())
+    wait(browser, lambda _: total.text.isdigit())
     before = int(total.text)
     assert prompt.text.startswith("You are a demo agent.")
     assert "Prefer Bash for builds." not in prompt.text
     browser.find_element(By.CSS_SELECTOR, 'input[data-tool="Bash"]').click()
-    _wait(browser, lambda _: "Prefer Bash for builds." in prompt.text)
-    _wait(browser, lambda _: int(total.text) > before)
+    wait(browser, lambda _: "Prefer Bash for builds." in prompt.text)
+    wait(browser, lambda _: int(total.text) > before)
     rows = browser.find_elements(By.CSS_SELECTOR, "#explain tbody tr")
     assert any(row.text.startswith("+ bash-tips") for row in rows)
     assert any(row.text.startswith("T Bash") for row in rows)
     browser.find_element(By.CSS_SELECTOR, 'input[data-tool="Bash"]').click()
-    _wait(browser, lambda _: "Prefer Bash for builds." not in prompt.text)
+    wait(browser, lambda _: "Prefer Bash for builds." not in prompt.text)
     assert int(total.text) == before
     browser.save_screenshot(str(shots / "playground.png"))
-    _no_console_errors(browser)
+    no_console_errors(browser)
 
 
 def test_diff_page_lists_new_and_removed_parts(browser: Any, server: str, shots: Path) -> None:
@@ -159,13 +100,13 @@ def test_diff_page_lists_new_and_removed_parts(browser: Any, server: str, shots:
     assert browser.find_elements(By.CSS_SELECTOR, "table.side")
     browser.switch_to.default_content()
     browser.save_screenshot(str(shots / "diff.png"))
-    _no_console_errors(browser)
+    no_console_errors(browser)
 
 
 def test_editor_inserts_at_the_cursor_and_saves(browser: Any, server: str, shots: Path) -> None:
     browser.get(f"{server}/editor")
     area = browser.find_element(By.ID, "template")
-    _wait(browser, lambda _: area.get_attribute("value") == "Default in [p:cwd].")
+    wait(browser, lambda _: area.get_attribute("value") == "Default in [p:cwd].")
     assert browser.find_element(By.ID, "editor").is_displayed()  # the full-page modal
     area.clear()
     area.send_keys("Work in  please.")
@@ -173,21 +114,21 @@ def test_editor_inserts_at_the_cursor_and_saves(browser: Any, server: str, shots
     browser.find_element(By.CSS_SELECTOR, 'button[data-variable="p:cwd"]').click()
     assert area.get_attribute("value") == "Work in [p:cwd] please."
     preview = browser.find_element(By.ID, "preview")
-    _wait(browser, lambda _: preview.text == "Work in /home/user/project please.")
+    wait(browser, lambda _: preview.text == "Work in /home/user/project please.")
     browser.find_element(By.ID, "save").click()
-    _wait(browser, lambda _: browser.find_element(By.ID, "status").text == "saved")
+    wait(browser, lambda _: browser.find_element(By.ID, "status").text == "saved")
     browser.save_screenshot(str(shots / "editor.png"))
     assert httpx.get(f"{server}/system-prompt").json() == {"template": "Work in [p:cwd] please."}
-    _no_console_errors(browser)
+    no_console_errors(browser)
 
 
 def test_pages_load_without_console_errors(browser: Any, server: str, shots: Path) -> None:
     for index, path in enumerate(["/", "/catalogs/demo", "/catalogs/demo/2.0.0", "/playground"]):
         assert "default-src 'none'" in httpx.get(server + path).headers["content-security-policy"]
         browser.get(server + path)
-        _wait(browser, lambda _: browser.execute_script("return document.readyState") == "complete")
+        wait(browser, lambda _: browser.execute_script("return document.readyState") == "complete")
         browser.save_screenshot(str(shots / f"page-{index}.png"))
-        _no_console_errors(browser)
+        no_console_errors(browser)
     # The bars of the version page are drawn (SVG, not inline styles the policy refuses).
     browser.get(server + "/catalogs/demo/2.0.0")
     widths = [
@@ -199,12 +140,12 @@ def test_pages_load_without_console_errors(browser: Any, server: str, shots: Pat
 def test_playground_shows_an_error_answers_message(browser: Any, server: str) -> None:
     browser.get(f"{server}/playground?catalog=demo@1.0.0")
     total = browser.find_element(By.ID, "total")
-    _wait(browser, lambda _: total.text.isdigit())
+    wait(browser, lambda _: total.text.isdigit())
     context = browser.find_element(By.ID, "context")
     context.clear()
     context.send_keys('{"env": "x"}')
     error = browser.find_element(By.ID, "play-error")
-    _wait(
+    wait(
         browser,
         lambda _: error.text == "body.context.env: must be a table (an object), not text ('x')",
     )
@@ -234,8 +175,8 @@ def _framed(browser: Any, site: tuple[Path, str], url: str) -> str:
     browser.get(f"{base}/{page}")
     browser.switch_to.frame(browser.find_element(By.ID, "victim"))
     try:
-        _wait(browser, lambda _: browser.execute_script("return document.URL") != "about:blank")
-        _wait(browser, lambda _: browser.execute_script("return document.readyState") == "complete")
+        wait(browser, lambda _: browser.execute_script("return document.URL") != "about:blank")
+        wait(browser, lambda _: browser.execute_script("return document.readyState") == "complete")
         address: str = browser.execute_script("return document.URL")
         return address
     finally:
@@ -257,19 +198,9 @@ def test_another_site_cannot_frame_the_pages(
 
 
 def _ready(browser: Any, url: str) -> None:
-    browser.get_log("browser")  # what earlier pages logged is theirs
-    browser.get(url)
-    _wait(browser, lambda _: browser.execute_script("return document.readyState") == "complete")
+    ready(browser, url)
     if "/playground" in url:
-        _wait(browser, lambda _: browser.find_element(By.ID, "total").text.isdigit())
-
-
-def _fits(browser: Any) -> None:
-    """The page is no wider than the window: nothing scrolls it sideways."""
-    inner, wide = browser.execute_script(
-        "return [window.innerWidth, document.documentElement.scrollWidth]"
-    )
-    assert wide <= inner, (browser.current_url, wide, inner)
+        wait(browser, lambda _: browser.find_element(By.ID, "total").text.isdigit())
 
 
 _PAGES = [
@@ -281,15 +212,20 @@ _PAGES = [
     "/playground?catalog=demo",
     "/diff?old=demo@1.0.0&new=demo@2.0.0",
     "/editor",
+    "/catalogs/hist/parts/beta",
+    f"/catalogs/wide/parts/{LONG_ID}",
+    "/catalogs/hist?q=Line",
+    "/ui/releases",
+    "/ui/releases/production",
 ]
 
 
 def test_every_page_fits_the_window(browser: Any, server: str, width: int, shots: Path) -> None:
     for index, path in enumerate(_PAGES):
         _ready(browser, server + path)
-        _fits(browser)
+        fits(browser)
         browser.save_screenshot(str(shots / f"{width}-{index}.png"))
-        _no_console_errors(browser)
+        no_console_errors(browser)
 
 
 def test_a_long_prompt_line_wraps_inside_its_box(browser: Any, server: str, width: int) -> None:
@@ -302,7 +238,7 @@ def test_a_long_prompt_line_wraps_inside_its_box(browser: Any, server: str, widt
         "return [arguments[0].scrollWidth, arguments[0].clientWidth]", prompt
     )
     assert inside <= box
-    _fits(browser)
+    fits(browser)
 
 
 def test_token_bars_are_proportional_and_the_largest_full(
@@ -318,7 +254,7 @@ def test_token_bars_are_proportional_and_the_largest_full(
             value = row.find_element(By.CSS_SELECTOR, "rect.value").rect["width"]
             assert track >= 60
             assert value == pytest.approx(track * count / largest, abs=1), (path, count)
-        _no_console_errors(browser)
+        no_console_errors(browser)
 
 
 def _columns_aligned(browser: Any, table: str) -> None:
@@ -346,12 +282,12 @@ def test_tables_stay_aligned_with_90_character_part_ids(
     _ready(browser, f"{server}/catalogs/wide/1.0.0")
     assert LONG_ID in browser.find_element(By.CSS_SELECTOR, "table.parts").text.replace("\n", "")
     _columns_aligned(browser, "table.parts")
-    _fits(browser)
+    fits(browser)
     _ready(browser, f"{server}/playground?catalog=wide")
-    _wait(browser, lambda _: len(browser.find_elements(By.CSS_SELECTOR, "#explain tbody tr")) == 4)
+    wait(browser, lambda _: len(browser.find_elements(By.CSS_SELECTOR, "#explain tbody tr")) == 4)
     _columns_aligned(browser, "#explain")
     browser.save_screenshot(str(shots / f"explain-{width}.png"))
-    _fits(browser)
+    fits(browser)
 
 
 def test_hidden_characters_are_shown_in_the_playground(browser: Any, server: str) -> None:
@@ -370,10 +306,10 @@ def test_hidden_characters_are_shown_in_the_playground(browser: Any, server: str
         return rows
 
     # The tool is offered and no part is left out: the server got the exact name.
-    _wait(browser, lambda _: any(row.startswith("T Ba<U+202E>shx") for row in explained()))
+    wait(browser, lambda _: any(row.startswith("T Ba<U+202E>shx") for row in explained()))
     assert not [row for row in explained() if row.startswith("-")]
     assert all("\u202e" not in row for row in explained())
-    _no_console_errors(browser)
+    no_console_errors(browser)
 
 
 def test_closing_the_editor_shows_the_template_and_its_preview(
@@ -381,12 +317,12 @@ def test_closing_the_editor_shows_the_template_and_its_preview(
 ) -> None:
     _ready(browser, f"{server}/editor")
     area = browser.find_element(By.ID, "template")
-    _wait(browser, lambda _: area.get_attribute("value"))
+    wait(browser, lambda _: area.get_attribute("value"))
     saved = area.get_attribute("value")
     area.clear()
     area.send_keys(saved + " Then [p:cwd] again.")
     preview = browser.find_element(By.ID, "preview")
-    _wait(browser, lambda _: preview.text.endswith("Then /home/user/project again."))
+    wait(browser, lambda _: preview.text.endswith("Then /home/user/project again."))
     browser.find_element(By.ID, "close-editor").click()
     assert not browser.find_element(By.ID, "editor").is_displayed()
     shown = browser.find_element(By.ID, "shown-template")
@@ -396,17 +332,17 @@ def test_closing_the_editor_shows_the_template_and_its_preview(
     assert shown_preview.endswith("Then /home/user/project again.")
     assert browser.find_element(By.ID, "saved-state").text == "Edited, not saved yet."
     browser.save_screenshot(str(shots / f"editor-closed-{width}.png"))
-    _fits(browser)
+    fits(browser)
     # Back to the template as saved: Save, close, and the page says it is the server's.
     browser.find_element(By.ID, "open-editor").click()
     area.clear()
     area.send_keys(saved)
-    _wait(browser, lambda _: browser.find_element(By.ID, "shown-template").text == saved)
+    wait(browser, lambda _: browser.find_element(By.ID, "shown-template").text == saved)
     browser.find_element(By.ID, "save").click()
-    _wait(browser, lambda _: browser.find_element(By.ID, "status").text == "saved")
+    wait(browser, lambda _: browser.find_element(By.ID, "status").text == "saved")
     area.send_keys(Keys.ESCAPE)
     assert not browser.find_element(By.ID, "editor").is_displayed()
     state = browser.find_element(By.ID, "saved-state").text
     assert state == "This is the template the server uses."
     assert httpx.get(f"{server}/system-prompt").json() == {"template": saved}
-    _no_console_errors(browser)
+    no_console_errors(browser)

@@ -188,8 +188,8 @@ def test_the_web_diff_page_does_not_fold_prose_hidden_in_a_placeholder(
     )
     with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
         page = client.get("/diff", params={"old": "up@1.0.0", "new": "up@2.0.0"}).text
-    assert '<li class="changed"><b>CHANGED</b> p' in page
-    assert '<li class="minor"><b>placeholders</b> q' in page
+    assert '<li class="changed"><b>CHANGED</b> <a href="/catalogs/up/parts/p">p</a>' in page
+    assert '<li class="minor"><b>placeholders</b> <a href="/catalogs/up/parts/q">q</a>' in page
 
 
 # ------------------------------------------------------------------ terminal escapes

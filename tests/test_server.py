@@ -350,6 +350,36 @@ def test_the_openapi_description_shows_the_librarys_models(client: TestClient) -
     assert reference == "#/components/schemas/AssembleBody"
 
 
+def test_the_openapi_description_declares_the_error_body(client: TestClient) -> None:
+    """Every operation declares the one error body for its 422, 4XX and 5XX answers, in
+    place of FastAPI's own 422 body (``{"detail": [...]}``), which no answer has; the
+    declared body has the keys of the answers the server sends."""
+    document = client.get("/openapi.json").json()
+    schemas = document["components"]["schemas"]
+    assert "HTTPValidationError" not in schemas and "ValidationError" not in schemas
+    reference = {"$ref": "#/components/schemas/ErrorAnswer"}
+    operations = [op for path in document["paths"].values() for op in path.values()]
+    assert len(operations) > 15
+    for operation in operations:
+        for status in ("422", "4XX", "5XX"):
+            answer = operation["responses"][status]
+            assert answer["content"]["application/json"]["schema"] == reference, operation
+    assert schemas["ErrorAnswer"]["required"] == ["error"]
+    detail = schemas[schemas["ErrorAnswer"]["properties"]["error"]["$ref"].split("/")[-1]]
+    assert detail["properties"]["field"]["anyOf"] == [{"type": "string"}, {"type": "null"}]
+    # The answers the server sends have exactly the declared keys, all of them required.
+    answers = [
+        client.post("/api/assemble", json={"catalog": "demo", "context": {"tools": 3}}),
+        client.get("/api/catalogs/nothing-here"),
+        client.put("/system-prompt", content=b"{}", headers={"Content-Type": "text/plain"}),
+    ]
+    assert [answer.status_code for answer in answers] == [422, 404, 415]
+    for answer in answers:
+        body = answer.json()
+        assert set(body) == set(schemas["ErrorAnswer"]["properties"])
+        assert set(body["error"]) == set(detail["properties"]) == set(detail["required"])
+
+
 @pytest.mark.parametrize(
     ("context", "key", "words"),
     [
@@ -494,19 +524,24 @@ def test_the_chart_draws_reference_figures_where_parts_carry_them(
 
 def test_diff_page_reads_like_a_review(client: TestClient) -> None:
     page = client.get("/diff", params={"old": "demo@1.0.0", "new": "demo@2.0.0"}).text
-    assert '<li class="new"><b>NEW</b> brand-new' in page
-    assert '<li class="removed"><b>REMOVED</b> old-rules' in page
-    assert '<li class="renamed"><b>RENAMED</b> moved-text → kept-text' in page
-    assert '<li class="changed"><b>CHANGED</b> intro' in page
+    assert '<li class="new"><b>NEW</b> <a href="/catalogs/demo/parts/brand-new">brand-new' in page
+    assert '<li class="removed"><b>REMOVED</b> <a href="/catalogs/demo/parts/old-rules">' in page
+    assert (
+        '<li class="renamed"><b>RENAMED</b> moved-text → <a href="/catalogs/demo/parts/kept-text">'
+        in page
+    )
+    assert '<li class="changed"><b>CHANGED</b> <a href="/catalogs/demo/parts/intro">intro' in page
     # Whitespace only: folded with the minor changes, after the rest.
     assert page.index("minor changes") > page.index("CHANGED")
-    assert '<li class="minor"><b>whitespace</b> style' in page
-    assert '<li class="assembly"><b>ASSEMBLY</b> bash-tips' in page  # renumbered
+    assert '<li class="minor"><b>whitespace</b> <a href="/catalogs/demo/parts/style">style' in page
+    assert (
+        '<li class="assembly"><b>ASSEMBLY</b> <a href="/catalogs/demo/parts/bash-tips">' in page
+    )  # renumbered
     assert page.index("NEW") < page.index("REMOVED") < page.index("RENAMED")
     by_form = client.get(
         "/diff", params={"name": "demo", "old_version": "1.0.0", "new_version": "2.0.0"}
     )
-    assert '<li class="new"><b>NEW</b> brand-new' in by_form.text
+    assert '<li class="new"><b>NEW</b> <a href="/catalogs/demo/parts/brand-new">' in by_form.text
     report = client.get("/diff/report", params={"old": "demo@1.0.0", "new": "demo@2.0.0"})
     assert "table class=side" in report.text
     assert "name the two versions" in _error(client.get("/diff"), 400)

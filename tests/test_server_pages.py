@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from catalog.server.app import create_app
 from catalog.server.state import ServerSettings
 from tests.conftest import write_catalog
-from tests.serving import write_demo_catalogs
+from tests.serving import html_page, write_demo_catalogs
 
 # A tool whose name carries a right-to-left override and markup, and a summary carrying
 # a terminal escape and a zero-width space: what a catalog nobody here wrote may hold.
@@ -57,15 +57,8 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
         yield served
 
 
-def _page(client: TestClient, path: str) -> str:
-    response = client.get(path)
-    assert response.status_code == 200, response.text
-    assert response.headers["content-type"] == "text/html; charset=utf-8"
-    return response.text
-
-
 def test_untrusted_text_is_escaped_and_its_hidden_characters_shown(client: TestClient) -> None:
-    page = _page(client, "/catalogs/odd/1.0.0")
+    page = html_page(client, "/catalogs/odd/1.0.0")
     # The summary: the escape and the zero-width space shown, the markup escaped.
     assert "Reads &lt;U+001B&gt;[2J files&lt;U+200B&gt; &amp; &lt;b&gt;writes&lt;/b&gt;" in page
     # The tool's name and the condition naming it: the override cannot reorder them.
@@ -78,7 +71,7 @@ def test_untrusted_text_is_escaped_and_its_hidden_characters_shown(client: TestC
 def test_a_value_the_script_sends_back_is_exact_and_escaped(client: TestClient) -> None:
     """The playground shows the tool's name made visible, and keeps the exact name (escaped)
     in the attribute its script sends back, so assembling with it still matches."""
-    page = _page(client, "/playground?catalog=odd")
+    page = html_page(client, "/playground?catalog=odd")
     assert "> Ba&lt;U+202E&gt;sh&lt;script&gt;alert(1)&lt;/script&gt;</label>" in page
     assert 'data-tool="Ba\u202esh&lt;script&gt;alert(1)&lt;/script&gt;"' in page
     assert 'data-var="note" data-type="str" value="a\u202eb"' in page
@@ -92,7 +85,7 @@ def test_every_page_carries_the_hidden_character_rule_for_its_script(
     client: TestClient,
 ) -> None:
     for path in ("/", "/playground", "/editor", "/catalogs/demo"):
-        body = re.search(r"<body [^>]*data-hidden=\"([^\"]+)\"", _page(client, path))
+        body = re.search(r"<body [^>]*data-hidden=\"([^\"]+)\"", html_page(client, path))
         assert body is not None, path
         pattern = body.group(1)
         assert pattern.isascii() and pattern.isprintable()
@@ -102,7 +95,7 @@ def test_every_page_carries_the_hidden_character_rule_for_its_script(
 def test_the_home_page_names_the_newest_versions_first_with_a_count(
     client: TestClient,
 ) -> None:
-    page = _page(client, "/")
+    page = html_page(client, "/")
     many = r'<a href="/catalogs/many">many</a></td>\s*<td class="num">(\d+)</td>(.*?)</tr>'
     row = re.search(many, page, re.DOTALL)
     assert row is not None
@@ -117,7 +110,7 @@ def test_the_home_page_names_the_newest_versions_first_with_a_count(
 
 
 def test_the_diff_page_sums_up_the_reference_figures(client: TestClient) -> None:
-    page = _page(client, "/diff?old=counted@1.0.0&new=counted@2.0.0")
+    page = html_page(client, "/diff?old=counted@1.0.0&new=counted@2.0.0")
     assert "Tokens 4 → 4 (+0)." in page
     assert (
         "Reference tokens 30 → 15 (-15), counted by upstream; "
@@ -125,14 +118,14 @@ def test_the_diff_page_sums_up_the_reference_figures(client: TestClient) -> None
     )
     assert (
         "reference"
-        not in _page(client, "/diff?old=demo@1.0.0&new=demo@2.0.0")
+        not in html_page(client, "/diff?old=demo@1.0.0&new=demo@2.0.0")
         .split("<h2>Side by side</h2>")[0]
         .lower()
     )
 
 
 def test_the_version_page_draws_bars_proportional_to_tokens(client: TestClient) -> None:
-    page = _page(client, "/catalogs/demo/2.0.0")
+    page = html_page(client, "/catalogs/demo/2.0.0")
     tokens = [int(t) for t in re.findall(r'<td class="num">(\d+)</td>\s*<td class="share">', page)]
     bars = [float(w) for w in re.findall(r'<rect class="value" width="([\d.]+)"', page)]
     # The fixture's parts count len(body) // 4 tokens each.

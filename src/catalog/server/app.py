@@ -19,9 +19,17 @@ from typing import Final
 from fastapi import Depends, FastAPI
 
 from catalog import __version__
-from catalog.server import api, metrics, pages, prompts, releases
+from catalog.server import (
+    api,
+    history_pages,
+    metrics,
+    pages,
+    prompts,
+    release_pages,
+    releases,
+)
 from catalog.server.deps import checked_text
-from catalog.server.errors import HANDLERS
+from catalog.server.errors import ERROR_RESPONSES, HANDLERS
 from catalog.server.guards import BodyGuard, HostGuard, SecurityHeaders
 from catalog.server.state import LOOPBACK, ServerSettings, ServerState
 
@@ -51,6 +59,7 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
         docs_url=None,
         redoc_url=None,
         dependencies=[Depends(checked_text)],
+        responses=ERROR_RESPONSES,
     )
     app.state.server = state
     for exc_class, handler in HANDLERS:
@@ -60,6 +69,8 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
     app.include_router(metrics.router)
     app.include_router(api.router)
     app.include_router(pages.router)
+    app.include_router(history_pages.router)
+    app.include_router(release_pages.router)
     # The last added runs first: the timer, headers on every answer, then the host, then
     # the body.
     app.add_middleware(BodyGuard, limit=settings.max_body, seconds=settings.body_timeout)

@@ -8,6 +8,10 @@ found, 409 a conversation of another catalog or agent, 400 the rest), an
 unreachable store a 503, a request that does not fit the route a 422; no
 answer shows a server's folder or a Python class name, and anything
 unexpected is a 500 whose details go to the server's log alone.
+
+:data:`ERROR_RESPONSES` declares that body (:class:`ErrorAnswer`) in the
+OpenAPI description for every route's 4xx and 5xx answers, in place of
+FastAPI's own 422 body, which this server never sends.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
 from catalog.errors import (
@@ -34,9 +39,41 @@ from catalog.schema import problems
 from catalog.server.headers import SECURITY_HEADERS
 from catalog.server.state import ServerState
 
-__all__ = ["HANDLERS", "error_response", "public"]
+__all__ = ["ERROR_RESPONSES", "HANDLERS", "ErrorAnswer", "ErrorDetail", "error_response", "public"]
 
 _log = logging.getLogger("catalog.server")
+
+
+class ErrorDetail(BaseModel):
+    """What went wrong with a request, and what to do."""
+
+    status: int = Field(description="the answer's HTTP status", examples=[422])
+    message: str = Field(
+        description="what was wrong, in the words a file's writer gets",
+        examples=["body.context.tools: must be a list (an array), not a number (3)"],
+    )
+    field: str | None = Field(
+        description="what was wrong in the request (body..., path..., query..., "
+        "header.host, header.content-type), or null",
+        examples=["body.context.tools"],
+    )
+    hint: str | None = Field(description="what to do, or null")
+
+
+class ErrorAnswer(BaseModel):
+    """The body of every error answer, 4xx or 5xx."""
+
+    error: ErrorDetail
+
+
+_ERROR = {"model": ErrorAnswer}
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    422: _ERROR | {"description": "The request does not fit the route: a field missing or "
+                   "mistyped, malformed JSON, a NUL character or a lone surrogate in a text"},
+    "4XX": _ERROR | {"description": "The request was refused"},
+    "5XX": _ERROR | {"description": "The server failed, or its store is busy or unreachable"},
+}  # fmt: skip
+"""The error answers every route may give, as FastAPI's ``responses`` takes them."""
 
 
 def error_response(
@@ -48,8 +85,8 @@ def error_response(
     headers: Mapping[str, str] | None = None,
 ) -> JSONResponse:
     """The answer for an error: ``status`` and the one error body."""
-    body = {"status": status, "message": message, "field": field, "hint": hint}
-    return JSONResponse({"error": body}, status_code=status, headers=headers)
+    body = ErrorAnswer(error=ErrorDetail(status=status, message=message, field=field, hint=hint))
+    return JSONResponse(body.model_dump(), status_code=status, headers=headers)
 
 
 def public(text: str | None, state: ServerState) -> str | None:

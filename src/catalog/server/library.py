@@ -1,5 +1,6 @@
 """What the server reads from the catalog path: catalogs by name (never a folder a client
-names), compiled once and kept, and the summaries the pages and the JSON API show.
+names), compiled once and kept, each catalog's history (for the part pages and the
+search), and the summaries the pages and the JSON API show.
 
 Where a catalog comes from is told as a kind of place (:func:`source_kind`:
 ``bundled``, ``entry point``, ``path``), never as a folder of the server.
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from catalog.changes.history import CatalogHistory, open_history
 from catalog.conversations.templates import accepts_template
 from catalog.engine.catalog import Catalog
 from catalog.engine.prompt import share_of
@@ -26,6 +28,8 @@ __all__ = ["CatalogEntry", "Library", "describe", "source_kind", "tool_names"]
 
 # Compiled catalogs kept in memory; an imported history has hundreds of versions.
 _KEEP = 32
+# Catalog histories kept in memory, each with the bodies its answers read.
+_HISTORIES = 8
 # A tool named in a condition: "Bash" in tools.
 _TOOL_IN_CONDITION = re.compile(r"""["']([^"'\n]{1,64})["']\s+in\s+tools\b""")
 
@@ -78,7 +82,9 @@ class Library:
         self.catalog_path = CatalogPath(paths)
         self._kept: OrderedDict[str, Catalog] = OrderedDict()
         self._rows: dict[str, dict[str, Any]] = {}
+        self._histories: OrderedDict[str, tuple[tuple[str, ...], CatalogHistory]] = OrderedDict()
         self._lock = threading.Lock()
+        self._opening = threading.Lock()  # one history built at a time: it is CPU work
 
     def load(self, ref: str) -> Catalog:
         """The catalog ``NAME[@SPEC]`` names (PEP 440 specifier, or a bare version)."""
@@ -95,6 +101,32 @@ class Library:
             while len(self._kept) > _KEEP:
                 self._kept.popitem(last=False)
         return catalog
+
+    def history(self, name: str) -> CatalogHistory:
+        """The history of catalog ``name`` (log, blame, grep), opened once and kept (the
+        :data:`_HISTORIES` used last) while its versions stay the same: a version added
+        or removed opens it again, which reads the index from the history cache when the
+        manifests are unchanged (see :mod:`catalog.changes.history.cache`)."""
+        versions = tuple(
+            f"{ref.label} {ref.source}" for ref in self.catalog_path.versions(check_name(name))
+        )
+        with self._lock:
+            kept = self._histories.get(name)
+            if kept is not None and kept[0] == versions:
+                self._histories.move_to_end(name)
+                return kept[1]
+        with self._opening:
+            with self._lock:  # another request may have opened it meanwhile
+                kept = self._histories.get(name)
+            if kept is not None and kept[0] == versions:
+                return kept[1]
+            history = open_history(name, store=self.catalog_path)
+        with self._lock:
+            self._histories[name] = (versions, history)
+            self._histories.move_to_end(name)
+            while len(self._histories) > _HISTORIES:
+                self._histories.popitem(last=False)
+        return history
 
     def names(self) -> list[str]:
         """Every catalog name, sorted."""

@@ -4,15 +4,18 @@ served from the package (no CDN, nothing fetched from elsewhere).
 
 Catalogs and versions; a version's parts with a bar per part for its token
 share; a playground that assembles as you change the form; a diff page with
-new, removed, renamed and rewritten parts first and minor changes folded; a
-token-history chart; and dispatch's full-page template editor. Each route
-gathers what its page shows and hands it to its template; no HTML is written
-here.
+new, removed, renamed and rewritten parts first and minor changes folded (or
+one part's change alone); a token-history chart and a search of every
+version's parts; and dispatch's full-page template editor. Each route gathers
+what its page shows and hands it to its template; no HTML is written here.
+The part pages are in :mod:`catalog.server.history_pages`, the releases' in
+:mod:`catalog.server.release_pages`.
 """
 
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import json
 from importlib import resources
@@ -27,6 +30,7 @@ from catalog.changes import (
     diff,
     render_html,
 )
+from catalog.changes.history import KINDS, MAX_QUERY_LENGTH
 from catalog.changes.render import (
     HTML_STYLE,
 )
@@ -35,6 +39,7 @@ from catalog.server.charts import token_chart
 from catalog.server.deps import State
 from catalog.server.errors import public
 from catalog.server.headers import framed_policy
+from catalog.server.history_pages import search
 from catalog.server.library import describe
 from catalog.server.state import ServerState
 from catalog.server.templating import page
@@ -50,6 +55,9 @@ _REPORT_HEADERS = framed_policy(
 _NEWEST = 5  # versions the home page names per catalog, newest first
 _CONTEXT = '{"env": {"cwd": "/home/user/project", "os": "Linux"}}'  # the playground's first
 RefQuery = Annotated[str, Query(min_length=1, max_length=200)]
+PartQuery = Annotated[
+    str | None, Query(max_length=200, description="one part's id: its change alone")
+]
 
 
 @router.get("/static/{name}")
@@ -82,13 +90,27 @@ def home(request: Request, state: State) -> HTMLResponse:
 
 
 @router.get("/catalogs/{name}", response_class=HTMLResponse)
-def catalog_page(name: str, request: Request, state: State) -> HTMLResponse:
-    """A catalog's versions, its token history and a form to diff two versions."""
+def catalog_page(
+    name: str,
+    request: Request,
+    state: State,
+    q: Annotated[str | None, Query(max_length=MAX_QUERY_LENGTH)] = None,
+    pattern: bool = False,
+    ignore_case: bool = False,
+    kind: Annotated[str | None, Query(max_length=20)] = None,
+) -> HTMLResponse:
+    """A catalog's versions, its token history, a form to diff two versions and a search
+    of its parts in every version (``q``: plain text, or with ``pattern`` a ``*``
+    wildcard within a line; a query that cannot be used is said on the page, a 400)."""
     rows = state.library.versions(name)
     versions = [row["version"] for row in rows]
     chart = token_chart(
         versions, [r["tokens"] for r in rows], [r["reference_tokens"] for r in rows]
     )
+    found = None
+    if q:
+        history = state.library.history(name)
+        found = search(history, q, pattern=pattern, ignore_case=ignore_case, kind=kind or None)
     context = {
         "page": "catalog",
         "name": name,
@@ -97,8 +119,13 @@ def catalog_page(name: str, request: Request, state: State) -> HTMLResponse:
         "old": versions[-2] if len(versions) > 1 else versions[0],
         "new": versions[-1],
         "token_chart": chart,
+        "query": {"q": q or "", "pattern": pattern, "ignore_case": ignore_case, "kind": kind},
+        "kinds": KINDS,
+        "max_query": MAX_QUERY_LENGTH,
+        "found": found,
     }
-    return page(request, "catalog.html", context)
+    status = 400 if found is not None and found["error"] else 200
+    return page(request, "catalog.html", context, status=status)
 
 
 @router.get("/catalogs/{name}/{version}", response_class=HTMLResponse)
@@ -170,9 +197,12 @@ def _diff_refs(
     raise UsageError("name the two versions: /diff?old=NAME@VERSION&new=NAME@VERSION")
 
 
-def _change(part: PartDiff, kind: str) -> dict[str, Any]:
-    """One line of the diff page: the part's class, names and token deltas."""
+def _change(part: PartDiff, kind: str, result: CatalogDiff) -> dict[str, Any]:
+    """One line of the diff page: the part's class, names, token deltas and its page
+    (in the catalog that has it: the old one for a removed part)."""
+    catalog = result.old_name if part.status == "removed" else result.new_name
     return {
+        "href": f"/catalogs/{catalog}/parts/{part.id}",
         "kind": kind.lower(),
         "shown": part.change if kind == "minor" else kind,
         "label": part.id if part.name == part.id else f"{part.name} ({part.id})",
@@ -191,40 +221,52 @@ def diff_page(
     name: Annotated[str | None, Query(max_length=200)] = None,
     old_version: Annotated[str | None, Query(max_length=100)] = None,
     new_version: Annotated[str | None, Query(max_length=100)] = None,
+    part: PartQuery = None,
 ) -> HTMLResponse:
     """Two versions compared: the token totals (and the reference counter's, where the
     parts carry its figures); what is new, removed, renamed, rewritten and assembled
-    differently first, minor changes folded; then the side-by-side report."""
+    differently first, minor changes folded; then the side-by-side report. With
+    ``part``, that part's change alone (its id in the newer version, or the id it had
+    when removed)."""
     old_ref, new_ref = _diff_refs(name, old, new, old_version, new_version)
-    result = _diff(state, old_ref, new_ref)
+    result = _diff(state, old_ref, new_ref, part)
     groups: dict[str, list[dict[str, Any]]] = {
         "NEW": [], "REMOVED": [], "RENAMED": [], "CHANGED": [], "ASSEMBLY": []
     }  # fmt: skip
     minor: list[dict[str, Any]] = []
-    for part in result.changes:
-        kind = change_class(part)
-        (minor if kind == "minor" else groups[kind]).append(_change(part, kind))
+    for changed in result.changes:
+        kind = change_class(changed)
+        (minor if kind == "minor" else groups[kind]).append(_change(changed, kind, result))
+    title = f"{result.old_label} → {result.new_label}"
     context = {
         "page": "diff",
-        "title": f"{result.old_label} → {result.new_label}",
+        "title": title if part is None else f"{title}: {part}",
         "result": result,
         "groups": [(kind, changes) for kind, changes in groups.items() if changes],
         "minor": minor,
         "old": old_ref,
         "new": new_ref,
+        "part": part,
     }
     return page(request, "diff.html", context)
 
 
-def _diff(state: ServerState, old: str, new: str) -> CatalogDiff:
-    return diff(state.library.load(old), state.library.load(new))
+def _diff(state: ServerState, old: str, new: str, part: str | None = None) -> CatalogDiff:
+    """The diff of two versions; with ``part``, narrowed to that part's change (the
+    catalog's settings, variables and agents left out)."""
+    result = diff(state.library.load(old), state.library.load(new))
+    if part is None:
+        return result
+    parts = tuple(p for p in result.parts if p.id == part)
+    return dataclasses.replace(result, parts=parts, settings=(), variables=(), agents=())
 
 
 @router.get("/diff/report", response_class=HTMLResponse)
-def diff_report(state: State, old: RefQuery, new: RefQuery) -> HTMLResponse:
-    """The HTML report of ``catalog diff --format html``: side-by-side text per part,
-    shown in a frame of the diff page (this server's pages alone may frame it)."""
-    return HTMLResponse(render_html(_diff(state, old, new)), headers=_REPORT_HEADERS)
+def diff_report(state: State, old: RefQuery, new: RefQuery, part: PartQuery = None) -> HTMLResponse:
+    """The HTML report of ``catalog diff --format html``: side-by-side text per part (or
+    of ``part`` alone), shown in a frame of the diff and part pages (this server's
+    pages alone may frame it)."""
+    return HTMLResponse(render_html(_diff(state, old, new, part)), headers=_REPORT_HEADERS)
 
 
 @router.get("/editor", response_class=HTMLResponse)

@@ -64,7 +64,8 @@ def page(
     name: str,
     context: dict[str, Any],
     *,
+    status: int = 200,
     headers: dict[str, str] | None = None,
 ) -> HTMLResponse:
     """The page rendered from template ``name`` (in ``templates/``) with ``context``."""
-    return _templates.TemplateResponse(request, name, context, headers=headers)
+    return _templates.TemplateResponse(request, name, context, status_code=status, headers=headers)

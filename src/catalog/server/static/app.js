@@ -1,4 +1,5 @@
-// prompt-catalog web UI: the playground and the template editor (the other pages need no script).
+// prompt-catalog web UI: the playground, the template editor, the part page's diffs and the
+// release page's rollback (the other pages need no script).
 // Plain browser JavaScript, no libraries: it talks to the JSON routes of the same server.
 "use strict";
 
@@ -20,7 +21,9 @@ async function api(method, path, body, headers) {
   if (!response.ok) {
     // Every error answer is {"error": {"status", "message", "field", "hint"}}.
     const error = data.error || {};
-    throw new Error(error.message || response.statusText || "request failed");
+    const failure = new Error(error.message || response.statusText || "request failed");
+    failure.hint = error.hint || null;
+    throw failure;
   }
   return data;
 }
@@ -208,6 +211,63 @@ async function editor() {
   open();
 }
 
-const pages = { playground, editor };
+// A part's changes: each opens the side-by-side report of its diff, loaded on first
+// opening, unfolded, in a frame as tall as the report (the report is this server's page).
+function part() {
+  const fit = (frame) => {
+    const body = frame.contentDocument.body;
+    const style = getComputedStyle(body);
+    const margins = parseFloat(style.marginTop) + parseFloat(style.marginBottom);
+    frame.style.height = Math.ceil(body.offsetHeight + margins) + 2 + "px";
+  };
+  for (const details of document.querySelectorAll("details[data-report]")) {
+    const frame = details.querySelector("iframe");
+    frame.addEventListener("load", () => {
+      for (const folded of frame.contentDocument.querySelectorAll("details")) folded.open = true;
+      fit(frame);
+      // Folding the report's part again changes its height: the frame follows.
+      new ResizeObserver(() => fit(frame)).observe(frame.contentDocument.body);
+    });
+    details.addEventListener("toggle", () => {
+      if (details.open && !frame.getAttribute("src")) frame.src = details.dataset.report;
+    });
+  }
+}
+
+// A release's rollback: a write like the editor's Save (the token when the page asks for
+// it; the server checks that the page is its own). Refused, the page says why.
+function release() {
+  const label = document.body.dataset.label;
+  const button = $("#rollback");
+  const status = $("#rollback-status");
+  if (!button) return; // changed once only: nothing to roll back to
+  const asking = $("#confirm");
+  button.addEventListener("click", () => {
+    asking.hidden = false;
+    $("#confirm-rollback").focus();
+  });
+  $("#cancel-rollback").addEventListener("click", () => {
+    asking.hidden = true;
+    button.focus();
+  });
+  $("#confirm-rollback").addEventListener("click", async () => {
+    const token = $("#token");
+    const headers = token && token.value ? { Authorization: "Bearer " + token.value } : {};
+    asking.hidden = true;
+    status.className = "status";
+    status.textContent = "rolling back…";
+    try {
+      const path = "/releases/" + encodeURIComponent(label) + "/rollback";
+      const answer = await api("POST", path, undefined, headers);
+      // The page again, as the store has it now, saying which change this was.
+      window.location.search = "?done=" + encodeURIComponent(answer.change);
+    } catch (e) {
+      status.className = "status error";
+      status.textContent = visible(e.hint ? e.message + " (" + e.hint + ")" : e.message);
+    }
+  });
+}
+
+const pages = { playground, editor, part, release };
 const start = pages[document.body.dataset.page];
 if (start) start();
