@@ -19,10 +19,10 @@ large texts for its clients keeps a fixed amount of them.
 
 from __future__ import annotations
 
-import _thread
 import functools
 import math
 import sys
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import (
@@ -179,8 +179,7 @@ class _CountMemo:
         self.largest = limit // 16
         self.size = 0  # bytes of the texts kept
         self._counts: OrderedDict[tuple[str, str], int] = OrderedDict()
-        # _thread rather than threading: importing threading costs every command's start.
-        self._lock = _thread.allocate_lock()
+        self._lock = threading.Lock()
 
     def count(self, counter: str, text: str, compute: Callable[[str], int]) -> int:
         """The count of ``text`` by ``counter``: remembered, else ``compute(text)``."""
