@@ -34,7 +34,10 @@ def text_problem(data: Any, *, nul: bool = False) -> TextProblem | None:
     """The first text in parsed ``data`` (mapping keys included) that no UTF-8 writer can
     encode (a lone surrogate, as JSON's ``"\\ud800"`` gives); with ``nul``, one holding
     a NUL character too (no PostgreSQL text keeps one). None when every text is fine.
-    Walked without recursion, in linear time."""
+    Walked without recursion, in linear time: once without keeping paths, and once
+    more with them only to name where a refused text is."""
+    if not _any_fault(data, nul):
+        return None
     stack: list[tuple[Any, tuple[str | int, ...]]] = [(data, ())]
     while stack:
         value, path = stack.pop()
@@ -51,6 +54,34 @@ def text_problem(data: Any, *, nul: bool = False) -> TextProblem | None:
         elif isinstance(value, list | tuple):
             stack.extend((child, (*path, index)) for index, child in enumerate(value))
     return None
+
+
+def _any_fault(data: Any, nul: bool) -> bool:
+    """Whether :func:`text_problem` finds anything in ``data``: the same walk, without
+    the key path of every value (most data holds no fault, and paths cost most). The
+    texts of a container are checked as they are met, the containers stacked."""
+    stack: list[Any] = [(data,)]
+    while stack:
+        children = stack.pop()
+        for value in children:
+            if isinstance(value, str):
+                if (nul or not value.isascii()) and _faulty(value, nul):
+                    return True
+            elif isinstance(value, dict):
+                for key in value:
+                    if isinstance(key, str) and (nul or not key.isascii()) and _faulty(key, nul):
+                        return True
+                stack.append(value.values())
+            elif isinstance(value, list | tuple):
+                stack.append(value)
+    return False
+
+
+def _faulty(text: str, nul: bool) -> bool:
+    """Whether :func:`_text_fault` finds anything in ``text``; most texts are ASCII."""
+    if nul and "\0" in text:
+        return True
+    return not text.isascii() and _SURROGATE.search(text) is not None
 
 
 def _text_fault(text: str, nul: bool) -> tuple[str, str] | None:
