@@ -221,7 +221,16 @@ def _compile_condition(
     return condition
 
 
-def _compile_placeholders(manifest: Manifest, names: Mapping[str, Shape]) -> _Bound:
+@dataclass(frozen=True, slots=True)
+class _Placeholders:
+    """The ``[placeholders]`` table compiled: texts as they are (``values``), and each
+    expression with the root names it reads and its closure (``expressions``)."""
+
+    values: dict[str, str]
+    expressions: dict[str, tuple[frozenset[str], Callable[[Any], Any]]]
+
+
+def _compile_placeholders(manifest: Manifest, names: Mapping[str, Shape]) -> _Placeholders:
     """The ``[placeholders]`` table: texts as they are, expressions compiled once."""
     values: dict[str, str] = {}
     expressions: dict[str, tuple[frozenset[str], Callable[[Any], Any]]] = {}
@@ -235,10 +244,10 @@ def _compile_placeholders(manifest: Manifest, names: Mapping[str, Shape]) -> _Bo
             except CatalogError as exc:
                 raise exc.located(key=key) from None
             expressions[name] = (compiled.names, compiled.evaluate)
-    return values, expressions
+    return _Placeholders(values, expressions)
 
 
-_Bound = tuple[dict[str, str], dict[str, tuple[frozenset[str], Callable[[Any], Any]]]]
+_NO_PLACEHOLDERS = _Placeholders({}, {})
 
 
 def _compile_part(
@@ -248,7 +257,7 @@ def _compile_part(
     sources: _Sources,
     names: Mapping[str, Shape],
     conditions: dict[str, Expression],
-    bound: _Bound = ({}, {}),
+    bound: _Placeholders = _NO_PLACEHOLDERS,
 ) -> CompiledPart:
     """``part[index]`` (``written``, with its kind's defaults applied in ``decl``): its
     condition, its body template, and ``part`` bound for both when they read it."""
@@ -263,8 +272,8 @@ def _compile_part(
             template = compile_template(body, names, sources.expressions)
         except CatalogError as exc:
             raise exc.located(file=path, key=f"part {decl.id!r}") from None
-    elif bound[0] or bound[1]:
-        template = bind_placeholders(body, *bound)
+    elif bound.values or bound.expressions:
+        template = bind_placeholders(body, bound.values, bound.expressions)
     in_condition = "part" in condition.names
     in_template = template is not None and "part" in template.names
     if in_condition or in_template:

@@ -107,7 +107,7 @@ def compile_definitions(
                 given = compile_manifest_expression(entry.items, names, f"{at}.items")
                 items = _located(given, f"{at}.items", locate, lines=True)
                 read |= given.names
-            steps.append((when, entry.text, items))
+            steps.append(_Line(when, entry.text, items))
         shape = SequenceShape(SCALAR)
         names[name] = shape
         compiled.append(Definition(name, shape, _lines(tuple(steps)), frozenset(read)))
@@ -144,19 +144,26 @@ def _located(
     return run
 
 
-_Step = tuple[Callable[[Scope], Any] | None, str | None, Callable[[Scope], Any] | None]
+@dataclass(frozen=True, slots=True)
+class _Line:
+    """One ``[[define.NAME]]`` entry compiled: its condition (None when always), and
+    its fixed ``text`` or the closure giving its ``items``."""
+
+    when: Callable[[Scope], Any] | None
+    text: str | None
+    items: Callable[[Scope], Any] | None
 
 
-def _lines(steps: tuple[_Step, ...]) -> Callable[[Scope], tuple[str, ...]]:
+def _lines(steps: tuple[_Line, ...]) -> Callable[[Scope], tuple[str, ...]]:
     """The closure building one lines list: conditions, order, stripping and no repeats."""
 
     def run(scope: Scope) -> tuple[str, ...]:
         seen: set[str] = set()
         out: list[str] = []
-        for when, fixed, items in steps:
-            if when is not None and not when(scope):
+        for step in steps:
+            if step.when is not None and not step.when(scope):
                 continue
-            for value in (fixed,) if items is None else items(scope):
+            for value in (step.text,) if step.items is None else step.items(scope):
                 line = render_value(value).strip()
                 if line and line not in seen:
                     seen.add(line)
