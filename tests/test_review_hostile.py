@@ -504,3 +504,35 @@ def test_every_other_report_shows_what_it_quotes(
     (folder / "p.md").write_text(f"Changed{title}\n", encoding="utf-8")
     code, out, err = run_cli(capsys, "verify", str(lock), "--path", root)
     assert code == 1 and _raw(out) == [] and _raw(err) == []
+
+
+def test_an_escaped_lone_surrogate_inside_a_placeholder_is_shown_everywhere(
+    make_catalog: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``${"\\ud800"}`` decodes to half a UTF-16 pair, which no UTF-8 writer encodes:
+    every form of the diff, and the web diff page, shows it instead of failing."""
+    for version, body in (("1.0.0", 'A ${""} B'), ("2.0.0", r'A ${"\ud800x\udc00"} B')):
+        make_catalog("up", version, parts=[{"id": "p", "body": body, "template": False}])
+    args = ["diff", "up@1.0.0", "up@2.0.0", "--path", str(tmp_path / "catalogs")]
+    code, text, err = run_cli(capsys, *args)
+    assert (code, err) == (1, "")
+    assert 'text changed inside ${...}: new text "<U+D800>x<U+DC00>"' in text
+    code, markdown, _ = run_cli(capsys, *args, "--format", "markdown")
+    assert "new text `<U+D800>x<U+DC00>`" in markdown
+    code, page, _ = run_cli(capsys, *args, "--format", "html")
+    assert code == 1 and "\\ud800x\\udc00" in page
+    code, data, _ = run_cli(capsys, *args, "--format", "json")
+    assert json.loads(data)["parts"][0]["change"] == "prose"
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from catalog.server.app import create_app
+    from catalog.server.state import ServerSettings
+
+    settings = ServerSettings(
+        paths=(str(tmp_path / "catalogs"),), store_url=f"sqlite:///{tmp_path / 'p.sqlite'}"
+    )
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
+        answer = client.get("/diff", params={"old": "up@1.0.0", "new": "up@2.0.0"})
+    assert answer.status_code == 200
+    assert '<li class="changed"><b>CHANGED</b> <a href="/catalogs/up/parts/p">p</a>' in answer.text

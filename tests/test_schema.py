@@ -1167,3 +1167,18 @@ def test_dump_includes_and_excludes_fields_by_name() -> None:
     assert tree.model_dump(exclude={"leaves", "by_name", "name"}) == {
         "best": {"name": "b", "count": 0}
     }
+
+
+def test_only_the_first_thousand_errors_are_worded_and_the_rest_counted() -> None:
+    """300,000 wrong items took seconds to word one by one, where a reader is shown
+    twenty: the first 1,000 are worded, the rest only counted."""
+    with pytest.raises(RecordError) as caught:
+        validate(Context, {"tools": [1] * 300_000})
+    error = caught.value
+    assert error.message == "must be text, not a number (1)"
+    assert error.key == "tools[0]"
+    assert len(error.others) == 999
+    assert error.others[-1].key == "tools[999]"
+    assert error.omitted == 299_000
+    assert error.unlisted == 299_979
+    assert str(error).splitlines()[-1] == "  (and 299979 more problems)"

@@ -312,6 +312,36 @@ def test_prompts_are_bounded(catalogs: Path, tmp_path: Path) -> None:
         assert answer.status_code == 200
 
 
+def test_a_context_naming_many_unknown_tools_costs_no_more_than_its_size(
+    catalogs: Path, tmp_path: Path
+) -> None:
+    """80,000 distinct unknown tool names (a body under 1 MiB) were each given a spelling
+    suggestion (seconds of CPU against a catalog of many tools) and answered 11 MB of
+    notes: at most 10 are named, the rest counted, each name once."""
+    unknown = [f"Bas{number}" for number in range(80_000)]
+    with _app(catalogs, tmp_path) as client:
+        started = time.monotonic()
+        response = client.post(
+            "/api/assemble", json={"catalog": "demo", "context": {"tools": ["Bash", *unknown]}}
+        )
+        elapsed = time.monotonic() - started
+        assert response.status_code == 200
+        notes = response.json()["notes"]
+        assert elapsed < 4, elapsed
+        assert len(response.content) < 20_000
+        assert notes[0] == (
+            "tool 'Bas0' matches no part and no agent's tools of demo 2.0.0; did you mean 'Bash'?"
+        )
+        assert len(notes) == 11
+        assert notes[-1] == "79990 more tools match no part and no agent's tools of demo 2.0.0"
+        twice = client.post(
+            "/api/assemble", json={"catalog": "demo", "context": {"tools": ["Zzz"] * 50_000}}
+        )
+        assert twice.json()["notes"] == [
+            "tool 'Zzz' matches no part and no agent's tools of demo 2.0.0"
+        ]
+
+
 # -- memory: the token-count memo is bounded by bytes, whatever clients send
 
 

@@ -81,6 +81,7 @@ class CatalogError(Exception):
         self.key = key if key is None or isinstance(key, str) else format_key(key) or None
         self.hint = hint
         self.others: tuple[CatalogError, ...] = ()
+        self.omitted = 0  # further problems found but not worded, only counted
 
     def located(
         self,
@@ -156,11 +157,17 @@ class CatalogError(Exception):
         key = f"{self.key}: " if self.key else ""
         return f"{where}{key}{self.message}"
 
+    @property
+    def unlisted(self) -> int:
+        """How many further problems the text does not list: the others past
+        :data:`OTHERS_SHOWN`, and those found but never worded."""
+        return max(0, len(self.others) - OTHERS_SHOWN) + self.omitted
+
     def __str__(self) -> str:
         lines = [self.headline()]
         lines += [f"  {other.headline()}" for other in self.others[:OTHERS_SHOWN]]
-        if len(self.others) > OTHERS_SHOWN:
-            lines.append(f"  (and {len(self.others) - OTHERS_SHOWN} more problems)")
+        if self.unlisted:
+            lines.append(f"  (and {self.unlisted} more problems)")
         if self.hint:
             lines.append(f"  hint: {self.hint}")
         return "\n".join(lines)
@@ -227,11 +234,12 @@ class RecordError(CatalogError, ValueError):
     :class:`ContextError`, :class:`LockError`) with the file and line.
     """
 
-    def __init__(self, problems: Sequence[Problem]) -> None:
+    def __init__(self, problems: Sequence[Problem], *, omitted: int = 0) -> None:
         first, *rest = problems
         super().__init__(first.message, key=first.loc or None)
         self.problems = tuple(problems)
         self.others = tuple(CatalogError(p.message, key=p.loc or None) for p in rest)
+        self.omitted = omitted
 
     def as_error(self, error_cls: type[_E], hint: str) -> _E:
         """This error as the error of what was read (:class:`ManifestError`, say): the
@@ -239,6 +247,7 @@ class RecordError(CatalogError, ValueError):
         its file with :meth:`~CatalogError.located`, as every error is placed."""
         error = error_cls(self.message, key=self.key, hint=hint)
         error.others = tuple(error_cls(p.message, key=p.key) for p in self.others)
+        error.omitted = self.omitted
         return error
 
 

@@ -109,19 +109,31 @@ def assemble(
     )
 
 
+_TOOL_NOTES = 10
+"""Most unknown tools named in notes one by one (each with its closest spelling); the
+rest are counted in one more note, so that a context listing thousands costs no more
+than the set lookups."""
+
+
 def _tool_notes(rules: CatalogRules, ctx: Context) -> tuple[str, ...]:
-    """A note for each enabled tool the catalog knows nothing of: most likely a typo."""
+    """A note for each enabled tool the catalog knows nothing of (most likely a typo),
+    each name once; past :data:`_TOOL_NOTES` of them, one note counts the rest."""
     if rules.tool_names.issuperset(ctx.tools):
         return ()
+    unknown = [
+        name
+        for name in dict.fromkeys(ctx.tools)
+        if name not in rules.tool_names and name not in ctx.tool_info
+    ]
+    where = f"{rules.name} {rules.version}"
     notes = []
-    for name in ctx.tools:
-        if name in rules.tool_names or name in ctx.tool_info:
-            continue
+    for name in unknown[:_TOOL_NOTES]:
         close = close_matches(name, rules.tool_names, n=1)
         guess = f"; did you mean {close[0]!r}?" if close else ""
+        notes.append(f"tool {name!r} matches no part and no agent's tools of {where}{guess}")
+    if len(unknown) > _TOOL_NOTES:
         notes.append(
-            f"tool {name!r} matches no part and no agent's tools of {rules.name} "
-            f"{rules.version}{guess}"
+            f"{len(unknown) - _TOOL_NOTES} more tools match no part and no agent's tools of {where}"
         )
     return tuple(notes)
 

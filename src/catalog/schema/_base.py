@@ -27,7 +27,7 @@ from pydantic.json_schema import (
 from pydantic_core import core_schema
 
 from catalog.errors import RecordError
-from catalog.schema._problems import problems
+from catalog.schema._problems import MAX_WORDED, problems
 
 __all__ = ["Items", "SchemaModel", "sorted_table", "validate"]
 
@@ -102,4 +102,6 @@ def validate(model: type[_M], data: Any) -> _M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise RecordError(problems(exc.errors(), data)) from None
+        errors = exc.errors()
+        omitted = max(0, len(errors) - MAX_WORDED)
+        raise RecordError(problems(errors, data), omitted=omitted) from None

@@ -129,8 +129,9 @@ def _library_error(request: Request, exc: Exception) -> JSONResponse:
             f"; {other.key}: {other.message}" if other.key else f"; {other.message}"
             for other in exc.others[:OTHERS_SHOWN]
         )
-        if len(exc.others) > OTHERS_SHOWN:
-            message += f" (and {len(exc.others) - OTHERS_SHOWN} more problems)"
+        unlisted = len(exc.others) - OTHERS_SHOWN + exc.omitted
+        if unlisted > 0:
+            message += f" (and {unlisted} more problems)"
     return error_response(
         status, public(message, state) or "", field=field, hint=public(exc.hint, state)
     )
