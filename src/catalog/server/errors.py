@@ -129,9 +129,8 @@ def _library_error(request: Request, exc: Exception) -> JSONResponse:
             f"; {other.key}: {other.message}" if other.key else f"; {other.message}"
             for other in exc.others[:OTHERS_SHOWN]
         )
-        unlisted = len(exc.others) - OTHERS_SHOWN + exc.omitted
-        if unlisted > 0:
-            message += f" (and {unlisted} more problems)"
+        if exc.unlisted:
+            message += f" (and {exc.unlisted} more problems)"
     return error_response(
         status, public(message, state) or "", field=field, hint=public(exc.hint, state)
     )
