@@ -48,6 +48,7 @@ from catalog.io.loader import (
     read_manifest,
 )
 from catalog.io.textfile import NotRegularFileError, read_capped
+from catalog.lang.shapes import did_you_mean
 from catalog.schema.manifest import NAME_RULE, Manifest, is_catalog_name
 
 if TYPE_CHECKING:
@@ -364,10 +365,10 @@ class CatalogPath:
                 hint=f"each version folder needs its {MANIFEST_NAME}, a regular file",
             )
         if not available:
-            known = ", ".join(self.names()) or "none"
+            known = did_you_mean(name, self.names(), what="available catalogs")
             raise NotFoundError(
                 f"no catalog named {name!r}",
-                hint=f"available catalogs: {known}; add folders with --path or {ENV_VAR}",
+                hint=f"{known}; add folders with --path or {ENV_VAR}",
             )
         hidden = "".join(
             f"; {name!r} in {source.label} is hidden by {available[0].source}"
