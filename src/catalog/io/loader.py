@@ -55,6 +55,7 @@ __all__ = [
     "merged_manifest",
     "read_body",
     "read_manifest",
+    "version_folder",
 ]
 
 
@@ -124,6 +125,40 @@ def _through_link(root: Path, relative: str) -> bool:
         if stat.S_ISLNK(info.st_mode) or attributes & stat.FILE_ATTRIBUTE_REPARSE_POINT:
             return True
     return False
+
+
+_VERSION_FOLDER_HINT = f"give the folder of one catalog version, the one holding {MANIFEST_NAME}"
+
+
+def version_folder(given: str | Path) -> Path:
+    """The version folder a user named on the command line, checked to be one.
+
+    A path that does not exist, a file (the manifest itself, say) and a folder
+    without a manifest (a catalog's folder rather than one of its versions)
+    are each refused in their own words, the same for every command, with
+    the folder to give when one can be told.
+    """
+    folder = Path(given).expanduser()
+    if not os.path.lexists(folder):
+        problem, hint = "this folder does not exist", _VERSION_FOLDER_HINT
+    elif not folder.is_dir():
+        problem = "a file, not a folder"
+        hint = (
+            f"give the folder holding it: {folder.parent}"
+            if folder.name == MANIFEST_NAME
+            else _VERSION_FOLDER_HINT
+        )
+    elif not os.path.lexists(folder / MANIFEST_NAME):  # else the reader says what it is
+        problem = f"no {MANIFEST_NAME} in this folder"
+        versions = sorted(found.parent.name for found in folder.glob(f"*/{MANIFEST_NAME}"))
+        hint = (
+            f"this is a catalog's folder: give one of its versions, e.g. {folder / versions[-1]}"
+            if versions
+            else _VERSION_FOLDER_HINT
+        )
+    else:
+        return folder
+    raise ManifestError(problem, file=str(folder), hint=hint)
 
 
 def manifest_text(where: VersionDir) -> str:
