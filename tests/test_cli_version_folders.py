@@ -68,3 +68,19 @@ def test_another_file_is_a_file_not_a_folder(
     assert code == 2
     assert f"error: {body}: a file, not a folder\n" in err
     assert "hint: give the folder of one catalog version, the one holding catalog.toml" in err
+
+
+@pytest.mark.parametrize("command", ["assemble", "validate", "stamp"])
+def test_a_body_that_is_a_folder_is_said_to_be_a_folder_not_missing(
+    cli_demo: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    folder = cli_demo / "demo" / "1.0.0"
+    body = folder / "intro.md"
+    body.unlink()
+    body.mkdir()
+    code, out, err = run(capsys, command, str(folder))
+    assert code == (1 if command == "validate" else 2)
+    assert f"{body}: cannot read the body of part 'intro': a folder, not a regular file" in (
+        out + err
+    )
+    assert "does not exist" not in out + err

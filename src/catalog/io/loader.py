@@ -500,7 +500,7 @@ def _read_new_parts_file(
 ) -> tuple[str, str]:
     """:func:`_read_parts_file` for a file not read before, or changed since."""
     resource = version.where.resolve(file)
-    if resource is None or not resource.is_file():
+    if resource is None or not _exists(resource):
         problem = (
             "points (or links) outside the catalog folder" if resource is None else "does not exist"
         )
@@ -541,10 +541,19 @@ def _check_record(part: PartDecl, manifest: Manifest, known_agents: set[str]) ->
             )
 
 
+def _exists(resource: Traversable) -> bool:
+    """Whether there is anything at ``resource``: a file, and also a folder, a pipe or a
+    dangling link, which the reader then refuses in its own words (never "does not
+    exist", which would send the user looking for a file that is there)."""
+    if isinstance(resource, Path):
+        return os.path.lexists(resource)
+    return resource.is_file() or resource.is_dir()
+
+
 def _absent_body(where: VersionDir, file: str) -> str | None:
     """The path of body ``file`` when it lies inside the catalog folder but does not exist."""
     resource = where.resolve(file)
-    return None if resource is None or resource.is_file() else str(resource)
+    return None if resource is None or _exists(resource) else str(resource)
 
 
 def read_body(where: VersionDir, part_id: str, file: str, index: int) -> tuple[str, str]:
@@ -566,7 +575,7 @@ def read_body(where: VersionDir, part_id: str, file: str, index: int) -> tuple[s
         what = f"the body of part {part_id!r}"
         body = read_text(resource, ManifestError, what, "check the file", keep_bom=True)
     except ManifestError:
-        if resource.is_file():  # there, but unreadable: the reader's message says why
+        if _exists(resource):  # there, but unreadable: the reader's message says why
             raise
         raise ManifestError(
             f"part {part_id!r}: file {file!r} does not exist",
