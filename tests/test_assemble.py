@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -169,7 +170,7 @@ def test_subagent_gets_its_own_part_and_what_is_given_to_it(demo: Catalog) -> No
 
 
 def test_unknown_agent_lists_the_agents(demo: Catalog) -> None:
-    with pytest.raises(NotFoundError, match="main, explore"):
+    with pytest.raises(NotFoundError, match=re.escape("mean 'explore'? agents: explore, main")):
         demo.assemble({}, agent="exploer")
 
 

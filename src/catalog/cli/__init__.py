@@ -30,7 +30,7 @@ from catalog.cli._common import EXIT_OK, EXIT_USAGE, common_parser, resolve_glob
 from catalog.cli._formatters import HelpFormatter, RawHelpFormatter
 from catalog.cli._report import wants_json, write_error
 from catalog.errors import CatalogError, UsageError
-from catalog.lang.shapes import did_you_mean
+from catalog.lang.shapes import close_matches, did_you_mean
 from catalog.lang.visible import visible
 
 __all__ = ["COMMANDS", "build_parser", "main"]
@@ -82,6 +82,7 @@ documentation (shipped with the package):
   catalog help format   the catalog format"""
 
 _VALUED_GLOBALS = ("--path", "--format", "--color")
+_OTHER_GLOBALS = ("-h", "--help", "--version")
 
 
 class _ArgumentsError(UsageError):
@@ -97,6 +98,8 @@ class _Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
+        # The innermost parser that ran is the one whose usage a stray word is told with.
+        self.set_defaults(parser_=self)
 
     def error(self, message: str) -> NoReturn:
         raise _ArgumentsError(self, message)
@@ -133,6 +136,55 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _unrecognized(parser: argparse.ArgumentParser, extras: Sequence[str]) -> _ArgumentsError:
+    """The error for words ``parser`` (a command's) does not take: an option is matched
+    against the command's own, so ``--explian`` is answered with ``--explain``."""
+    from catalog.cli._completion import options
+
+    error = _ArgumentsError(parser, f"unrecognized arguments: {' '.join(extras)}")
+    stray = next((word.partition("=")[0] for word in extras if word.startswith("--")), None)
+    if stray is not None:
+        flags = [flag for action in options(parser) for flag in action.option_strings]
+        close = close_matches(stray, flags)
+        if close:
+            error.hint = f"did you mean {' or '.join(map(repr, close))}? {error.hint}"
+    return error
+
+
+def _misplaced_option(argv: Sequence[str]) -> str | None:
+    """The first option before the command's name that is not a global option: it is
+    one of a command's (``catalog --agent explore assemble ...``) and goes after it."""
+    words: Iterator[str] = iter(argv)
+    for word in words:
+        if word == "--" or not word.startswith("-") or word == "-":
+            return None
+        name = word.partition("=")[0]
+        if name in _VALUED_GLOBALS and "=" not in word:
+            next(words, None)
+        elif name not in (*_VALUED_GLOBALS, *_OTHER_GLOBALS):
+            return name
+    return None
+
+
+def _misplaced(option: str, argv: Sequence[str]) -> UsageError:
+    """The error for ``option`` given before the command: one of the command's own goes
+    after its name; anything else is most likely a misspelt global option."""
+    from catalog.cli._completion import options
+
+    command = next((word for word in argv if word in COMMANDS), None)
+    own = command is not None and any(
+        option in action.option_strings
+        for action in options(build_parser(command).get_default("commands")[command])
+    )
+    close = close_matches(option, _VALUED_GLOBALS)
+    return UsageError(
+        f"{option!r} is not an option before the command: only --path, --format and --color are",
+        hint=f"did you mean {close[0]!r}?"
+        if close and not own
+        else f"put it after the command's name: catalog {command or 'COMMAND'} ... {option}",
+    )
+
+
 def _command_word(argv: Sequence[str]) -> str | None:
     """The first word of ``argv`` that is neither a global option nor its value."""
     words: Iterator[str] = iter(argv)
@@ -157,19 +209,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     as_json = wants_json(args_list)
     command = _command_word(args_list)
     try:
+        misplaced = _misplaced_option(args_list)
+        if misplaced is not None:
+            raise _misplaced(misplaced, args_list)
         if command is not None and command not in COMMANDS:
             raise UsageError(
                 f"{command!r} is not a command",
                 hint=did_you_mean(command, COMMANDS, what="commands"),
             )
         parser = build_parser(command)
-        args = parser.parse_args(args_list)
+        args, extras = parser.parse_known_args(args_list)
+        if extras:
+            raise _unrecognized(args.parser_, extras)
         resolve_globals(args)
         status: int = args.func(args)
     except _ArgumentsError as exc:
         if not as_json:
             exc.parser.print_usage(sys.stderr)
-            sys.stderr.write(f"{exc.parser.prog}: error: {visible(exc.message)}\n")
+            sys.stderr.write(f"{exc.parser.prog}: error: {visible(str(exc))}\n")
         else:
             write_error(exc, as_json=True)
         raise SystemExit(EXIT_USAGE) from None  # as argparse itself exits

@@ -30,7 +30,7 @@ from catalog.cli._common import ALL_FORMATS, EXIT_OK, add_format, emit_json
 from catalog.errors import CatalogError
 from catalog.io.catalog_path import CatalogPath
 
-__all__ = ["CATALOG_ARGUMENTS", "complete", "register", "run", "script"]
+__all__ = ["CATALOG_ARGUMENTS", "complete", "options", "register", "run", "script"]
 
 SHELLS = ("bash", "zsh", "fish")
 
@@ -74,7 +74,9 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _options(parser: argparse.ArgumentParser) -> Iterator[argparse.Action]:
+def options(parser: argparse.ArgumentParser) -> Iterator[argparse.Action]:
+    """The options ``parser`` shows in its help (what completion offers and a typo is
+    matched against)."""
     for action in parser._actions:
         if action.option_strings and action.help != argparse.SUPPRESS:
             yield action
@@ -102,7 +104,7 @@ def _bash(commands: Mapping[str, argparse.ArgumentParser], *, zsh: bool) -> str:
     cases = []
     choices = []
     for name, parser in commands.items():
-        flags = sorted({flag for action in _options(parser) for flag in action.option_strings})
+        flags = sorted({flag for action in options(parser) for flag in action.option_strings})
         words = [
             str(choice)
             for action in parser._actions
@@ -112,7 +114,7 @@ def _bash(commands: Mapping[str, argparse.ArgumentParser], *, zsh: bool) -> str:
         valued = sorted(
             {
                 flag
-                for action in _options(parser)
+                for action in options(parser)
                 if action.nargs != 0
                 for flag in action.option_strings
             }
@@ -122,7 +124,7 @@ def _bash(commands: Mapping[str, argparse.ArgumentParser], *, zsh: bool) -> str:
             f'        {name}) opts="{" ".join(flags)}"; words="{" ".join(words)}"; '
             f'valued=" {" ".join(valued)} "; refs={refs} ;;'
         )
-        for action in _options(parser):
+        for action in options(parser):
             if action.choices:
                 values = " ".join(str(c) for c in action.choices)
                 for flag in action.option_strings:
@@ -215,7 +217,7 @@ def _fish(commands: Mapping[str, argparse.ArgumentParser]) -> str:
                 f"complete -c catalog -n '__fish_seen_subcommand_from {name}' "
                 f"-a '{_FISH_ASK.format('catalogs')}' -d catalog"
             )
-        for action in _options(parser):
+        for action in options(parser):
             longs = [f"-l {flag[2:]}" for flag in action.option_strings if flag.startswith("--")]
             shorts = [
                 f"-s {flag[1:]}" for flag in action.option_strings if not flag.startswith("--")

@@ -22,10 +22,9 @@ from catalog.cli._common import (
     write_output,
 )
 from catalog.engine.catalog import Catalog
-from catalog.errors import NotFoundError, UsageError
+from catalog.errors import UsageError
 from catalog.io.contexts import load_context
 from catalog.io.lockfile import dump_lock, make_lock, read_lock
-from catalog.lang.shapes import did_you_mean
 from catalog.schema.lock import LockedPrompt
 
 __all__ = ["EMPTY_CONTEXT", "register", "run"]
@@ -107,11 +106,7 @@ def run(args: argparse.Namespace) -> int:
 def _check_agents(cat: Catalog, agents: list[str]) -> None:
     """Refuse an agent the catalog does not have, before anything is written."""
     for agent in agents:
-        if agent not in cat.agents:
-            raise NotFoundError(
-                f"catalog {cat.name} {cat.version} has no agent {agent!r}",
-                hint=did_you_mean(agent, cat.agents, what="agents"),
-            )
+        cat.plan(agent)  # raises the catalog's own "has no agent" error
 
 
 def _relock(cat: Catalog, prompt: LockedPrompt) -> LockedPrompt:

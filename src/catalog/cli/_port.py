@@ -29,6 +29,7 @@ from catalog.io.loader import (
     MANIFEST_NAME,
     VersionDir,
     read_manifest,
+    version_folder,
 )
 from catalog.io.manifests import (
     parse_manifest,
@@ -84,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     """Port, print the report, write the ported manifest."""
     from pathlib import Path
 
-    folder = Path(args.overlay).expanduser()
+    folder = version_folder(args.overlay)
     # The loader's own reader: bounded, UTF-8 with its BOM dropped, the same errors.
     read = read_manifest(VersionDir(folder.parent, folder.name))
     manifest, text = read.manifest, read.text

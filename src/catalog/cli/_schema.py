@@ -25,7 +25,11 @@ def register(parser: argparse.ArgumentParser) -> None:
         f"{name}: {what}" for name, what in _WHAT.items()
     )
     parser.add_argument(
-        "which", nargs="?", choices=sorted(_MODELS), help="which schema: manifest or context"
+        "which",
+        nargs="?",
+        choices=sorted(_MODELS),
+        metavar="manifest|context",
+        help="which schema: manifest or context",
     )
     add_format(parser, "json")
     parser.set_defaults(func=run)

@@ -6,20 +6,19 @@ import argparse
 import functools
 import sys
 from dataclasses import asdict
-from pathlib import Path
 from typing import Any, NoReturn
 
 from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, add_format, emit_json, make_store
 from catalog.errors import (
     CatalogError,
     ManifestError,
-    NotFoundError,
 )
 from catalog.io.catalog_path import (
     CatalogPath,
     is_folder_ref,
     parse_ref,
 )
+from catalog.io.loader import version_folder
 from catalog.io.validate import check_catalog, error_problems
 from catalog.lang.visible import (
     visible,
@@ -49,12 +48,7 @@ def _targets(store: CatalogPath, targets: list[str]) -> list[tuple[str, Any]]:
     names = targets or store.names()
     for target in names:
         if is_folder_ref(target):
-            if not Path(target).is_dir():
-                raise NotFoundError(
-                    "this folder does not exist",
-                    file=target,
-                    hint="give NAME, NAME@SPEC or the folder of one catalog version",
-                )
+            version_folder(target)  # a folder of one version, or an error saying what it is
             found.append((target, lambda t=target: store.load_ref(t)))
             continue
         name, spec = parse_ref(target)

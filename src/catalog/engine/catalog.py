@@ -19,6 +19,7 @@ from catalog.engine.plan import AgentInfo, AgentPlan, CatalogRules, CompiledPart
 from catalog.engine.prompt import AssembledPrompt, Reminder
 from catalog.errors import NotFoundError
 from catalog.lang.placeholders import unbound_names
+from catalog.lang.shapes import close_matches, did_you_mean
 from catalog.schema.context import Context
 from catalog.schema.manifest import MAIN_AGENT, BindingDecl, Manifest
 from catalog.tokens import TokenCounter
@@ -128,9 +129,11 @@ class Catalog:
         for part in self.parts:
             if part.id == part_id:
                 return part
+        close = close_matches(part_id, (part.id for part in self.parts))
+        guess = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
         raise NotFoundError(
             f"catalog {self.name} {self.version} has no part {part_id!r}",
-            hint="`catalog show` lists the parts",
+            hint=f"{guess}`catalog show` lists the parts",
         )
 
     def plan(self, agent: str) -> AgentPlan:
@@ -140,7 +143,7 @@ class Catalog:
         except KeyError:
             raise NotFoundError(
                 f"catalog {self.name} {self.version} has no agent {agent!r}",
-                hint=f"agents: {', '.join(self.agents)}",
+                hint=did_you_mean(agent, self.agents, what="agents"),
             ) from None
 
     def agent_info(self, agent: str) -> AgentInfo:

@@ -46,8 +46,10 @@ from catalog.io.loader import (
     load_version,
     merged_manifest,
     read_manifest,
+    version_folder,
 )
 from catalog.io.textfile import NotRegularFileError, read_capped
+from catalog.lang.shapes import did_you_mean
 from catalog.schema.manifest import NAME_RULE, Manifest, is_catalog_name
 
 if TYPE_CHECKING:
@@ -364,10 +366,10 @@ class CatalogPath:
                 hint=f"each version folder needs its {MANIFEST_NAME}, a regular file",
             )
         if not available:
-            known = ", ".join(self.names()) or "none"
+            known = did_you_mean(name, self.names(), what="available catalogs")
             raise NotFoundError(
                 f"no catalog named {name!r}",
-                hint=f"available catalogs: {known}; add folders with --path or {ENV_VAR}",
+                hint=f"{known}; add folders with --path or {ENV_VAR}",
             )
         hidden = "".join(
             f"; {name!r} in {source.label} is hidden by {available[0].source}"
@@ -445,13 +447,7 @@ def load_dir(
     that differs from its parent folder's name, and a sibling folder of the
     same version, as loading by name does (the command line asks for it).
     """
-    folder = Path(path).expanduser().resolve()
-    if not os.path.lexists(folder.joinpath(MANIFEST_NAME)):  # else the reader says what it is
-        raise ManifestError(
-            f"no {MANIFEST_NAME} in this folder",
-            file=str(folder),
-            hint="give the folder of one catalog version, e.g. parts/coding-agent/1.0.0",
-        )
+    folder = version_folder(path).resolve()
     if check_folder_name:  # as when found by name: one folder per version
         _version_folders(folder.parent, _child_names(folder.parent))
     read = read_manifest(VersionDir(folder.parent, folder.name))

@@ -55,6 +55,7 @@ __all__ = [
     "merged_manifest",
     "read_body",
     "read_manifest",
+    "version_folder",
 ]
 
 
@@ -124,6 +125,40 @@ def _through_link(root: Path, relative: str) -> bool:
         if stat.S_ISLNK(info.st_mode) or attributes & stat.FILE_ATTRIBUTE_REPARSE_POINT:
             return True
     return False
+
+
+_VERSION_FOLDER_HINT = f"give the folder of one catalog version, the one holding {MANIFEST_NAME}"
+
+
+def version_folder(given: str | Path) -> Path:
+    """The version folder a user named on the command line, checked to be one.
+
+    A path that does not exist, a file (the manifest itself, say) and a folder
+    without a manifest (a catalog's folder rather than one of its versions)
+    are each refused in their own words, the same for every command, with
+    the folder to give when one can be told.
+    """
+    folder = Path(given).expanduser()
+    if not os.path.lexists(folder):
+        problem, hint = "this folder does not exist", _VERSION_FOLDER_HINT
+    elif not folder.is_dir():
+        problem = "a file, not a folder"
+        hint = (
+            f"give the folder holding it: {folder.parent}"
+            if folder.name == MANIFEST_NAME
+            else _VERSION_FOLDER_HINT
+        )
+    elif not os.path.lexists(folder / MANIFEST_NAME):  # else the reader says what it is
+        problem = f"no {MANIFEST_NAME} in this folder"
+        versions = sorted(found.parent.name for found in folder.glob(f"*/{MANIFEST_NAME}"))
+        hint = (
+            f"this is a catalog's folder: give one of its versions, e.g. {folder / versions[-1]}"
+            if versions
+            else _VERSION_FOLDER_HINT
+        )
+    else:
+        return folder
+    raise ManifestError(problem, file=str(folder), hint=hint)
 
 
 def manifest_text(where: VersionDir) -> str:
@@ -465,7 +500,7 @@ def _read_new_parts_file(
 ) -> tuple[str, str]:
     """:func:`_read_parts_file` for a file not read before, or changed since."""
     resource = version.where.resolve(file)
-    if resource is None or not resource.is_file():
+    if resource is None or not _exists(resource):
         problem = (
             "points (or links) outside the catalog folder" if resource is None else "does not exist"
         )
@@ -506,10 +541,19 @@ def _check_record(part: PartDecl, manifest: Manifest, known_agents: set[str]) ->
             )
 
 
+def _exists(resource: Traversable) -> bool:
+    """Whether there is anything at ``resource``: a file, and also a folder, a pipe or a
+    dangling link, which the reader then refuses in its own words (never "does not
+    exist", which would send the user looking for a file that is there)."""
+    if isinstance(resource, Path):
+        return os.path.lexists(resource)
+    return resource.is_file() or resource.is_dir()
+
+
 def _absent_body(where: VersionDir, file: str) -> str | None:
     """The path of body ``file`` when it lies inside the catalog folder but does not exist."""
     resource = where.resolve(file)
-    return None if resource is None or resource.is_file() else str(resource)
+    return None if resource is None or _exists(resource) else str(resource)
 
 
 def read_body(where: VersionDir, part_id: str, file: str, index: int) -> tuple[str, str]:
@@ -531,7 +575,7 @@ def read_body(where: VersionDir, part_id: str, file: str, index: int) -> tuple[s
         what = f"the body of part {part_id!r}"
         body = read_text(resource, ManifestError, what, "check the file", keep_bom=True)
     except ManifestError:
-        if resource.is_file():  # there, but unreadable: the reader's message says why
+        if _exists(resource):  # there, but unreadable: the reader's message says why
             raise
         raise ManifestError(
             f"part {part_id!r}: file {file!r} does not exist",

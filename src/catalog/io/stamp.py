@@ -21,7 +21,14 @@ from catalog.engine.catalog import Catalog
 from catalog.engine.compile import body_sha256
 from catalog.errors import CatalogError, ManifestError, RecordError
 from catalog.io.catalog_path import CatalogPath, parse_ref
-from catalog.io.loader import MANIFEST_NAME, VersionDir, manifest_text, read_body, read_manifest
+from catalog.io.loader import (
+    MANIFEST_NAME,
+    VersionDir,
+    manifest_text,
+    read_body,
+    read_manifest,
+    version_folder,
+)
 from catalog.io.manifests import parse_manifest
 from catalog.io.positions import TomlPositions, key_lines
 from catalog.io.textfile import parse_toml, write_text
@@ -56,8 +63,9 @@ def stamp_folder(
     The bodies of ``from`` parts come from the catalog's base, found in
     ``store`` (by default the bundled catalogs, entry points and ``CATALOG_PATH``).
     """
-    where = VersionDir(Path(folder).parent, Path(folder).name)
-    path = Path(folder) / MANIFEST_NAME
+    checked = version_folder(folder)
+    where = VersionDir(checked.parent, checked.name)
+    path = checked / MANIFEST_NAME
     text = manifest_text(where)
     data = parse_toml(text, str(path), ManifestError, "fix the TOML syntax")
     _check_catalog_table(data, text, str(path))
