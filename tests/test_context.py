@@ -52,8 +52,9 @@ def test_a_file_not_named_json_is_read_as_toml_and_the_hint_says_so(tmp_path: Pa
 @pytest.mark.parametrize(
     ("data", "key", "message"),
     [
-        ({"envv": {}}, "envv", "unknown key 'envv'; remove it or check its spelling"),
-        ({"env": {"oss": "Linux"}}, "env.oss", "unknown key 'oss'"),
+        ({"envv": {}}, "envv", "unknown key 'envv'; did you mean 'env'?"),
+        ({"env": {"oss": "Linux"}}, "env.oss", "unknown key 'oss'; did you mean 'os'?"),
+        ({"nonsense": 1}, "nonsense", "unknown key 'nonsense'; remove it or check its spelling"),
         ({"tools": "Bash"}, "tools", "must be a list (an array), not text ('Bash')"),
         ({"env": ["Linux"]}, "env", "must be a table (an object), not a list"),
         ({"project_files": [{"content": "x"}]}, "project_files[0].path", "missing required key"),

@@ -61,6 +61,8 @@ def test_a_good_manifest_loads(tmp_path: Path) -> None:
     [
         # unknown key in a part
         ({"order = 20": 'order = 20\ncolour = "red"'}, "part[1].colour", 16, "unknown key"),
+        # a misspelt key in a part: missing the key meant, which the unknown one names
+        ({"order = 20": "ordre = 20"}, "part[1].order", None, "did you mean 'order'?"),
         # unknown key in [catalog]
         (
             {'version = "1.0.0"': 'version = "1.0.0"\nauthor = "x"'},

@@ -30,7 +30,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
 from catalog.errors import CatalogError, ManifestError, Problem, RecordError
-from catalog.schema import Items, SchemaModel, validate
+from catalog.schema import Items, SchemaModel, keys_at, validate
 from catalog.schema._words import describe_value
 from catalog.schema.context import Context, Environment
 from catalog.schema.manifest import Manifest, PlaceholderDecl
@@ -307,6 +307,50 @@ def test_unknown_keys_are_refused_string_or_not() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("model", "data", "loc", "guess"),
+    [
+        (Leaf, {"nme": "a"}, ("nme",), "name"),
+        (
+            Tree,
+            {"leaves": [{"name": "a"}, {"name": "b", "cout": 1}]},
+            ("leaves", 1, "cout"),
+            "count",
+        ),
+        (Tree, {"by_name": {"x": {"name": "a", "counts": 2}}}, ("by_name", "x", "counts"), "count"),
+        (Tree, {"best": {"name": "a", "nam": "b"}}, ("best", "nam"), "name"),  # an optional record
+        (Tree, {"leavs": []}, ("leavs",), "leaves"),
+        (Aliased, {"to_key": "x", "form": "y"}, ("form",), "from"),  # the key as files write it
+        (Doc, {"part": [{"agent": ["*"]}]}, ("part", 0, "agent"), "agents"),
+    ],
+)
+def test_an_unknown_key_names_the_closest_key_allowed_where_it_stands(
+    model: type[SchemaModel], data: dict[str, Any], loc: tuple[str | int, ...], guess: str
+) -> None:
+    assert (loc, "extra", f"unknown key {loc[-1]!r}; did you mean {guess!r}?") in problems_of(
+        model, data
+    )
+
+
+def test_an_unknown_key_like_no_allowed_key_or_too_long_to_be_a_typo_names_none() -> None:
+    long_key = "name" * 30
+    assert problems_of(Leaf, {"name": "a", "zzz": 1, long_key: 2}) == [
+        (("zzz",), "extra", "unknown key 'zzz'; remove it or check its spelling"),
+        ((long_key,), "extra", f"unknown key {long_key!r}; remove it or check its spelling"),
+    ]
+
+
+def test_the_keys_allowed_at_a_path_are_read_from_the_models() -> None:
+    assert keys_at(Tree, ()) == ("leaves", "by_name", "best")
+    assert keys_at(Tree, ("leaves", 3)) == ("name", "count")
+    assert keys_at(Tree, ("by_name", "any")) == ("name", "count")
+    assert keys_at(Tree, ("best",)) == ("name", "count")
+    assert keys_at(Aliased, ()) == ("from", "to_key")
+    assert keys_at(Tree, ("leaves", "x")) == ()  # a list has no keys
+    assert keys_at(Tree, ("best", "name")) == ()  # a text holds no table
+    assert keys_at(Tree, ("nowhere", 1)) == ()
+
+
 def test_keyword_construction_refuses_unknown_keys_too() -> None:
     with pytest.raises(ValidationError, match="nme"):
         Leaf(name="a", nme="b")  # type: ignore[call-arg]
@@ -497,7 +541,7 @@ def test_the_key_path_of_a_problem_in_a_table_names_its_keys() -> None:
     assert problems_of(Tree, {"by_name": {"oak": {"name": 1}, "elm": {"nme": "x"}}}) == [
         (("by_name", "oak", "name"), "type", "must be text, not a number (1)"),
         (("by_name", "elm", "name"), "missing", "missing required key 'name'"),
-        (("by_name", "elm", "nme"), "extra", "unknown key 'nme'; remove it or check its spelling"),
+        (("by_name", "elm", "nme"), "extra", "unknown key 'nme'; did you mean 'name'?"),
     ]
 
 
@@ -515,7 +559,7 @@ def test_an_alias_is_the_key_in_files_and_the_name_in_python() -> None:
 def test_a_field_name_is_not_a_key_when_it_has_an_alias() -> None:
     assert problems_of(Aliased, {"from_": "a", "to": "b"}) == [
         (("to_key",), "missing", "missing required key 'to_key'"),
-        (("from_",), "extra", "unknown key 'from_'; remove it or check its spelling"),
+        (("from_",), "extra", "unknown key 'from_'; did you mean 'from'?"),
         (("to",), "extra", "unknown key 'to'; remove it or check its spelling"),
     ]
 

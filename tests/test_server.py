@@ -387,6 +387,8 @@ def test_the_openapi_description_declares_the_error_body(client: TestClient) -> 
         ({"env": {"cwd": 5}}, "env.cwd", "must be text, not a number (5)"),
         ({"token_budget": "9"}, "token_budget", "must be an integer, not text ('9')"),
         ({"colour": 1}, "colour", "unknown key 'colour'; remove it or check its spelling"),
+        ({"toolz": ["Bash"]}, "toolz", "unknown key 'toolz'; did you mean 'tools'?"),
+        ({"env": {"cwdd": "/p"}}, "env.cwdd", "unknown key 'cwdd'; did you mean 'cwd'?"),
         ({"project_files": [{"path": "A.md"}]}, "project_files[0].content",
          "missing required key 'content'"),
     ],

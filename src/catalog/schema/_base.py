@@ -14,6 +14,7 @@ pydantic model does.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Annotated, Any, TypeVar
 
@@ -27,6 +28,7 @@ from pydantic.json_schema import (
 from pydantic_core import core_schema
 
 from catalog.errors import RecordError
+from catalog.schema._keys import keys_at
 from catalog.schema._problems import MAX_WORDED, problems
 
 __all__ = ["Items", "SchemaModel", "sorted_table", "validate"]
@@ -104,4 +106,5 @@ def validate(model: type[_M], data: Any) -> _M:
     except ValidationError as exc:
         errors = exc.errors()
         omitted = max(0, len(errors) - MAX_WORDED)
-        raise RecordError(problems(errors, data), omitted=omitted) from None
+        allowed = functools.partial(keys_at, model)
+        raise RecordError(problems(errors, data, allowed), omitted=omitted) from None

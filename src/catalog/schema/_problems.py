@@ -12,18 +12,20 @@ to word, where a reader is shown twenty.
 from __future__ import annotations
 
 import sys
-from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from pydantic_core import ErrorDetails
 
 from catalog.errors import CatalogError, Problem, parse_key
+from catalog.lang.shapes import close_matches
 from catalog.schema._words import describe_value, figure, one_of
 
 __all__ = ["MAX_WORDED", "problems"]
 
 MAX_WORDED = 1000
 """Most of pydantic's errors worded as problems; callers count the rest as omitted."""
+_LONGEST_GUESSED = 100  # an unknown key longer than any key is no typo of one
 
 _LIST = "a list (an array)"
 _TABLE = "a table (an object)"
@@ -54,10 +56,16 @@ class _Found:
     member: str | None
 
 
-def problems(errors: Sequence[ErrorDetails], data: object) -> list[Problem]:
+def problems(
+    errors: Sequence[ErrorDetails],
+    data: object,
+    allowed: Callable[[Loc], Collection[str]] | None = None,
+) -> list[Problem]:
     """The problems of the first :data:`MAX_WORDED` of ``errors`` (a ``ValidationError``'s
     ``errors()``, or what a web framework reports from it) about ``data``, in the order
-    pydantic found them."""
+    pydantic found them. Given what gives the keys ``allowed`` in the table at a key
+    path (:func:`~catalog.schema._keys.keys_at` of the model ``data`` was checked
+    against), an unknown key names the closest one."""
     ordered: list[Problem | Loc] = []
     unions: dict[Loc, list[_Found]] = {}
     for error in errors[:MAX_WORDED]:
@@ -75,7 +83,20 @@ def problems(errors: Sequence[ErrorDetails], data: object) -> list[Problem]:
             result.append(item)
         else:
             result.extend(_union_problems(item, unions[item]))
-    return result
+    if allowed is None:
+        return result
+    return [_guessed(p, allowed) if p.kind == "extra" else p for p in result]
+
+
+def _guessed(problem: Problem, allowed: Callable[[Loc], Collection[str]]) -> Problem:
+    """An unknown key's problem naming the closest key ``allowed`` where it stands, if any."""
+    key = problem.loc[-1] if problem.loc else None
+    if not isinstance(key, str) or len(key) > _LONGEST_GUESSED:
+        return problem
+    close = close_matches(key, allowed(problem.loc[:-1]), n=1)
+    if not close:
+        return problem
+    return replace(problem, message=f"unknown key {key!r}; did you mean {close[0]!r}?")
 
 
 def _place(error: ErrorDetails, data: object) -> _Found:

@@ -17,7 +17,7 @@ FastAPI's own 422 body, which this server never sends.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from fastapi import Request
@@ -35,7 +35,7 @@ from catalog.errors import (
     StoreUnavailableError,
     format_key,
 )
-from catalog.schema import problems
+from catalog.schema import keys_at, problems
 from catalog.server.headers import SECURITY_HEADERS
 from catalog.server.state import ServerState
 
@@ -164,8 +164,22 @@ def _problems(request: Request, exc: RequestValidationError) -> list[tuple[str, 
         "path": request.path_params,
         "header": dict(request.headers),
     }
-    worded += [(format_key(p.loc), p.message) for p in problems(raw, data)]
+    worded += [(format_key(p.loc), p.message) for p in problems(raw, data, _allowed(request))]
     return worded
+
+
+def _allowed(request: Request) -> Callable[[Sequence[str | int]], Collection[str]]:
+    """The keys allowed at a key path of the request: those of the route's body model
+    under ``body`` (an unknown key then names the closest), none elsewhere."""
+    body_field = getattr(request.scope.get("route"), "body_field", None)
+    model = getattr(getattr(body_field, "field_info", None), "annotation", None)
+
+    def allowed(path: Sequence[str | int]) -> Collection[str]:
+        if not (isinstance(model, type) and issubclass(model, BaseModel)) or path[:1] != ("body",):
+            return ()
+        return keys_at(model, path[1:])
+
+    return allowed
 
 
 def _invalid_request(request: Request, exc: Exception) -> JSONResponse:
