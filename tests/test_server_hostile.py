@@ -159,6 +159,21 @@ def test_every_error_has_one_shape(catalogs: Path, tmp_path: Path) -> None:
         assert too_large.headers["connection"] == "close"
 
 
+def test_a_body_that_is_not_utf_8_is_told_so_with_what_to_send(
+    catalogs: Path, tmp_path: Path
+) -> None:
+    with _app(catalogs, tmp_path) as client:
+        response = client.post(
+            "/api/assemble",
+            content=b'{"catalog": "\xff\xfe"}',
+            headers={"content-type": "application/json"},
+        )
+        error = _error(response, 400)
+        assert error["field"] == "body"
+        assert error["message"] == "the request body cannot be read as JSON"
+        assert "UTF-8" in error["hint"]
+
+
 def test_unexpected_failures_are_a_500_that_tells_nothing(
     catalogs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

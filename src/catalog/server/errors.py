@@ -196,7 +196,16 @@ def _invalid_request(request: Request, exc: Exception) -> JSONResponse:
 
 
 def _http_error(request: Request, exc: Exception) -> JSONResponse:
+    """An HTTP error as every error is answered; FastAPI's to a body that is not UTF-8
+    (raised from the decoding error) in the project's words."""
     assert isinstance(exc, HTTPException)
+    if exc.status_code == 400 and isinstance(exc.__cause__, UnicodeError):
+        return error_response(
+            400,
+            "the request body cannot be read as JSON",
+            field="body",
+            hint="send a JSON object encoded in UTF-8, with Content-Type: application/json",
+        )
     return error_response(exc.status_code, str(exc.detail), headers=exc.headers)
 
 
