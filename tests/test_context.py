@@ -41,6 +41,33 @@ def test_a_syntax_error_names_the_line(
     assert words in info.value.message
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "words"),
+    [
+        ("ctx.toml", '{"tools": ["Bash"]}\n', "this looks like JSON"),
+        ("ctx.toml", '\ufeff\n  [{"tools": ["Bash"]}]', "this looks like JSON"),
+        ("ctx.json", 'tools = ["Bash"]\n', "TOML goes in a .toml file"),
+    ],
+)
+def test_a_context_in_the_other_format_is_told_by_its_hint(
+    tmp_path: Path, name: str, text: str, words: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ContextError) as info:
+        load_context(path)
+    assert words in (info.value.hint or "")
+
+
+def test_a_context_that_is_not_an_object_shows_what_one_looks_like(tmp_path: Path) -> None:
+    path = tmp_path / "ctx.json"
+    path.write_text('["Bash"]', encoding="utf-8")
+    with pytest.raises(ContextError) as info:
+        load_context(path)
+    assert info.value.message == "the context must be a table/object at the top level"
+    assert info.value.hint == 'write its fields as keys of one object: {"tools": ["Bash"]}'
+
+
 def test_a_file_not_named_json_is_read_as_toml_and_the_hint_says_so(tmp_path: Path) -> None:
     path = tmp_path / "ctx.yaml"
     path.write_text("tools: [Bash]\n", encoding="utf-8")

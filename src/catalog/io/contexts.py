@@ -21,15 +21,25 @@ def load_context(path: str | Path) -> Context:
     text = read_text(file, ContextError, "the context file", "check the path given with --context")
     data: Any
     is_json = file.suffix.lower() == ".json"
+    looks_json = text.lstrip("\ufeff \t\r\n")[:1] in ("{", "[")
     if is_json:
-        data = parse_json(text, str(file), ContextError, "fix the JSON syntax")
+        hint = "fix the JSON syntax"
+        if not looks_json:
+            hint += "; a file whose name ends in .json is read as JSON (TOML goes in a .toml file)"
+        data = parse_json(text, str(file), ContextError, hint)
     else:
         hint = "fix the TOML syntax"
-        if file.suffix.lower() != ".toml":
+        if looks_json:
+            hint += "; this looks like JSON, which is read from a file whose name ends in .json"
+        elif file.suffix.lower() != ".toml":
             hint += "; a context file is read as TOML unless its name ends in .json"
         data = parse_toml(text, str(file), ContextError, hint)
     if not isinstance(data, dict):
-        raise ContextError("the context must be a table/object at the top level", file=str(file))
+        raise ContextError(
+            "the context must be a table/object at the top level",
+            file=str(file),
+            hint='write its fields as keys of one object: {"tools": ["Bash"]}',
+        )
     try:
         return validate(Context, data)
     except RecordError as exc:
