@@ -115,3 +115,18 @@ def test_a_misspelt_global_option_names_the_global_one(
     assert "'--form' is not an option before the command" in err
     assert "hint: did you mean '--format'?" in err
     assert run(capsys, "--format=json", "--path", str(cli_demo), "list")[0] == 0
+
+
+def test_a_misspelt_set_key_names_the_closest_and_where_to_find_the_others(
+    cli_demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "assemble", "demo", "--set", "tols=Bash", "--path", str(cli_demo))
+    assert (code, out) == (2, "")
+    assert "--set tols: no such variable or context field" in err
+    assert "did you mean 'tools'" in err
+    assert "`catalog variables demo@1.0.0` lists the catalog's variables" in err
+    assert "`catalog schema context` the context's fields" in err
+    code, out, err = run(capsys, "assemble", "demo", "--set", "qqq=1", "--path", str(cli_demo))
+    assert code == 2
+    assert "did you mean" not in err
+    assert "token_budget" not in err  # the context's fields are not all listed
