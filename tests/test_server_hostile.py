@@ -157,6 +157,8 @@ def test_every_error_has_one_shape(catalogs: Path, tmp_path: Path) -> None:
         assert missing["hint"] == "send Content-Type: application/json"
         too_large = client.post("/api/assemble", content=b"x" * 1_100_000, headers=json_type)
         assert too_large.headers["connection"] == "close"
+        for unknown in (client.get("/nowhere"), client.delete("/system-prompt")):
+            assert "/openapi.json lists the routes" in unknown.json()["error"]["hint"]
 
 
 def test_a_body_that_is_not_utf_8_is_told_so_with_what_to_send(

@@ -206,7 +206,11 @@ def _http_error(request: Request, exc: Exception) -> JSONResponse:
             field="body",
             hint="send a JSON object encoded in UTF-8, with Content-Type: application/json",
         )
-    return error_response(exc.status_code, str(exc.detail), headers=exc.headers)
+    hint = _ROUTES_HINT if exc.status_code in (404, 405) else None
+    return error_response(exc.status_code, str(exc.detail), hint=hint, headers=exc.headers)
+
+
+_ROUTES_HINT = "GET /openapi.json lists the routes and the methods each takes"
 
 
 def _too_deep(request: Request, exc: Exception) -> JSONResponse:
