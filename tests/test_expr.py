@@ -348,6 +348,10 @@ def test_invalid_expressions(source: str, message: str, column: int) -> None:
         ("len", "'len' is a function"),
         ("tools.name", "pluck(tools, 'name')"),
         ('"Bash" in tools and\n  n > 1', "in parentheses"),
+        ("(n", "check the brackets and quotes are closed"),
+        ('n > "1', "`catalog help expressions` gives the grammar"),
+        ("n = 1", "compare with '=='"),
+        ("n >= 1 and n = 2", "compare with '=='"),
     ],
 )
 def test_errors_carry_a_hint(source: str, hint: str) -> None:
@@ -361,7 +365,9 @@ def test_a_multi_line_expression_in_parentheses_compiles_and_no_wrong_hint_is_gi
     assert compile_expression('("Bash" in tools and\n  n > 1)', NAMES)({"tools": ["Bash"], "n": 2})
     with pytest.raises(ExpressionError) as caught:
         compile_expression("n and\n n n", NAMES)
-    assert caught.value.hint is None
+    assert caught.value.hint is not None
+    assert "parentheses" not in caught.value.hint
+    assert "==" not in caught.value.hint
 
 
 EVALUATION_ERRORS: list[tuple[str, str, int]] = [

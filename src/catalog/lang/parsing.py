@@ -22,6 +22,11 @@ from catalog.lang.values import MAX_DEPTH, MAX_NODES, MAX_SOURCE_LENGTH
 __all__ = ["Source", "parse"]
 
 _NEWLINE: Final = re.compile(r"\r\n|\r|\n")
+_ASSIGNMENT: Final = re.compile(r"(?<![=!<>])=(?!=)")  # one '=', not part of ==, !=, <=, >=
+_SYNTAX_HINT: Final = (
+    "check the brackets and quotes are closed and each operator has its operands; "
+    "`catalog help expressions` gives the grammar"
+)
 _BRACKET: Final = re.compile(r"[()\[\]#]")
 
 
@@ -168,11 +173,13 @@ def _parse(text: str, base: int) -> ast.Expression:
             return ast.parse(text, mode="eval")
     except SyntaxError as exc:
         column = _syntax_column(text, exc)
-        hint = None
+        hint = _SYNTAX_HINT
         if "&&" in text or "||" in text:
             hint = "write 'and' / 'or' instead of '&&' / '||'"
         elif _NEWLINE.search(text) and _parses(_NEWLINE.sub(" ", text)):
             hint = "wrap an expression written on several lines in parentheses"
+        elif _ASSIGNMENT.search(text):
+            hint = "compare with '==' ('=' assigns, which an expression cannot)"
         message = exc.msg or "invalid syntax"
         raise ExpressionError(f"syntax error: {message}", column=base + column, hint=hint) from None
     except (ValueError, RecursionError, MemoryError, Warning) as exc:
