@@ -30,7 +30,7 @@ from catalog.cli._common import EXIT_OK, EXIT_USAGE, common_parser, resolve_glob
 from catalog.cli._formatters import HelpFormatter, RawHelpFormatter
 from catalog.cli._report import wants_json, write_error
 from catalog.errors import CatalogError, UsageError
-from catalog.lang.shapes import close_matches, did_you_mean
+from catalog.lang.shapes import did_you_mean, guess
 from catalog.lang.visible import visible
 
 __all__ = ["COMMANDS", "build_parser", "main"]
@@ -145,9 +145,9 @@ def _unrecognized(parser: argparse.ArgumentParser, extras: Sequence[str]) -> _Ar
     stray = next((word.partition("=")[0] for word in extras if word.startswith("--")), None)
     if stray is not None:
         flags = [flag for action in options(parser) for flag in action.option_strings]
-        close = close_matches(stray, flags)
+        close = guess(stray, flags)
         if close:
-            error.hint = f"did you mean {' or '.join(map(repr, close))}? {error.hint}"
+            error.hint = f"{close} {error.hint}"
     return error
 
 
@@ -176,10 +176,10 @@ def _misplaced(option: str, argv: Sequence[str]) -> UsageError:
         option in action.option_strings
         for action in options(build_parser(command).get_default("commands")[command])
     )
-    close = close_matches(option, _VALUED_GLOBALS)
+    close = guess(option, _VALUED_GLOBALS, n=1)
     return UsageError(
         f"{option!r} is not an option before the command: only --path, --format and --color are",
-        hint=f"did you mean {close[0]!r}?"
+        hint=close
         if close and not own
         else f"put it after the command's name: catalog {command or 'COMMAND'} ... {option}",
     )

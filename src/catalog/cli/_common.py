@@ -21,7 +21,7 @@ from catalog.io.catalog_path import CatalogPath
 from catalog.io.contexts import load_context
 from catalog.io.positions import key_lines
 from catalog.io.textfile import read_text, too_deep, write_text
-from catalog.lang.shapes import close_matches, did_you_mean
+from catalog.lang.shapes import did_you_mean, guess
 from catalog.lang.visible import json_visible, visible
 from catalog.schema.context import (
     Context,
@@ -266,12 +266,11 @@ def gathering_from_args(
         elif key.split(".")[0] in Context.model_fields:
             _set_path(data, key.split("."), _guess(raw))
         else:
-            close = close_matches(key, types.keys() | Context.model_fields.keys())
-            guess = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
+            close = guess(key, types.keys() | Context.model_fields.keys())
             raise ContextError(
                 f"--set {key}: no such variable or context field",
-                hint=f"{guess}`catalog variables {catalog.name}@{catalog.version}` lists the "
-                "catalog's variables, `catalog schema context` the context's fields",
+                hint=f"{close} `catalog variables {catalog.name}@{catalog.version}` lists the "
+                "catalog's variables, `catalog schema context` the context's fields".lstrip(),
             )
     given = coerce_context(data, source="--set/--tools/--context")
     if args.from_dir is None:

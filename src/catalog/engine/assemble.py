@@ -59,7 +59,7 @@ from catalog.engine.plan import (
 )
 from catalog.engine.prompt import AssembledPrompt, Excluded, Piece, Reminder, Tool
 from catalog.errors import BudgetError, CatalogError, ContextError
-from catalog.lang.shapes import close_matches
+from catalog.lang.shapes import guess
 from catalog.lang.values import SEARCHED_FREELY, Scope
 from catalog.schema.context import Context, coerce_context
 from catalog.schema.manifest import fits_type
@@ -128,9 +128,11 @@ def _tool_notes(rules: CatalogRules, ctx: Context) -> tuple[str, ...]:
     where = f"{rules.name} {rules.version}"
     notes = []
     for name in unknown[:_TOOL_NOTES]:
-        close = close_matches(name, rules.tool_names, n=1)
-        guess = f"; did you mean {close[0]!r}?" if close else ""
-        notes.append(f"tool {name!r} matches no part and no agent's tools of {where}{guess}")
+        close = guess(name, rules.tool_names, n=1)
+        notes.append(
+            f"tool {name!r} matches no part and no agent's tools of {where}"
+            + (f"; {close}" if close else "")
+        )
     if len(unknown) > _TOOL_NOTES:
         notes.append(
             f"{len(unknown) - _TOOL_NOTES} more tools match no part and no agent's tools of {where}"

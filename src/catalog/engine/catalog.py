@@ -19,7 +19,7 @@ from catalog.engine.plan import AgentInfo, AgentPlan, CatalogRules, CompiledPart
 from catalog.engine.prompt import AssembledPrompt, Reminder
 from catalog.errors import NotFoundError
 from catalog.lang.placeholders import unbound_names
-from catalog.lang.shapes import close_matches, did_you_mean
+from catalog.lang.shapes import did_you_mean, guess
 from catalog.schema.context import Context
 from catalog.schema.manifest import MAIN_AGENT, BindingDecl, Manifest
 from catalog.tokens import TokenCounter
@@ -129,11 +129,10 @@ class Catalog:
         for part in self.parts:
             if part.id == part_id:
                 return part
-        close = close_matches(part_id, (part.id for part in self.parts))
-        guess = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
+        close = guess(part_id, (part.id for part in self.parts))
         raise NotFoundError(
             f"catalog {self.name} {self.version} has no part {part_id!r}",
-            hint=f"{guess}`catalog show` lists the parts",
+            hint=f"{close} `catalog show` lists the parts".lstrip(),
         )
 
     def plan(self, agent: str) -> AgentPlan:

@@ -49,6 +49,7 @@ __all__ = [
     "close_matches",
     "common_shape",
     "did_you_mean",
+    "guess",
     "shape_of",
 ]
 
@@ -61,6 +62,13 @@ def close_matches(name: str, candidates: typing.Iterable[str], *, n: int = 3) ->
     return difflib.get_close_matches(name, list(candidates), n=n, cutoff=0.6)
 
 
+def guess(name: str, candidates: typing.Iterable[str], *, n: int = 3) -> str:
+    """``did you mean 'a' or 'b'?`` for the spellings among ``candidates`` closest to
+    ``name`` (see :func:`close_matches`); empty when none is close."""
+    close = close_matches(name, candidates, n=n)
+    return f"did you mean {' or '.join(map(repr, close))}?" if close else ""
+
+
 def did_you_mean(name: str, known: typing.Iterable[str], *, what: str) -> str:
     """Return a hint naming the closest known spellings of ``name`` and all known ones.
 
@@ -70,12 +78,9 @@ def did_you_mean(name: str, known: typing.Iterable[str], *, what: str) -> str:
     candidates = sorted(set(known))
     if not candidates:
         return f"there are no {what}"
-    close = close_matches(name, candidates)
     listing = f"{what}: {', '.join(candidates)}"
-    if close:
-        quoted = " or ".join(f"'{c}'" for c in close)
-        return f"did you mean {quoted}? {listing}"
-    return listing
+    close = guess(name, candidates)
+    return f"{close} {listing}" if close else listing
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pydantic_core import ErrorDetails
 
 from catalog.errors import CatalogError, Problem, parse_key
-from catalog.lang.shapes import close_matches
+from catalog.lang.shapes import guess
 from catalog.schema._words import describe_value, figure, one_of
 
 __all__ = ["MAX_WORDED", "problems"]
@@ -93,10 +93,10 @@ def _guessed(problem: Problem, allowed: Callable[[Loc], Collection[str]]) -> Pro
     key = problem.loc[-1] if problem.loc else None
     if not isinstance(key, str) or len(key) > _LONGEST_GUESSED:
         return problem
-    close = close_matches(key, allowed(problem.loc[:-1]), n=1)
+    close = guess(key, allowed(problem.loc[:-1]), n=1)
     if not close:
         return problem
-    return replace(problem, message=f"unknown key {key!r}; did you mean {close[0]!r}?")
+    return replace(problem, message=f"unknown key {key!r}; {close}")
 
 
 def _place(error: ErrorDetails, data: object) -> _Found:
