@@ -37,11 +37,13 @@ iterations and :data:`MAX_OUTPUT_LENGTH` (10 million) characters of output
 per render, so nested loops over large data cannot hang the process or
 exhaust its memory.
 
-The body is compiled once into a tree of closures; a body without any tag is
-returned as it is. Compiling with ``constants`` (the ``part`` and ``agent`` of
-one agent's plan) substitutes them: an ``{% if %}`` whose test is known keeps
-only the branch that runs, and a ``{{ }}`` whose value is known becomes text
-(see :mod:`catalog.lang.compiler`).
+The body is compiled once into steps that one loop walks (texts, values to
+write, branches and loops: :mod:`catalog.lang._render`, with the expressions
+compiled to closures); a body without any tag is returned as it is.
+Compiling with ``constants`` (the ``part`` and ``agent`` of one agent's plan)
+substitutes them: an ``{% if %}`` whose test is known keeps only the branch
+that runs, and a ``{{ }}`` whose value is known becomes text (see
+:mod:`catalog.lang.compiler`).
 
 A body renders under an evaluation budget of its own when it runs a loop, calls
 a function or adds; what it writes is counted against that budget once, when
@@ -60,19 +62,22 @@ from typing import Any, Final, Literal, TypeAlias
 
 from catalog.errors import EvaluationError, ExpressionError
 from catalog.lang._lexing import OPENER, Lines, Token, tokenize, trim_block_lines
+from catalog.lang._render import (
+    MAX_LOOP_ITERATIONS,
+    MAX_OUTPUT_LENGTH,
+    Body,
+    Count,
+    For,
+    If,
+    Limits,
+    Write,
+    fill,
+    finish,
+    sequence,
+)
 from catalog.lang.compiler import Expression, ExpressionCache
 from catalog.lang.shapes import SCALAR, RecordShape, Shape, did_you_mean
-from catalog.lang.values import (
-    ITEM_COST,
-    MAX_TEXT_LENGTH,
-    Path,
-    Run,
-    Scope,
-    budgeted,
-    charge,
-    iterate,
-    render_value,
-)
+from catalog.lang.values import Path, Scope, budgeted, charge, render_value
 
 __all__ = [
     "LOOP_SHAPE",
@@ -85,10 +90,6 @@ __all__ = [
 
 MAX_BLOCK_DEPTH: Final = 32
 """Deepest nesting of ``if``/``for`` blocks."""
-MAX_LOOP_ITERATIONS: Final = 100_000
-"""Most loop iterations, all loops together, in one render."""
-MAX_OUTPUT_LENGTH: Final = MAX_TEXT_LENGTH
-"""Longest output of one render, in characters."""
 
 LOOP_SHAPE: Final = RecordShape(
     {"index": SCALAR, "index0": SCALAR, "first": SCALAR, "last": SCALAR, "length": SCALAR},
@@ -102,50 +103,9 @@ _KEYWORD: Final = re.compile(r"\s*(\w*)")
 _FOR: Final = re.compile(r"\s*(\S+)\s+in\s+(.*)", re.DOTALL)
 
 
-class _Output:
-    """The pieces of one render, with its iteration and size limits.
-
-    The values written, and the texts written inside loops, are counted against
-    the output limit as they are written; the body's other texts, which its own
-    size bounds, when the render ends. What it wrote is counted against the
-    evaluation budget then too: the output limit keeps it well below the budget.
-    """
-
-    __slots__ = ("iterations", "parts", "size")
-
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-        self.size = 0
-        self.iterations = 0
-
-    def write(self, text: str) -> None:
-        """Add ``text`` to the output, within :data:`MAX_OUTPUT_LENGTH`."""
-        self.size += len(text)
-        if self.size > MAX_OUTPUT_LENGTH:
-            raise _too_long()
-        self.parts.append(text)
-
-    def count(self, size: int) -> None:
-        """Count ``size`` characters about to be written against the output limit."""
-        self.size += size
-        if self.size > MAX_OUTPUT_LENGTH:
-            raise _too_long()
-
-    def tick(self) -> None:
-        """Count one loop iteration against :data:`MAX_LOOP_ITERATIONS`."""
-        self.iterations += 1
-        charge(ITEM_COST)
-        if self.iterations > MAX_LOOP_ITERATIONS:
-            raise EvaluationError(f"more than {MAX_LOOP_ITERATIONS} loop iterations in one render")
-
-
-def _too_long() -> EvaluationError:
-    return EvaluationError(f"the rendered body would be longer than {MAX_OUTPUT_LENGTH} characters")
-
-
-_Render: TypeAlias = Callable[[Scope, _Output], None]
 _UNWRITABLE: Final = (TypeError, ValueError, OverflowError, RecursionError)
 _NO_SCOPE: Final[Scope] = types.MappingProxyType({})
+_Piece: TypeAlias = "str | Write | If | For"
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,17 +158,16 @@ def compile_template(
         text = run
         return Template(source, roots, False, lambda scope: text, reads)
 
-    spends = compiler.spends
+    spends, loops = compiler.spends, compiler.loops
+    steps = run
 
     def render(scope: Scope) -> str:
-        out = _Output()
-        run(scope, out)
-        size = sum(map(len, out.parts))  # with the texts written outside loops
-        if size > MAX_OUTPUT_LENGTH:
-            raise _too_long()
+        parts: list[str] = []
+        fill(steps, scope, parts, Limits() if loops else None)
+        text, size = finish(parts)
         if spends:
             charge(size)
-        return "".join(out.parts)
+        return text
 
     return Template(source, roots, False, budgeted(render, "the body") if spends else render, reads)
 
@@ -253,7 +212,7 @@ class _Frame:
         self.constants = constants
         self.rows = rows
         self.looping = kind == "for"
-        self.pieces: list[str | _Render] = []
+        self.pieces: list[_Piece] = []
         self.reads: set[Path] = set()
         self.branches: list[_Branch] = []
         self.test: tuple[Expression, int] | None = None
@@ -261,7 +220,7 @@ class _Frame:
         self.variable = ""
 
 
-_Branch: TypeAlias = tuple[Expression, int, "str | _Render", frozenset[Path]]
+_Branch: TypeAlias = tuple[Expression, int, Body, frozenset[Path]]
 """One branch of an ``if``: its test, where the test is written, its body, and the
 paths the test and the body read."""
 
@@ -269,8 +228,9 @@ paths the test and the body read."""
 class _Compiler:
     """Turns the token list into one render closure, checking every tag.
 
-    ``reads`` collects the paths the body reads; ``spends`` is set when it runs a
-    loop or an expression that calls a function or adds (see the module docstring).
+    ``reads`` collects the paths the body reads; ``loops`` is set when it runs a
+    loop, and ``spends`` when it runs a loop or an expression that calls a function
+    or adds (see the module docstring).
     """
 
     def __init__(
@@ -286,8 +246,9 @@ class _Compiler:
         self._stack = [_Frame("root", 0, names, frozenset(), constants, rows)]
         self.reads = self._stack[0].reads
         self.spends = False
+        self.loops = False
 
-    def compile(self, tokens: list[Token]) -> str | _Render:
+    def compile(self, tokens: list[Token]) -> Body:
         for token in tokens:
             frame = self._stack[-1]
             if token.kind == "text":
@@ -306,7 +267,7 @@ class _Compiler:
                 frame.start,
                 f"add {{% {closer} %}}",
             )
-        return _sequence(self._stack[0].pieces, counted=False)
+        return sequence(self._stack[0].pieces, counted=False)
 
     # -- tags
 
@@ -405,7 +366,7 @@ class _Compiler:
         if frame.test is not None:
             test, offset = frame.test
             reads = frozenset(frame.reads | test.reads)
-            body = _sequence(frame.pieces, counted=frame.looping)
+            body = sequence(frame.pieces, counted=frame.looping)
             frame.branches.append((test, offset, body, reads))
         frame.test = None
         frame.pieces = []
@@ -417,20 +378,23 @@ class _Compiler:
         if frame.kind == "for":
             assert frame.test is not None
             iterable, offset = frame.test
-            self.spends = True
-            outer.pieces.append(
-                self._loop(frame.variable, iterable, offset, _sequence(frame.pieces, counted=True))
-            )
+            self.spends = self.loops = True
+            body = sequence(frame.pieces, counted=True)
+            outer.pieces.append(For(frame.variable, iterable.evaluate, body, offset, self._lines))
             hidden = (frame.variable, "loop")
             outer.reads |= iterable.reads
             outer.reads.update(path for path in frame.reads if path[0] not in hidden)
             return
-        orelse: tuple[str | _Render, frozenset[Path]] | None = None
+        orelse: tuple[Body, frozenset[Path]] | None = None
         if frame.has_else:
-            orelse = (_sequence(frame.pieces, counted=frame.looping), frozenset(frame.reads))
+            orelse = (sequence(frame.pieces, counted=frame.looping), frozenset(frame.reads))
         else:
             self._next_branch(frame)
-        outer.pieces.append(self._conditional(frame.branches, orelse, outer))
+        taken = self._conditional(frame.branches, orelse, outer)
+        if type(taken) is tuple:  # known while compiling: its steps stand in the block's place
+            outer.pieces += [step for step in taken if not isinstance(step, Count)]
+        else:
+            outer.pieces.append(taken)  # type: ignore[arg-type]
 
     # -- expressions and render closures
 
@@ -446,39 +410,25 @@ class _Compiler:
         self.spends = self.spends or expression.builds
         return expression
 
-    def _output(self, expression: Expression, offset: int, frame: _Frame) -> str | _Render:
+    def _output(self, expression: Expression, offset: int, frame: _Frame) -> str | Write:
         """What ``{{ expression }}`` writes: the text itself when its value is known."""
-        lines = self._lines
-        evaluate = expression.evaluate
         if not expression.names:
             try:
-                return render_value(evaluate(_NO_SCOPE))
+                return render_value(expression.evaluate(_NO_SCOPE))
             except (EvaluationError, *_UNWRITABLE):
                 pass  # the error comes when rendering, as written
         frame.reads |= expression.reads
         source = expression.source.strip()
-
-        def run(scope: Scope, out: _Output) -> None:
-            try:
-                value = evaluate(scope)
-                text = value if type(value) is str else render_value(value)
-            except EvaluationError as exc:
-                raise lines.relocated(exc, offset) from None
-            except _UNWRITABLE as exc:
-                message = f"cannot write the value of {source!r}: {exc}"
-                raise lines.relocated(EvaluationError(message), offset) from None
-            out.write(text)
-
-        return run
+        return Write(expression.evaluate, frame.looping, source, offset, self._lines)
 
     def _conditional(
         self,
         branches: list[_Branch],
-        orelse: tuple[str | _Render, frozenset[Path]] | None,
+        orelse: tuple[Body, frozenset[Path]] | None,
         outer: _Frame,
-    ) -> str | _Render:
-        """The render of an ``if`` block: only its branches that can be taken are
-        kept, and one taken whenever it is reached ends the block."""
+    ) -> Body | If:
+        """An ``if`` block: only its branches that can be taken are kept, and one taken
+        whenever it is reached ends the block (its body is then the block's)."""
         kept: list[_Branch] = []
         for branch in branches:
             known = _known_truth(branch[0])
@@ -492,65 +442,10 @@ class _Compiler:
         if orelse is not None:
             outer.reads |= orelse[1]
         # An if/elif/else is a chain of ifs, each with the rest as its else.
-        body = "" if orelse is None else orelse[0]
+        chain: Body | If = "" if orelse is None else orelse[0]
         for test, offset, then, _ in reversed(kept):
-            body = _branch(test.evaluate, offset, then, body, outer.looping, self._lines)
-        return body
-
-    def _loop(
-        self, variable: str, iterable: Expression, offset: int, body: str | _Render
-    ) -> _Render:
-        evaluate = iterable.evaluate
-        lines = self._lines
-
-        def run(scope: Scope, out: _Output) -> None:
-            try:
-                items = iterate(evaluate(scope))
-            except EvaluationError as exc:
-                raise lines.relocated(exc, offset) from None
-            except TypeError as exc:
-                raise lines.relocated(EvaluationError(str(exc)), offset) from None
-            length = len(items)
-            local: dict[str, Any] = dict(scope)
-            for index, item in enumerate(items):
-                out.tick()
-                local[variable] = item
-                local["loop"] = {
-                    "index": index + 1,
-                    "index0": index,
-                    "first": index == 0,
-                    "last": index == length - 1,
-                    "length": length,
-                }
-                _write(body, local, out)
-
-        return run
-
-
-def _branch(
-    test: Run,
-    offset: int,
-    then: str | _Render,
-    fallback: str | _Render,
-    counted: bool,
-    lines: Lines,
-) -> _Render:
-    """The render of an ``if`` with one test: ``then`` when it holds, else ``fallback``
-    (texts ``counted`` against the output limit as they are written, in a loop)."""
-
-    def run(scope: Scope, out: _Output) -> None:
-        try:
-            body = then if test(scope) else fallback
-        except EvaluationError as exc:
-            raise lines.relocated(exc, offset) from None
-        if type(body) is not str:
-            body(scope, out)  # type: ignore[operator]
-        elif counted:
-            out.write(body)
-        else:
-            out.parts.append(body)
-
-    return run
+            chain = If(test.evaluate, then, chain, offset, self._lines)
+        return chain
 
 
 def _known_truth(test: Expression) -> bool | None:
@@ -562,43 +457,3 @@ def _known_truth(test: Expression) -> bool | None:
         return bool(test.evaluate(_NO_SCOPE))
     except EvaluationError:
         return None
-
-
-def _sequence(pieces: list[str | _Render], *, counted: bool) -> str | _Render:
-    """One render for a block body, each render with the text that follows it; a pure
-    text kept as text. Its texts are ``counted`` against the output limit as they are
-    written when it is in a loop."""
-    head = ""
-    pairs: list[tuple[_Render, str]] = []
-    for piece in pieces:
-        if not isinstance(piece, str):
-            pairs.append((piece, ""))
-        elif pairs:
-            pairs[-1] = (pairs[-1][0], pairs[-1][1] + piece)
-        else:
-            head += piece
-    if not pairs:
-        return head
-    if not head and len(pairs) == 1 and not pairs[0][1]:
-        return pairs[0][0]  # a block holding one tag and nothing else is that tag
-    steps = tuple(pairs)
-    fixed = len(head) + sum(len(text) for _, text in steps)
-
-    def run(scope: Scope, out: _Output) -> None:
-        if counted:
-            out.count(fixed)  # the fixed texts at once: they are written whatever happens
-        parts = out.parts
-        parts.append(head)
-        for render, text in steps:
-            render(scope, out)
-            parts.append(text)
-
-    return run
-
-
-def _write(piece: str | _Render, scope: Scope, out: _Output) -> None:
-    """Write ``piece``: a text as it is, a render by calling it."""
-    if type(piece) is str:
-        out.write(piece)
-    else:
-        piece(scope, out)  # type: ignore[operator]
