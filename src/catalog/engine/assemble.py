@@ -57,7 +57,7 @@ from catalog.engine.plan import (
     plan_agents,
     trim,
 )
-from catalog.engine.prompt import AssembledPrompt, Excluded, Piece, Reminder, Tool
+from catalog.engine.prompt import AssembledPrompt, Excluded, Origin, Piece, Reminder, Tool
 from catalog.errors import BudgetError, CatalogError, ContextError
 from catalog.lang.shapes import guess
 from catalog.lang.values import SEARCHED_FREELY, Scope
@@ -241,7 +241,7 @@ def _override(step: Step, text: str) -> list[Piece]:
     if not text:
         return []
     why = f"slot {step.slot!r} replaced by the context"
-    return [Piece(f"override:{step.slot}", step.kind, step.order, "session", text, why)]
+    return [Piece(Origin(f"override:{step.slot}", step.kind, step.order, "session", why), text)]
 
 
 def _context_texts(ctx: Context) -> list[Piece]:
@@ -250,11 +250,12 @@ def _context_texts(ctx: Context) -> list[Piece]:
     custom = ctx.custom_prompt and trim(ctx.custom_prompt)
     if custom:
         why = "custom prompt from the context"
-        found.append(Piece("context:custom-prompt", "system", 0, "session", custom, why))
+        found.append(Piece(Origin("context:custom-prompt", "system", 0, "session", why), custom))
     append = ctx.append and trim(ctx.append)
     if append:
         why = "appended by the context"
-        found.append(Piece("context:append", "system", 1 << 31, "session", append, why))
+        origin = Origin("context:append", "system", 1 << 31, "session", why)
+        found.append(Piece(origin, append))
     return found
 
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from catalog.engine.definitions import Definition
-from catalog.engine.prompt import Excluded, Piece, Tool
+from catalog.engine.prompt import Excluded, Origin, Piece, Tool
 from catalog.errors import CatalogError
 from catalog.lang.compiler import Expression, ExpressionCache, compile_expression
 from catalog.lang.memo import remember
@@ -212,26 +212,21 @@ class Step:
     members: tuple[tuple[object, Step], ...] = ()
 
 
-def _piece(decl: PartDecl, why: str, text: str) -> Piece:
-    return Piece(
-        decl.id, decl.kind, decl.order, decl.stability, text, why, decl.required, decl.priority
-    )
-
-
 def _giving(
     decl: PartDecl, why: str, render: Callable[[Scope], str]
 ) -> Callable[[Scope], Made | None]:
     """What the part of ``decl`` gives with the body ``render`` renders, trimmed."""
-    ident, kind, order, stability = decl.id, decl.kind, decl.order, decl.stability
-    required, priority, tool = decl.required, decl.priority, decl.tool_name
+    ident, tool = decl.id, decl.tool_name
+    origin = Origin(ident, decl.kind, decl.order, decl.stability, why, decl.required, decl.priority)
+    is_tool = decl.kind == "tool"
 
     def give(scope: Scope) -> Made | None:
         text = trim(render(scope))
         if not text:
             return None
-        if kind == "tool":
+        if is_tool:
             return Tool(tool, text, ident)
-        return Piece(ident, kind, order, stability, text, why, required, priority)
+        return Piece(origin, text)
 
     return give
 

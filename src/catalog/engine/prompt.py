@@ -45,6 +45,7 @@ __all__ = [
     "Excluded",
     "ExcludedPart",
     "ExclusionReason",
+    "Origin",
     "Piece",
     "Reminder",
     "Tool",
@@ -72,19 +73,56 @@ _RANK = {"static": 0, "session": 1, "turn": 2}
 
 
 @dataclass(frozen=True, slots=True)
-class Piece:
-    """A text chosen for the prompt, before budgets and layout: a part's rendered
-    body or a text the context supplies (``required`` ones are never dropped to
-    fit a budget; among the others the lowest ``priority`` goes first)."""
+class Origin:
+    """Where a piece of the prompt comes from: a part, or a text the context supplies
+    (``id``), with what layout and budgets need of it (``required`` ones are never
+    dropped to fit a budget; among the others the lowest ``priority`` goes first)."""
 
     id: str
     kind: str
     order: int
     stability: str
-    text: str
     why: str
     required: bool = True
     priority: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """A text chosen for the prompt, before budgets and layout: a part's rendered
+    body or a text the context supplies, with its :class:`Origin`. A part's origin
+    is made once, with its plan; each render only pairs it with the text."""
+
+    origin: Origin
+    text: str
+
+    @property
+    def id(self) -> str:
+        return self.origin.id
+
+    @property
+    def kind(self) -> str:
+        return self.origin.kind
+
+    @property
+    def order(self) -> int:
+        return self.origin.order
+
+    @property
+    def stability(self) -> str:
+        return self.origin.stability
+
+    @property
+    def why(self) -> str:
+        return self.origin.why
+
+    @property
+    def required(self) -> bool:
+        return self.origin.required
+
+    @property
+    def priority(self) -> int:
+        return self.origin.priority
 
 
 @dataclass(frozen=True)
