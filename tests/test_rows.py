@@ -54,6 +54,14 @@ def test_only_names_read_through_attributes_alone_have_their_paths_in_the_row() 
     assert row_reader({("x", "a"), ("x",)}).keys == ("x",)  # read whole: the path follows
 
 
+def test_a_reader_of_names_read_whole_says_the_scope_holds_its_row() -> None:
+    assert row_reader({("tools",)}).by_name
+    assert row_reader({("tools",), ("mode",)}).by_name
+    assert row_reader({("x", "a"), ("x",)}).by_name  # x is read whole
+    assert not row_reader({("env", "cwd")}).by_name
+    assert not row_reader({("env", "cwd"), ("tools",)}).by_name
+
+
 _BODIES = [
     "{{ env.cwd }} on {{ env.os if env.os else 'unknown' }}: {{ join(tools, ', ') }}",
     "{% if env.os and lower(env.os) != 'linux' %}{{ env.os }}{% elif env.cwd %}at {{ env.cwd }}"

@@ -33,7 +33,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection
 from typing import Final, TypeVar
 
-from catalog.lang.rows import Row, row_reader
+from catalog.lang.rows import Row, Values, row_reader
 from catalog.lang.values import Path, Scope
 
 __all__ = ["MAX_CHARACTERS", "MAX_ENTRIES", "remember", "usage"]
@@ -55,9 +55,11 @@ def remember(
     """``compute``, whose result depends only on the values at ``reads``, answered from
     memory when those values were met before (see the module docstring). ``compute``
     is given the row of those values (:mod:`catalog.lang.rows`), so nothing is read
-    twice; ``size`` says how many characters a result holds."""
+    twice, or the scope itself when it reads names whole only (the scope holds their
+    row); ``size`` says how many characters a result holds."""
     reader = row_reader(reads)
-    read, row = reader.read, reader.row
+    read = reader.read
+    row: Callable[[Values], Row] | None = None if reader.by_name else reader.row
     body = next(_BODIES)  # keeps the keys of two bodies apart
     entries, admits, put = _MEMORY.entries, _MEMORY.admits, _MEMORY.put
 
@@ -65,11 +67,12 @@ def remember(
         values = read(scope)
         kinds = tuple(map(type, values))
         if not _KEYED.issuperset(kinds):
-            return compute(row(values))
+            return compute(scope if row is None else row(values))
         if tuple in kinds:
             for value in values:
                 if type(value) is tuple and not _TEXT.issuperset(map(type, value)):
-                    return compute(row(values))  # a tuple of other than texts: not a key
+                    # a tuple of other than texts: not a key
+                    return compute(scope if row is None else row(values))
         key = (body, values, kinds)
         # Each step is one atomic operation of the dictionary: a hit needs no lock.
         found = entries.get(key)
@@ -79,7 +82,7 @@ def remember(
             except KeyError:
                 pass  # pushed out by another thread meanwhile: what was found stays right
             return found[0]  # type: ignore[return-value]
-        made = compute(row(values))
+        made = compute(scope if row is None else row(values))
         if admits(key):
             put(key, made, size(made) + _size(values))
         return made

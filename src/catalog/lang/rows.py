@@ -46,10 +46,12 @@ def row_roots(paths: Collection[Path]) -> frozenset[str]:
 @dataclass(frozen=True, slots=True)
 class RowReader:
     """Reads the values at some paths from a scope: ``read(scope)`` gives them in the
-    order of ``keys``; :meth:`row` makes the row of what it read."""
+    order of ``keys``; :meth:`row` makes the row of what it read. ``by_name`` is set
+    when every path is a name read whole: the scope itself then holds the row."""
 
     keys: tuple[str, ...]
     read: Callable[[Scope], Values]
+    by_name: bool = False
 
     def row(self, values: Values) -> dict[str, Any]:
         """``values`` (as ``read`` gives them) by key."""
@@ -70,7 +72,7 @@ def row_reader(paths: Collection[Path]) -> RowReader:
         return RowReader(keys, groups[0])
     if len(whole) == 1 and not groups:
         name = whole[0]
-        return RowReader(keys, lambda scope: (scope.get(name),))
+        return RowReader(keys, lambda scope: (scope.get(name),), by_name=True)
 
     def read(scope: Scope) -> Values:
         values = tuple(map(scope.get, whole))
@@ -78,7 +80,7 @@ def row_reader(paths: Collection[Path]) -> RowReader:
             values += group(scope)
         return values
 
-    return RowReader(keys, read)
+    return RowReader(keys, read, by_name=not groups)
 
 
 def _attributes(root: str, tails: tuple[Path, ...]) -> Callable[[Scope], Values]:
