@@ -268,7 +268,7 @@ def test_grep_patterns(story: CatalogHistory) -> None:
 def test_what_cannot_be_answered_says_why(story: CatalogHistory, tmp_path: Path) -> None:
     with pytest.raises(NotFoundError, match=r"no version of 'story' has a part 'intr'") as info:
         story.log("intr")
-    assert "did you mean intro?" in str(info.value)
+    assert "did you mean 'intro'?" in str(info.value)
     with pytest.raises(NotFoundError, match=r"story 1.6.0 has no part 'notes'") as info:
         story.blame("notes")
     assert "from 1.0.0 to 1.5.0" in str(info.value)

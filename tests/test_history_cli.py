@@ -109,7 +109,7 @@ def test_grep(root: str, capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["log", "story", "intr"], "did you mean intro?"),
+        (["log", "story", "intr"], "did you mean 'intro'?"),
         (["log", "story"], "name a PART, or a --kind"),
         (["log", "story@1.0.0", "intro"], "choose versions with --versions '1.0.0'"),
         (["log", "./story", "intro"], "is a folder"),

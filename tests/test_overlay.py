@@ -173,7 +173,7 @@ def test_unknown_base_part(root: Path) -> None:
         catalog.load("agent", paths=[root])
     error = info.value
     assert "upstream 2.1.0 has no part 'system-prompt-mian'" in error.message
-    assert "system-prompt-main" in (error.hint or "")
+    assert error.hint == "did you mean 'system-prompt-main' or 'system-prompt-git'?"
     assert (error.file, error.key) == (str(folder / "catalog.toml"), "part[0].from")
     assert (
         error.line

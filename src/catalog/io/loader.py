@@ -39,7 +39,7 @@ from catalog.errors import CatalogError, ManifestError, RecordError
 from catalog.io.manifests import MANIFEST_NAME, parse_manifest, parse_parts_file
 from catalog.io.positions import key_columns, key_lines
 from catalog.io.textfile import read_text
-from catalog.lang.shapes import close_matches
+from catalog.lang.shapes import guess
 from catalog.schema import validate
 from catalog.schema.manifest import ALL_AGENTS, MAIN_AGENT, Manifest, PartDecl, PartsFile
 
@@ -590,8 +590,7 @@ def _base_part(base: Catalog, part: PartDecl, index: int) -> CompiledPart:
     for candidate in base.parts:
         if candidate.id == wanted:
             return candidate
-    close = close_matches(wanted, (p.id for p in base.parts))
-    hint = f"did you mean {', '.join(close)}?" if close else "`catalog show` lists the base's parts"
+    hint = guess(wanted, (p.id for p in base.parts)) or "`catalog show` lists the base's parts"
     raise ManifestError(
         f"part {part.id!r}: the base catalog {base.name} {base.version} has no part {wanted!r}",
         key=("part", index, "from"),

@@ -30,7 +30,7 @@ from catalog.changes.history.results import (
 from catalog.changes.history.textquery import TextQuery
 from catalog.errors import NotFoundError, UsageError
 from catalog.io.catalog_path import CatalogPath, check_name, parse_spec
-from catalog.lang.shapes import close_matches
+from catalog.lang.shapes import guess
 from catalog.schema.manifest import PartKind
 from catalog.tokens import TokenCounter, get_counter
 
@@ -129,12 +129,10 @@ class CatalogHistory:
         return (finals or [len(self.versions) - 1])[-1]
 
     def _unknown(self, part: str) -> NotFoundError:
-        close = close_matches(part, self.index.ids)
         return NotFoundError(
             f"no version of {self.name!r} has a part {part!r}",
-            hint=f"did you mean {' or '.join(close)}?"
-            if close
-            else f"`catalog show {self.name}` lists the parts of its newest version",
+            hint=guess(part, self.index.ids)
+            or f"`catalog show {self.name}` lists the parts of its newest version",
         )
 
     def _absent(self, part: str, version: int) -> NotFoundError:
