@@ -319,7 +319,7 @@ def _fit(
     kept = list(range(len(pieces)))
     if total(kept) <= budget:
         return pieces
-    required = [i for i in kept if pieces[i].required]
+    required = [i for i in kept if pieces[i].origin.required]
     need = total(required)
     if need > budget:
         whole = total(kept)
@@ -333,7 +333,7 @@ def _fit(
                 "tokens go); a catalog lets a part go under a budget with `required = false`"
             )
         else:
-            names = ", ".join(f"{pieces[i].id} ({sizes[i]})" for i in required)
+            names = ", ".join(f"{pieces[i].origin.id} ({sizes[i]})" for i in required)
             problem = (
                 f"the system prompt is {whole} {count.name} tokens; its required parts alone "
                 f"need {need} {count.name} tokens, {need - budget} over the budget of {budget}; "
@@ -348,20 +348,21 @@ def _fit(
             hint=hint,
         )
     by_priority = sorted(
-        (i for i in kept if not pieces[i].required), key=lambda i: (pieces[i].priority, -i)
+        (i for i in kept if not pieces[i].origin.required),
+        key=lambda i: (pieces[i].origin.priority, -i),
     )
     for index in by_priority:
         if total(kept) <= budget:
             break
         kept.remove(index)
-        piece = pieces[index]
+        origin = pieces[index].origin
         excluded.append(
             Excluded(
-                piece.id,
-                piece.kind,
+                origin.id,
+                origin.kind,
                 "budget",
                 f"dropped to fit the token budget of {budget} "
-                f"(priority {piece.priority}, {sizes[index]} tokens)",
+                f"(priority {origin.priority}, {sizes[index]} tokens)",
             )
         )
     return [pieces[i] for i in kept]
@@ -377,5 +378,5 @@ def reminders(
         if _holds(step, scope):
             made = _given(step, scope)
             if isinstance(made, Piece):
-                found.append(Reminder(made.id, made.text, made.order))
+                found.append(Reminder(made.origin.id, made.text, made.origin.order))
     return tuple(found)

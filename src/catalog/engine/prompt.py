@@ -96,34 +96,6 @@ class Piece:
     origin: Origin
     text: str
 
-    @property
-    def id(self) -> str:
-        return self.origin.id
-
-    @property
-    def kind(self) -> str:
-        return self.origin.kind
-
-    @property
-    def order(self) -> int:
-        return self.origin.order
-
-    @property
-    def stability(self) -> str:
-        return self.origin.stability
-
-    @property
-    def why(self) -> str:
-        return self.origin.why
-
-    @property
-    def required(self) -> bool:
-        return self.origin.required
-
-    @property
-    def priority(self) -> int:
-        return self.origin.priority
-
 
 @dataclass(frozen=True)
 class _Counted:
@@ -299,16 +271,23 @@ class AssembledPrompt:
         in_static_prefix = True
         for piece in self._pieces:
             end = position + len(piece.text)
+            origin = piece.origin
             used.append(
                 _counting(
                     UsedPart(
-                        piece.id, piece.kind, piece.order, piece.stability, piece.why, position, end
+                        origin.id,
+                        origin.kind,
+                        origin.order,
+                        origin.stability,
+                        origin.why,
+                        position,
+                        end,
                     ),
                     piece.text,
                     self._counter,
                 )
             )
-            if in_static_prefix and piece.stability == "static":
+            if in_static_prefix and origin.stability == "static":
                 static_prefix = end
             else:
                 in_static_prefix = False
