@@ -4,9 +4,11 @@ versions, the diff page's reference totals, the version page's bars."""
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -143,3 +145,68 @@ def test_pages_are_rendered_from_templates_in_the_package() -> None:
             "playground.html", "diff.html", "editor.html"} <= names  # fmt: skip
     for name in names - {"base.html", "_macros.html"}:
         assert folder.joinpath(name).read_text("utf-8").startswith('{% extends "base.html" %}')
+
+
+# -- errors met while answering a page, for a browser
+
+_BROWSER = {"accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
+
+
+def _error_page(response: Any, status: int) -> dict[str, str]:
+    """The message, field and hint an HTML error page shows, checked to answer ``status``."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == "text/html; charset=utf-8"
+    shown = {
+        name: html.unescape(found.group(1))
+        for name in ("message", "field", "hint")
+        if (found := re.search(rf'id="error-{name}">(.*?)</', response.text, re.DOTALL))
+    }
+    assert shown["message"]
+    return shown
+
+
+def test_a_browser_asking_for_a_missing_page_gets_an_html_page_with_the_hint(
+    client: TestClient,
+) -> None:
+    shown = _error_page(client.get("/catalogs/demoo", headers=_BROWSER), 404)
+    assert "demoo" in shown["message"]
+    assert "'demo'" in shown["hint"]  # the closest name, as the JSON answer gives it
+    json_answer = client.get("/catalogs/demoo").json()["error"]
+    assert (json_answer["message"], json_answer["hint"]) == (shown["message"], shown["hint"])
+    page = client.get("/catalogs/demoo", headers=_BROWSER).text
+    assert "<title>404 Not Found · prompt-catalog</title>" in page
+    assert '<a href="/">Back to the catalogs</a>' in page
+
+
+def test_a_wrong_query_and_an_unknown_path_are_pages_for_a_browser(client: TestClient) -> None:
+    assert (
+        "name the two versions"
+        in _error_page(client.get("/diff", headers=_BROWSER), 400)["message"]
+    )
+    unknown = _error_page(client.get("/no-such-page", headers=_BROWSER), 404)
+    assert "/openapi.json" in unknown["hint"]
+
+
+def test_an_error_page_escapes_what_the_request_wrote(client: TestClient) -> None:
+    response = client.get("/catalogs/<img src=x onerror=alert(1)>", headers=_BROWSER)
+    shown = _error_page(response, 404)
+    assert "'<img src=x onerror=alert(1)>' is not a catalog name" in shown["message"]
+    assert "<img" not in response.text  # shown as text, never as markup
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "headers"),
+    [
+        ("GET", "/catalogs/demoo", {}),  # no Accept: a script or curl
+        ("GET", "/catalogs/demoo", {"accept": "application/json"}),
+        ("GET", "/api/catalogs/demoo", _BROWSER),  # an API route, even from a browser
+        ("POST", "/no-such-page", _BROWSER),  # not a page's request
+    ],
+)
+def test_scripts_and_the_api_still_get_the_json_error(
+    client: TestClient, method: str, path: str, headers: dict[str, str]
+) -> None:
+    response = client.request(method, path, headers=headers)
+    assert response.status_code in (404, 405)
+    assert response.headers["content-type"] == "application/json"
+    assert set(response.json()["error"]) == {"status", "message", "field", "hint"}

@@ -9,6 +9,11 @@ unreachable store a 503, a request that does not fit the route a 422; no
 answer shows a server's folder or a Python class name, and anything
 unexpected is a 500 whose details go to the server's log alone.
 
+A browser asking for a page (a ``GET`` whose ``Accept`` names ``text/html``,
+for a page's route or a path no route serves) gets the same status, message
+and hint as an HTML page instead (``templates/error.html``); a script, curl
+and the API's routes get the JSON body.
+
 :data:`ERROR_RESPONSES` declares that body (:class:`ErrorAnswer`) in the
 OpenAPI description for every route's 4xx and 5xx answers, in place of
 FastAPI's own 422 body, which this server never sends.
@@ -18,11 +23,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from http import HTTPStatus
 from typing import Any
 
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
@@ -38,6 +44,7 @@ from catalog.errors import (
 from catalog.schema import keys_at, problems
 from catalog.server.headers import SECURITY_HEADERS
 from catalog.server.state import ServerState
+from catalog.server.templating import page
 
 __all__ = ["ERROR_RESPONSES", "HANDLERS", "ErrorAnswer", "ErrorDetail", "error_response", "public"]
 
@@ -89,6 +96,50 @@ def error_response(
     return JSONResponse(body.model_dump(), status_code=status, headers=headers)
 
 
+def _answer(
+    request: Request,
+    status: int,
+    message: str,
+    *,
+    field: str | None = None,
+    hint: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> JSONResponse | HTMLResponse:
+    """The answer to ``request`` for an error: an HTML page for a browser asking for a
+    page, else :func:`error_response` (see the module docstring)."""
+    if not _wants_page(request):
+        return error_response(status, message, field=field, hint=hint, headers=headers)
+    context = {
+        "page": "error",
+        "status": status,
+        "reason": _reason(status),
+        "message": message,
+        "field": field,
+        "hint": hint,
+    }
+    return page(request, "error.html", context, status=status, headers=dict(headers or {}))
+
+
+def _reason(status: int) -> str:
+    """The reason phrase of ``status`` (``Not Found``), or ``Error`` for an unknown one."""
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Error"
+
+
+def _wants_page(request: Request) -> bool:
+    """Whether ``request`` is a browser's for a page: a ``GET`` or ``HEAD`` accepting
+    HTML, for a page's route (left out of the OpenAPI description) or for a path no
+    route serves."""
+    if request.method not in ("GET", "HEAD"):
+        return False
+    if "text/html" not in request.headers.get("accept", ""):
+        return False
+    route = request.scope.get("route")
+    return route is None or getattr(route, "include_in_schema", True) is False
+
+
 def public(text: str | None, state: ServerState) -> str | None:
     """``text`` with the server's own folders (:attr:`ServerState.private`) cut out."""
     if text:
@@ -102,14 +153,15 @@ def _state(request: Request) -> ServerState:
     return state
 
 
-def _library_error(request: Request, exc: Exception) -> JSONResponse:
+def _library_error(request: Request, exc: Exception) -> JSONResponse | HTMLResponse:
     assert isinstance(exc, CatalogError)
     state = _state(request)
     if isinstance(exc, StoreUnavailableError):
         # Its own message names the database and why it failed: for the log alone.
         _log.warning("the prompt store is unavailable: %s", exc)
         state.store_failed(exc)
-        return error_response(
+        return _answer(
+            request,
             503,
             "the prompt store is busy or unreachable",
             hint="retry later; the server's log says why",
@@ -131,8 +183,8 @@ def _library_error(request: Request, exc: Exception) -> JSONResponse:
         )
         if exc.unlisted:
             message += f" (and {exc.unlisted} more problems)"
-    return error_response(
-        status, public(message, state) or "", field=field, hint=public(exc.hint, state)
+    return _answer(
+        request, status, public(message, state) or "", field=field, hint=public(exc.hint, state)
     )
 
 
@@ -182,20 +234,20 @@ def _allowed(request: Request) -> Callable[[Sequence[str | int]], Collection[str
     return allowed
 
 
-def _invalid_request(request: Request, exc: Exception) -> JSONResponse:
+def _invalid_request(request: Request, exc: Exception) -> JSONResponse | HTMLResponse:
     assert isinstance(exc, RequestValidationError)
     found = _problems(request, exc)
     if not found:
-        return error_response(422, "the request is not valid", hint=_FIELDS_HINT)
+        return _answer(request, 422, "the request is not valid", hint=_FIELDS_HINT)
     message = "; ".join(f"{where}: {what}" for where, what in found[:5])
     field = found[0][0]
     hint = exc.errors()[0].get("ctx", {}).get("hint")
     if hint is None:
         hint = _CONTEXT_HINT if field.startswith("body.context") else _FIELDS_HINT
-    return error_response(422, message, field=field, hint=hint)
+    return _answer(request, 422, message, field=field, hint=hint)
 
 
-def _http_error(request: Request, exc: Exception) -> JSONResponse:
+def _http_error(request: Request, exc: Exception) -> JSONResponse | HTMLResponse:
     """An HTTP error as every error is answered; FastAPI's to a body that is not UTF-8
     (raised from the decoding error) in the project's words."""
     assert isinstance(exc, HTTPException)
@@ -207,22 +259,27 @@ def _http_error(request: Request, exc: Exception) -> JSONResponse:
             hint="send a JSON object encoded in UTF-8, with Content-Type: application/json",
         )
     hint = _ROUTES_HINT if exc.status_code in (404, 405) else None
-    return error_response(exc.status_code, str(exc.detail), hint=hint, headers=exc.headers)
+    return _answer(request, exc.status_code, str(exc.detail), hint=hint, headers=exc.headers)
 
 
 _ROUTES_HINT = "GET /openapi.json lists the routes and the methods each takes"
 
 
-def _too_deep(request: Request, exc: Exception) -> JSONResponse:
-    return error_response(
-        400, "the request body is nested too deeply", field="body", hint="flatten the data"
+def _too_deep(request: Request, exc: Exception) -> JSONResponse | HTMLResponse:
+    return _answer(
+        request,
+        400,
+        "the request body is nested too deeply",
+        field="body",
+        hint="flatten the data",
     )
 
 
-def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+def _unexpected(request: Request, exc: Exception) -> JSONResponse | HTMLResponse:
     # The traceback is logged by the server; the client learns nothing of the code. This
     # answer is sent outside every middleware, SecurityHeaders too: it carries them itself.
-    return error_response(
+    return _answer(
+        request,
         500,
         "the server failed to answer",
         hint="the server's log says why; retry later",
@@ -230,7 +287,8 @@ def _unexpected(request: Request, exc: Exception) -> JSONResponse:
     )
 
 
-_Handler = Callable[[Request, Exception], JSONResponse | Awaitable[JSONResponse]]
+_Answer = JSONResponse | HTMLResponse
+_Handler = Callable[[Request, Exception], _Answer | Awaitable[_Answer]]
 HANDLERS: tuple[tuple[type[Exception] | int, _Handler], ...] = (
     (CatalogError, _library_error),
     (RequestValidationError, _invalid_request),
