@@ -296,7 +296,31 @@ def test_what_is_fixed_for_an_agent_is_settled_in_its_plan(make_catalog: Any) ->
     assert intro.known and intro.condition is None
     assert cat.assemble({"tools": ["Read"]}).text.startswith("I am the main agent.")
     # What the context alone decides is read from it: only those fields are copied.
-    assert set(main.fields) == {"tools"}
+    assert set(main.prompt_reads.fields) == {"tools"}
+
+
+def test_the_prompt_and_the_reminders_each_copy_only_what_they_read(make_catalog: Any) -> None:
+    from catalog import load_dir
+
+    folder = make_catalog(
+        parts=[
+            {"id": "intro", "body": "Mode {{ mode }}."},
+            {"id": "nudge", "kind": "reminder", "when": "plan_mode", "body": "Plan {{ where }}."},
+        ],
+        variables=[
+            {"name": "mode", "type": "str", "default": "fast"},
+            {"name": "plan_mode", "type": "bool", "default": False},
+            {"name": "where", "type": "str", "default": "here"},
+        ],
+    )
+    cat = load_dir(folder)
+    main = cat.plan("main")
+    assert dict(main.prompt_reads.defaults) == {"mode": "fast"}
+    assert dict(main.reminder_reads.defaults) == {"plan_mode": False, "where": "here"}
+    assert cat.assemble({"variables": {"where": "there"}}).text == "Mode fast."
+    given = cat.reminders({"variables": {"plan_mode": True}})
+    assert [(r.id, r.text) for r in given] == [("nudge", "Plan here.")]
+    assert cat.reminders({}) == ()
 
 
 def test_an_error_comes_when_assembling_where_it_always_came(make_catalog: Any) -> None:

@@ -52,6 +52,7 @@ from catalog.engine.plan import (
     CompiledPart,
     Made,
     PartInfo,
+    Reads,
     Step,
     Walk,
     plan_agents,
@@ -87,7 +88,7 @@ def assemble(
     rules = plan.rules
     ctx = coerce_context(context)
     count = get_counter(counter, tokenizer=rules.tokenizer)
-    scope = _scope(plan, ctx)
+    scope = _scope(plan, ctx, plan.prompt_reads)
     _check_overrides(rules, ctx)
     replacing = ctx.custom_prompt is not None or bool(ctx.overrides)
     pieces, excluded, tools = _select(plan.steps if replacing else plan.usual, ctx, scope)
@@ -140,14 +141,14 @@ def _tool_notes(rules: CatalogRules, ctx: Context) -> tuple[str, ...]:
     return tuple(notes)
 
 
-def _scope(plan: AgentPlan, context: Context) -> dict[str, Any]:
+def _scope(plan: AgentPlan, context: Context, reads: Reads) -> dict[str, Any]:
     """What conditions and bodies read: the context, ``agent``, the variables (the
     context's over their defaults), the definitions and the bindings; of the context
-    and the defaults, what the plan reads."""
+    and the defaults, what ``reads`` names."""
     rules = plan.rules
-    scope: dict[str, Any] = {name: getattr(context, name) for name in plan.fields}
+    scope: dict[str, Any] = {name: getattr(context, name) for name in reads.fields}
     scope["agent"] = plan.agent
-    scope.update(plan.defaults)
+    scope.update(reads.defaults)
     scope.update(plan.constants)
     for name, value in context.variables.items():
         declared = rules.types.get(name)
@@ -372,7 +373,7 @@ def reminders(
     plan: AgentPlan, context: Context | Mapping[str, Any] | None = None
 ) -> tuple[Reminder, ...]:
     """The ``reminder`` parts of ``plan``'s agent whose conditions hold, rendered, in order."""
-    scope = _scope(plan, coerce_context(context))
+    scope = _scope(plan, coerce_context(context), plan.reminder_reads)
     found = []
     for step in plan.reminders:
         if _holds(step, scope):

@@ -53,6 +53,7 @@ __all__ = [
     "CompiledPart",
     "Made",
     "PartInfo",
+    "Reads",
     "Step",
     "Walk",
     "plan_agents",
@@ -245,6 +246,16 @@ class Walk:
     after: tuple[Excluded, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Reads:
+    """What one kind of assembly (the prompt, or the reminders) puts in its scope: the
+    context's fields and the variables' defaults that its conditions, bodies,
+    definitions and bindings read."""
+
+    fields: tuple[str, ...]
+    defaults: Mapping[str, Any]
+
+
 @dataclass(frozen=True, eq=False, slots=True)
 class AgentPlan:
     """Everything an assembly for one agent can work out in advance, built once, the
@@ -254,9 +265,10 @@ class AgentPlan:
     prompt need); ``usual`` leaves out those whose condition is false for this
     agent whatever the context. ``constants`` are the values fixed for the plan
     (``agent`` and the definitions that read nothing else) and ``definitions`` the
-    rest, which every assembly evaluates. ``fields`` are the context's fields and
-    ``defaults`` the variables' defaults that conditions, bodies, definitions and
-    bindings read: what an assembly puts in their scope.
+    rest, which every assembly evaluates. ``prompt_reads`` and ``reminder_reads`` say
+    what an assembly of the prompt, and of the reminders, puts in its scope: each
+    reads only its own parts' names (most variables of a catalog feed its
+    reminders alone).
     """
 
     rules: CatalogRules
@@ -266,8 +278,8 @@ class AgentPlan:
     reminders: tuple[Step, ...]
     constants: Mapping[str, Any]
     definitions: tuple[Definition, ...]
-    fields: tuple[str, ...]
-    defaults: Mapping[str, Any]
+    prompt_reads: Reads
+    reminder_reads: Reads
 
 
 def plan_agents(
@@ -365,7 +377,6 @@ def _plan(
             pieces = () if fixed is None else (fixed,)
             usual.append(replace(step, before=tuple(dropped), pieces=pieces))
             dropped = []
-    reads = _reads(rules, steps + reminders, definitions) if specialise else None
     return AgentPlan(
         rules,
         agent,
@@ -374,8 +385,8 @@ def _plan(
         tuple(reminders),
         constants,
         definitions,
-        tuple(name for name in CONTEXT_NAMES if reads is None or name in reads),
-        {k: v for k, v in rules.defaults.items() if reads is None or k in reads},
+        _reads(rules, steps, definitions, specialise),
+        _reads(rules, reminders, definitions, specialise),
     )
 
 
@@ -387,15 +398,23 @@ def _fixed(step: Step) -> Piece | None:
 
 
 def _reads(
-    rules: CatalogRules, steps: Sequence[Step], definitions: Sequence[Definition]
-) -> frozenset[str]:
-    """The names assembling ``steps`` reads from the scope, with the definitions
-    and bindings it evaluates."""
+    rules: CatalogRules,
+    steps: Sequence[Step],
+    definitions: Sequence[Definition],
+    specialise: bool,
+) -> Reads:
+    """What assembling ``steps`` reads from the scope, with the definitions and
+    bindings it evaluates; everything when the plan is not ``specialise``d."""
+    if not specialise:
+        return Reads(CONTEXT_NAMES, rules.defaults)
     names = frozenset().union(*(step.reads for step in steps))
     names |= frozenset().union(*(definition.names for definition in definitions))
     for _decl, expression in rules.bindings:
         names |= {"files"} if expression is None else expression.names
-    return names
+    return Reads(
+        tuple(name for name in CONTEXT_NAMES if name in names),
+        {k: v for k, v in rules.defaults.items() if k in names},
+    )
 
 
 def _left_out(decl: PartDecl, agent: str, reasons: dict[tuple[str, ...], str]) -> Excluded:
