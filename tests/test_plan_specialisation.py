@@ -330,3 +330,25 @@ def test_an_error_comes_when_assembling_where_it_always_came(make_catalog: Any) 
             assemble(plan, {"tools": ["Read"]})
         assert "definitions.bad" in str(caught.value)
         assert "cannot apply '<' to text and number" in str(caught.value)
+
+
+def test_parts_whose_conditions_test_one_name_are_walked_as_one_step(make_catalog: Any) -> None:
+    from catalog import load_dir
+
+    parts = [
+        {"id": "intro", "body": "Hi."},
+        {"id": "grep", "when": '"Grep" in tools', "body": "Use Grep."},
+        {"id": "edit", "when": '"Edit" in tools and true', "body": "Use Edit."},
+        {"id": "bash", "when": '"Bash" in tools', "body": "Use Bash."},
+    ]
+    cat = load_dir(make_catalog(parts=parts))
+    steps = cat.plan("main").usual.steps
+    batch = next(step for step in steps if step.members)
+    assert [(value, step.part.id) for value, step in batch.members] == [
+        ("Grep", "grep"),
+        ("Edit", "edit"),
+        ("Bash", "bash"),
+    ]
+    prompt = cat.assemble({"tools": ["Bash", "Grep"]})
+    assert prompt.text == "Hi.\n\nUse Grep.\n\nUse Bash."
+    assert [(e.id, e.reason) for e in prompt.excluded] == [("edit", "condition")]

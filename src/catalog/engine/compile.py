@@ -209,7 +209,7 @@ def _compile_condition(
     if condition is not None:
         return condition
     try:
-        condition = compile_expression(source, names)
+        condition = compile_expression(source, names, condition=True)
         if not condition.names and not condition({}):  # a constant: its value is known now
             raise ManifestError(
                 f"condition {source!r} is always false, so the part can never be selected",
