@@ -344,7 +344,7 @@ def test_parts_whose_conditions_test_one_name_are_walked_as_one_step(make_catalo
     cat = load_dir(make_catalog(parts=parts))
     steps = cat.plan("main").usual.steps
     batch = next(step for step in steps if step.members)
-    assert [(value, step.part.id) for value, step in batch.members] == [
+    assert [(member.value, member.step.part.id) for member in batch.members] == [
         ("Grep", "grep"),
         ("Edit", "edit"),
         ("Bash", "bash"),

@@ -264,19 +264,24 @@ def _members(
     batch: Step, scope: Scope, pieces: list[Piece], excluded: list[Excluded], tools: list[Tool]
 ) -> None:
     """The steps of ``batch``, each used when its value is in one name (the tool parts'
-    ``"Read" in tools``): a short tuple is searched for each directly."""
+    ``"Read" in tools``): a short tuple is searched for each directly, and what each
+    gives goes where its :class:`~catalog.engine.plan.Member` says."""
     assert batch.member is not None
     container = scope.get(batch.member[1])
-    searched = type(container) is tuple and len(container) <= SEARCHED_FREELY
-    for value, step in batch.members:
-        if not (value in container if searched else _holds(step, scope)):  # type: ignore[operator]
-            excluded.append(step.if_false)
-        elif step.made is None:
-            excluded.append(step.if_empty)
-        elif isinstance(step.made, Piece):
-            pieces.append(step.made)
+    to = (pieces.append, tools.append, excluded.append)
+    left_out = excluded.append
+    if type(container) is tuple and len(container) <= SEARCHED_FREELY:
+        for member in batch.members:
+            if member.value in container:
+                to[member.to](member.given)  # type: ignore[operator]
+            else:
+                left_out(member.step.if_false)
+        return
+    for member in batch.members:
+        if _holds(member.step, scope):
+            to[member.to](member.given)  # type: ignore[operator]
         else:
-            tools.append(step.made)
+            left_out(member.step.if_false)
 
 
 def _holds(step: Step, scope: Scope) -> bool:

@@ -52,6 +52,7 @@ __all__ = [
     "CatalogRules",
     "CompiledPart",
     "Made",
+    "Member",
     "PartInfo",
     "Reads",
     "Step",
@@ -189,7 +190,7 @@ class Step:
     in tools``). In a plan's usual walk, a step whose piece is used whatever the
     context carries it in ``pieces``, with those of such steps that follow it
     directly; and a run of steps whose bodies are known and whose conditions test
-    one name is one step whose ``members`` are those steps with their values.
+    one name is one step whose ``members`` are those steps (:class:`Member`).
     """
 
     part: CompiledPart
@@ -210,7 +211,34 @@ class Step:
     before: tuple[Excluded, ...] = ()
     pieces: tuple[Piece, ...] = ()
     member: tuple[object, str] | None = None
-    members: tuple[tuple[object, Step], ...] = ()
+    members: tuple[Member, ...] = ()
+
+
+TO_PIECES: Final = 0
+TO_TOOLS: Final = 1
+TO_EXCLUDED: Final = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """One step of a batch whose conditions test one name (:attr:`Step.members`):
+    the ``value`` looked for in that name and, when it is there, what the step
+    gives (``given``) and where that goes (``to``: :data:`TO_PIECES`,
+    :data:`TO_TOOLS`, or :data:`TO_EXCLUDED` for a body that renders blank),
+    worked out with the plan so that the batch's walk only looks values up."""
+
+    value: object
+    step: Step
+    to: int
+    given: Made | Excluded
+
+    @classmethod
+    def of(cls, value: object, step: Step) -> Member:
+        """The member for ``step`` (whose body is known) looking for ``value``."""
+        made = step.made
+        if made is None:
+            return cls(value, step, TO_EXCLUDED, step.if_empty)
+        return cls(value, step, TO_PIECES if isinstance(made, Piece) else TO_TOOLS, made)
 
 
 def _giving(
@@ -342,10 +370,9 @@ def _plan(
     name = agent.name
     reasons: dict[tuple[str, ...], str] = {}
     steps: list[Step] = []
-    usual: list[Step] = []
     reminders: list[Step] = []
     gone: list[Excluded] = []  # left out for good before the next step, in every walk
-    dropped: list[Excluded] = []  # and in the usual walk
+    usual = _UsualWalk()
     for step in shared:
         decl = step.part.decl
         given = decl.for_agent(name)
@@ -355,39 +382,81 @@ def _plan(
             reminders.append(step)
         if not given or step.kind == "reminder":
             gone.append(_left_out(decl, name, reasons))
-            dropped.append(gone[-1])
+            usual.drop(gone[-1])
             continue
         steps.append(replace(step, before=tuple(gone)))
         gone = []
-        fixed = _fixed(step)
-        if step.condition is _never:
-            dropped.append(step.if_false)
-        elif fixed is not None and usual and usual[-1].pieces and not dropped:
-            usual[-1] = replace(usual[-1], pieces=(*usual[-1].pieces, fixed))
-        elif step.member is not None and step.known:
-            value, searched = step.member
-            batch = (None, searched)
-            if usual and usual[-1].members and usual[-1].member == batch and not dropped:
-                usual[-1] = replace(usual[-1], members=(*usual[-1].members, (value, step)))
-            else:
-                first = replace(step, member=batch, members=((value, step),))
-                usual.append(replace(first, before=tuple(dropped)))
-                dropped = []
-        else:
-            pieces = () if fixed is None else (fixed,)
-            usual.append(replace(step, before=tuple(dropped), pieces=pieces))
-            dropped = []
+        usual.add(step)
     return AgentPlan(
         rules,
         agent,
         Walk(tuple(steps), tuple(gone)),
-        Walk(tuple(usual), tuple(dropped)),
+        usual.walk(),
         tuple(reminders),
         constants,
         definitions,
         _reads(rules, steps, definitions, specialise),
         _reads(rules, reminders, definitions, specialise),
     )
+
+
+class _UsualWalk:
+    """Builds a plan's usual walk step by step (see :class:`Step`): the parts left out
+    for good are recorded where they stand, a step used whatever the context joins
+    the fixed pieces of the step before it, and a step testing the name the batch
+    before it tests joins that batch. What a step gathers is kept in lists until the
+    next step starts, so building costs linear time in the number of parts."""
+
+    def __init__(self) -> None:
+        self._steps: list[Step] = []
+        self._dropped: list[Excluded] = []  # left out before the next step
+        self._pieces: list[Piece] = []  # of the last step
+        self._members: list[Member] = []  # of the last step, a batch
+
+    def drop(self, excluded: Excluded) -> None:
+        """A part left out for good at this place of the walk."""
+        self._dropped.append(excluded)
+
+    def add(self, step: Step) -> None:
+        """The next step the agent is given."""
+        fixed = _fixed(step)
+        if step.condition is _never:
+            self.drop(step.if_false)
+        elif fixed is not None and self._pieces and not self._dropped:
+            self._pieces.append(fixed)
+        elif step.member is not None and step.known:
+            value, searched = step.member
+            batch = (None, searched)
+            last = self._steps[-1] if self._steps else None
+            if last is None or last.member != batch or not self._members or self._dropped:
+                self._start(replace(step, member=batch))
+            self._members.append(Member.of(value, step))
+        else:
+            self._start(step)
+            if fixed is not None:
+                self._pieces.append(fixed)
+
+    def walk(self) -> Walk:
+        """The walk built so far."""
+        self._close()
+        return Walk(tuple(self._steps), tuple(self._dropped))
+
+    def _start(self, step: Step) -> None:
+        self._close()
+        self._steps.append(replace(step, before=tuple(self._dropped)))
+        self._dropped = []
+
+    def _close(self) -> None:
+        """Gives the last step what it gathered."""
+        if self._steps and (self._pieces or self._members):
+            last = self._steps[-1]
+            self._steps[-1] = replace(
+                last,
+                pieces=(*last.pieces, *self._pieces),
+                members=(*last.members, *self._members),
+            )
+        self._pieces = []
+        self._members = []
 
 
 def _fixed(step: Step) -> Piece | None:

@@ -11,7 +11,10 @@ Limits: the values written inside loops, and the texts there (a loop body's
 :class:`Count` counts its texts at once), are counted against
 :data:`MAX_OUTPUT_LENGTH` as they are written (:class:`Limits`, which a body
 without loops does without); everything else, which the body's own size
-bounds, when the render ends (:func:`finish`).
+bounds, when the render ends (:func:`finish`). :func:`fill` adds up the
+lengths of the values it writes, so that a body without loops, whose texts
+add at most :func:`text_bound` characters, is measured part by part only when
+that sum could pass the limit.
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ __all__ = [
     "fill",
     "finish",
     "sequence",
+    "text_bound",
+    "too_long",
 ]
 
 MAX_LOOP_ITERATIONS: Final = 100_000
@@ -69,7 +74,7 @@ class Limits:
         """Count ``size`` characters about to be written against the output limit."""
         self.size += size
         if self.size > MAX_OUTPUT_LENGTH:
-            raise _too_long()
+            raise too_long()
 
     def tick(self) -> None:
         """Count one loop iteration against :data:`MAX_LOOP_ITERATIONS`."""
@@ -79,17 +84,28 @@ class Limits:
             raise EvaluationError(f"more than {MAX_LOOP_ITERATIONS} loop iterations in one render")
 
 
-def _too_long() -> EvaluationError:
+def too_long() -> EvaluationError:
+    """The error of a render longer than :data:`MAX_OUTPUT_LENGTH`."""
     return EvaluationError(f"the rendered body would be longer than {MAX_OUTPUT_LENGTH} characters")
 
 
-def finish(parts: list[str]) -> tuple[str, int]:
-    """The text a render wrote in ``parts`` and its length; past the output limit, its
-    error."""
-    size = sum(map(len, parts))
-    if size > MAX_OUTPUT_LENGTH:
-        raise _too_long()
-    return "".join(parts), size
+def finish(parts: list[str], bound: int | None = None) -> str:
+    """The text a render wrote in ``parts``; past the output limit, its error.
+    ``bound``, when given, is at least the text's length: under the limit, the
+    parts need not be measured before they are joined."""
+    if (bound is None or bound > MAX_OUTPUT_LENGTH) and sum(map(len, parts)) > MAX_OUTPUT_LENGTH:
+        raise too_long()
+    return "".join(parts)
+
+
+def text_bound(body: Body | If) -> int:
+    """The most characters the texts of ``body``, a body without loops, can write:
+    every text of every branch, each written at most once."""
+    if type(body) is str:
+        return len(body)
+    if type(body) is If:
+        return text_bound(body.then) + text_bound(body.orelse)
+    return sum(text_bound(step) for step in body if type(step) in (str, If))  # type: ignore[union-attr, arg-type]
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,13 +184,34 @@ def sequence(pieces: list[str | Write | If | For], *, counted: bool) -> Body:
     return tuple(steps) if steps else ""
 
 
-def fill(body: tuple[Step, ...], scope: Scope, parts: list[str], limits: Limits | None) -> None:
-    """Render the steps of ``body`` into ``parts``, reading values from ``scope``;
-    ``limits`` counts what is written inside loops (None in a body without loops)."""
+def fill(body: tuple[Step, ...], scope: Scope, parts: list[str], limits: Limits | None) -> int:
+    """Render the steps of ``body`` into ``parts``, reading values from ``scope``, and
+    give the characters of the values written; ``limits`` counts what is written
+    inside loops (None in a body without loops). The kinds of step are tested most
+    frequent first: texts, then branches."""
+    append = parts.append
+    written = 0
     for step in body:
         kind = type(step)
         if kind is str:
-            parts.append(step)  # type: ignore[arg-type]
+            append(step)  # type: ignore[arg-type]
+        elif kind is If:
+            try:
+                holds = step.test(scope)  # type: ignore[union-attr]
+            except EvaluationError as exc:
+                raise step.lines.relocated(exc, step.offset) from None  # type: ignore[union-attr]
+            taken = step.then if holds else step.orelse  # type: ignore[union-attr]
+            if type(taken) is str:
+                if taken:
+                    append(taken)
+                continue
+            if type(taken) is If:  # an elif
+                taken = _taken(taken, scope)
+                if type(taken) is str:
+                    if taken:
+                        append(taken)
+                    continue
+            written += fill(taken, scope, parts, limits)  # type: ignore[arg-type]
         elif kind is Write:
             try:
                 value = step.evaluate(scope)  # type: ignore[union-attr]
@@ -183,41 +220,31 @@ def fill(body: tuple[Step, ...], scope: Scope, parts: list[str], limits: Limits 
                 raise step.placed(exc) from None  # type: ignore[union-attr]
             if step.counted:  # type: ignore[union-attr]
                 limits.count(len(text))  # type: ignore[union-attr]
-            parts.append(text)
-        elif kind is If:
-            try:
-                holds = step.test(scope)  # type: ignore[union-attr]
-            except EvaluationError as exc:
-                raise step.lines.relocated(exc, step.offset) from None  # type: ignore[union-attr]
-            taken = step.then if holds else step.orelse  # type: ignore[union-attr]
-            if type(taken) is str:
-                parts.append(taken)
-            else:
-                if type(taken) is If:  # an elif
-                    taken = _taken(taken, scope)
-                if type(taken) is str:
-                    parts.append(taken)
-                else:
-                    fill(taken, scope, parts, limits)  # type: ignore[arg-type]
+            append(text)
+            written += len(text)
         elif kind is Count:
             limits.count(step.size)  # type: ignore[union-attr]
         else:
-            _loop(step, scope, parts, limits)  # type: ignore[arg-type]
+            written += _loop(step, scope, parts, limits)  # type: ignore[arg-type]
+    return written
 
 
-def _taken(branch: Body | If, scope: Scope) -> Body:
-    """The body an :class:`If` (with its ``elif`` chain) renders under ``scope``."""
-    while type(branch) is If:
+def _taken(branch: If, scope: Scope) -> Body:
+    """The body an ``elif`` chain renders under ``scope``."""
+    while True:
         try:
             holds = branch.test(scope)
         except EvaluationError as exc:
             raise branch.lines.relocated(exc, branch.offset) from None
-        branch = branch.then if holds else branch.orelse
-    return branch  # type: ignore[return-value]
+        taken = branch.then if holds else branch.orelse
+        if type(taken) is not If:
+            return taken  # type: ignore[return-value]
+        branch = taken
 
 
-def _loop(step: For, scope: Scope, parts: list[str], limits: Limits) -> None:
-    """Render the body of ``step`` once for each item, with ``loop`` and its variable."""
+def _loop(step: For, scope: Scope, parts: list[str], limits: Limits) -> int:
+    """Render the body of ``step`` once for each item, with ``loop`` and its variable;
+    give the characters of the values written."""
     try:
         items = iterate(step.iterable(scope))
     except EvaluationError as exc:
@@ -227,6 +254,7 @@ def _loop(step: For, scope: Scope, parts: list[str], limits: Limits) -> None:
     body, variable = step.body, step.variable
     length = len(items)
     local: dict[str, Any] = dict(scope)
+    written = 0
     for index, item in enumerate(items):
         limits.tick()
         local[variable] = item
@@ -238,4 +266,5 @@ def _loop(step: For, scope: Scope, parts: list[str], limits: Limits) -> None:
             "length": length,
         }
         if body:
-            fill(body, local, parts, limits)  # type: ignore[arg-type]
+            written += fill(body, local, parts, limits)  # type: ignore[arg-type]
+    return written

@@ -74,7 +74,9 @@ from catalog.lang._render import (
     fill,
     finish,
     sequence,
+    text_bound,
 )
+from catalog.lang._paths import Paths
 from catalog.lang.compiler import Expression, ExpressionCache
 from catalog.lang.shapes import SCALAR, RecordShape, Shape, did_you_mean
 from catalog.lang.values import Path, Scope, budgeted, charge, render_value
@@ -104,6 +106,7 @@ _FOR: Final = re.compile(r"\s*(\S+)\s+in\s+(.*)", re.DOTALL)
 
 
 _UNWRITABLE: Final = (TypeError, ValueError, OverflowError, RecursionError)
+_FAILED: Final = (EvaluationError, *_UNWRITABLE)
 _NO_SCOPE: Final[Scope] = types.MappingProxyType({})
 _Piece: TypeAlias = "str | Write | If | For"
 
@@ -160,16 +163,39 @@ def compile_template(
 
     spends, loops = compiler.spends, compiler.loops
     steps = run
+    texts = None if loops else text_bound(steps)
 
     def render(scope: Scope) -> str:
         parts: list[str] = []
-        fill(steps, scope, parts, Limits() if loops else None)
-        text, size = finish(parts)
+        if texts is None:
+            fill(steps, scope, parts, Limits())
+            text = finish(parts)
+        else:
+            text = finish(parts, texts + fill(steps, scope, parts, None))
         if spends:
-            charge(size)
+            charge(len(text))
         return text
 
-    return Template(source, roots, False, budgeted(render, "the body") if spends else render, reads)
+    walked = budgeted(render, "the body") if spends else render
+    if loops:
+        return Template(source, roots, False, walked, reads)
+    paths = Paths(steps)  # type: ignore[arg-type]
+
+    def along(scope: Scope) -> str:
+        text = paths.render(scope, render)
+        if spends:
+            charge(len(text))
+        return text
+
+    fast = budgeted(along, "the body") if spends else along
+
+    def render_along(scope: Scope) -> str:
+        try:
+            return fast(scope)
+        except _FAILED:  # raised again by the walk, where it raises it
+            return walked(scope)
+
+    return Template(source, roots, False, render_along, reads)
 
 
 # --------------------------------------------------------------------------
