@@ -332,11 +332,15 @@ def read_header(
     found = reader.peek()
     if found is None:
         return {}, {}
-    index, line = found
-    if line.indent != 0:
-        raise reader.fail("the first key is indented", index)
+    _, line = found
+    # A header indented as a whole (its keys lined up under an indented `<!--`) is
+    # read at its keys' indentation, as YAML reads an indented block mapping.
     lines: dict[str, int] = {}
     for offset, item in enumerate(reader.lines):
-        if item is not None and item.indent == 0 and (key := _split_key(item.text)):
+        if item is not None and item.indent == line.indent and (key := _split_key(item.text)):
             lines.setdefault(key[0], first_line + offset)
-    return reader.mapping(0), lines
+    fields = reader.mapping(line.indent)
+    left = reader.peek()
+    if left is not None:
+        raise reader.fail("this line is indented less than the header's first key", left[0])
+    return fields, lines
