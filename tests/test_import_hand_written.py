@@ -99,3 +99,27 @@ def test_the_command_says_where_a_header_is_unreadable(
     assert "system-prompt-a.md:2: the header comment is not closed" in err
     assert "Traceback" not in err
     assert not (tmp_path / "cc" / "2.1.1").exists()
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        # keys quoted by a JSON-minded hand
+        ("\"name\": A\n'description': B\n", {"name": "A", "description": "B"}),
+        ('"agent: name": A\n', {"agent: name": "A"}),
+        # YAML's escapes that JSON lacks
+        ('name: "\\x41\\u00e9\\N\\_\\e\\0"\n', {"name": "A\u00e9\x85\xa0\x1b\x00"}),
+        ('name: "tab\\there \\"q\\""\n', {"name": 'tab\there "q"'}),
+        # an escape YAML does not know: the text as written
+        ('name: "C:\\path\\x4"\n', {"name": "C:\\path\\x4"}),
+        # a comment after the closing quote, in a value and in a list
+        ("name: 'A' # why\nvariables:\n  - \"B\"  # later\n", {"name": "A", "variables": ["B"]}),
+        # a plain value keeps its ` #` (a description says "issue #12")
+        ("description: Fixes issue #12\n", {"description": "Fixes issue #12"}),
+        # not a comment: no space before `#`, or text after the quote
+        ("name: 'A'# x\nother: \"x\" y\n", {"name": "'A'# x", "other": '"x" y'}),
+    ],
+)
+def test_quoted_keys_escapes_and_comments(header: str, expected: dict[str, object]) -> None:
+    part = parse_prompt_file(f"<!--\n{header}-->\n{BODY}", "x.md")
+    assert dict(part.header) == expected
