@@ -344,11 +344,7 @@ def _flow_list(text: str) -> HeaderValue:
 def _unquote(text: str) -> str:
     """A scalar's text as meant: quotes removed, escapes read, and a ``# comment``
     after the closing quote left out (``'A' # why`` is ``A``, as YAML reads it)."""
-    if text[:1] in ("'", '"') and text[-1:] not in ("'", '"'):
-        end = _closing_quote(text)
-        if end is not None and text[end + 1 :].lstrip(" ").startswith("#"):
-            if text[end + 1 : end + 2] == " ":
-                text = text[: end + 1]
+    text = _without_comment(text)
     if len(text) >= 2 and text[0] == "'" and text[-1] == "'":
         return text[1:-1].replace("''", "'")
     if len(text) >= 2 and text[0] == '"' and text[-1] == '"':
@@ -359,6 +355,17 @@ def _unquote(text: str) -> str:
         if isinstance(value, str):
             return value
     return text
+
+
+def _without_comment(text: str) -> str:
+    """A quoted scalar without the ``# comment`` after its closing quote (a space
+    before the ``#``); any other text as it is."""
+    if text[:1] not in ("'", '"') or text[-1:] in ("'", '"'):
+        return text
+    end = _closing_quote(text)
+    if end is None or text[end + 1 : end + 2] != " ":
+        return text
+    return text[: end + 1] if text[end + 1 :].lstrip(" ").startswith("#") else text
 
 
 # YAML's escapes that JSON lacks (JSON's are read by json.loads), and the width of
