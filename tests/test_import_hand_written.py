@@ -123,3 +123,46 @@ def test_the_command_says_where_a_header_is_unreadable(
 def test_quoted_keys_escapes_and_comments(header: str, expected: dict[str, object]) -> None:
     part = parse_prompt_file(f"<!--\n{header}-->\n{BODY}", "x.md")
     assert dict(part.header) == expected
+
+
+def _checkout(folder: Path, parts: dict[str, str]) -> Path:
+    (folder / "system-prompts").mkdir(parents=True)
+    (folder / "README.md").write_text("Prompts as of **[Claude Code v2.1.1](x) (today).**\n")
+    for part_id, text in parts.items():
+        (folder / "system-prompts" / f"{part_id}.md").write_text(text)
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("again", "what"),
+    [
+        (
+            {"system-prompt-a": "<!--\nname: A\n-->\nAnother text.\n"},
+            "'system-prompt-a' has another body",
+        ),
+        ({"system-prompt-a": f"<!--\nname: A2\n-->\n{BODY}"}, "'system-prompt-a' has another meta"),
+        (
+            {"system-prompt-a": f"<!--\nname: A\n-->\n{BODY}", "system-prompt-b": BODY},
+            "this release adds part 'system-prompt-b'",
+        ),
+        (
+            {"system-prompt-c": BODY},
+            "part 'system-prompt-a' is there, not in this release (and 1 more",
+        ),
+    ],
+)
+def test_a_release_imported_again_with_other_parts_names_the_part(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], again: dict[str, str], what: str
+) -> None:
+    # A rewritten history: the same release, other content. The manifest's lines
+    # name parts files only, so the message says which part differs.
+    out = str(tmp_path / "out")
+    first = _checkout(tmp_path / "first", {"system-prompt-a": f"<!--\nname: A\n-->\n{BODY}"})
+    assert main(["import", "piebald", str(first), "--name", "cc", "--out", out]) == 0
+    second = _checkout(tmp_path / "second", again)
+    capsys.readouterr()
+    assert main(["import", "piebald", str(second), "--name", "cc", "--out", out]) == 2
+    err = capsys.readouterr().err
+    assert f"{out}/cc/2.1.1/catalog.toml: version 2.1.1 already exists with a different " in err
+    assert what in err
+    assert "a rewritten history?" in err
