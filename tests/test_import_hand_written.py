@@ -166,3 +166,29 @@ def test_a_release_imported_again_with_other_parts_names_the_part(
     assert f"{out}/cc/2.1.1/catalog.toml: version 2.1.1 already exists with a different " in err
     assert what in err
     assert "a rewritten history?" in err
+
+
+@pytest.mark.parametrize(
+    ("file", "expected"),
+    [
+        ("system-prompt-main.md", "system-prompt-main"),
+        ("System Prompt  Main.md", "system-prompt-main"),
+        ("système-ünï.md", "systeme-uni"),  # not syst-me-n-
+        ("system-prompt-ñ.md", "system-prompt-n"),
+        ("tool-description-\uff46\uff55\uff4c\uff4c.md", "tool-description-full"),  # full-width
+        ("--agent-prompt-x.md", "agent-prompt-x"),
+        ("名前.md", ""),
+    ],
+)
+def test_part_ids_from_hand_named_files(file: str, expected: str) -> None:
+    assert parse_prompt_file("x\n", f"system-prompts/{file}").id == expected
+
+
+def test_a_file_name_without_an_id_says_how_to_name_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    checkout = _checkout(tmp_path / "c", {"名前": BODY})
+    assert main(["import", "piebald", str(checkout), "--name", "cc", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "'名前.md' gives the part id '', which is empty" in err
+    assert "rename the file" in err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,7 @@ __all__ = [
     "parse_changelog",
     "parse_prompt_file",
     "parse_readme",
+    "part_id",
     "placeholders",
     "release_version",
 ]
@@ -91,9 +93,8 @@ class UpstreamPart:
 
     @property
     def id(self) -> str:
-        """The part id: the file name's stem, as a catalog slug."""
-        stem = self.file.removesuffix(".md").lower()
-        return re.sub(r"[^a-z0-9._-]+", "-", stem).lstrip("-._")
+        """The part id: the file name's stem, as a catalog slug (see :func:`part_id`)."""
+        return part_id(self.file)
 
     @property
     def category(self) -> Category:
@@ -109,6 +110,16 @@ class UpstreamPart:
     def description(self) -> str:
         """The header's ``description``; empty when it has none."""
         return str(self.header.get("description") or "")
+
+
+def part_id(file: str) -> str:
+    """The part id of file name ``file``: its stem as a catalog slug, lower case,
+    accents dropped (``système-ünï.md`` is ``systeme-uni``, not ``syst-me-n-``,
+    which two names could share), every other run of characters a slug cannot
+    hold a ``-``."""
+    stem = unicodedata.normalize("NFKD", file.removesuffix(".md"))
+    plain = "".join(char for char in stem if not unicodedata.combining(char)).lower()
+    return re.sub(r"[^a-z0-9._-]+", "-", plain).lstrip("-._")
 
 
 def parse_prompt_file(text: str, file: str, *, source: str = "") -> UpstreamPart:

@@ -165,7 +165,10 @@ def _manifest(
             clash = f"as {seen[part.id]!r} does" if part.id else "which is empty"
             raise ImporterError(
                 f"release {release.version}: {part.file!r} gives the part id {part.id!r}, {clash}",
-                hint="only one file per id can be imported; rename one upstream",
+                hint="only one file per id can be imported; rename one upstream"
+                if part.id
+                else "an id is made of the name's letters a-z (accents dropped), digits, "
+                "'.', '_' and '-': rename the file",
             )
         seen[part.id] = part.file
         entry = release.readme.entries.get(part.file)
