@@ -129,7 +129,7 @@ def test_key_lines_are_the_file_lines() -> None:
         ("a: 1\nnot a key\n", 3, "expected `key: value`, found 'not a key'"),
         ("a: 1\na: 2\n", 3, "the key 'a' is given twice"),
         ("a:\n\t- b\n", 3, "a tab in the indentation"),
-        ("  a: 1\n", 2, "the first key is indented"),
+        ("  a: 1\n  b: 2\nc: 3\n", 4, "indented less than the header's first key"),
         ("a:\n  b: 1\n c: 2\n", 4, "indented but continues nothing"),
     ],
 )

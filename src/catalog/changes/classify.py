@@ -134,14 +134,38 @@ def inside_placeholders(old: str, new: str) -> list[str] | None:
     return list(dict.fromkeys(fresh))
 
 
-def _shingles(text: str) -> set[bytes]:
-    words = text.split()
-    if len(words) < SHINGLE:
+# A short body is compared by shorter shingles: one word changed in a body of
+# ten words changes most of its 4-word shingles, so a part renamed with a
+# one-word edit would not be found. (upper bound of a body's word count, size)
+_SHORT_SHINGLES = ((8, 1), (16, 2))
+
+
+def _shingle_size(count: int) -> int:
+    """The words per shingle a body of ``count`` words is compared by: one word
+    below 8 words, two below 16, else :data:`SHINGLE`, so that one changed word
+    changes at most about a quarter of any body's shingles."""
+    for below, size in _SHORT_SHINGLES:
+        if count < below:
+            return size
+    return SHINGLE
+
+
+def _shingles(words: Sequence[str], size: int) -> set[bytes]:
+    """The runs of ``size`` words of a body (the whole body when it has fewer)."""
+    if len(words) < size:
         return {" ".join(words).encode()} if words else set()
     return {
-        hashlib.blake2b(" ".join(words[i : i + SHINGLE]).encode(), digest_size=8).digest()
-        for i in range(len(words) - SHINGLE + 1)
+        hashlib.blake2b(" ".join(words[i : i + size]).encode(), digest_size=8).digest()
+        for i in range(len(words) - size + 1)
     }
+
+
+def _sizes_for(count: int, sizes: set[int]) -> list[int]:
+    """The shingle sizes an added body of ``count`` words is compared by: those of
+    the removed bodies, but a short size only for a body short enough to be at
+    least half alike a body of that size (four times the size's longest)."""
+    limits = {size: below * 4 for below, size in _SHORT_SHINGLES}
+    return sorted(size for size in sizes if count < limits.get(size, count + 1))
 
 
 def find_renames(
@@ -151,9 +175,43 @@ def find_renames(
 
     Same bodies pair first (similarity 1.0); then pairs whose word-shingle sets
     overlap by at least ``threshold`` (Jaccard), best first, each part used
-    once. Ties go to the pair whose ids sort first, so the result does not
-    depend on dictionary order.
+    once. A pair is compared by the shingle size of its removed body
+    (:func:`_shingle_size`: shorter for a short body). Ties go to the pair
+    whose ids sort first, so the result does not depend on dictionary order.
     """
+    pairs, left_removed, left_added = _same_bodies(removed, added)
+    if not left_removed or not left_added:
+        return pairs
+    words = {old_id: removed[old_id].split() for old_id in left_removed}
+    sizes = {old_id: _shingle_size(len(found)) for old_id, found in words.items()}
+    shingles = {old_id: _shingles(words[old_id], sizes[old_id]) for old_id in left_removed}
+    index: dict[tuple[int, bytes], list[str]] = {}
+    for old_id, found in shingles.items():
+        for shingle in found:
+            index.setdefault((sizes[old_id], shingle), []).append(old_id)
+    candidates: list[tuple[float, str, str]] = []
+    for new_id in left_added:
+        text = added[new_id].split()
+        mine = {size: _shingles(text, size) for size in _sizes_for(len(text), set(sizes.values()))}
+        for old_id, score in _scores(mine, sizes, shingles, index).items():
+            if score >= threshold:
+                candidates.append((-score, old_id, new_id))
+    candidates.sort()
+    used_old: set[str] = set()
+    used_new: set[str] = set()
+    for negative, old_id, new_id in candidates:
+        if old_id not in used_old and new_id not in used_new:
+            pairs.append((old_id, new_id, round(-negative, 3)))
+            used_old.add(old_id)
+            used_new.add(new_id)
+    return pairs
+
+
+def _same_bodies(
+    removed: Mapping[str, str], added: Mapping[str, str]
+) -> tuple[list[tuple[str, str, float]], list[str], list[str]]:
+    """The pairs of a removed and an added part with the same body (ids sorted, each
+    used once), and the removed and added ids left unpaired."""
     pairs: list[tuple[str, str, float]] = []
     by_body: dict[str, list[str]] = {}
     for old_id in sorted(removed):
@@ -166,35 +224,34 @@ def find_renames(
         else:
             left_added.append(new_id)
     taken = {old for old, _, _ in pairs}
-    left_removed = [i for i in sorted(removed) if i not in taken]
-    if not left_removed or not left_added:
-        return pairs
-    shingles = {old_id: _shingles(removed[old_id]) for old_id in left_removed}
-    index: dict[bytes, list[str]] = {}
-    for old_id, found in shingles.items():
+    return pairs, [i for i in sorted(removed) if i not in taken], left_added
+
+
+def _scores(
+    mine: Mapping[int, set[bytes]],
+    sizes: Mapping[str, int],
+    shingles: Mapping[str, set[bytes]],
+    index: Mapping[tuple[int, bytes], list[str]],
+) -> dict[str, float]:
+    """The Jaccard similarity of an added body (its shingles by size, ``mine``) and each
+    removed body it shares an indexed shingle with.
+
+    A shingle more than :data:`_MAX_POSTINGS` removed bodies hold finds no
+    candidate; a short body's score then counts every shingle (a few words:
+    cheap), a long one's the indexed ones it was found by."""
+    shared: Counter[str] = Counter()
+    for size, found in mine.items():
         for shingle in found:
-            index.setdefault(shingle, []).append(old_id)
-    candidates: list[tuple[float, str, str]] = []
-    for new_id in left_added:
-        mine = _shingles(added[new_id])
-        shared: Counter[str] = Counter()
-        for shingle in mine:
-            postings = index.get(shingle)
+            postings = index.get((size, shingle))
             if postings is not None and len(postings) <= _MAX_POSTINGS:
                 shared.update(postings)
-        for old_id, common in shared.items():
-            score = common / (len(mine) + len(shingles[old_id]) - common)
-            if score >= threshold:
-                candidates.append((-score, old_id, new_id))
-    candidates.sort()
-    used_old: set[str] = set()
-    used_new: set[str] = set()
-    for negative, old_id, new_id in candidates:
-        if old_id not in used_old and new_id not in used_new:
-            pairs.append((old_id, new_id, round(-negative, 3)))
-            used_old.add(old_id)
-            used_new.add(new_id)
-    return pairs
+    scores: dict[str, float] = {}
+    for old_id, common in shared.items():
+        own = mine[sizes[old_id]]
+        if sizes[old_id] < SHINGLE:
+            common = len(own & shingles[old_id])
+        scores[old_id] = common / (len(own) + len(shingles[old_id]) - common)
+    return scores
 
 
 def moved_parts(before: Sequence[tuple[str, int]], after: Sequence[tuple[str, int]]) -> set[str]:

@@ -185,30 +185,26 @@ class CatalogWriter:
         manifest: str,
         *,
         force: bool = False,
-        same: Callable[[Path], bool] | None = None,
+        difference: Callable[[Path], str | None] | None = None,
     ) -> VersionStatus:
         """Write ``version/catalog.toml`` and the new bodies it names.
 
-        An existing manifest with other content needs ``force`` (unless ``same``
-        says the manifest at that path holds the same catalog); the error
-        names its first differing line.
+        An existing manifest with other content needs ``force``, unless
+        ``difference`` says (None) that the manifest at that path holds the same
+        catalog; the error says what ``difference`` found (which part differs, in
+        a rewritten history: the manifest's own lines name only parts files),
+        else the manifest's first differing line.
         """
         path = self.folder / version / MANIFEST_NAME
         _check_size(manifest, f"{version}/{MANIFEST_NAME}")
         status: VersionStatus = "written"
         if path.is_file():
             existing = _read_existing(path)
-            if existing != manifest and same is not None and same(path):
+            found = None if existing == manifest or difference is None else difference(path)
+            if existing != manifest and difference is not None and found is None:
                 existing = manifest  # says the same in other words: kept as it is
             if existing != manifest and not force:
-                line, was, now = _first_difference(existing, manifest)
-                raise ImporterError(
-                    f"version {version} already exists with a different manifest: "
-                    f"this line reads {was!r}, the import would write {now!r}",
-                    file=str(path),
-                    line=line,
-                    hint="pass --force to replace it, or import into another --out folder",
-                )
+                raise _exists_error(version, path, existing, manifest, found)
             status = "unchanged" if existing == manifest else "replaced"
         for file, text in self._pending.items():
             _write_atomic(self.folder / file, text)
@@ -297,6 +293,22 @@ def _read_existing(path: Path) -> str:
         ImporterError,
         "the existing manifest",
         "remove the version folder, or import into another --out folder",
+    )
+
+
+def _exists_error(
+    version: str, path: Path, existing: str, manifest: str, found: str | None
+) -> ImporterError:
+    """The error for version ``version`` existing with other content: what differs
+    (``found``: a part, when the caller could tell), else the first differing line."""
+    line, was, now = _first_difference(existing, manifest)
+    what = found or f"this line reads {was!r}, the import would write {now!r}"
+    return ImporterError(
+        f"version {version} already exists with a different manifest: {what}",
+        file=str(path),
+        line=None if found else line,
+        hint=("the release changed since it was imported (a rewritten history?): " if found else "")
+        + "pass --force to replace it, or import into another --out folder",
     )
 
 

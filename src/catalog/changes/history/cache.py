@@ -42,8 +42,9 @@ if TYPE_CHECKING:
 
 __all__ = ["CACHE_DIR", "CACHE_FILE", "FORMAT", "cached_index", "index_key"]
 
-FORMAT: Final = 1
-"""Bumped when the index or its file changes meaning: older files are rebuilt."""
+FORMAT: Final = 2
+"""Bumped when the index or its file changes meaning: older files are rebuilt (2:
+short bodies are paired as renames by shorter shingles)."""
 CACHE_DIR = "_cache"
 CACHE_FILE = "history.json"
 _MEMORY_LIMIT = 8  # indexes kept in memory
@@ -55,7 +56,7 @@ _memory_lock = threading.Lock()
 class _CacheFile(SchemaModel):
     """``_cache/history.json``: a history index as compact arrays."""
 
-    format: Literal[1]
+    format: Literal[2]
     key: str
     name: str
     # Plain tuples: validated from JSON, where strict mode takes an array for one.

@@ -236,7 +236,11 @@ def _fold(lines: list[str]) -> str:
 
 def _split_key(text: str) -> tuple[str, str] | None:
     """``(key, rest)`` of a ``key: rest`` or ``key:`` line: the key runs to the first
-    colon followed by a space or the line's end; None when the line is no key."""
+    colon followed by a space or the line's end; None when the line is no key.
+    A quoted key (``"name": A``, ``'name': A``, as JSON-minded hands write) is
+    unquoted, as YAML reads it."""
+    if text[:1] in ("'", '"'):
+        return _quoted_key(text)
     if text.startswith(_NOT_KEY_START):
         return None
     colon = text.find(": ")
@@ -248,6 +252,37 @@ def _split_key(text: str) -> tuple[str, str] | None:
     if not key or " #" in key:
         return None
     return key, text[colon + 1 :].strip()
+
+
+def _quoted_key(text: str) -> tuple[str, str] | None:
+    """``(key, rest)`` of a ``"key": rest`` or ``'key': rest`` line; None when the
+    quoted text is not followed by a colon and a space (or the line's end)."""
+    end = _closing_quote(text)
+    if end is None:
+        return None
+    after = text[end + 1 :].lstrip(" ")
+    if after != ":" and not after.startswith(": "):
+        return None
+    key = _unquote(text[: end + 1])
+    return (key, after[1:].strip()) if key else None
+
+
+def _closing_quote(text: str) -> int | None:
+    """Where the quoted scalar opening ``text`` closes (``''`` and backslash escapes
+    inside are text); None when it does not."""
+    quote = text[0]
+    position = 1
+    while (found := text.find(quote, position)) >= 0:
+        if quote == "'" and text.startswith("''", found):
+            position = found + 2
+            continue
+        if quote == '"':
+            backslashes = len(text[position:found]) - len(text[position:found].rstrip("\\"))
+            if backslashes % 2:
+                position = found + 1
+                continue
+        return found
+    return None
 
 
 def _is_item(text: str) -> bool:
@@ -307,17 +342,69 @@ def _flow_list(text: str) -> HeaderValue:
 
 
 def _unquote(text: str) -> str:
-    """A scalar's text as meant: quotes removed, escapes read."""
+    """A scalar's text as meant: quotes removed, escapes read, and a ``# comment``
+    after the closing quote left out (``'A' # why`` is ``A``, as YAML reads it)."""
+    text = _without_comment(text)
     if len(text) >= 2 and text[0] == "'" and text[-1] == "'":
         return text[1:-1].replace("''", "'")
     if len(text) >= 2 and text[0] == '"' and text[-1] == '"':
         try:
             value = json.loads(text)
         except ValueError:
-            return text[1:-1]
+            return _yaml_escapes(text[1:-1])
         if isinstance(value, str):
             return value
     return text
+
+
+def _without_comment(text: str) -> str:
+    """A quoted scalar without the ``# comment`` after its closing quote (a space
+    before the ``#``); any other text as it is."""
+    if text[:1] not in ("'", '"') or text[-1:] in ("'", '"'):
+        return text
+    end = _closing_quote(text)
+    if end is None or text[end + 1 : end + 2] != " ":
+        return text
+    return text[: end + 1] if text[end + 1 :].lstrip(" ").startswith("#") else text
+
+
+# YAML's escapes that JSON lacks (JSON's are read by json.loads), and the width of
+# the hexadecimal ones.
+_ESCAPES = {
+    "0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v",
+    "f": "\f", "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\",
+    "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029",
+}  # fmt: skip
+_HEX_ESCAPES = {"x": 2, "u": 4, "U": 8}
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def _yaml_escapes(inner: str) -> str:
+    """The text of a double-quoted YAML scalar's inside, escapes read as YAML reads
+    them (``\\x41``, ``\\N``, ``\\_``, ``\\e``...); the text as written when an
+    escape is none YAML knows (a hand's ``C:\\path``)."""
+    out: list[str] = []
+    position = 0
+    while (found := inner.find("\\", position)) >= 0:
+        out.append(inner[position:found])
+        code = inner[found + 1 : found + 2]
+        width = _HEX_ESCAPES.get(code)
+        if width is not None:
+            digits = inner[found + 2 : found + 2 + width]
+            if len(digits) != width or not _HEX.issuperset(digits):
+                return inner
+            try:
+                out.append(chr(int(digits, 16)))
+            except ValueError:  # beyond U+10FFFF
+                return inner
+            position = found + 2 + width
+        elif code in _ESCAPES:
+            out.append(_ESCAPES[code])
+            position = found + 2
+        else:
+            return inner
+    out.append(inner[position:])
+    return "".join(out)
 
 
 def read_header(
@@ -332,11 +419,15 @@ def read_header(
     found = reader.peek()
     if found is None:
         return {}, {}
-    index, line = found
-    if line.indent != 0:
-        raise reader.fail("the first key is indented", index)
+    _, line = found
+    # A header indented as a whole (its keys lined up under an indented `<!--`) is
+    # read at its keys' indentation, as YAML reads an indented block mapping.
     lines: dict[str, int] = {}
     for offset, item in enumerate(reader.lines):
-        if item is not None and item.indent == 0 and (key := _split_key(item.text)):
+        if item is not None and item.indent == line.indent and (key := _split_key(item.text)):
             lines.setdefault(key[0], first_line + offset)
-    return reader.mapping(0), lines
+    fields = reader.mapping(line.indent)
+    left = reader.peek()
+    if left is not None:
+        raise reader.fail("this line is indented less than the header's first key", left[0])
+    return fields, lines

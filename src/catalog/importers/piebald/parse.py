@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,7 @@ __all__ = [
     "parse_changelog",
     "parse_prompt_file",
     "parse_readme",
+    "part_id",
     "placeholders",
     "release_version",
 ]
@@ -91,9 +93,8 @@ class UpstreamPart:
 
     @property
     def id(self) -> str:
-        """The part id: the file name's stem, as a catalog slug."""
-        stem = self.file.removesuffix(".md").lower()
-        return re.sub(r"[^a-z0-9._-]+", "-", stem).lstrip("-._")
+        """The part id: the file name's stem, as a catalog slug (see :func:`part_id`)."""
+        return part_id(self.file)
 
     @property
     def category(self) -> Category:
@@ -111,37 +112,106 @@ class UpstreamPart:
         return str(self.header.get("description") or "")
 
 
+def part_id(file: str) -> str:
+    """The part id of file name ``file``: its stem as a catalog slug, lower case,
+    accents dropped (``système-ünï.md`` is ``systeme-uni``, not ``syst-me-n-``,
+    which two names could share), every other run of characters a slug cannot
+    hold a ``-``."""
+    stem = unicodedata.normalize("NFKD", file.removesuffix(".md"))
+    plain = "".join(char for char in stem if not unicodedata.combining(char)).lower()
+    return re.sub(r"[^a-z0-9._-]+", "-", plain).lstrip("-._")
+
+
 def parse_prompt_file(text: str, file: str, *, source: str = "") -> UpstreamPart:
     """Split a part file into its header fields and body (everything after ``-->``).
 
     CRLF line endings and a leading byte-order mark (a copy saved by a Windows
-    editor) do not hide the header.
+    editor) do not hide the header, and neither do the other ways a hand
+    writes one (see :func:`_locate_header`): blank lines before ``<!--``,
+    spaces around ``<!--`` and ``-->``, a first field on the ``<!--`` line or a
+    last one on the ``-->`` line.
     """
     text = clean_text(text)
     name = file.rsplit("/", 1)[-1]
-    if not text.startswith("<!--\n"):
+    found = _locate_header(text, file)
+    if found is None:
         return UpstreamPart(name, {}, text, source)
-    end = text.find("\n-->\n", 4)
-    if end < 0:
-        if text.endswith("\n-->"):
-            end = len(text) - 4
-        else:
-            raise ImporterError(
-                "the header comment is not closed by a `-->` line",
-                file=file,
-                line=1,
-                hint="the header runs from `<!--` to a line holding only `-->`",
-            )
-    header, lines = read_header(text[5 : end + 1], file, first_line=2)
+    header_text, first_line, body = found
+    header, lines = read_header(header_text, file, first_line=first_line)
     for key, wanted in (("name", str), ("description", str), ("variables", list)):
         if key in header and not isinstance(header[key], wanted):
+            shape = "a list: `- NAME` lines under it, or `[A, B]`" if wanted is list else "text"
             raise ImporterError(
                 f"header field {key!r} must be {'a list' if wanted is list else 'text'}",
                 file=file,
                 line=lines[key],
-                hint="check the header comment",
+                hint=f"write {key!r} as {shape}",
             )
-    return UpstreamPart(name, header, text[end + 5 :], source)
+    return UpstreamPart(name, header, body, source)
+
+
+_OPEN = "<!--"
+_CLOSE = "-->"
+
+
+def _locate_header(text: str, file: str) -> tuple[str, int, str] | None:
+    """The header comment of a part file: ``(its text, the file line it starts on,
+    the body after it)``; None when the file starts with no ``<!--``.
+
+    Read one line at a time (linear in the file), the way a person reads it:
+    blank lines before ``<!--`` and spaces around it are layout; text after
+    ``<!--`` on its line is the first field; the header ends at the first line
+    ending with ``-->`` (spaces after it aside), whose text before ``-->`` is
+    the last field; the body is what follows that line. Without a closing
+    line, or with text after ``-->`` on its line, the header is refused at its
+    opening line: the file's text cannot be told from its header.
+    """
+    lines = text.split("\n")
+    start = 0
+    while start < len(lines) and not lines[start].strip():
+        start += 1
+    if start == len(lines) or not lines[start].lstrip().startswith(_OPEN):
+        return None
+    opener = lines[start].lstrip()[len(_OPEN) :]
+    column = len(lines[start]) - len(lines[start].lstrip()) + len(_OPEN)
+    for end in range(start, len(lines)):
+        content = opener if end == start else lines[end]
+        closing = content.find(_CLOSE)
+        if closing >= 0:
+            after = content[closing + len(_CLOSE) :]
+            if after.strip():
+                raise ImporterError(
+                    "text after the header's closing `-->` on its line",
+                    file=file,
+                    line=end + 1,
+                    hint="its lines end with carriage returns alone: save it with LF line ends"
+                    if "\r" in after
+                    else "end the header with `-->` and start the text on the next line",
+                )
+            middle = [*lines[start + 1 : end], content[:closing]] if end > start else []
+            first = content[:closing] if end == start else opener
+            header = _header_lines(first, column, middle)
+            return "\n".join(header) + "\n", start + 1, "\n".join(lines[end + 1 :])
+    raise ImporterError(
+        "the header comment is not closed by a `-->` line",
+        file=file,
+        line=start + 1,
+        hint="the header runs from `<!--` to a line ending with `-->`",
+    )
+
+
+def _header_lines(first: str, column: int, rest: list[str]) -> list[str]:
+    """The header's lines, the text after ``<!--`` first: at the indentation of the
+    next line when that line lines up with it (``<!-- name: A`` over
+    ``     description: B``), else at none (``<!-- name: A`` over
+    ``description: B``)."""
+    if not first.strip():
+        return ["", *rest]
+    content = first.lstrip()
+    at = column + len(first) - len(content)
+    following = next((line for line in rest if line.strip()), "")
+    aligned = len(following) - len(following.lstrip(" ")) == at
+    return [(" " * at if aligned else "") + content.rstrip(), *rest]
 
 
 @dataclass(frozen=True, slots=True)

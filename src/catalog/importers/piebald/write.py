@@ -105,7 +105,7 @@ def import_releases(
         version = writer.version_folder(release.version)
         manifest, records, bodies = _manifest(release, name, version, writer, tables, layers)
         status = writer.write_version(
-            version, manifest, force=force, same=functools.partial(_same, records)
+            version, manifest, force=force, difference=functools.partial(_difference, records)
         )
         item = ImportedVersion(version, len(release.parts), writer.new_blobs - before, status)
         done.append(item)
@@ -165,7 +165,10 @@ def _manifest(
             clash = f"as {seen[part.id]!r} does" if part.id else "which is empty"
             raise ImporterError(
                 f"release {release.version}: {part.file!r} gives the part id {part.id!r}, {clash}",
-                hint="only one file per id can be imported; rename one upstream",
+                hint="only one file per id can be imported; rename one upstream"
+                if part.id
+                else "an id is made of the name's letters a-z (accents dropped), digits, "
+                "'.', '_' and '-': rename the file",
             )
         seen[part.id] = part.file
         entry = release.readme.entries.get(part.file)
@@ -179,14 +182,15 @@ def _manifest(
     return provenance + "\n" + tomli_w.dumps(document), records, bodies
 
 
-def _same(records: dict[str, str], path: Path) -> bool:
-    """Whether the version at ``path`` (its ``catalog.toml``) has exactly the parts
-    ``records`` holds, however its manifest shares them: an import of another
-    range of releases lays the shared parts files out differently."""
+def _difference(records: dict[str, str], path: Path) -> str | None:
+    """What differs between the version at ``path`` (its ``catalog.toml``) and the
+    parts ``records`` holds, however its manifest shares them (an import of another
+    range of releases lays the shared parts files out differently): None when
+    nothing does, "" when the version there cannot be read."""
     try:
         existing = merged_manifest(read_manifest(VersionDir(path.parent.parent, path.parent.name)))
     except CatalogError:
-        return False
+        return ""
     old = {part.id: part.model_dump(by_alias=True, exclude_unset=True) for part in existing.part}
     new = {
         pid: validate(PartDecl, tomllib.loads(table)["part"][0]).model_dump(
@@ -194,7 +198,36 @@ def _same(records: dict[str, str], path: Path) -> bool:
         )
         for pid, table in records.items()
     }
-    return old == new
+    if old == new:
+        return None
+    return _parts_differ(old, new)
+
+
+def _parts_differ(old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]]) -> str:
+    """The first of the parts that differ between two versions' records, in words, and
+    how many more do: what a rewritten history changed in a release."""
+    said: list[str] = []
+    for pid in sorted(old.keys() | new.keys()):
+        if pid not in new:
+            said.append(f"part {pid!r} is there, not in this release")
+        elif pid not in old:
+            said.append(f"this release adds part {pid!r}")
+        elif old[pid] != new[pid]:
+            keys = sorted(
+                k for k in old[pid].keys() | new[pid].keys() if old[pid].get(k) != new[pid].get(k)
+            )
+            said.append(f"part {pid!r} has another {_keys_in_words(keys)}")
+    more = f" (and {len(said) - 1} more part(s))" if len(said) > 1 else ""
+    return said[0] + more
+
+
+def _keys_in_words(keys: list[str]) -> str:
+    """Changed record keys as a reader says them: the body (its sha256, with the
+    file and tokens that follow from it), then the other keys."""
+    if "sha256" not in keys:
+        return ", ".join(keys)
+    rest = [key for key in keys if key not in ("sha256", "file", "tokens")]
+    return ", ".join(["body", *rest])
 
 
 def _part_table(part: UpstreamPart, entry: ReadmeEntry | None, body: Body) -> dict[str, Any]:
