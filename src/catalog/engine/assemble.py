@@ -268,18 +268,18 @@ def _members(
     gives goes where its :class:`~catalog.engine.plan.Member` says."""
     assert batch.member is not None
     container = scope.get(batch.member[1])
-    to = (pieces.append, tools.append, excluded.append)
+    to: tuple[Callable[[Any], None], ...] = (pieces.append, tools.append, excluded.append)
     left_out = excluded.append
     if type(container) is tuple and len(container) <= SEARCHED_FREELY:
         for member in batch.members:
             if member.value in container:
-                to[member.to](member.given)  # type: ignore[operator]
+                to[member.to](member.given)
             else:
                 left_out(member.step.if_false)
         return
     for member in batch.members:
         if _holds(member.step, scope):
-            to[member.to](member.given)  # type: ignore[operator]
+            to[member.to](member.given)
         else:
             left_out(member.step.if_false)
 

@@ -6,7 +6,9 @@ texts with values written between them. :class:`Paths` walks the tests alone
 (the texts and the values in between are not visited), looks the path up and
 writes the path's values between its texts in one join; the first time a path
 is met, the body is flattened along it (:class:`_Path`). Each body keeps at
-most :data:`MAX_PATHS` paths, keyed by outcomes only (never by values), and
+most :data:`MAX_PATHS` paths, keyed by outcomes only (never by values), whose
+texts hold at most :data:`ROOM` times the characters of the body's own texts
+(so what is kept grows with the catalog, not with the contexts met), and
 renders any further path with :func:`~catalog.lang._render.fill` directly.
 
 The tests and the values are those :func:`~catalog.lang._render.fill`
@@ -25,10 +27,12 @@ from typing import Final
 from catalog.lang._render import MAX_OUTPUT_LENGTH, Body, If, Write, too_long
 from catalog.lang.values import Run, Scope, render_value
 
-__all__ = ["MAX_PATHS", "Paths"]
+__all__ = ["MAX_PATHS", "ROOM", "Paths"]
 
 MAX_PATHS: Final = 64
 """Most paths one body keeps flattened."""
+ROOM: Final = 4
+"""The characters of the paths one body keeps, at most, in multiples of its texts'."""
 
 _TEXT: Final = frozenset({str})
 
@@ -131,12 +135,14 @@ def _flatten(body: Body, path: tuple[int, ...]) -> _Path:
 class Paths:
     """Renders a body without loops along its paths (see the module docstring)."""
 
-    __slots__ = ("_body", "_choices", "_paths")
+    __slots__ = ("_body", "_choices", "_paths", "_room")
 
-    def __init__(self, body: tuple[Write | If | str, ...]) -> None:
+    def __init__(self, body: tuple[Write | If | str, ...], texts: int) -> None:
+        """``texts`` is the characters of the body's texts (its ``text_bound``)."""
         self._body = body
         self._choices = _choices(body)
         self._paths: dict[tuple[int, ...], _Path] = {}
+        self._room = ROOM * max(texts, 1)
 
     def render(self, scope: Scope, fill: Callable[[Scope], str]) -> str:
         """The body rendered under ``scope``; ``fill`` renders it step by step, for a
@@ -149,7 +155,11 @@ class Paths:
         if found is None:
             if len(self._paths) >= MAX_PATHS:
                 return fill(scope)
-            found = self._paths.setdefault(key, _flatten(self._body, key))
+            found = _flatten(self._body, key)
+            if found.size > self._room:
+                return fill(scope)
+            self._room -= found.size  # a race may keep one path more: never without bound
+            found = self._paths.setdefault(key, found)
         texts = found.texts
         if not found.writes:
             return texts[0]

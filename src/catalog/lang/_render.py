@@ -101,11 +101,11 @@ def finish(parts: list[str], bound: int | None = None) -> str:
 def text_bound(body: Body | If) -> int:
     """The most characters the texts of ``body``, a body without loops, can write:
     every text of every branch, each written at most once."""
-    if type(body) is str:
+    if isinstance(body, str):
         return len(body)
-    if type(body) is If:
+    if isinstance(body, If):
         return text_bound(body.then) + text_bound(body.orelse)
-    return sum(text_bound(step) for step in body if type(step) in (str, If))  # type: ignore[union-attr, arg-type]
+    return sum(text_bound(step) for step in body if isinstance(step, str | If))
 
 
 @dataclass(frozen=True, slots=True)

@@ -62,6 +62,7 @@ from typing import Any, Final, Literal, TypeAlias
 
 from catalog.errors import EvaluationError, ExpressionError
 from catalog.lang._lexing import OPENER, Lines, Token, tokenize, trim_block_lines
+from catalog.lang._paths import Paths
 from catalog.lang._render import (
     MAX_LOOP_ITERATIONS,
     MAX_OUTPUT_LENGTH,
@@ -76,7 +77,6 @@ from catalog.lang._render import (
     sequence,
     text_bound,
 )
-from catalog.lang._paths import Paths
 from catalog.lang.compiler import Expression, ExpressionCache
 from catalog.lang.shapes import SCALAR, RecordShape, Shape, did_you_mean
 from catalog.lang.values import Path, Scope, budgeted, charge, render_value
@@ -179,7 +179,7 @@ def compile_template(
     walked = budgeted(render, "the body") if spends else render
     if loops:
         return Template(source, roots, False, walked, reads)
-    paths = Paths(steps)  # type: ignore[arg-type]
+    paths = Paths(steps, texts)  # type: ignore[arg-type]
 
     def along(scope: Scope) -> str:
         text = paths.render(scope, render)
