@@ -222,3 +222,45 @@ def test_a_body_reads_exactly_the_paths_of_the_branches_it_keeps() -> None:
     assert main.reads == {("env", "cwd"), ("skills",), ("tools",)}
     sub = compile_template(body, names, None, {"agent": AGENTS[1]})
     assert sub.reads == {("env", "os"), ("skills",), ("tools",)}
+
+
+@pytest.mark.parametrize(
+    ("source", "holds"),
+    [
+        ("len(tools) > 0", [False, True, False]),
+        ("len(tools) != 0", [False, True, False]),
+        ("len(tools) >= 1", [False, True, False]),
+        ("len(tools) == 0", [True, False, True]),
+        ("len(tools) < 1", [True, False, True]),
+        ("len(intersect(['Read'], tools)) > 0", [False, True, False]),
+    ],
+)
+def test_where_only_truth_matters_a_length_is_not_counted(source: str, holds: list[bool]) -> None:
+    names = {"tools": SequenceShape(SCALAR)}
+    condition = compile_expression(source, names, condition=True)
+    values = ([], ["Read"], None)
+    assert [bool(condition({"tools": v})) for v in values] == holds
+    assert [bool(compile_expression(source, names)({"tools": v})) for v in values] == holds
+    # len() is not called: it adds no work of its own, and a plain read needs no budget.
+    assert condition.builds == ("intersect" in source)
+    assert compile_expression(source, names).builds
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["len(tools) > 1", "len(name) > 0", "len(tools) > 0.0", "len(tools) > 0 > -1"],
+)
+def test_other_lengths_are_counted_as_written(source: str) -> None:
+    names = {"tools": SequenceShape(SCALAR), "name": SCALAR}
+    assert compile_expression(source, names, condition=True).builds
+    # A text's length is counted: len(5) is an error where the truth of 5 is not.
+    if source == "len(name) > 0":
+        with pytest.raises(EvaluationError, match="len"):
+            compile_expression(source, names, condition=True)({"name": 5})
+
+
+def test_a_written_length_test_still_writes_true_or_false() -> None:
+    body = "{{ len(tools) > 0 }}/{% if len(tools) > 0 %}some{% else %}none{% endif %}"
+    template = compile_template(body, {"tools": SequenceShape(SCALAR)})
+    assert template.render({"tools": ["Read"]}) == "true/some"
+    assert template.render({"tools": []}) == "false/none"

@@ -45,6 +45,7 @@ from catalog.lang.rows import path_key
 from catalog.lang.shapes import (
     ANY,
     SCALAR,
+    MappingShape,
     SequenceShape,
     Shape,
     common_shape,
@@ -281,7 +282,8 @@ class _Compiler:
             case ast.BinOp():
                 return self._binary(node, depth)
             case ast.Compare():
-                return self._compare(node, depth)
+                compared = self._compare(node, depth)
+                return self._nonempty(node, depth, compared) if truth else compared
             case ast.IfExp():
                 return self._if(node, depth, truth)
             case ast.Call():
@@ -550,6 +552,38 @@ class _Compiler:
             return result
 
         return self._combined(run, SCALAR, tuple(operands))
+
+    def _nonempty(self, node: ast.Compare, depth: int, compared: _Node) -> _Node:
+        """Where only its truth matters, ``len(x) > 0`` (or ``!= 0``, ``>= 1``) of a
+        list or a mapping is the truth of ``x``, and ``len(x) == 0`` its negation: the
+        length is not counted. ``compared``, the comparison as written (checked and
+        compiled), is kept otherwise."""
+        if compared.known is not NOT_LITERAL or len(node.ops) != 1:
+            return compared
+        left, op, right = node.left, node.ops[0], node.comparators[0]
+        if not (
+            isinstance(left, ast.Call)
+            and isinstance(left.func, ast.Name)
+            and left.func.id == "len"
+            and len(left.args) == 1
+            and isinstance(right, ast.Constant)
+            and type(right.value) is int
+        ):
+            return compared
+        written = (type(op), right.value)
+        if written in ((ast.Gt, 0), (ast.NotEq, 0), (ast.GtE, 1)):
+            negated = False
+        elif written in ((ast.Eq, 0), (ast.Lt, 1), (ast.LtE, 0)):
+            negated = True
+        else:
+            return compared
+        inner = self.compile(left.args[0], depth + 2, truth=True)
+        if not isinstance(inner.shape, SequenceShape | MappingShape):
+            return compared
+        run = inner.run
+        if negated:
+            return replace(inner, run=lambda scope: not run(scope), shape=SCALAR, path=None)
+        return replace(inner, shape=SCALAR, path=None)
 
     def _if(self, node: ast.IfExp, depth: int, truth: bool) -> _Node:
         test_node = self.compile(node.test, depth + 1, truth=True)
