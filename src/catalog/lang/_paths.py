@@ -40,11 +40,12 @@ _TEXT: Final = frozenset({str})
 @dataclass(frozen=True, slots=True)
 class _Choice:
     """An ``if`` block with its ``elif``s: the tests in order, and for each branch
-    (the last one the ``else``, maybe empty) the blocks met inside it."""
+    (the last one the ``else``, maybe empty) the blocks met inside it; ``inner`` is
+    None when no branch holds a block."""
 
     first: Run
     others: tuple[Run, ...]
-    inner: tuple[tuple[_Choice, ...], ...]
+    inner: tuple[tuple[_Choice, ...], ...] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,25 +87,26 @@ def _choices(body: Body) -> tuple[_Choice, ...]:
         if type(step) is If:
             tests = _tests(step)
             inner = tuple(_choices(branch) for branch in _branches(step))
-            choices.append(_Choice(tests[0], tuple(tests[1:]), inner))
+            choices.append(_Choice(tests[0], tuple(tests[1:]), inner if any(inner) else None))
     return tuple(choices)
 
 
 def _decide(choices: tuple[_Choice, ...], scope: Scope, path: list[int]) -> None:
     """Append to ``path`` the branch each block of ``choices`` takes under ``scope``,
     and those of the blocks inside the branches taken."""
+    append = path.append
     for choice in choices:
-        taken = 0
-        if not choice.first(scope):
+        if choice.first(scope):
+            taken = 0
+        else:
             taken = 1
             for test in choice.others:
                 if test(scope):
                     break
                 taken += 1
-        path.append(taken)
-        inner = choice.inner[taken]
-        if inner:
-            _decide(inner, scope, path)
+        append(taken)
+        if choice.inner is not None and choice.inner[taken]:
+            _decide(choice.inner[taken], scope, path)
 
 
 def _flatten(body: Body, path: tuple[int, ...]) -> _Path:

@@ -678,6 +678,18 @@ class _Compiler:
                 charge(1 + cost(result) + cost(value))
                 return result
 
+        elif len(runs) == 2:  # the next most: two arguments, read without a list
+            first, second = runs
+
+            def run(scope: Scope) -> Any:
+                a, b = first(scope), second(scope)
+                try:
+                    result = call(a, b)
+                except Exception as exc:
+                    raise failed(exc) from None
+                charge(1 + cost(result) + cost(a) + cost(b))
+                return result
+
         else:
 
             def run(scope: Scope) -> Any:
