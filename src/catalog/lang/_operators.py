@@ -29,6 +29,7 @@ __all__ = [
     "REFUSED",
     "Comparison",
     "is_none",
+    "length_test",
     "single_comparison",
 ]
 
@@ -148,3 +149,32 @@ def is_none(node: ast.expr) -> bool:
     if isinstance(node, ast.Constant):
         return node.value is None
     return isinstance(node, ast.Name) and node.id == "none"
+
+
+_NONEMPTY: Final = frozenset({(ast.Gt, 0), (ast.NotEq, 0), (ast.GtE, 1)})
+_EMPTY: Final = frozenset({(ast.Eq, 0), (ast.Lt, 1), (ast.LtE, 0)})
+
+
+def length_test(node: ast.Compare) -> tuple[ast.expr, bool] | None:
+    """``(x, negated)`` for a comparison that tests only whether ``len(x)`` is zero:
+    ``len(x) > 0``, ``!= 0`` or ``>= 1`` (not negated), ``len(x) == 0``, ``< 1`` or
+    ``<= 0`` (negated); None for any other comparison."""
+    if len(node.ops) != 1:
+        return None
+    left, right = node.left, node.comparators[0]
+    if not (
+        isinstance(left, ast.Call)
+        and isinstance(left.func, ast.Name)
+        and left.func.id == "len"
+        and len(left.args) == 1
+        and not left.keywords
+        and isinstance(right, ast.Constant)
+        and type(right.value) is int
+    ):
+        return None
+    written = (type(node.ops[0]), right.value)
+    if written in _NONEMPTY:
+        return left.args[0], False
+    if written in _EMPTY:
+        return left.args[0], True
+    return None

@@ -31,6 +31,7 @@ from catalog.lang._operators import (
     REFUSED,
     Comparison,
     is_none,
+    length_test,
     single_comparison,
 )
 from catalog.lang.functions import (
@@ -554,30 +555,14 @@ class _Compiler:
         return self._combined(run, SCALAR, tuple(operands))
 
     def _nonempty(self, node: ast.Compare, depth: int, compared: _Node) -> _Node:
-        """Where only its truth matters, ``len(x) > 0`` (or ``!= 0``, ``>= 1``) of a
-        list or a mapping is the truth of ``x``, and ``len(x) == 0`` its negation: the
-        length is not counted. ``compared``, the comparison as written (checked and
-        compiled), is kept otherwise."""
-        if compared.known is not NOT_LITERAL or len(node.ops) != 1:
+        """Where only its truth matters, ``len(x) > 0`` of a list or a mapping is the
+        truth of ``x`` (:func:`length_test`): the length is not counted. ``compared``,
+        the comparison as written (checked and compiled), is kept otherwise."""
+        found = length_test(node) if compared.known is NOT_LITERAL else None
+        if found is None:
             return compared
-        left, op, right = node.left, node.ops[0], node.comparators[0]
-        if not (
-            isinstance(left, ast.Call)
-            and isinstance(left.func, ast.Name)
-            and left.func.id == "len"
-            and len(left.args) == 1
-            and isinstance(right, ast.Constant)
-            and type(right.value) is int
-        ):
-            return compared
-        written = (type(op), right.value)
-        if written in ((ast.Gt, 0), (ast.NotEq, 0), (ast.GtE, 1)):
-            negated = False
-        elif written in ((ast.Eq, 0), (ast.Lt, 1), (ast.LtE, 0)):
-            negated = True
-        else:
-            return compared
-        inner = self.compile(left.args[0], depth + 2, truth=True)
+        measured, negated = found
+        inner = self.compile(measured, depth + 2, truth=True)
         if not isinstance(inner.shape, SequenceShape | MappingShape):
             return compared
         run = inner.run
