@@ -1,0 +1,130 @@
+"""Hostile project folders, new shapes: ignore patterns that cost, links in a tracked path.
+
+Repositories are real (made with the ``git`` program, no user configuration);
+git's own answer is checked where the reader must agree with it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from catalog import Catalog, SourceWarning
+from tests.gathering import gather_in as run_gather
+from tests.gathering import git, git_env, write
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+def _status(build: Callable[..., Catalog], top: Path) -> tuple[str, list[str]]:
+    """``env.git_status`` gathered in ``top`` and the warnings issued."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        env = run_gather(build({}), top, git=True, home=top).env
+    return env.git_status, [str(w.message) for w in caught if w.category is SourceWarning]
+
+
+def _repo(top: Path) -> Path:
+    top.mkdir(parents=True)
+    git(top, "init", "-q", ".")
+    return top
+
+
+@pytest.mark.parametrize(
+    ("patterns", "files"),
+    [
+        # Each match walks the whole name once per position of the star: 60 KB of
+        # such patterns against a few long names took 14 s, a thousand names hours.
+        (["*" + "a" * 200 + "b"] * 300, ["a" * 250 + str(i) for i in range(40)]),
+        # Folder-only patterns cost nothing to refuse a file, but 10,000 of them
+        # per name, on 50,000 names, took minutes.
+        ([f"x{i}/" for i in range(10_000)], [f"f{i}" for i in range(1_500)]),
+    ],
+    ids=["quadratic-pattern", "many-patterns"],
+)
+def test_costly_ignore_patterns_stop_the_status_not_the_gathering(
+    build: Callable[..., Catalog], tmp_path: Path, patterns: list[str], files: list[str]
+) -> None:
+    top = _repo(tmp_path / "repo")
+    write(top / ".gitignore", "\n".join(patterns) + "\n")
+    for name in files:
+        (top / name).touch()
+    started = time.perf_counter()
+    status, notes = _status(build, top)
+    assert time.perf_counter() - started < 20
+    assert "stopped after 4000000 steps of matching ignore patterns" in status
+    assert any(f"{top}: git status lists untracked files only until" in n for n in notes)
+
+
+def test_ordinary_ignore_patterns_spend_little(
+    build: Callable[..., Catalog], tmp_path: Path
+) -> None:
+    """A real-sized repository's patterns are far from the budget: the status is git's."""
+    top = _repo(tmp_path / "repo")
+    write(top / ".gitignore", "*.pyc\nbuild/\n/dist\n**/cache/**\n!keep.pyc\n")
+    for index in range(450):
+        (top / f"m{index}.py").touch()
+        (top / f"m{index}.pyc").touch()
+    (top / "keep.pyc").touch()
+    status, notes = _status(build, top)
+    assert not notes
+    expected = subprocess.run(
+        ["git", "status", "--short", "--untracked-files=normal"],
+        cwd=top,
+        env=git_env(top),
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert status.splitlines() == expected.splitlines()
+
+
+def test_a_tracked_path_behind_a_link_is_gone_as_git_says(
+    build: Callable[..., Catalog], tmp_path: Path
+) -> None:
+    """``lnk/id_rsa`` tracked, then ``lnk`` made a link to a folder holding such a
+    file: the reader never hashes the file behind the link (which would tell whether
+    it holds what the index says) and reports it deleted, as git does."""
+    secret = tmp_path / "secret"
+    write(secret / "id_rsa", "private\n")
+    write(secret / "deep" / "k", "k\n")
+    top = _repo(tmp_path / "repo")
+    write(top / "lnk" / "id_rsa", "private\n")
+    write(top / "lnk" / "deep" / "k", "k\n")
+    git(top, "add", "lnk")
+    shutil.rmtree(top / "lnk")
+    (top / "lnk").symlink_to(secret, target_is_directory=True)
+    status, _ = _status(build, top)
+    expected = git(top, "status", "--short").splitlines()
+    assert status.splitlines() == [" D lnk/deep/k", " D lnk/id_rsa", "?? lnk"]
+    assert [line[1:] for line in expected] == [line[1:] for line in status.splitlines()]
+
+
+def test_a_tracked_path_thousands_of_folders_deep_is_read_in_one_pass(
+    build: Callable[..., Catalog], tmp_path: Path
+) -> None:
+    """Folders are checked in a loop, not by recursion: a 1,500-folder-deep tracked
+    path is answered, not a RecursionError, and the untracked files' walk says
+    where it stopped (it used to claim 50,000 entries)."""
+    top = _repo(tmp_path / "repo")
+    deep = "/".join(["d"] * 1_500) + "/f"
+    assert len(str(top / deep)) < 4000
+    # pathlib and os.makedirs recurse once per folder: mkdir -p does not.
+    subprocess.run(["mkdir", "-p", deep.rpartition("/")[0]], cwd=top, check=True)
+    subprocess.run(["sh", "-c", f"echo f > {deep}"], cwd=top, check=True)
+    git(top, "add", "-A")
+    subprocess.run(["sh", "-c", f"echo changed > {deep}"], cwd=top, check=True)
+    try:
+        status, _ = _status(build, top)
+    finally:  # pytest's cleanup recurses once per folder too
+        subprocess.run(["rm", "-rf", "d"], cwd=top, check=True)
+    assert status.splitlines() == [
+        f" M {deep}",
+        "[... more untracked files: folders deeper than 64 not looked into]",
+    ]
