@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 import time
 import warnings
 from collections.abc import Callable
@@ -128,3 +129,80 @@ def test_a_tracked_path_thousands_of_folders_deep_is_read_in_one_pass(
         f" M {deep}",
         "[... more untracked files: folders deeper than 64 not looked into]",
     ]
+
+
+# -- a NUL character in a path written in a file
+
+
+_GATHER = (sys.executable, "-m", "catalog", "gather")
+
+
+def _cli_gather(
+    name: str, folder: Path, home: Path, fmt: str = "text"
+) -> subprocess.CompletedProcess[str]:
+    """``catalog gather NAME --from-dir FOLDER`` in a real process."""
+    return subprocess.run(
+        [*_GATHER, name, "--from-dir", str(folder), "--home", str(home), "--format", fmt],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("catalog_name", "path", "text", "expected"),
+    [
+        (
+            "coding-agent",
+            "CLAUDE.md",
+            "Rules.\n@a\0b.md\n@real.md\n",
+            "CLAUDE.md:2: import @a<U+0000>b.md refused, the path holds a NUL character",
+        ),
+        (
+            "dispatch",
+            ".dispatch/SYSTEM.md",
+            "Hi [file:a\0b] and [file:real.md]\n",
+            "SYSTEM.md:1: [file:a<U+0000>b]: refused, the path holds a NUL character",
+        ),
+    ],
+    ids=["import", "file-reference"],
+)
+def test_a_nul_in_a_path_written_in_a_file_is_refused_at_its_line(
+    tmp_path: Path, catalog_name: str, path: str, text: str, expected: str
+) -> None:
+    """Such a path used to reach ``os.stat``, whose ValueError (not OSError) ended the
+    command in a traceback; now it is refused at its line and the rest is gathered."""
+    top, home = tmp_path / "p", tmp_path / "home"
+    home.mkdir()
+    write(top / ".git" / "HEAD", "ref: refs/heads/main\n")
+    write(top / path, text)
+    write(top / "real.md", "real\n")
+    done = _cli_gather(catalog_name, top, home)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert expected in done.stderr
+    assert f"{top / 'real.md'}" in done.stdout
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        {".git": "gitdir: a\0b\n"},
+        {".git/HEAD": "ref: refs/heads/main\n", ".git/commondir": "a\0b\n"},
+    ],
+    ids=["gitdir-file", "commondir"],
+)
+def test_a_nul_in_a_git_pointer_leaves_git_facts_out(
+    tmp_path: Path, layout: dict[str, str]
+) -> None:
+    """A ``.git`` file or a ``commondir`` naming a path with a NUL character is a
+    pointer to nothing, not a traceback."""
+    top, home = tmp_path / "p", tmp_path / "home"
+    home.mkdir()
+    for name, text in layout.items():
+        write(top / name, text)
+    done = _cli_gather("dispatch", top, home, "json")
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert '"is_git_repo": true' in done.stdout

@@ -55,6 +55,7 @@ from catalog.gathering._files import (
     is_dir,
     is_file,
     list_dir,
+    path_problem,
     warn,
 )
 from catalog.gathering._frontmatter import FrontMatterError, split_front_matter
@@ -269,6 +270,10 @@ class _Gatherer(Reader):
                     if name in files:
                         continue
                     at = f"{self._origin(variable, callers)}:{line}: [{type_}:{name}]"
+                    bad = path_problem(name)
+                    if bad is not None:
+                        warn(f"{at}: refused, {bad}")
+                        continue
                     path = Path(os.path.normpath(self.path(name)))
                     if variable not in trusted and not path.is_relative_to(root):
                         warn(f"{at}: refused, the path leaves the project root {root}")
@@ -333,7 +338,7 @@ def _folder(value: str | Path, what: str) -> Path:
     path = Path(value).expanduser()
     try:
         path = path.resolve(strict=True)
-    except (OSError, RuntimeError):
+    except (OSError, RuntimeError, ValueError):  # ValueError: a NUL character
         raise SourceError(
             f"the {what} does not exist or cannot be read",
             file=str(value),

@@ -95,7 +95,7 @@ def _common_dir(gitdir: Path, rules: ReadRules) -> Path:
     target = Path(text.strip())
     try:
         real = (target if target.is_absolute() else gitdir / target).resolve(strict=True)
-    except (OSError, RuntimeError):
+    except (OSError, RuntimeError, ValueError):  # ValueError: a NUL character
         return gitdir
     return real if rules.follow_links or within_roots(real, rules) else gitdir
 
@@ -137,7 +137,7 @@ def _linked_gitdir(dotgit: Path, rules: ReadRules) -> Path | None:
     target = target if target.is_absolute() else dotgit.parent / target
     try:
         real = target.resolve(strict=True)
-    except (OSError, RuntimeError):
+    except (OSError, RuntimeError, ValueError):  # ValueError: a NUL character
         return None
     if not rules.follow_links and not within_roots(real, rules):
         warn(

@@ -113,7 +113,7 @@ class Reader:
         """The real path of ``path`` (links followed), None when it cannot be resolved."""
         try:
             return path.resolve(strict=True)
-        except (OSError, RuntimeError):
+        except (OSError, RuntimeError, ValueError):  # ValueError: a NUL character
             return None
 
     def record(

@@ -83,7 +83,7 @@ class ReadRules:
 def _resolve(path: Path) -> Path | None:
     try:
         return path.resolve(strict=True)
-    except (OSError, RuntimeError):
+    except (OSError, RuntimeError, ValueError):  # ValueError: a NUL character
         return None
 
 
@@ -114,6 +114,9 @@ def allowed_path(path: Path, rules: ReadRules, *, by: str = "") -> Path | None:
             warn(f"{prefix}{path}: skipped, a symbolic link loop")
         elif exc.errno != errno.ENOTDIR:
             warn(f"{prefix}{path}: skipped, {exc.strerror or exc}")
+        return None
+    except ValueError:
+        warn(f"{prefix}{path}: skipped, the path holds a NUL character")
         return None
     if rules.follow_links or real == Path(os.path.abspath(path)) or within_roots(real, rules):
         return real
