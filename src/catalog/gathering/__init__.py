@@ -418,9 +418,12 @@ def gather_with_provenance(
     home_dir = _folder(home if home is not None else Path.home(), "home folder")
     given = coerce_context(base, source="the base context")
     variables = {**catalog.variables, **given.variables}
-    gatherer = _Gatherer(catalog.manifest.sources, folder, home_dir, top, follow_links, variables)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SourceWarning)
+        # Inside: finding the project root may warn (a marker another user owns).
+        gatherer = _Gatherer(
+            catalog.manifest.sources, folder, home_dir, top, follow_links, variables
+        )
         data = _gather_data(catalog, gatherer, given, base, clock, model, provider, env_vars, git)
     notes: list[str] = []
     for warning in caught:

@@ -40,7 +40,7 @@ from typing import Any, Final
 from catalog.gathering._files import warn
 from catalog.gathering._gitignore import MAX_IGNORE_STEPS, Ignores
 from catalog.gathering._refname import ref_problem
-from catalog.gathering.safe import ReadRules, allowed_path, within_roots
+from catalog.gathering.safe import ReadRules, allowed_path, foreign_owner, within_roots
 from catalog.io.textfile import read_capped
 from catalog.lang.globs import GlobBudgetError
 
@@ -117,6 +117,8 @@ def _find_repository(cwd: Path, rules: ReadRules) -> tuple[Path, Path | None] | 
             info = dotgit.lstat()
         except OSError:
             continue
+        if _dubious(dotgit, folder):
+            return None
         if stat.S_ISDIR(info.st_mode):
             return (folder, dotgit) if (dotgit / "HEAD").is_file() else None
         if stat.S_ISLNK(info.st_mode):
@@ -126,6 +128,21 @@ def _find_repository(cwd: Path, rules: ReadRules) -> tuple[Path, Path | None] | 
             return folder, _linked_gitdir(dotgit, rules)
         return None
     return None
+
+
+def _dubious(*paths: Path) -> bool:
+    """Whether one of ``paths`` (a ``.git``, its work tree, the folder a ``.git`` file
+    names) belongs to another user: git refuses such a repository ("detected dubious
+    ownership", CVE-2022-24765), and so do the git facts, with a warning."""
+    for path in paths:
+        owner = foreign_owner(path)
+        if owner is not None:
+            warn(
+                f"{path}: git facts left out, it belongs to user id {owner}, not to you "
+                "(git refuses such a repository too: 'dubious ownership')"
+            )
+            return True
+    return False
 
 
 def _linked_gitdir(dotgit: Path, rules: ReadRules) -> Path | None:
@@ -144,6 +161,8 @@ def _linked_gitdir(dotgit: Path, rules: ReadRules) -> Path | None:
             f"{dotgit}: git facts left out, it points to {real}, outside "
             f"{' and '.join(map(str, rules.roots))}; pass --follow-links to read it"
         )
+        return None
+    if _dubious(real):
         return None
     return real if (real / "HEAD").is_file() else None
 
