@@ -21,12 +21,19 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, NoReturn
 
 from catalog import __version__
-from catalog.cli._common import EXIT_OK, EXIT_USAGE, common_parser, resolve_globals
+from catalog.cli._common import (
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_USAGE,
+    common_parser,
+    resolve_globals,
+)
 from catalog.cli._formatters import HelpFormatter, RawHelpFormatter
 from catalog.cli._report import wants_json, write_error
 from catalog.errors import CatalogError, UsageError
@@ -249,4 +256,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         write_error(error, as_json=as_json)
         return EXIT_USAGE
+    except Exception as exc:
+        return _internal_error(exc, as_json=as_json)
     return status
+
+
+TRACEBACK_ENV = "CATALOG_TRACEBACK"
+"""Set to 1 to let an unforeseen failure end in Python's traceback (for a bug report)."""
+
+
+def _internal_error(exc: Exception, *, as_json: bool) -> int:
+    """Report an exception no reader foresaw as one message (exit status 3), so that no
+    input, however hostile, shows a user a traceback; ``CATALOG_TRACEBACK=1`` re-raises.
+
+    Every hole found this way is also fixed where it is (a NUL character in a path
+    used to reach the system calls' ``ValueError``): this is the last resort."""
+    if os.environ.get(TRACEBACK_ENV) == "1":
+        raise exc
+    error = CatalogError(
+        f"internal error, the command failed unexpectedly: {type(exc).__name__}: {exc}",
+        hint=f"this is a bug in catalog: please report it with the command and its input "
+        f"(run again with {TRACEBACK_ENV}=1 for the traceback)",
+    )
+    write_error(error, as_json=as_json)
+    return EXIT_INTERNAL

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ALL_FORMATS",
+    "EXIT_INTERNAL",
     "EXIT_OK",
     "EXIT_PROBLEMS",
     "EXIT_USAGE",
@@ -58,6 +59,8 @@ __all__ = [
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
 EXIT_USAGE = 2
+EXIT_INTERNAL = 3
+"""A failure the command did not foresee (a bug): one message, never a traceback."""
 
 ALL_FORMATS = ("text", "json", "markdown", "html")
 

@@ -77,6 +77,12 @@ def open_store(url: str | Path, *, timeout: float = RETRY_SECONDS) -> ReleaseSto
             f"unknown prompt store URL {text.split('@')[-1]!r}",
             hint="use sqlite:///FILE, sqlite:// (in memory) or postgresql://USER@HOST/DB",
         )
+    if "\0" in text:  # the system calls refuse it with ValueError, not OSError
+        raise SessionError(
+            "the prompt store's path holds a NUL character",
+            file=text,
+            hint="give a writable file path",
+        )
     if text != ":memory:":
         try:
             _private_folders(Path(text).parent)

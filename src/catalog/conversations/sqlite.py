@@ -96,7 +96,7 @@ class SQLiteStore:
                 isolation_level=None,
                 check_same_thread=False,
             )
-        except (sqlite3.Error, OSError) as exc:
+        except (sqlite3.Error, OSError, ValueError) as exc:  # ValueError: a NUL character
             raise self._open_error(exc) from None
         self._db = db
         try:

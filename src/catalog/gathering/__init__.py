@@ -55,6 +55,7 @@ from catalog.gathering._files import (
     is_dir,
     is_file,
     list_dir,
+    path_problem,
     warn,
 )
 from catalog.gathering._frontmatter import FrontMatterError, split_front_matter
@@ -269,6 +270,10 @@ class _Gatherer(Reader):
                     if name in files:
                         continue
                     at = f"{self._origin(variable, callers)}:{line}: [{type_}:{name}]"
+                    bad = path_problem(name)
+                    if bad is not None:
+                        warn(f"{at}: refused, {bad}")
+                        continue
                     path = Path(os.path.normpath(self.path(name)))
                     if variable not in trusted and not path.is_relative_to(root):
                         warn(f"{at}: refused, the path leaves the project root {root}")
@@ -333,7 +338,7 @@ def _folder(value: str | Path, what: str) -> Path:
     path = Path(value).expanduser()
     try:
         path = path.resolve(strict=True)
-    except (OSError, RuntimeError):
+    except (OSError, RuntimeError, ValueError):  # ValueError: a NUL character
         raise SourceError(
             f"the {what} does not exist or cannot be read",
             file=str(value),
@@ -413,9 +418,12 @@ def gather_with_provenance(
     home_dir = _folder(home if home is not None else Path.home(), "home folder")
     given = coerce_context(base, source="the base context")
     variables = {**catalog.variables, **given.variables}
-    gatherer = _Gatherer(catalog.manifest.sources, folder, home_dir, top, follow_links, variables)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SourceWarning)
+        # Inside: finding the project root may warn (a marker another user owns).
+        gatherer = _Gatherer(
+            catalog.manifest.sources, folder, home_dir, top, follow_links, variables
+        )
         data = _gather_data(catalog, gatherer, given, base, clock, model, provider, env_vars, git)
     notes: list[str] = []
     for warning in caught:

@@ -22,6 +22,7 @@ __all__ = [
     "is_dir",
     "is_file",
     "list_dir",
+    "path_problem",
     "strip_leading_html_comments",
     "warn",
 ]
@@ -34,6 +35,17 @@ class SourceWarning(UserWarning):
 def warn(message: str) -> None:
     """Report a skipped or cut source as a :class:`SourceWarning`."""
     warnings.warn(message, SourceWarning, stacklevel=4)
+
+
+def path_problem(name: str) -> str | None:
+    """Why ``name``, a path written in a gathered file, can name no file; None when it can.
+
+    A NUL character cannot be part of a path: the operating system's calls refuse
+    it with ``ValueError``, not ``OSError``, which used to end a gathering in a
+    traceback (``@a<NUL>b`` in a CLAUDE.md, ``[file:a<NUL>b]`` in a template)."""
+    if "\0" in name:
+        return "the path holds a NUL character"
+    return None
 
 
 def expand(name: str, *, base: Path, home: Path) -> Path:
@@ -54,6 +66,9 @@ def _stat(path: Path) -> os.stat_result | None:
         return None
     except OSError as exc:
         _skipped(path, exc)
+        return None
+    except ValueError:  # a NUL character: callers check with path_problem first
+        warn(f"{path}: skipped, the path holds a NUL character")
         return None
 
 

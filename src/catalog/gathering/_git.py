@@ -25,6 +25,7 @@ worktrees and submodules) is followed under the link rule of
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import itertools
 import os
@@ -37,10 +38,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from catalog.gathering._files import warn
-from catalog.gathering._gitignore import Ignores
+from catalog.gathering._gitignore import MAX_IGNORE_STEPS, Ignores
 from catalog.gathering._refname import ref_problem
-from catalog.gathering.safe import ReadRules, allowed_path, within_roots
+from catalog.gathering.safe import ReadRules, allowed_path, foreign_owner, within_roots
 from catalog.io.textfile import read_capped
+from catalog.lang.globs import GlobBudgetError
 
 __all__ = ["git_facts"]
 
@@ -93,7 +95,7 @@ def _common_dir(gitdir: Path, rules: ReadRules) -> Path:
     target = Path(text.strip())
     try:
         real = (target if target.is_absolute() else gitdir / target).resolve(strict=True)
-    except (OSError, RuntimeError):
+    except (OSError, RuntimeError, ValueError):  # ValueError: a NUL character
         return gitdir
     return real if rules.follow_links or within_roots(real, rules) else gitdir
 
@@ -115,6 +117,8 @@ def _find_repository(cwd: Path, rules: ReadRules) -> tuple[Path, Path | None] | 
             info = dotgit.lstat()
         except OSError:
             continue
+        if _dubious(dotgit, folder):
+            return None
         if stat.S_ISDIR(info.st_mode):
             return (folder, dotgit) if (dotgit / "HEAD").is_file() else None
         if stat.S_ISLNK(info.st_mode):
@@ -126,6 +130,21 @@ def _find_repository(cwd: Path, rules: ReadRules) -> tuple[Path, Path | None] | 
     return None
 
 
+def _dubious(*paths: Path) -> bool:
+    """Whether one of ``paths`` (a ``.git``, its work tree, the folder a ``.git`` file
+    names) belongs to another user: git refuses such a repository ("detected dubious
+    ownership", CVE-2022-24765), and so do the git facts, with a warning."""
+    for path in paths:
+        owner = foreign_owner(path)
+        if owner is not None:
+            warn(
+                f"{path}: git facts left out, it belongs to user id {owner}, not to you "
+                "(git refuses such a repository too: 'dubious ownership')"
+            )
+            return True
+    return False
+
+
 def _linked_gitdir(dotgit: Path, rules: ReadRules) -> Path | None:
     """The folder a ``.git`` file names (``gitdir: PATH``), under the link rule."""
     text = _small(dotgit)
@@ -135,13 +154,15 @@ def _linked_gitdir(dotgit: Path, rules: ReadRules) -> Path | None:
     target = target if target.is_absolute() else dotgit.parent / target
     try:
         real = target.resolve(strict=True)
-    except (OSError, RuntimeError):
+    except (OSError, RuntimeError, ValueError):  # ValueError: a NUL character
         return None
     if not rules.follow_links and not within_roots(real, rules):
         warn(
             f"{dotgit}: git facts left out, it points to {real}, outside "
             f"{' and '.join(map(str, rules.roots))}; pass --follow-links to read it"
         )
+        return None
+    if _dubious(real):
         return None
     return real if (real / "HEAD").is_file() else None
 
@@ -281,8 +302,42 @@ class _Hasher:
         return len(data) == entry.size and self.same(data, entry.oid)
 
 
-def _changed(top: Path, entry: _Entry, hasher: _Hasher) -> str | None:
-    """`` M``, `` D`` or None for one tracked file."""
+class _RealFolders:
+    """Which folders of the work tree are real folders, not links (remembered per folder).
+
+    Git never looks at a tracked file through a link in its leading path (``lnk/id_rsa``
+    with ``lnk -> ~/.ssh`` is gone, `` D``); neither does this reader, so a work tree's
+    links cannot make it hash files outside the project and tell whether they match."""
+
+    def __init__(self, top: Path) -> None:
+        self.top = top
+        self.known: dict[str, bool] = {"": True}
+
+    def real(self, folder: str) -> bool:
+        """Whether ``folder`` (relative, ``/``-separated) and each folder above it is a
+        real folder of the work tree.
+
+        Folders not yet known are looked at from the top down, each once, in a loop
+        (paths may be thousands of folders deep), so the cost is one ``lstat`` per
+        folder of the tree, whatever the index names."""
+        chain: list[str] = []
+        current = folder
+        while current not in self.known:
+            chain.append(current)
+            current = current.rpartition("/")[0]
+        answer = self.known[current]
+        for name in reversed(chain):
+            if answer:
+                try:
+                    answer = stat.S_ISDIR((self.top / name).lstat().st_mode)
+                except OSError:
+                    answer = False
+            self.known[name] = answer
+        return answer
+
+
+def _changed(top: Path, entry: _Entry, hasher: _Hasher, folders: _RealFolders) -> str | None:
+    """`` M``, `` D`` or None for one tracked file (`` D`` behind a link, as git says)."""
     path = top / entry.path
     try:
         info = path.lstat()
@@ -290,6 +345,8 @@ def _changed(top: Path, entry: _Entry, hasher: _Hasher) -> str | None:
         return " D"
     except OSError:
         return None
+    if not folders.real(entry.path.rpartition("/")[0]):
+        return " D"
     kind = entry.mode & 0o170000
     if kind in (0o160000, 0o040000):  # a submodule, or a sparse index's folder entry
         return None
@@ -315,23 +372,34 @@ def _status(top: Path, gitdir: Path, common: Path) -> str:
     if entries is None:
         return ""
     hasher = _Hasher(_oid_size(common))
+    folders = _RealFolders(top)
     lines: list[str] = []
     tracked: set[str] = set()
     for entry in sorted(entries, key=lambda e: e.path):
         if not _safe_name(entry.path) or entry.path.split("/")[0] == ".git":
             continue
         tracked.add(entry.path)
-        change = _changed(top, entry, hasher)
+        change = _changed(top, entry, hasher, folders)
         if change is not None:
             lines.append(f"{change} {_quoted(entry.path)}")
-    folders = {p.rsplit("/", 1)[0] for p in tracked if "/" in p}
-    with_tracked = {
-        "/".join(f.split("/")[: i + 1]) for f in folders for i in range(f.count("/") + 1)
-    }
-    untracked = _Untracked(top, common, tracked, with_tracked)
+    untracked = _Untracked(top, common, tracked)
     lines.extend(f"?? {_quoted(name)}" for name in sorted(untracked.names()))
-    if untracked.stopped:
+    if untracked.costly:
+        warn(
+            f"{top}: git status lists untracked files only until its ignore patterns "
+            f"(.gitignore, .git/info/exclude) have cost {MAX_IGNORE_STEPS} matching steps; "
+            "the rest are left out"
+        )
+        lines.append(
+            f"[... more untracked files: stopped after {MAX_IGNORE_STEPS} steps "
+            "of matching ignore patterns]"
+        )
+    elif untracked.stopped:
         lines.append(f"[... more untracked files: stopped after {MAX_UNTRACKED_ENTRIES} entries]")
+    elif untracked.too_deep:
+        lines.append(
+            f"[... more untracked files: folders deeper than {MAX_FOLDER_DEPTH} not looked into]"
+        )
     if len(lines) > MAX_STATUS_LINES:
         more = len(lines) - MAX_STATUS_LINES
         lines = [*lines[:MAX_STATUS_LINES], f"[... {more} more lines]"]
@@ -363,13 +431,26 @@ def _quoted(path: str) -> str:
 class _Untracked:
     """Untracked, not ignored files and folders, as ``git status`` lists them."""
 
-    def __init__(self, top: Path, common: Path, tracked: set[str], with_tracked: set[str]) -> None:
+    def __init__(self, top: Path, common: Path, tracked: set[str]) -> None:
         self.top = top
         self.tracked = tracked
-        self.with_tracked = with_tracked
+        self.in_order = sorted(tracked)
         self.ignores = Ignores.root(common)
         self.seen = 0
         self.stopped = False
+        self.too_deep = False
+        self.costly = False
+
+    def _ignored(self, ignores: Ignores, name: str, is_dir: bool) -> bool:
+        """Whether ``name`` is ignored; once the matching budget is spent, every name
+        is (and the walk stops), so a hostile ``.gitignore`` cannot stall the status."""
+        if self.costly:
+            return True
+        try:
+            return ignores.ignored(name, is_dir)
+        except GlobBudgetError:
+            self.costly = self.stopped = True
+            return True
 
     def _scan(self, folder: Path) -> list[os.DirEntry[str]]:
         if self.stopped:
@@ -389,7 +470,7 @@ class _Untracked:
     def names(self, folder: str = "", ignores: Ignores | None = None) -> Iterator[str]:
         """Untracked names under ``folder`` (relative, ``/``-separated; folders end in ``/``)."""
         if folder.count("/") >= MAX_FOLDER_DEPTH:
-            self.stopped = True
+            self.too_deep = True  # not `stopped`: folders beside it are still listed
             return
         base = self.top / folder if folder else self.top
         ignores = (ignores or self.ignores).entering(base, folder)
@@ -398,14 +479,22 @@ class _Untracked:
             if entry.name == ".git" or name in self.tracked:
                 continue
             is_dir = entry.is_dir(follow_symlinks=False)
-            if ignores.ignored(name, is_dir):
+            if self._ignored(ignores, name, is_dir):
                 continue
             if not is_dir:
                 yield name
-            elif name in self.with_tracked:
+            elif self._holds_tracked(name):
                 yield from self.names(name, ignores)
             elif self._has_file(name, ignores):
                 yield f"{name}/"
+
+    def _holds_tracked(self, folder: str) -> bool:
+        """Whether a tracked file lies under ``folder``: one search in the sorted paths
+        (every folder of every tracked path, listed in advance, cost the square of
+        a path's depth: an index of deep paths took a minute)."""
+        prefix = folder + "/"
+        index = bisect.bisect_left(self.in_order, prefix)
+        return index < len(self.in_order) and self.in_order[index].startswith(prefix)
 
     def _has_file(self, folder: str, ignores: Ignores) -> bool:
         """Whether an untracked folder holds a file that is not ignored (or a repository)."""
@@ -416,7 +505,7 @@ class _Untracked:
         for entry in self._scan(base):
             name = f"{folder}/{entry.name}"
             is_dir = entry.is_dir(follow_symlinks=False)
-            if entry.name == ".git" or inner.ignored(name, is_dir):
+            if entry.name == ".git" or self._ignored(inner, name, is_dir):
                 if entry.name == ".git":
                     return True
                 continue

@@ -8,6 +8,13 @@ leading ``/`` or an inner ``/`` anchoring to the ``.gitignore``'s folder, a
 trailing ``/`` for folders only, ``!`` to re-include. Read: ``.git/info/exclude``
 and the ``.gitignore`` of every folder walked; the user's global excludes
 file is not read (it is configuration).
+
+One match costs at most the pattern's length times the name's, but a folder
+may hold thousands of patterns and thousands of names: every step of every
+match is taken from one :class:`~catalog.lang.globs.MatchBudget` shared by a
+whole status, so hostile patterns (``*aaaa...b`` against long names of
+``a``) stop it with :class:`~catalog.lang.globs.GlobBudgetError` instead of
+running for hours.
 """
 
 from __future__ import annotations
@@ -19,9 +26,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from catalog.io.textfile import read_capped
-from catalog.lang.globs import CharClass, parse_char_class
+from catalog.lang.globs import CharClass, MatchBudget, parse_char_class
 
-__all__ = ["Ignores"]
+__all__ = ["MAX_IGNORE_STEPS", "Ignores"]
 
 MAX_IGNORE_BYTES: Final = 64 * 1024
 """Longest ``.gitignore`` read; a longer one is read up to that."""
@@ -29,6 +36,9 @@ MAX_PATTERN_LENGTH: Final = 1024
 """Longer patterns are left out."""
 MAX_PATTERNS: Final = 10_000
 """Most patterns in force at once; later ones are left out."""
+MAX_IGNORE_STEPS: Final = 4_000_000
+"""Matching work (pattern tokens tried against characters) of one status: a second
+or two at worst; past it :class:`~catalog.lang.globs.GlobBudgetError` is raised."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +49,7 @@ class _Pattern:
     folders_only: bool
     anchored: bool
 
-    def matches(self, name: str, is_dir: bool) -> bool:
+    def matches(self, name: str, is_dir: bool, budget: MatchBudget) -> bool:
         if self.folders_only and not is_dir:
             return False
         if self.base:
@@ -47,8 +57,8 @@ class _Pattern:
                 return False
             name = name[len(self.base) + 1 :]
         if not self.anchored:
-            return _glob(self.segments[0], name.rpartition("/")[2])
-        return _segments(self.segments, tuple(name.split("/")))
+            return _glob(self.segments[0], name.rpartition("/")[2], budget)
+        return _segments(self.segments, tuple(name.split("/")), budget)
 
 
 def _parse(line: str, base: str) -> _Pattern | None:
@@ -72,14 +82,18 @@ def _parse(line: str, base: str) -> _Pattern | None:
 class Ignores:
     """The patterns in force in one folder; :meth:`entering` adds a subfolder's."""
 
-    def __init__(self, patterns: tuple[_Pattern, ...]) -> None:
+    def __init__(self, patterns: tuple[_Pattern, ...], budget: MatchBudget) -> None:
         self._patterns = patterns
+        self._budget = budget
 
     @classmethod
-    def root(cls, common: Path) -> Ignores:
+    def root(cls, common: Path, budget: MatchBudget | None = None) -> Ignores:
         """The repository-wide patterns (``info/exclude`` of the git folder ``common``);
-        the top's ``.gitignore`` comes with :meth:`entering`."""
-        return cls(()).with_file(common / "info" / "exclude", "")
+        the top's ``.gitignore`` comes with :meth:`entering`. Every match made through
+        these patterns and those added to them spends ``budget`` (by default a fresh
+        one of :data:`MAX_IGNORE_STEPS`)."""
+        budget = budget if budget is not None else MatchBudget(MAX_IGNORE_STEPS)
+        return cls((), budget).with_file(common / "info" / "exclude", "")
 
     def entering(self, folder: Path, relative: str) -> Ignores:
         """These patterns plus those of ``folder/.gitignore`` (``relative`` to the top)."""
@@ -95,15 +109,23 @@ class Ignores:
         text = raw[:MAX_IGNORE_BYTES].decode("utf-8", errors="replace")
         added = [p for line in text.split("\n") if (p := _parse(line, base)) is not None]
         room = MAX_PATTERNS - len(self._patterns)
-        return Ignores(self._patterns + tuple(added[: max(room, 0)])) if added else self
+        if not added:
+            return self
+        return Ignores(self._patterns + tuple(added[: max(room, 0)]), self._budget)
 
     def ignored(self, name: str, is_dir: bool) -> bool:
         """Whether ``name`` (relative to the top, ``/``-separated) is ignored: the last
-        matching pattern decides."""
-        for pattern in reversed(self._patterns):
-            if pattern.matches(name, is_dir):
-                return not pattern.negated
-        return False
+        matching pattern decides. Raises :class:`~catalog.lang.globs.GlobBudgetError`
+        when the shared budget is spent."""
+        tried = 0
+        try:
+            for pattern in reversed(self._patterns):
+                tried += 1  # a pattern skipped at once (folders only, another base) costs too
+                if pattern.matches(name, is_dir, self._budget):
+                    return not pattern.negated
+            return False
+        finally:
+            self._budget.spend(tried)
 
 
 _Token = str | frozenset[str] | CharClass
@@ -147,44 +169,55 @@ def _one(token: _Token, char: str) -> bool:
     return False
 
 
-def _segments(pattern: tuple[_Segment, ...], path: tuple[str, ...]) -> bool:
+def _segments(pattern: tuple[_Segment, ...], path: tuple[str, ...], budget: MatchBudget) -> bool:
     """Folder-by-folder match, ``**`` (None) standing for any number of folders.
 
     A trailing ``**`` needs at least one segment (``a/**`` is what is inside ``a``).
     """
     if pattern[-1] is None and len(pattern) > 1:
         pattern = (*pattern[:-1], None, ("*",))
-    return _wildcard(pattern, path, None, _glob)
+    return _wildcard(pattern, path, None, lambda seg, name: _glob(seg, name, budget), budget)
 
 
-def _glob(pattern: _Segment, name: str) -> bool:
+def _glob(pattern: _Segment, name: str, budget: MatchBudget) -> bool:
     """Whether one name matches one compiled segment (``*`` within the name)."""
-    return pattern is None or _wildcard(pattern, name, "*", _one)
+    return pattern is None or _wildcard(pattern, name, "*", _one, budget)
 
 
 def _wildcard(
-    pattern: Sequence[Any], items: Sequence[Any], star: Any, one: Callable[[Any, Any], bool]
+    pattern: Sequence[Any],
+    items: Sequence[Any],
+    star: Any,
+    one: Callable[[Any, Any], bool],
+    budget: MatchBudget,
 ) -> bool:
     """Whether ``items`` match ``pattern``, where ``star`` stands for any run of items.
 
     The greedy two-pointer method: on a mismatch, only the last star is
     retried one item further, so the cost is at most ``len(pattern) *
-    len(items)`` steps (a backtracking regex can be exponential).
+    len(items)`` steps (a backtracking regex can be exponential). The steps
+    are taken from ``budget`` when the match ends: one name match costs at most
+    :data:`MAX_PATTERN_LENGTH` times the name's length, and a folder pattern's
+    match spends its name matches as they end.
     """
-    p = i = 0
+    p = i = steps = 0
     last_star, mark = -1, 0
-    while i < len(items):
-        if p < len(pattern) and pattern[p] == star:
-            last_star, mark = p, i
+    try:
+        while i < len(items):
+            steps += 1
+            if p < len(pattern) and pattern[p] == star:
+                last_star, mark = p, i
+                p += 1
+            elif p < len(pattern) and one(pattern[p], items[i]):
+                p += 1
+                i += 1
+            elif last_star >= 0:
+                p, mark = last_star + 1, mark + 1
+                i = mark
+            else:
+                return False
+        while p < len(pattern) and pattern[p] == star:
             p += 1
-        elif p < len(pattern) and one(pattern[p], items[i]):
-            p += 1
-            i += 1
-        elif last_star >= 0:
-            p, mark = last_star + 1, mark + 1
-            i = mark
-        else:
-            return False
-    while p < len(pattern) and pattern[p] == star:
-        p += 1
-    return p == len(pattern)
+        return p == len(pattern)
+    finally:
+        budget.spend(steps)

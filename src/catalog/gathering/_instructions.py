@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
-from catalog.gathering._files import is_file, strip_leading_html_comments, warn
+from catalog.gathering._files import is_file, path_problem, strip_leading_html_comments, warn
 from catalog.gathering._imports import Import, find_imports
 from catalog.gathering._reader import Reader
 from catalog.gathering._rules import read_rule
@@ -321,6 +321,10 @@ class InstructionFiles:
         reader = self.reader
         importer, chain, reach = at.last, at.files, at.reach
         line, written = found.line + at.skipped, found.path
+        bad = path_problem(written)
+        if bad is not None:
+            warn(f"{importer}:{line}: import @{written} refused, {bad}")
+            return None
         target = Path(os.path.normpath(reader.path(written, importer.parent)))
         where = f"@{written} (line {line} of {importer}){', inlined' if inline else ''}"
         real = reader.resolved(target) if is_file(target) else None

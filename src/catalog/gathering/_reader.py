@@ -14,11 +14,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from catalog.gathering._files import expand, strip_leading_html_comments
+from catalog.gathering._files import expand, strip_leading_html_comments, warn
 from catalog.gathering._find import Finder
 from catalog.gathering._reach import Reaches
 from catalog.gathering.provenance import GatheredFile, Status
-from catalog.gathering.safe import ReadRules, allowed_path, read_bounded
+from catalog.gathering.safe import ReadRules, allowed_path, foreign_owner, read_bounded
 from catalog.schema.sources import Sources, expand_placeholders
 
 __all__ = ["Reader", "project_root"]
@@ -37,9 +37,29 @@ def project_root(cwd: Path, root: Path | None, markers: tuple[str, ...], home: P
     for folder in (cwd, *cwd.parents):
         if below_home and home.is_relative_to(folder):
             break
-        if any(os.path.lexists(folder / marker) for marker in markers):
+        if any(_own_marker(folder, marker) for marker in markers):
             return folder
     return cwd
+
+
+def _own_marker(folder: Path, marker: str) -> bool:
+    """Whether ``folder`` holds ``marker`` and both are the current user's. A marker
+    another user owns (a ``.git`` planted in ``/tmp``) marks nothing, with a warning:
+    it would widen the project to that shared folder, as git refuses it too."""
+    path = folder / marker
+    if not os.path.lexists(path):
+        return False
+    owner = foreign_owner(path)
+    if owner is None:
+        owner = foreign_owner(folder)
+    if owner is None:
+        return True
+    warn(
+        f"{path}: not taken as the project root's marker, it belongs to user id {owner}, "
+        "not to you (git refuses such a repository too: 'dubious ownership'); "
+        "give --root to choose the project root"
+    )
+    return False
 
 
 class Reader:
@@ -113,7 +133,7 @@ class Reader:
         """The real path of ``path`` (links followed), None when it cannot be resolved."""
         try:
             return path.resolve(strict=True)
-        except (OSError, RuntimeError):
+        except (OSError, RuntimeError, ValueError):  # ValueError: a NUL character
             return None
 
     def record(

@@ -39,6 +39,7 @@ __all__ = [
     "ReadRules",
     "YamlError",
     "allowed_path",
+    "foreign_owner",
     "load_yaml",
     "read_bounded",
     "within_roots",
@@ -83,8 +84,38 @@ class ReadRules:
 def _resolve(path: Path) -> Path | None:
     try:
         return path.resolve(strict=True)
-    except (OSError, RuntimeError):
+    except (OSError, RuntimeError, ValueError):  # ValueError: a NUL character
         return None
+
+
+def _own_uids() -> frozenset[int] | None:
+    """The user ids whose files are this user's: the effective one, and for root run
+    through ``sudo`` the caller's (``SUDO_UID``), as git allows; None where there are
+    no user ids (Windows)."""
+    geteuid = getattr(os, "geteuid", None)
+    if geteuid is None:
+        return None
+    euid: int = geteuid()
+    sudo = os.environ.get("SUDO_UID", "")
+    return frozenset({euid, int(sudo)}) if euid == 0 and sudo.isdigit() else frozenset({euid})
+
+
+def foreign_owner(path: Path) -> int | None:
+    """The user id owning ``path`` (the entry itself, a link not followed) when it is
+    not the current user's; None when it is, or when it cannot be told.
+
+    A ``.git`` planted by another user in a shared folder above the project
+    (``/tmp/.git``) would otherwise make that folder the project root and give the
+    project its branch and status: git refuses such a repository ("dubious
+    ownership", CVE-2022-24765), and so does gathering."""
+    uids = _own_uids()
+    if uids is None:
+        return None
+    try:
+        owner = path.lstat().st_uid
+    except (OSError, ValueError):
+        return None
+    return None if owner in uids else owner
 
 
 def within_roots(real: Path, rules: ReadRules) -> bool:
@@ -114,6 +145,9 @@ def allowed_path(path: Path, rules: ReadRules, *, by: str = "") -> Path | None:
             warn(f"{prefix}{path}: skipped, a symbolic link loop")
         elif exc.errno != errno.ENOTDIR:
             warn(f"{prefix}{path}: skipped, {exc.strerror or exc}")
+        return None
+    except ValueError:
+        warn(f"{prefix}{path}: skipped, the path holds a NUL character")
         return None
     if rules.follow_links or real == Path(os.path.abspath(path)) or within_roots(real, rules):
         return real

@@ -105,7 +105,7 @@ def _existing_folder(target: Path, named_by: Path) -> Path:
     """The folder ``named_by`` (a ``.git`` file or link, a ``commondir`` file) points to."""
     try:
         real = target.resolve(strict=True)
-    except (OSError, RuntimeError):
+    except (OSError, RuntimeError, ValueError):  # ValueError: a NUL character
         real = None
     if real is None or not real.is_dir():
         raise ImporterError(

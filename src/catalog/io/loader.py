@@ -84,6 +84,8 @@ class VersionDir:
     def inside(self, file: str) -> str | None:
         """``file`` (relative to the version folder) as a ``/``-separated path relative
         to the catalog folder, or None when its path leaves the catalog folder."""
+        if "\0" in file:  # names no file: the system calls raise ValueError for it
+            return None
         normal = posixpath.normpath(posixpath.join(self.name, file.replace("\\", "/")))
         if normal.startswith("../") or normal in ("..", ".") or posixpath.isabs(normal):
             return None
@@ -563,6 +565,12 @@ def read_body(where: VersionDir, part_id: str, file: str, index: int) -> tuple[s
     part's ``file`` key (to be placed in the manifest by the caller); one that
     cannot be read or decoded names the body file itself.
     """
+    if "\0" in file:
+        raise ManifestError(
+            f"file {file!r} holds a NUL character, which no path can",
+            key=("part", index, "file"),
+            hint="fix the path: name the body file relative to the version folder",
+        )
     resource = where.resolve(file)
     if resource is None:
         raise ManifestError(

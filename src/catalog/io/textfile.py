@@ -79,8 +79,12 @@ def read_capped(path: str | os.PathLike[str], limit: int) -> tuple[bytes, int]:
     Reading one byte past ``limit`` tells the caller the file is longer. The
     file is checked before it is opened and again once open (without blocking),
     so a FIFO, a device or a socket raises :class:`NotRegularFileError` instead
-    of hanging or reading forever; other failures raise :class:`OSError`.
+    of hanging or reading forever; other failures raise :class:`OSError`, a path
+    holding a NUL character too (the system calls raise ``ValueError`` for it,
+    which callers catching ``OSError`` let through as a traceback).
     """
+    if "\0" in os.fspath(path):
+        raise OSError(errno.EINVAL, "the path holds a NUL character", os.fspath(path))
     _check_regular(os.stat(path).st_mode)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))

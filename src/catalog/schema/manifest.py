@@ -308,6 +308,8 @@ def _relative_path(value: str | None) -> str | None:
         return value
     if not value or value.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", value):
         raise ValueError("must be a path relative to the version directory")
+    if "\0" in value:  # no system call takes one: it used to end `stamp` in a traceback
+        raise ValueError("must be a path without a NUL character")
     return value
 
 
