@@ -26,6 +26,10 @@ marked ``required`` are never dropped; when they alone exceed the budget,
 parts are all required (``[defaults.KIND] required = true``) so treats a
 prompt over budget as an error, never trimming it.
 
+The evaluation budget (:func:`catalog.lang.values.charge`) is one for a whole
+assembly, shared by its definitions, conditions and bodies, so that what one
+assembly evaluates is bounded whatever the number of its parts.
+
 Token figures are counted when first read, with the catalog's tokenizer
 unless ``counter=`` says otherwise (see :mod:`catalog.tokens`): an assembly
 without a budget counts nothing.
@@ -61,7 +65,7 @@ from catalog.engine.plan import (
 from catalog.engine.prompt import AssembledPrompt, Excluded, Origin, Piece, Reminder, Tool
 from catalog.errors import BudgetError, CatalogError, ContextError
 from catalog.lang.shapes import guess
-from catalog.lang.values import SEARCHED_FREELY, Scope
+from catalog.lang.values import SEARCHED_FREELY, Scope, one_budget
 from catalog.schema.context import Context, coerce_context
 from catalog.schema.manifest import fits_type
 from catalog.tokens import TokenCounter, get_counter
@@ -84,7 +88,16 @@ def assemble(
     *,
     counter: str | TokenCounter | Callable[[str], int] | None = None,
 ) -> AssembledPrompt:
-    """Assemble for ``plan``'s agent under ``context``; see the module docstring."""
+    """Assemble for ``plan``'s agent under ``context``; see the module docstring. Its
+    conditions, definitions and bodies spend one evaluation budget together."""
+    return one_budget(_assemble, plan, context, counter)
+
+
+def _assemble(
+    plan: AgentPlan,
+    context: Context | Mapping[str, Any] | None,
+    counter: str | TokenCounter | Callable[[str], int] | None,
+) -> AssembledPrompt:
     rules = plan.rules
     ctx = coerce_context(context)
     count = get_counter(counter, tokenizer=rules.tokenizer)
@@ -377,7 +390,14 @@ def _fit(
 def reminders(
     plan: AgentPlan, context: Context | Mapping[str, Any] | None = None
 ) -> tuple[Reminder, ...]:
-    """The ``reminder`` parts of ``plan``'s agent whose conditions hold, rendered, in order."""
+    """The ``reminder`` parts of ``plan``'s agent whose conditions hold, rendered, in
+    order; under one evaluation budget, as an assembly."""
+    return one_budget(_reminders, plan, context)
+
+
+def _reminders(
+    plan: AgentPlan, context: Context | Mapping[str, Any] | None
+) -> tuple[Reminder, ...]:
     scope = _scope(plan, coerce_context(context), plan.reminder_reads)
     found = []
     for step in plan.reminders:

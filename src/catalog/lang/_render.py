@@ -76,10 +76,11 @@ class Limits:
         if self.size > MAX_OUTPUT_LENGTH:
             raise too_long()
 
-    def tick(self) -> None:
-        """Count one loop iteration against :data:`MAX_LOOP_ITERATIONS`."""
+    def tick(self, units: int) -> None:
+        """Count one loop iteration against :data:`MAX_LOOP_ITERATIONS`, spending
+        ``units`` of the evaluation budget (what its body costs: :attr:`For.cost`)."""
         self.iterations += 1
-        charge(ITEM_COST)
+        charge(units)
         if self.iterations > MAX_LOOP_ITERATIONS:
             raise EvaluationError(f"more than {MAX_LOOP_ITERATIONS} loop iterations in one render")
 
@@ -142,13 +143,17 @@ class If:
 @dataclass(frozen=True, slots=True)
 class For:
     """``{% for variable in iterable %}body{% endfor %}``; ``offset`` is where
-    ``iterable`` is written."""
+    ``iterable`` is written. ``cost`` is what each iteration spends of the
+    evaluation budget: :data:`ITEM_COST`, and :data:`NODE_COST` for each node of
+    the expressions its body evaluates (outside the loops inside it, which spend
+    their own), so that a loop's work counts whatever its expressions do."""
 
     variable: str
     iterable: Run
     body: Body
     offset: int
     lines: Lines
+    cost: int = ITEM_COST
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,7 +261,7 @@ def _loop(step: For, scope: Scope, parts: list[str], limits: Limits) -> int:
     local: dict[str, Any] = dict(scope)
     written = 0
     for index, item in enumerate(items):
-        limits.tick()
+        limits.tick(step.cost)
         local[variable] = item
         local["loop"] = {
             "index": index + 1,

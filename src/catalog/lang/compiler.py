@@ -92,9 +92,10 @@ class Expression:
     result (``ANY`` when unknown) and ``builds`` whether evaluating it calls a
     function or adds. ``membership`` is ``(value, name)`` when what decides the
     expression's truth is whether that known value is in that name (``"Bash" in
-    tools``), so a caller may test many such at once. ``evaluate`` is the compiled
-    closure (under a fresh evaluation budget when it builds): hot loops call it
-    directly to skip one call level.
+    tools``), so a caller may test many such at once. ``nodes`` counts the nodes
+    compiled: at most what one evaluation visits (a loop charges its budget by it).
+    ``evaluate`` is the compiled closure (under a fresh evaluation budget when it
+    builds): hot loops call it directly to skip one call level.
     """
 
     source: str
@@ -104,6 +105,7 @@ class Expression:
     reads: frozenset[Path] = field(default=frozenset(), repr=False, compare=False)
     builds: bool = field(default=False, repr=False, compare=False)
     membership: tuple[object, str] | None = field(default=None, repr=False, compare=False)
+    nodes: int = field(default=1, repr=False, compare=False)
 
     def __call__(self, scope: Scope) -> Any:
         """Evaluate against ``scope``; raises :class:`EvaluationError` on bad values."""
@@ -170,7 +172,9 @@ def compile_expression(
         run = budgeted(run, f"`{text.text}`")
     roots = frozenset(path[0] for path in node.reads)
     membership = node.membership if condition else None
-    return Expression(source, roots, node.shape, run, node.reads, node.builds, membership)
+    return Expression(
+        source, roots, node.shape, run, node.reads, node.builds, membership, compiler.nodes
+    )
 
 
 class ExpressionCache:
@@ -219,6 +223,7 @@ class _Compiler:
         self._names = names
         self._constants = constants
         self._rows = rows
+        self.nodes = 0  # compiled so far: what evaluating the expression may visit
 
     # -- errors
 
@@ -262,6 +267,7 @@ class _Compiler:
 
         With ``truth``, only whether the value is truthy matters to the caller.
         """
+        self.nodes += 1
         if depth > MAX_DEPTH:
             self.fail(
                 f"expression is nested more than {MAX_DEPTH} levels deep",

@@ -14,7 +14,10 @@ they render apart), and only values whose equals always render alike: text,
 none, true/false, whole numbers and tuples of texts (``tools``). Any other
 value (a decimal, whose ``0.0`` and ``-0.0`` are equal, a record, a mapping,
 a list of records) means the body is rendered, not remembered. Rendering
-errors are never remembered.
+errors are never remembered. A result given back from memory spends the
+evaluation budget that computing it spent, so that an assembly runs out of
+budget alike whether it was remembered or not (where it cannot, it is
+computed, to fail where computing fails).
 
 A result is kept the second time its values are met (the first time only
 their hash is noted), so contexts met once, as a new clock reading makes them,
@@ -34,7 +37,7 @@ from collections.abc import Callable, Collection
 from typing import Final, TypeVar
 
 from catalog.lang.rows import Row, Values, row_reader
-from catalog.lang.values import Path, Scope
+from catalog.lang.values import Path, Scope, afford, spent
 
 __all__ = ["MAX_CHARACTERS", "MAX_ENTRIES", "remember", "usage"]
 
@@ -76,15 +79,16 @@ def remember(
         key = (body, values, kinds)
         # Each step is one atomic operation of the dictionary: a hit needs no lock.
         found = entries.get(key)
-        if found is not None:
+        if found is not None and (not found[2] or afford(found[2])):
             try:  # noqa: SIM105 (contextlib.suppress costs two calls on every hit)
                 entries.move_to_end(key)
             except KeyError:
                 pass  # pushed out by another thread meanwhile: what was found stays right
             return found[0]  # type: ignore[return-value]
+        before = spent()
         made = compute(scope if row is None else row(values))
-        if admits(key):
-            put(key, made, size(made) + _size(values))
+        if found is None and admits(key):
+            put(key, made, size(made) + _size(values), spent() - before)
         return made
 
     return run
@@ -100,7 +104,8 @@ class _Memory:
     :data:`MAX_CHARACTERS`."""
 
     def __init__(self) -> None:
-        self.entries: OrderedDict[tuple[object, ...], tuple[object, int]] = OrderedDict()
+        # key -> (result, characters, budget units computing it spent)
+        self.entries: OrderedDict[tuple[object, ...], tuple[object, int, int]] = OrderedDict()
         self._characters = 0
         self._met: set[int] = set()  # hashes of keys met once
         self._lock = threading.Lock()
@@ -120,9 +125,10 @@ class _Memory:
         self._met.add(marker)
         return False
 
-    def put(self, key: tuple[object, ...], result: object, size: int) -> None:
-        """Keep ``result`` (of ``size`` characters with its key), pushing out the least
-        recently used results as the bounds need."""
+    def put(self, key: tuple[object, ...], result: object, size: int, units: int) -> None:
+        """Keep ``result`` (of ``size`` characters with its key, computed spending
+        ``units`` of the budget), pushing out the least recently used results as the
+        bounds need."""
         if size > MAX_CHARACTERS // 16:  # one large result would push out many
             return
         with self._lock:
@@ -132,7 +138,7 @@ class _Memory:
                 len(self.entries) >= MAX_ENTRIES or self._characters + size > MAX_CHARACTERS
             ):
                 self._characters -= self.entries.popitem(last=False)[1][1]
-            self.entries[key] = (result, size)
+            self.entries[key] = (result, size, units)
             self._characters += size
 
     def usage(self) -> tuple[int, int]:

@@ -79,7 +79,16 @@ from catalog.lang._render import (
 )
 from catalog.lang.compiler import Expression, ExpressionCache
 from catalog.lang.shapes import SCALAR, RecordShape, Shape, did_you_mean
-from catalog.lang.values import Path, Scope, budgeted, charge, render_value
+from catalog.lang.values import (
+    ITEM_COST,
+    NODE_COST,
+    Path,
+    Scope,
+    budgeted,
+    charge,
+    render_value,
+    retried,
+)
 
 __all__ = [
     "LOOP_SHAPE",
@@ -188,14 +197,8 @@ def compile_template(
         return text
 
     fast = budgeted(along, "the body") if spends else along
-
-    def render_along(scope: Scope) -> str:
-        try:
-            return fast(scope)
-        except _FAILED:  # raised again by the walk, where it raises it
-            return walked(scope)
-
-    return Template(source, roots, False, render_along, reads)
+    # A path that fails is walked again, to raise the error where the walk meets it.
+    return Template(source, roots, False, retried(fast, walked, _FAILED), reads)
 
 
 # --------------------------------------------------------------------------
@@ -214,6 +217,7 @@ class _Frame:
         "kind",
         "looping",
         "names",
+        "nodes",
         "pieces",
         "reads",
         "rows",
@@ -244,6 +248,7 @@ class _Frame:
         self.test: tuple[Expression, int] | None = None
         self.has_else = False
         self.variable = ""
+        self.nodes = 0  # of the expressions met in this block, outside inner loops
 
 
 _Branch: TypeAlias = tuple[Expression, int, Body, frozenset[Path]]
@@ -406,11 +411,15 @@ class _Compiler:
             iterable, offset = frame.test
             self.spends = self.loops = True
             body = sequence(frame.pieces, counted=True)
-            outer.pieces.append(For(frame.variable, iterable.evaluate, body, offset, self._lines))
+            cost = ITEM_COST + NODE_COST * (frame.nodes - iterable.nodes)
+            outer.nodes += iterable.nodes  # evaluated once where the loop stands
+            step = For(frame.variable, iterable.evaluate, body, offset, self._lines, cost)
+            outer.pieces.append(step)
             hidden = (frame.variable, "loop")
             outer.reads |= iterable.reads
             outer.reads.update(path for path in frame.reads if path[0] not in hidden)
             return
+        outer.nodes += frame.nodes
         orelse: tuple[Body, frozenset[Path]] | None = None
         if frame.has_else:
             orelse = (sequence(frame.pieces, counted=frame.looping), frozenset(frame.reads))
@@ -434,6 +443,7 @@ class _Compiler:
         except ExpressionError as exc:
             self._lines.error(exc.message, offset + (exc.column or 1) - 1, exc.hint)
         self.spends = self.spends or expression.builds
+        frame.nodes += expression.nodes
         return expression
 
     def _output(self, expression: Expression, offset: int, frame: _Frame) -> str | Write:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Final, TypeAlias
+from typing import Any, Final, TypeAlias, TypeVar
 
 from pydantic import BaseModel
 
@@ -25,9 +25,11 @@ __all__ = [
     "MAX_NODES",
     "MAX_SOURCE_LENGTH",
     "MAX_TEXT_LENGTH",
+    "NODE_COST",
     "SEARCHED_FREELY",
     "Path",
     "Scope",
+    "afford",
     "budgeted",
     "charge",
     "class_fields",
@@ -35,8 +37,11 @@ __all__ = [
     "fields_of",
     "is_model",
     "iterate",
+    "one_budget",
     "read_attribute",
     "render_value",
+    "retried",
+    "spent",
     "to_json",
 ]
 
@@ -55,6 +60,11 @@ MAX_EVALUATION_COST: Final = 50_000_000
 """Most work one evaluation may do, in units: see :func:`charge`."""
 ITEM_COST: Final = 16
 """Units one list or mapping item costs (a character of text costs one)."""
+NODE_COST: Final = 16
+"""Units evaluating one node of an expression costs where a loop repeats it: about
+the work of copying sixteen characters."""
+
+_T = TypeVar("_T")
 
 Scope: TypeAlias = Mapping[str, Any]
 """What an expression is evaluated against: root name -> value."""
@@ -324,6 +334,59 @@ def charge(units: int) -> None:
                 f"(a character of text is one, a list item {ITEM_COST})",
                 hint="build smaller texts and lists: the budget is fixed",
             )
+
+
+def one_budget(function: Callable[..., _T], *args: Any) -> _T:
+    """``function(*args)``, every evaluation it runs spending one budget: the running
+    one, or a fresh one. An assembly runs so, so that its work is bounded by one
+    budget whatever the number of its parts."""
+    if _CURRENT.get() is not None:
+        return function(*args)
+    token = _CURRENT.set(_Budget())
+    try:
+        return function(*args)
+    finally:
+        _CURRENT.reset(token)
+
+
+def afford(units: int) -> bool:
+    """Spend ``units`` of the running budget when it has them, and say whether it had
+    (true when no budget runs). A remembered result spends what computing it spent,
+    so that an evaluation's budget runs out alike whether it was remembered or not;
+    when it cannot, the caller computes it, to fail where computing fails."""
+    budget = _CURRENT.get()
+    if budget is None:
+        return True
+    if budget.left < units:
+        return False
+    budget.left -= units
+    return True
+
+
+def spent() -> int:
+    """The units the running budget has spent so far (0 when none runs)."""
+    budget = _CURRENT.get()
+    return 0 if budget is None else MAX_EVALUATION_COST - budget.left
+
+
+def retried(
+    first: Callable[[Scope], _T], second: Callable[[Scope], _T], errors: tuple[type[Exception], ...]
+) -> Callable[[Scope], _T]:
+    """``first``, or, when it raises one of ``errors``, ``second`` with the running
+    budget as it was before ``first`` ran: two ways of evaluating the same thing, the
+    second of which raises each error where it belongs."""
+
+    def run(scope: Scope) -> _T:
+        budget = _CURRENT.get()
+        left = None if budget is None else budget.left
+        try:
+            return first(scope)
+        except errors:
+            if budget is not None and left is not None:
+                budget.left = left
+            return second(scope)
+
+    return run
 
 
 def budgeted(run: Callable[[Scope], Any], where: str) -> Callable[[Scope], Any]:
