@@ -281,6 +281,7 @@ def _members(
     gives goes where its :class:`~catalog.engine.plan.Member` says."""
     assert batch.member is not None
     container = scope.get(batch.member[1])
+    # Where each member's gift goes, by its `to`: TO_PIECES, TO_TOOLS, TO_EXCLUDED.
     to: tuple[Callable[[Any], None], ...] = (pieces.append, tools.append, excluded.append)
     left_out = excluded.append
     if type(container) is tuple and len(container) <= SEARCHED_FREELY:

@@ -47,6 +47,9 @@ from catalog.schema.manifest import MAIN_AGENT, AgentDecl, BindingDecl, PartDecl
 
 __all__ = [
     "CONTEXT_NAMES",
+    "TO_EXCLUDED",
+    "TO_PIECES",
+    "TO_TOOLS",
     "AgentInfo",
     "AgentPlan",
     "CatalogRules",

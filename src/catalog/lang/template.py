@@ -174,24 +174,26 @@ def compile_template(
     steps = run
     texts = None if loops else text_bound(steps)
 
-    def render(scope: Scope) -> str:
+    def walk(scope: Scope) -> str:
         parts: list[str] = []
         if texts is None:
             fill(steps, scope, parts, Limits())
-            text = finish(parts)
-        else:
-            text = finish(parts, texts + fill(steps, scope, parts, None))
+            return finish(parts)
+        return finish(parts, texts + fill(steps, scope, parts, None))
+
+    def render(scope: Scope) -> str:
+        text = walk(scope)
         if spends:
             charge(len(text))
         return text
 
     walked = budgeted(render, "the body") if spends else render
-    if loops:
+    if texts is None:
         return Template(source, roots, False, walked, reads)
     paths = Paths(steps, texts)  # type: ignore[arg-type]
 
     def along(scope: Scope) -> str:
-        text = paths.render(scope, render)
+        text = paths.render(scope, walk)
         if spends:
             charge(len(text))
         return text
