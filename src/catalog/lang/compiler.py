@@ -166,15 +166,12 @@ def compile_expression(
     text, tree = parse(source)
     compiler = _Compiler(text, names, constants or {}, rows)
     node = compiler.compile(tree.body, 1, condition)
-    run = node.run
-    if node.builds:
-        # Only calls and '+' can build large values: the rest needs no budget of its own.
-        run = budgeted(run, f"`{text.text}`")
+    # Only calls and '+' can build large values: the rest needs no budget of its own.
+    run = budgeted(node.run, f"`{text.text}`") if node.builds else node.run
     roots = frozenset(path[0] for path in node.reads)
     membership = node.membership if condition else None
-    return Expression(
-        source, roots, node.shape, run, node.reads, node.builds, membership, compiler.nodes
-    )
+    shape, nodes = node.shape, compiler.nodes
+    return Expression(source, roots, shape, run, node.reads, node.builds, membership, nodes)
 
 
 class ExpressionCache:
@@ -564,10 +561,9 @@ class _Compiler:
         """Where only its truth matters, ``len(x) > 0`` of a list or a mapping is the
         truth of ``x`` (:func:`length_test`): the length is not counted. ``compared``,
         the comparison as written (checked and compiled), is kept otherwise."""
-        found = length_test(node) if compared.known is NOT_LITERAL else None
-        if found is None:
+        measured, negated = length_test(node) or (None, False)
+        if measured is None or compared.known is not NOT_LITERAL:
             return compared
-        measured, negated = found
         inner = self.compile(measured, depth + 2, truth=True)
         if not isinstance(inner.shape, SequenceShape | MappingShape):
             return compared
