@@ -159,9 +159,8 @@ def _scope(plan: AgentPlan, context: Context, reads: Reads) -> dict[str, Any]:
     context's over their defaults), the definitions and the bindings; of the context
     and the defaults, what ``reads`` names."""
     rules = plan.rules
-    scope: dict[str, Any] = {name: getattr(context, name) for name in reads.fields}
+    scope = reads.scope(context)
     scope["agent"] = plan.agent
-    scope.update(reads.defaults)
     scope.update(plan.constants)
     for name, value in context.variables.items():
         declared = rules.types.get(name)

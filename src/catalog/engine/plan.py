@@ -28,6 +28,7 @@ plans to.
 
 from __future__ import annotations
 
+import operator
 import types
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -285,6 +286,23 @@ class Reads:
 
     fields: tuple[str, ...]
     defaults: Mapping[str, Any]
+    _read: Callable[[Context], tuple[Any, ...]] = field(repr=False, compare=False)
+
+    @classmethod
+    def of(cls, fields: tuple[str, ...], defaults: Mapping[str, Any]) -> Reads:
+        """What reads ``fields`` of a context (at once) and ``defaults``."""
+        if len(fields) > 1:
+            return cls(fields, defaults, operator.attrgetter(*fields))
+        if fields:
+            one = operator.attrgetter(fields[0])
+            return cls(fields, defaults, lambda context: (one(context),))
+        return cls(fields, defaults, lambda context: ())
+
+    def scope(self, context: Context) -> dict[str, Any]:
+        """The fields of ``context`` it reads, by name, with the defaults."""
+        scope = dict(zip(self.fields, self._read(context), strict=True))
+        scope.update(self.defaults)
+        return scope
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -478,12 +496,12 @@ def _reads(
     """What assembling ``steps`` reads from the scope, with the definitions and
     bindings it evaluates; everything when the plan is not ``specialise``d."""
     if not specialise:
-        return Reads(CONTEXT_NAMES, rules.defaults)
+        return Reads.of(CONTEXT_NAMES, rules.defaults)
     names = frozenset().union(*(step.reads for step in steps))
     names |= frozenset().union(*(definition.names for definition in definitions))
     for _decl, expression in rules.bindings:
         names |= {"files"} if expression is None else expression.names
-    return Reads(
+    return Reads.of(
         tuple(name for name in CONTEXT_NAMES if name in names),
         {k: v for k, v in rules.defaults.items() if k in names},
     )
