@@ -10,8 +10,10 @@ imported catalogs (diff, lock).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -315,3 +317,49 @@ def import_pair(tmp_path: Path, versions: tuple[str, ...] = ("2.1.37", "2.1.38")
         source = write_checkout(tmp_path / f"checkout-{version}", version)
         import_releases([read_checkout(source)], name=NAME, out=root)
     return root
+
+
+def write_object(repo: Path, kind: str, content: bytes) -> str:
+    """Write a loose object into ``repo`` as git stores one, without any of git's
+    checks (a tree with names git refuses, say); its id."""
+    raw = f"{kind} {len(content)}\0".encode() + content
+    oid = hashlib.sha1(raw).hexdigest()
+    path = repo / ".git" / "objects" / oid[:2] / oid[2:]
+    path.parent.mkdir(exist_ok=True)
+    if not path.exists():
+        path.write_bytes(zlib.compress(raw))
+    return oid
+
+
+def raw_tree(entries: list[tuple[str, bytes, str]]) -> bytes:
+    """A tree object's content: ``(mode, name, id)`` entries, written in the order
+    given, whatever they are named."""
+    return b"".join(
+        mode.encode() + b" " + name + b"\0" + bytes.fromhex(oid) for mode, name, oid in entries
+    )
+
+
+def commit_hostile_release(
+    repo: Path, extra: list[tuple[bytes, str]], subject: str = "v2.1.39 (+0 tokens)"
+) -> str:
+    """Commit on ``repo``'s HEAD a release whose ``system-prompts/`` tree is HEAD's plus
+    ``extra`` entries (a raw name and the text of its file), written as a tree object
+    whatever the names are (git would refuse to make it); the new commit's id."""
+    listing = git(repo, "ls-tree", "-z", "HEAD:system-prompts").split("\0")
+    entries = []
+    for line in filter(None, listing):
+        info, name = line.split("\t", 1)
+        mode, _, oid = info.split()
+        entries.append((mode, name.encode(), oid))
+    for name, text in extra:
+        entries.append(("100644", name, write_object(repo, "blob", text.encode())))
+    prompts = write_object(repo, "tree", raw_tree(entries))
+    top = []
+    for line in filter(None, git(repo, "ls-tree", "-z", "HEAD").split("\0")):
+        info, name = line.split("\t", 1)
+        mode, _, oid = info.split()
+        top.append((mode, name.encode(), prompts if name == "system-prompts" else oid))
+    tree = write_object(repo, "tree", raw_tree(top))
+    commit = git(repo, "commit-tree", tree, "-p", "HEAD", "-m", subject).strip()
+    git(repo, "update-ref", "HEAD", commit)
+    return commit

@@ -22,7 +22,7 @@ from types import TracebackType
 from typing import Final, Self, TypeVar
 
 from dulwich.object_store import DiskObjectStore
-from dulwich.objects import Blob, Commit, ObjectID, ShaFile, Tag, Tree
+from dulwich.objects import Blob, Commit, ObjectID, ShaFile, Tag, Tree, parse_tree
 from dulwich.refs import DiskRefsContainer, Ref, check_ref_format
 
 from catalog.errors import ImporterError
@@ -35,6 +35,7 @@ from catalog.importers._gitobjects import (
     DeclaredSizes,
     ObjectTooLarge,
 )
+from catalog.importers.entrynames import check_entry_names
 from catalog.io.textfile import MAX_FILE_BYTES
 
 __all__ = ["MAX_OBJECT_BYTES", "GitRepo", "LogEntry", "TreeEntry"]
@@ -47,6 +48,10 @@ _Object = TypeVar("_Object", bound=ShaFile)
 _HEX: Final = frozenset(string.hexdigits)
 _SYMREF_HOPS: Final = 5  # as git: a longer chain of symbolic refs is an error
 _DAMAGED: Final = "the repository is damaged: import a fresh clone of it (git clone URL)"
+_FORGED: Final = (
+    "a release's files have plain names, so this tree is forged or damaged "
+    "(git fsck rejects such trees): import a clone you trust"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,12 +141,28 @@ class GitRepo:
         return self.entries(tree, f"{commit[:12]}:")
 
     def entries(self, tree: str, where: str) -> list[TreeEntry]:
-        """The entries of tree object ``tree`` (``where`` names it in errors)."""
+        """The entries of tree object ``tree`` (``where`` names it in errors), in the
+        order written.
+
+        Read from the object's own text, every entry kept: dulwich keeps a tree's
+        entries by name, so of two entries named alike it would show one. A name
+        git refuses (``..``, ``a/b.md``, ``.git``, one given twice...: see
+        :mod:`catalog.importers.entrynames`) is an error naming the tree.
+        """
         found = self._object(tree, Tree, where)
-        return [
-            TreeEntry(item.mode, item.path.decode("utf-8", "surrogateescape"), item.sha.decode())
-            for item in found.iteritems()
-        ]
+        try:
+            raw = parse_tree(
+                b"".join(found.as_raw_chunks()), sha_len=found.object_format.oid_length
+            )
+            items = [
+                (name.decode("utf-8", "surrogateescape"), mode, oid) for name, mode, oid in raw
+            ]
+        except Exception as exc:  # dulwich read it once already; its errors are of many kinds
+            raise self._error(
+                f"git object {tree} ({where}) cannot be read: {_why(exc)}", _DAMAGED
+            ) from None
+        check_entry_names((name for name, _, _ in items), where, _FORGED)
+        return [TreeEntry(mode, name, oid.decode("ascii")) for name, mode, oid in items]
 
     def blob(self, oid: str, where: str) -> bytes:
         """The content of blob ``oid`` (``where`` names it in errors, e.g. ``<commit>:path``)."""

@@ -50,6 +50,7 @@ __all__ = [
     "MANIFEST_NAME",
     "VersionDir",
     "VersionManifest",
+    "check_folder_names",
     "load_version",
     "manifest_text",
     "merged_manifest",
@@ -237,7 +238,7 @@ def load_version(
     sites = _PartSites(version, len(manifest.part))
     try:
         if check_folder_name:
-            _check_folder_names(version)
+            check_folder_names(version)
         if manifest.parts_from:
             manifest = _merge_parts_files(version, manifest, sites)
         if manifest.catalog.base is not None and base is None:
@@ -271,24 +272,34 @@ def load_version(
         raise sites.locate(exc) from None
 
 
-def _check_folder_names(version: VersionManifest) -> None:
+def check_folder_names(version: VersionManifest) -> None:
     """Refuse a manifest whose version is not its folder's name, or whose catalog name is
-    not its catalog folder's: the catalog is found (and locked, and verified) by them."""
+    not its catalog folder's: the catalog is found (and locked, and verified) by them.
+
+    Every reader that takes a folder for a version applies this one rule (loading,
+    and a part's history, which reads the manifests alone), so that no command
+    lists a version that another refuses to load. The error names the manifest
+    and the line of the key.
+    """
     info, where = version.manifest.catalog, version.where
     if info.version != where.name:
-        raise ManifestError(
-            f"version {info.version!r} does not match its folder {where.name!r}",
-            key=("catalog", "version"),
-            hint="rename the folder or fix the version",
+        raise version.locate(
+            ManifestError(
+                f"version {info.version!r} does not match its folder {where.name!r}",
+                key=("catalog", "version"),
+                hint="rename the folder or fix the version",
+            )
         )
     if info.name != where.catalog_dir.name:
-        raise ManifestError(
-            f"name {info.name!r} does not match its catalog folder {where.catalog_dir.name!r} "
-            "(found by the folder's name, it would be loaded, locked and verified as "
-            f"{info.name!r})",
-            key=("catalog", "name"),
-            hint=f'set name = "{where.catalog_dir.name}", or move the version into a '
-            f"folder named {info.name!r}",
+        raise version.locate(
+            ManifestError(
+                f"name {info.name!r} does not match its catalog folder "
+                f"{where.catalog_dir.name!r} (found by the folder's name, it would be loaded, "
+                f"locked and verified as {info.name!r})",
+                key=("catalog", "name"),
+                hint=f'set name = "{where.catalog_dir.name}", or move the version into a '
+                f"folder named {info.name!r}",
+            )
         )
 
 

@@ -18,7 +18,13 @@ from catalog.changes.history._blame import blame_lines
 from catalog.changes.history._grep import grep_lineages
 from catalog.changes.history._log import lineage_log
 from catalog.changes.history.cache import cached_index
-from catalog.changes.history.index import Bodies, HistoryIndex, PartRecord, build_index
+from catalog.changes.history.index import (
+    Bodies,
+    HistoryIndex,
+    PartRecord,
+    build_index,
+    check_versions,
+)
 from catalog.changes.history.lineage import Lineage, lineages
 from catalog.changes.history.results import (
     Blame,
@@ -57,12 +63,15 @@ def open_history(
     The index is taken from memory or from ``_cache/history.json`` in the
     catalog's folder when the manifests are the ones it was built from, and
     built otherwise (``cache=False``: no file read or written; see
-    :mod:`catalog.changes.history.cache`).
+    :mod:`catalog.changes.history.cache`). A version folder that loading refuses
+    for its name is refused here too, with the same error
+    (:func:`~catalog.changes.history.index.check_versions`).
     """
     store = store or CatalogPath(paths)
     refs = store.versions(check_name(name))
     if not refs:
         store.find(name)  # raises, saying why: no such catalog, or no version in it
+    check_versions(refs)
     bodies = Bodies(refs)
     index = cached_index(name, refs, lambda key: build_index(name, key, refs, bodies), keep=cache)
     return CatalogHistory(index, bodies, [ref.version for ref in refs])

@@ -28,14 +28,22 @@ from typing import TYPE_CHECKING, Any
 from catalog.changes.classify import ASSEMBLY_KEYS, PART_KEYS, find_renames, moved_parts
 from catalog.engine.compile import body_sha256
 from catalog.errors import CatalogError, ManifestError
-from catalog.io.loader import merged_manifest, read_body, read_manifest
+from catalog.io.loader import check_folder_names, merged_manifest, read_body, read_manifest
 
 if TYPE_CHECKING:
     from catalog.engine.catalog import Catalog
     from catalog.io.catalog_path import VersionRef
     from catalog.schema.manifest import Manifest, PartDecl
 
-__all__ = ["Bodies", "HistoryIndex", "PartRecord", "Rename", "Run", "build_index"]
+__all__ = [
+    "Bodies",
+    "HistoryIndex",
+    "PartRecord",
+    "Rename",
+    "Run",
+    "build_index",
+    "check_versions",
+]
 
 _DESCRIPTIVE_KEYS = tuple(key for key in PART_KEYS if key not in ASSEMBLY_KEYS)
 
@@ -255,10 +263,23 @@ class _Builder:
         self.runs.append(Run(number, start, end))
 
 
+def check_versions(refs: Sequence[VersionRef]) -> None:
+    """Refuse ``refs`` when one of them is a folder loading refuses for its name: its
+    manifest's ``version`` is not the folder's name, or its ``name`` not the catalog
+    folder's (:func:`~catalog.io.loader.check_folder_names`, loading's own rule and
+    error). Otherwise ``log`` would list a version that ``catalog diff`` cannot load.
+
+    Run on every opening, whether the index is then built or taken from the cache
+    (which is trusted for nothing): it reads each manifest, not its parts files.
+    """
+    for ref in refs:
+        check_folder_names(read_manifest(ref.where))
+
+
 def build_index(name: str, key: str, refs: Sequence[VersionRef], bodies: Bodies) -> HistoryIndex:
     """The index of catalog ``name`` from the manifests of ``refs`` (its versions, oldest
-    first); ``bodies`` reads the bodies of the parts removed or added between two
-    versions, to pair renames as ``catalog diff`` does."""
+    first, passed by :func:`check_versions`); ``bodies`` reads the bodies of the parts
+    removed or added between two versions, to pair renames as ``catalog diff`` does."""
     builder = _Builder()
     renames: list[Rename] = []
     moved: dict[int, frozenset[str]] = {}

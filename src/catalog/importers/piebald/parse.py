@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
 from catalog.errors import ImporterError
+from catalog.importers.entrynames import shown_name
 from catalog.importers.piebald.changelog import ChangelogItem, ChangelogRelease, parse_changelog
 from catalog.importers.piebald.header import read_header
 from catalog.io.textfile import clean_text
@@ -28,6 +29,7 @@ __all__ = [
     "ReadmeEntry",
     "UpstreamPart",
     "category_of",
+    "check_part_ids",
     "parse_changelog",
     "parse_prompt_file",
     "parse_readme",
@@ -120,6 +122,31 @@ def part_id(file: str) -> str:
     stem = unicodedata.normalize("NFKD", file.removesuffix(".md"))
     plain = "".join(char for char in stem if not unicodedata.combining(char)).lower()
     return re.sub(r"[^a-z0-9._-]+", "-", plain).lstrip("-._")
+
+
+def check_part_ids(
+    files: Iterable[str], *, file: str | None = None, release: str | None = None
+) -> None:
+    """Refuse part file names (one release's) of which two give one part id, or one
+    gives none: only one part per id can be imported, and the other body would be
+    lost without a word. ``file`` is where the names are (the error's file),
+    ``release`` the release, said first in the message when given."""
+    seen: dict[str, str] = {}
+    for name in files:
+        pid = part_id(name)
+        if pid and pid not in seen:
+            seen[pid] = name
+            continue
+        clash = f"as {shown_name(seen[pid])} does" if pid else "which is empty"
+        raise ImporterError(
+            (f"release {release}: " if release else "")
+            + f"{shown_name(name)} gives the part id {pid!r}, {clash}",
+            file=file,
+            hint="only one file per id can be imported; rename one upstream"
+            if pid
+            else "an id is made of the name's letters a-z (accents dropped), digits, "
+            "'.', '_' and '-': rename the file",
+        )
 
 
 def parse_prompt_file(text: str, file: str, *, source: str = "") -> UpstreamPart:

@@ -13,11 +13,13 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from catalog.errors import ImporterError
+from catalog.importers.entrynames import check_entry_names
 from catalog.importers.piebald.parse import (
     PROMPTS_DIR,
     UPSTREAM,
     Readme,
     UpstreamPart,
+    check_part_ids,
     parse_prompt_file,
     parse_readme,
     release_version,
@@ -52,12 +54,17 @@ class Release:
     license: str | None = field(default=None, repr=False)
 
 
+_RENAME = "rename or remove it in the checkout: upstream names are plain file names"
+
+
 def read_checkout(src: str | Path, version: str | None = None) -> Release:
     """Read a checkout (or an extracted copy) of the repository: one release.
 
     The version is ``version``, else the release the README names. Only the
     checkout's own regular files are read, each up to the size the loader
-    reads (:func:`_read_inside`).
+    reads (:func:`_read_inside`). The names in ``system-prompts/`` follow the
+    rule of a release's tree (:mod:`catalog.importers.entrynames`: no ``.git``,
+    no backslash), and no two of them give one part id.
     """
     folder = Path(src).expanduser()
     if not folder.is_dir():
@@ -75,11 +82,14 @@ def read_checkout(src: str | Path, version: str | None = None) -> Release:
             hint=f"give a checkout of {UPSTREAM} (or --git REPO for its history)",
         )
     _inside(root, prompts)
+    paths = sorted(prompts.iterdir())
+    check_entry_names((path.name for path in paths), str(prompts), _RENAME)
     parts = []
-    for path in sorted(prompts.iterdir()):
+    for path in paths:
         text = _read_inside(root, path) if path.suffix == ".md" else None
         if text is not None:
             parts.append(parse_prompt_file(text, str(path)))
+    check_part_ids((part.file for part in parts), file=str(prompts))
     readme_path = folder / "README.md"
     readme_text = _read_inside(root, readme_path)
     readme = parse_readme(readme_text) if readme_text is not None else Readme(None, {})
@@ -209,17 +219,24 @@ def _read_release(
     files: dict[tuple[str, str], UpstreamPart],
     readmes: dict[str, Readme],
 ) -> Release:
+    """Release ``version`` from ``commit``: its part files (each parsed once, kept in
+    ``files`` by blob and name), README (kept in ``readmes``) and LICENSE. Every tree
+    read is checked for names git refuses (:meth:`GitRepo.entries`) and the part
+    files for two names giving one id, before any part is read."""
     top = {entry.name: entry for entry in git.tree(commit)}
     prompts = top.get(PROMPTS_DIR)
     if prompts is None or not prompts.is_folder:
         raise ImporterError(f"no {PROMPTS_DIR}/ folder", file=str(git.path))
+    listing = f"{commit[:12]}:{PROMPTS_DIR}/"
+    part_files = [
+        entry
+        for entry in git.entries(prompts.oid, listing)
+        if entry.name.endswith(".md") and _regular(entry, listing + entry.name)
+    ]
+    check_part_ids((entry.name for entry in part_files), file=listing)
     parts = []
-    for entry in git.entries(prompts.oid, f"{commit[:12]}:{PROMPTS_DIR}/"):
-        if not entry.name.endswith(".md"):
-            continue
-        where = f"{commit[:12]}:{PROMPTS_DIR}/{entry.name}"
-        if not _regular(entry, where):
-            continue
+    for entry in part_files:
+        where = listing + entry.name
         key = (entry.oid, entry.name)
         if key not in files:
             files[key] = parse_prompt_file(

@@ -13,7 +13,7 @@ import tomli_w
 
 from catalog.errors import CatalogError, ImporterError, RecordError
 from catalog.importers.layers import PartLayers
-from catalog.importers.piebald.parse import UPSTREAM, ReadmeEntry, UpstreamPart
+from catalog.importers.piebald.parse import UPSTREAM, ReadmeEntry, UpstreamPart, check_part_ids
 from catalog.importers.piebald.read import Release
 from catalog.importers.writer import (
     Body,
@@ -159,18 +159,9 @@ def _manifest(
         ) from None
     records: dict[str, str] = {}
     bodies: list[Body] = []
-    seen: dict[str, str] = {}
+    # The readers check this; a release made by hand is checked too.
+    check_part_ids((part.file for part in release.parts), release=release.version)
     for part in sorted(release.parts, key=lambda p: (p.category.order, p.id)):
-        if not part.id or part.id in seen:
-            clash = f"as {seen[part.id]!r} does" if part.id else "which is empty"
-            raise ImporterError(
-                f"release {release.version}: {part.file!r} gives the part id {part.id!r}, {clash}",
-                hint="only one file per id can be imported; rename one upstream"
-                if part.id
-                else "an id is made of the name's letters a-z (accents dropped), digits, "
-                "'.', '_' and '-': rename the file",
-            )
-        seen[part.id] = part.file
         entry = release.readme.entries.get(part.file)
         key = (part.file, part.source or part.body, entry)
         if key not in tables:
