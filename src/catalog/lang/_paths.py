@@ -58,24 +58,18 @@ class _Path:
     size: int
 
 
-def _branches(block: If) -> list[Body]:
-    """The bodies of an ``if`` block and its ``elif``s, the ``else`` last."""
-    found: list[Body] = []
+def _chain(block: If) -> tuple[list[Run], list[Body]]:
+    """The tests of an ``if`` block and its ``elif``s, and their bodies, the ``else``
+    last."""
+    tests: list[Run] = []
+    bodies: list[Body] = []
     branch: Body | If = block
     while type(branch) is If:
-        found.append(branch.then)
+        tests.append(branch.test)
+        bodies.append(branch.then)
         branch = branch.orelse
-    found.append(branch)  # type: ignore[arg-type]
-    return found
-
-
-def _tests(block: If) -> list[Run]:
-    found = []
-    branch: Body | If = block
-    while type(branch) is If:
-        found.append(branch.test)
-        branch = branch.orelse
-    return found
+    bodies.append(branch)  # type: ignore[arg-type]
+    return tests, bodies
 
 
 def _choices(body: Body) -> tuple[_Choice, ...]:
@@ -85,8 +79,8 @@ def _choices(body: Body) -> tuple[_Choice, ...]:
     choices = []
     for step in body:
         if type(step) is If:
-            tests = _tests(step)
-            inner = tuple(_choices(branch) for branch in _branches(step))
+            tests, bodies = _chain(step)
+            inner = tuple(_choices(branch) for branch in bodies)
             choices.append(_Choice(tests[0], tuple(tests[1:]), inner if any(inner) else None))
     return tuple(choices)
 
@@ -127,7 +121,7 @@ def _flatten(body: Body, path: tuple[int, ...]) -> _Path:
                 texts.append([])
             else:
                 assert type(step) is If
-                walk(_branches(step)[next(taken)])
+                walk(_chain(step)[1][next(taken)])
 
     walk(body)
     joined = tuple("".join(text) for text in texts)
