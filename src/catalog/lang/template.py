@@ -39,16 +39,20 @@ exhaust its memory.
 
 The body is compiled once into steps that one loop walks (texts, values to
 write, branches and loops: :mod:`catalog.lang._render`, with the expressions
-compiled to closures); a body without any tag is returned as it is.
-Compiling with ``constants`` (the ``part`` and ``agent`` of one agent's plan)
-substitutes them: an ``{% if %}`` whose test is known keeps only the branch
-that runs, and a ``{{ }}`` whose value is known becomes text (see
-:mod:`catalog.lang.compiler`).
+compiled to closures); a body without any tag is returned as it is, and a
+body without loops renders along the path its branches take
+(:mod:`catalog.lang._paths`), walked step by step only for a path it does not
+keep or a render that fails. Compiling with ``constants`` (the ``part`` and
+``agent`` of one agent's plan) substitutes them: an ``{% if %}`` whose test is
+known keeps only the branch that runs, and a ``{{ }}`` whose value is known
+becomes text (see :mod:`catalog.lang.compiler`).
 
-A body renders under an evaluation budget of its own when it runs a loop, calls
-a function or adds; what it writes is counted against that budget once, when
-the render ends (the output limit, checked at every write, keeps it far below
-the budget). A body that only reads values and writes them needs no budget.
+A body spends an evaluation budget when it runs a loop, calls a function or
+adds: the running one (an assembly's, shared by all its parts), else one of its
+own. What it writes is counted against that budget once, when the render ends
+(the output limit, checked at every write, keeps it far below the budget), and
+each loop iteration spends for the expression nodes of its body. A body that
+only reads values and writes them needs no budget.
 """
 
 from __future__ import annotations
