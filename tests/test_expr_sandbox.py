@@ -202,30 +202,36 @@ def test_payload_as_a_condition_stops_the_catalog_loading(
     assert caught.value.file == str(folder / "catalog.toml")
 
 
-@pytest.mark.parametrize(
-    "body",
-    [
-        "{% if ''.__class__.__mro__ %}x{% endif %}",
-        "{% for c in [].__class__.__base__.__subclasses__() %}{{ c }}{% endfor %}",
-        "{% for c in x %}{{ c.__init__.__globals__ }}{% endfor %}",
-        "{% for _c in x %}{% endfor %}",
-        "{% for __class__ in x %}{% endfor %}",
-        "{% if x %}{% elif open('/etc/passwd') %}{% endif %}",
-        "{{ config.items() }}",
-        "{{ request|attr('application') }}",
-        "{{ x | safe }}",
-        "{{ self._TemplateReference__context.cycler.__init__.__globals__.os }}",
-        "{% set x = 1 %}",
-        "{% import 'os' as os %}",
-        "{% include '/etc/passwd' %}",
-        "{% macro m() %}{% endmacro %}",
-        "{% raw %}{{ x }}{% endraw %}",
-        "{% for i in x %}" * 40 + "{% endfor %}" * 40,
-    ],
-)
-def test_template_payloads_are_refused_at_compile_time(body: str) -> None:
-    with pytest.raises(TemplateError):
+LOOP_NAME = "cannot be a loop variable name"
+UNKNOWN_TAG = "unknown tag '(set|import|include|macro|raw)'"
+BLOCKS_TOO_DEEP = "blocks are nested more than 32 deep"
+
+TEMPLATE_PAYLOADS: list[tuple[str, str]] = [
+    ("{% if ''.__class__.__mro__ %}x{% endif %}", UNDERSCORE),
+    ("{% for c in [].__class__.__base__.__subclasses__() %}{{ c }}{% endfor %}", METHOD_CALL),
+    ("{% for c in x %}{{ c.__init__.__globals__ }}{% endfor %}", UNDERSCORE),
+    ("{% for _c in x %}{% endfor %}", LOOP_NAME),
+    ("{% for __class__ in x %}{% endfor %}", LOOP_NAME),
+    ("{% if x %}{% elif open('/etc/passwd') %}{% endif %}", NOT_A_FUNCTION),
+    ("{{ config.items() }}", METHOD_CALL),
+    ("{{ request|attr('application') }}", OPERATOR),
+    ("{{ x | safe }}", OPERATOR),
+    ("{{ self._TemplateReference__context.cycler.__init__.__globals__.os }}", UNDERSCORE),
+    ("{% set x = 1 %}", UNKNOWN_TAG),
+    ("{% import 'os' as os %}", UNKNOWN_TAG),
+    ("{% include '/etc/passwd' %}", UNKNOWN_TAG),
+    ("{% macro m() %}{% endmacro %}", UNKNOWN_TAG),
+    ("{% raw %}{{ x }}{% endraw %}", UNKNOWN_TAG),
+    ("{% for i in x %}" * 40 + "{% endfor %}" * 40, BLOCKS_TOO_DEEP),
+]
+
+
+@pytest.mark.parametrize(("body", "reason"), TEMPLATE_PAYLOADS)
+def test_template_payloads_are_refused_at_compile_time(body: str, reason: str) -> None:
+    """Each is refused by the defence named beside it (a pattern of its message)."""
+    with pytest.raises(TemplateError) as caught:
         compile_template(body, NAMES)
+    assert re.search(reason, caught.value.message), caught.value.message
 
 
 class Secretive(BaseModel):
