@@ -3,13 +3,22 @@ the layout of a placeholder, and what is a change of wording a reviewer must see
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import catalog
-from catalog.changes.classify import inside_placeholders, text_class, words
+from catalog.changes.classify import (
+    _shingle_size,
+    _shingles,
+    _sizes_for,
+    find_renames,
+    inside_placeholders,
+    text_class,
+    words,
+)
 from catalog.changes.render import render_text
 from catalog.io.catalog_path import load_dir
 
@@ -131,3 +140,90 @@ def test_a_case_only_edit_is_shown_by_default_in_a_diff(
     assert [(p.id, p.status, p.change) for p in changes.changes] == [("rule", "changed", "prose")]
     assert "rule" in render_text(changes)
     assert "only in whitespace" not in render_text(changes)
+
+
+def test_a_placeholders_names_and_strings_are_told_apart() -> None:
+    """A name and a string of the same letters say different things; spacing inside a
+    string, with the placeholder's layout changed too, is still only layout."""
+    assert text_class("Use ${A} here.", 'Use ${"A"} here.') == "prose"
+    assert text_class('Use ${A + "B"} here.', 'Use ${"A" + B} here.') == "prose"
+    assert text_class('Say ${X ? "a b" : ""}.', 'Say ${X?"a  b":""}.') == "placeholders"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ('Say ${X ? "" : ""}.', 'Say ${X ? "X" : ""}.', ["X"]),
+        ('Say ${X ? "" : ""}.', 'Say ${X ? "\u00a0" : ""}.', ["\u00a0"]),  # not spacing
+        ('Say ${X ? "" : ""}.', 'Say ${X ? " \t" : ""}.', []),  # spacing alone is no text
+    ],
+)
+def test_inside_placeholders_keeps_strings_with_any_character_but_spacing(
+    old: str, new: str, expected: list[str]
+) -> None:
+    assert inside_placeholders(old, new) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [("X a X", ["X", "a", "X"]), ("XaX", ["XaX"])])
+def test_words_strip_only_spacing(text: str, expected: list[str]) -> None:
+    assert words(text) == expected
+
+
+@pytest.mark.parametrize(("count", "size"), [(0, 1), (7, 1), (8, 2), (15, 2), (16, 4), (500, 4)])
+def test_a_body_is_compared_by_shorter_shingles_the_shorter_it_is(count: int, size: int) -> None:
+    """Below 8 words one word per shingle, below 16 two, else four."""
+    assert _shingle_size(count) == size
+
+
+def test_shingles_are_runs_of_words_hashed_and_a_short_body_is_one() -> None:
+    def hashed(text: str) -> bytes:
+        return hashlib.blake2b(text.encode(), digest_size=8).digest()
+
+    assert _shingles([], 4) == set()
+    assert _shingles(["a", "b"], 4) == {b"a b"}
+    assert _shingles(["a", "b"], 2) == {hashed("a b")}
+    assert _shingles(["a", "b", "c"], 2) == {hashed("a b"), hashed("b c")}
+    assert _shingles(["a", "b", "c", "d", "e"], 4) == {hashed("a b c d"), hashed("b c d e")}
+
+
+@pytest.mark.parametrize(
+    ("count", "sizes", "expected"),
+    [
+        (31, {1, 2, 4}, [1, 2, 4]),  # a size-1 body (under 8 words) is half alike under 32
+        (32, {1, 2, 4}, [2, 4]),
+        (63, {2, 4}, [2, 4]),
+        (64, {2, 4}, [4]),
+        (1000, {4}, [4]),
+    ],
+)
+def test_an_added_body_is_compared_only_by_sizes_it_could_match(
+    count: int, sizes: set[int], expected: list[int]
+) -> None:
+    assert _sizes_for(count, sizes) == expected
+
+
+def test_a_rename_at_exactly_the_threshold_is_found_and_its_similarity_rounded() -> None:
+    # one-word shingles: 3 shared of 6 in all is 0.5; 2 of 3 is 0.667
+    assert find_renames({"old": "a b c"}, {"new": "a b c d e f"}) == [("old", "new", 0.5)]
+    assert find_renames({"old": "a b"}, {"new": "a b c"}) == [("old", "new", 0.667)]
+    assert find_renames({"old": "a b"}, {"new": "a b c d e"}) == []  # 0.4
+
+
+def test_each_added_part_is_paired_once() -> None:
+    removed = {"x": "a b c e", "y": "a b c f"}
+    assert find_renames(removed, {"n": "a b c g"}) == [("x", "n", 0.6)]
+
+
+def test_many_same_bodies_pair_in_id_order() -> None:
+    """Same bodies pair by their text, however many share it (a boilerplate body that
+    the shingle index leaves out)."""
+    removed = {f"r{i}": "Same text here." for i in range(10)}
+    added = {f"a{i}": "Same text here." for i in range(10)}
+    assert find_renames(removed, added) == [(f"r{i}", f"a{i}", 1.0) for i in range(10)]
+
+
+def test_a_shingle_in_eight_removed_bodies_still_finds_them() -> None:
+    removed = {f"r{i}": f"common words here x{i}" for i in range(8)}
+    assert find_renames(removed, {"a": "common words here y"}) == [("r0", "a", 0.6)]
+    removed["r8"] = "common words here x8"  # in nine: boilerplate, it finds none
+    assert find_renames(removed, {"a": "common words here y"}) == []
