@@ -19,9 +19,9 @@ from catalog.engine.plan import AgentInfo, AgentPlan, CatalogRules, CompiledPart
 from catalog.engine.prompt import AssembledPrompt, Reminder
 from catalog.errors import NotFoundError
 from catalog.lang.placeholders import unbound_names
-from catalog.lang.shapes import did_you_mean, guess
 from catalog.schema.context import Context
 from catalog.schema.manifest import MAIN_AGENT, BindingDecl, Manifest
+from catalog.text.suggest import did_you_mean, guess
 from catalog.tokens import TokenCounter
 
 __all__ = ["Catalog"]

@@ -82,7 +82,7 @@ from catalog.lang._render import (
     text_bound,
 )
 from catalog.lang.compiler import Expression, ExpressionCache
-from catalog.lang.shapes import SCALAR, RecordShape, Shape, did_you_mean
+from catalog.lang.shapes import SCALAR, RecordShape, Shape
 from catalog.lang.values import (
     ITEM_COST,
     NODE_COST,
@@ -93,6 +93,7 @@ from catalog.lang.values import (
     render_value,
     retried,
 )
+from catalog.text.suggest import did_you_mean
 
 __all__ = [
     "LOOP_SHAPE",

@@ -2,7 +2,7 @@
 through FastAPI's template support.
 
 Every printed value is escaped (autoescaping, on for ``.html``) and shown
-through :func:`catalog.lang.visible.visible` first (the environment's
+through :func:`catalog.text.visible.visible` first (the environment's
 ``finalize``): a control, bidi, zero-width or tag character in a part's name
 or a summary is written ``<U+XXXX>``, so it can neither act nor reorder a
 label. A value the page's script sends back as it is (a tool's name in
@@ -21,7 +21,7 @@ from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
-from catalog.lang.visible import script_pattern, visible
+from catalog.text.visible import script_pattern, visible
 
 __all__ = ["Exact", "page"]
 
