@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from catalog.changes.history import CatalogHistory, open_history
-from catalog.cli._common import make_store
+from catalog.cli._common import make_catalog_path
 from catalog.errors import UsageError
 from catalog.io.catalog_path import is_folder_ref, parse_ref
 
@@ -37,4 +37,4 @@ def history_of(
             f"{ref!r}: this command looks at every version of a catalog",
             hint=f"give the name alone; choose versions with --versions {given!r}",
         )
-    return open_history(name, store=make_store(args)), given
+    return open_history(name, catalog_path=make_catalog_path(args)), given

@@ -53,10 +53,10 @@ def open_history(
     name: str,
     *,
     paths: Iterable[str | Path] = (),
-    store: CatalogPath | None = None,
+    catalog_path: CatalogPath | None = None,
     cache: bool = True,
 ) -> CatalogHistory:
-    """The history of catalog ``name`` as found in ``store`` (by default a
+    """The history of catalog ``name`` as found in ``catalog_path`` (by default a
     :class:`~catalog.io.catalog_path.CatalogPath` of ``paths``, ``CATALOG_PATH``,
     entry points and the bundled catalogs).
 
@@ -67,10 +67,10 @@ def open_history(
     for its name is refused here too, with the same error
     (:func:`~catalog.changes.history.index.check_versions`).
     """
-    store = store or CatalogPath(paths)
-    refs = store.versions(check_name(name))
+    catalog_path = catalog_path or CatalogPath(paths)
+    refs = catalog_path.versions(check_name(name))
     if not refs:
-        store.find(name)  # raises, saying why: no such catalog, or no version in it
+        catalog_path.find(name)  # raises, saying why: no such catalog, or no version in it
     check_versions(refs)
     bodies = Bodies(refs)
     index = cached_index(name, refs, lambda key: build_index(name, key, refs, bodies), keep=cache)
