@@ -2,7 +2,7 @@
 
 What a report quotes (bodies, names, values) may hold control or invisible
 characters: the text, Markdown and HTML forms show each as ``<U+XXXX>``
-(:mod:`catalog.lang.visible`), and the JSON form writes them as ``\\uXXXX``
+(:mod:`catalog.text.visible`), and the JSON form writes them as ``\\uXXXX``
 escapes, so that nothing acts on a terminal or hides from a reviewer.
 """
 
@@ -26,7 +26,7 @@ from catalog.changes.compute import (
 )
 from catalog.html import render as html_render
 from catalog.html import stylesheet
-from catalog.lang.visible import json_visible, visible, visible_line
+from catalog.text.visible import json_visible, visible, visible_line
 
 __all__ = [
     "FOLDED",
@@ -47,7 +47,7 @@ _FOLDED_WORDS = {
 
 def render_json(result: CatalogDiff) -> str:
     """The diff as indented JSON with sorted keys (see :meth:`CatalogDiff.to_dict`),
-    hidden characters escaped (:func:`catalog.lang.visible.json_visible`)."""
+    hidden characters escaped (:func:`catalog.text.visible.json_visible`)."""
     return json_visible(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, sort_keys=True))
 
 
@@ -238,7 +238,7 @@ def render_text(result: CatalogDiff, *, color: bool = False, all_changes: bool =
 
     Parts changed only in whitespace, inside placeholders or in metadata are
     counted on one line unless ``all_changes``; a text change shows its
-    unified diff. Every line is made :func:`~catalog.lang.visible.visible` before
+    unified diff. Every line is made :func:`~catalog.text.visible.visible` before
     it is coloured: the colours are the only escape sequences written.
     """
     rows: list[tuple[str, str]] = []  # (colour mark or "", line)

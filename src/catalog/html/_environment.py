@@ -1,7 +1,7 @@
 """The Jinja2 environment every page is rendered with.
 
 Every printed value is escaped (autoescaping, on for ``.html``) and shown
-through :func:`catalog.lang.visible.visible` first (the environment's
+through :func:`catalog.text.visible.visible` first (the environment's
 ``finalize``): a control, bidi, zero-width or tag character in a part's name
 or a summary is written ``<U+XXXX>``, so it can neither act nor reorder a
 label. A value a page's script sends back as it is (a tool's name in
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from catalog.lang.visible import script_pattern, visible
+from catalog.text.visible import script_pattern, visible
 
 if TYPE_CHECKING:
     from jinja2 import BaseLoader, Environment

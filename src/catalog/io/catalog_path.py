@@ -49,8 +49,8 @@ from catalog.io.loader import (
     version_folder,
 )
 from catalog.io.textfile import NotRegularFileError, read_capped
-from catalog.lang.shapes import did_you_mean
 from catalog.schema.manifest import NAME_RULE, Manifest, is_catalog_name
+from catalog.text.suggest import did_you_mean
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
