@@ -20,6 +20,7 @@ from packaging.version import Version
 
 from catalog.engine.catalog import Catalog
 from catalog.engine.definitions import Locate, compile_definitions
+from catalog.engine.groups import Alternative, check_groups
 from catalog.engine.plan import AgentInfo, CatalogRules, CompiledPart, PartInfo, plan_agents
 from catalog.errors import CatalogError, ManifestError
 from catalog.lang.compiler import Expression, ExpressionCache, compile_expression
@@ -110,6 +111,8 @@ def compile_catalog(
         for index, written in enumerate(manifest.part)
     ]
     parts.sort(key=lambda p: (p.decl.order, p.decl.id))
+    if any(part.decl.group is not None for part in parts):
+        check_groups(_alternatives(manifest, parts))
     rules = CatalogRules(
         name=manifest.catalog.name,
         version=str(Version(manifest.catalog.version)),
@@ -136,6 +139,26 @@ def compile_catalog(
         manifest_file=manifest_file,
         manifest_text=manifest_text,
     )
+
+
+def _alternatives(manifest: Manifest, parts: Sequence[CompiledPart]) -> list[Alternative]:
+    """The parts of a group, in prompt order, as :func:`check_groups` sees them."""
+    index = {decl.id: i for i, decl in enumerate(manifest.part)}
+    return [
+        Alternative(part.decl, index[part.id], _always(part.condition))
+        for part in parts
+        if part.decl.group is not None
+    ]
+
+
+def _always(condition: Expression) -> bool:
+    """Whether ``condition`` holds whatever the context (it reads nothing and is true)."""
+    if condition.names:
+        return False
+    try:
+        return bool(condition({}))
+    except CatalogError:
+        return False
 
 
 def _tool_names(manifest: Manifest, parts: Sequence[CompiledPart]) -> frozenset[str]:
