@@ -190,6 +190,13 @@ def add_context_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--tools", metavar="A,B,...", help="the enabled tools, comma-separated")
     parser.add_argument(
+        "--model",
+        default="",
+        metavar="ID",
+        help="the model id the prompt is for: the context's `model`, which conditions and "
+        "bodies read (and env.model, unless the context sets it)",
+    )
+    parser.add_argument(
         "--touched",
         action="append",
         default=[],
@@ -215,7 +222,6 @@ def add_context_options(parser: argparse.ArgumentParser) -> None:
         "it (default: the nearest folder holding one of the catalog's root markers, such "
         "as .git, else --from-dir)",
     )
-    gathering.add_argument("--model", default="", help="the model name, for env.model")
     gathering.add_argument("--provider", default="", help="the provider name, for env.provider")
     gathering.add_argument(
         "--no-git", action="store_true", help="leave out the git facts (branch, status)"
@@ -230,7 +236,8 @@ def add_context_options(parser: argparse.ArgumentParser) -> None:
 
 
 def context_from_args(args: argparse.Namespace, catalog: Catalog, *also: Catalog) -> Context:
-    """Build the context: gathered (``--from-dir``), then ``--context``, ``--tools``, ``--set``."""
+    """Build the context: gathered (``--from-dir``), then ``--context``, ``--tools``,
+    ``--model``, ``--set``."""
     return gathering_from_args(args, catalog, *also)[0]
 
 
@@ -256,6 +263,9 @@ def gathering_from_args(
         data["tools"] = [t.strip() for t in args.tools.split(",") if t.strip()]
     if args.touched:
         data["touched_files"] = list(args.touched)
+    if args.model:
+        data["model"] = args.model
+        data.setdefault("env", {}).setdefault("model", args.model)
     for item in args.set:
         key, sep, raw = item.partition("=")
         key = key.strip()
@@ -344,6 +354,7 @@ def context_requested(args: argparse.Namespace) -> bool:
         or args.tools is not None
         or args.set
         or args.touched
+        or args.model
         or args.from_dir is not None
         or _gathering_options(args)
     )
@@ -354,7 +365,6 @@ def _gathering_options(args: argparse.Namespace) -> list[str]:
     given = (
         ("--home", args.home),
         ("--root", args.root),
-        ("--model", args.model),
         ("--provider", args.provider),
         ("--no-git", args.no_git),
         ("--follow-links", args.follow_links),

@@ -327,6 +327,8 @@ class PartDecl(SchemaModel):
     parts are dropped, lowest ``priority`` first, until the prompt fits.
     ``reference_tokens`` is the body's count by the catalog's
     ``reference_counter`` (for imported parts, the count their source published).
+    ``group`` names the part's group of alternatives: of the parts of one group,
+    an assembly takes the first (in prompt order) whose condition holds, and no other.
     """
 
     id: Annotated[str, Field(pattern=_SLUG)]
@@ -347,6 +349,7 @@ class PartDecl(SchemaModel):
     sha256: Annotated[str, Field(pattern=_SHA256)]
     reference_tokens: Annotated[int, Field(ge=0)] | None = None
     meta: dict[str, Any] = Field(default_factory=dict)
+    group: Annotated[str, Field(pattern=_SLUG)] | None = None
 
     @model_validator(mode="after")
     def _check(self) -> Self:
@@ -370,6 +373,15 @@ class PartDecl(SchemaModel):
     def for_agent(self, agent: str) -> bool:
         """Whether this part is given to ``agent`` at all."""
         return ALL_AGENTS in self.agents or agent in self.agents
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The part as plain data; ``group`` left out when unset, so that a manifest
+        without groups keeps the hash its lock records."""
+        data: dict[str, Any] = handler(self)
+        if self.group is None:
+            data.pop("group", None)
+        return data
 
 
 class PartsSource(SchemaModel):
