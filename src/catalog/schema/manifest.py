@@ -25,6 +25,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
 from catalog.errors import ManifestError
+from catalog.lang.placeholders import PlaceholderSyntax
 from catalog.schema._base import Items, SchemaModel
 from catalog.schema.sources import Sources
 
@@ -327,6 +328,8 @@ class PartDecl(SchemaModel):
     parts are dropped, lowest ``priority`` first, until the prompt fits.
     ``reference_tokens`` is the body's count by the catalog's
     ``reference_counter`` (for imported parts, the count their source published).
+    ``placeholders`` says how a raw body (``template = false``) writes the
+    placeholders ``[placeholders]`` fills: ``${NAME}``, ``{{ NAME }}`` or ``{NAME}``.
     """
 
     id: Annotated[str, Field(pattern=_SLUG)]
@@ -341,6 +344,7 @@ class PartDecl(SchemaModel):
     stability: Stability = "static"
     slot: Annotated[str, Field(pattern=_SLUG)] | None = None
     template: bool = True
+    placeholders: PlaceholderSyntax = "dollar-brace"
     required: bool = False
     priority: int = 0
     tokens: Annotated[int, Field(ge=0)]
