@@ -181,7 +181,8 @@ class GitRepo:
 
     def tree_of(self, commit: str) -> str:
         """The id of ``commit``'s top tree."""
-        return self._object(commit, Commit, f"commit {commit}").tree.decode("ascii")
+        tree: bytes = self._object(commit, Commit, f"commit {commit}").tree
+        return tree.decode("ascii")
 
     def _commit_of(self, rev: str) -> str:
         """The commit ``rev`` names (annotated tags peeled)."""
