@@ -113,7 +113,7 @@ class Catalog:
             if part.decl.template or (part_ids is not None and part.id not in part_ids):
                 continue
             for name in unbound_names(
-                part.body, self.manifest.placeholders, part.decl.placeholders
+                part.body, self.manifest.placeholders, part.decl.placeholder_syntax
             ):
                 found.setdefault(name, []).append(part.id)
         return {name: tuple(ids) for name, ids in found.items()}

@@ -329,7 +329,8 @@ class PartDecl(SchemaModel):
     ``reference_tokens`` is the body's count by the catalog's
     ``reference_counter`` (for imported parts, the count their source published).
     ``placeholders`` says how a raw body (``template = false``) writes the
-    placeholders ``[placeholders]`` fills: ``${NAME}``, ``{{ NAME }}`` or ``{NAME}``.
+    placeholders ``[placeholders]`` fills: ``${NAME}`` (``dollar-brace``, when
+    unset), ``{{ NAME }}`` (``double-brace``) or ``{NAME}`` (``single-brace``).
     """
 
     id: Annotated[str, Field(pattern=_SLUG)]
@@ -344,7 +345,7 @@ class PartDecl(SchemaModel):
     stability: Stability = "static"
     slot: Annotated[str, Field(pattern=_SLUG)] | None = None
     template: bool = True
-    placeholders: PlaceholderSyntax = "dollar-brace"
+    placeholders: PlaceholderSyntax | None = None
     required: bool = False
     priority: int = 0
     tokens: Annotated[int, Field(ge=0)]
@@ -374,6 +375,20 @@ class PartDecl(SchemaModel):
     def for_agent(self, agent: str) -> bool:
         """Whether this part is given to ``agent`` at all."""
         return ALL_AGENTS in self.agents or agent in self.agents
+
+    @property
+    def placeholder_syntax(self) -> PlaceholderSyntax:
+        """How the raw body writes its placeholders (``${NAME}`` unless said)."""
+        return self.placeholders or "dollar-brace"
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The part as plain data; ``placeholders`` left out when unset, so that a
+        manifest that does not say it keeps the hash its lock records."""
+        data: dict[str, Any] = handler(self)
+        if self.placeholders is None:
+            data.pop("placeholders", None)
+        return data
 
 
 class PartsSource(SchemaModel):
