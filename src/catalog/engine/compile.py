@@ -268,7 +268,7 @@ def _compile_part(
         except CatalogError as exc:
             raise exc.located(file=path, key=f"part {decl.id!r}") from None
     elif bound.values or bound.expressions:
-        template = bind_placeholders(body, bound.values, bound.expressions)
+        template = bind_placeholders(body, bound.values, bound.expressions, decl.placeholder_syntax)
     in_condition = "part" in condition.names
     in_template = template is not None and "part" in template.names
     if in_condition or in_template:
