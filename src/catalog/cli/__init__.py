@@ -37,8 +37,8 @@ from catalog.cli._common import (
 from catalog.cli._formatters import HelpFormatter, RawHelpFormatter
 from catalog.cli._report import wants_json, write_error
 from catalog.errors import CatalogError, UsageError
-from catalog.lang.shapes import did_you_mean, guess
-from catalog.lang.visible import visible
+from catalog.text.suggest import did_you_mean, guess
+from catalog.text.visible import visible
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 

@@ -1,6 +1,6 @@
 """Helpers shared by the command modules: common options, loading, output.
 
-What a command prints for a person goes through :mod:`catalog.lang.visible` (a
+What a command prints for a person goes through :mod:`catalog.text.visible` (a
 control or invisible character is shown as ``<U+XXXX>``); JSON output escapes
 those characters, so a program parses the exact data.
 """
@@ -22,8 +22,6 @@ from catalog.io.contexts import load_context
 from catalog.io.positions import key_lines
 from catalog.io.settings import guessed_value, tool_list, typed_value
 from catalog.io.textfile import read_text, write_text
-from catalog.lang.shapes import did_you_mean, guess
-from catalog.lang.visible import json_visible, visible
 from catalog.schema.context import (
     Context,
     coerce_context,
@@ -31,6 +29,8 @@ from catalog.schema.context import (
 from catalog.schema.manifest import (
     fits_type,
 )
+from catalog.text.suggest import did_you_mean, guess
+from catalog.text.visible import json_visible, visible
 
 if TYPE_CHECKING:
     from catalog.gathering import Gathering

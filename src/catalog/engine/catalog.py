@@ -19,10 +19,10 @@ from catalog.engine.plan import AgentInfo, AgentPlan, CatalogRules, CompiledPart
 from catalog.engine.prompt import AssembledPrompt, Reminder
 from catalog.errors import NotFoundError
 from catalog.lang.placeholders import unbound_names
-from catalog.lang.shapes import did_you_mean, guess
 from catalog.schema.context import Context
 from catalog.schema.manifest import MAIN_AGENT, BindingDecl, Manifest
 from catalog.telemetry import record_prompt
+from catalog.text.suggest import did_you_mean, guess
 from catalog.tokens import TokenCounter
 
 __all__ = ["Catalog"]
@@ -98,8 +98,10 @@ class Catalog:
 
     @property
     def tool_names(self) -> frozenset[str]:
-        """Every tool name the catalog knows of, to catch a misspelt enabled tool (see
-        :func:`_tool_names`)."""
+        """Every tool name the catalog knows: tool parts, agents' tools and every text
+        tested against the enabled tools (:func:`~catalog.engine.tools.known_tools`);
+        what the playground offers as toggles and what a misspelt enabled tool is
+        caught against."""
         return self.rules.tool_names
 
     def unbound_placeholders(

@@ -33,10 +33,10 @@ from catalog.engine.prompt import AssembledPrompt
 from catalog.errors import CatalogError, ContextError, NotFoundError, UsageError
 from catalog.io.catalog_path import CatalogPath, check_name, parse_spec
 from catalog.io.settings import tool_list, typed_value
-from catalog.lang.shapes import did_you_mean
 from catalog.schema.context import coerce_context
 from catalog.schema.manifest import MAIN_AGENT
 from catalog.telemetry import prompt_name, record_release
+from catalog.text.suggest import did_you_mean
 
 __all__ = [
     "MODEL_ARGUMENT",
