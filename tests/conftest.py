@@ -177,3 +177,29 @@ def vendor_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
         yield site
     finally:
         catalog_path._entry_point_sources.cache_clear()
+
+
+_EXPORTER: list[Any] = []
+"""The one in-memory exporter of this process: OpenTelemetry's global tracer provider can
+be set once, so every test that reads spans shares it (emptied before each)."""
+
+
+@pytest.fixture
+def spans() -> Iterator[Any]:
+    """OpenTelemetry's SDK set up with an in-memory exporter: ``spans.get_finished_spans()``
+    gives the spans ended during the test (skipped without ``opentelemetry-sdk``)."""
+    pytest.importorskip("opentelemetry.sdk.trace")
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    if not _EXPORTER:
+        exporter = InMemorySpanExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+        trace.set_tracer_provider(provider)
+        _EXPORTER.append(exporter)
+    _EXPORTER[0].clear()
+    yield _EXPORTER[0]
+    _EXPORTER[0].clear()

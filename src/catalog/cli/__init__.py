@@ -62,6 +62,7 @@ COMMANDS: dict[str, str] = {
     "import": "import prompt parts published elsewhere as a catalog",
     "port": "port an overlay to a new release of its base, reporting what needs a decision",
     "serve": "run the web UI and the HTTP API (needs the [serve] extra)",
+    "mcp": "serve the prompts to MCP clients (needs the [mcp] extra)",
     "release": "name releases in a prompt store, with a canary, a rollback and a history",
     "completion": "print a shell completion script (bash, zsh or fish)",
     "help": "print a documentation page shipped with the package, or list them",

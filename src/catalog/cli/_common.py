@@ -20,7 +20,8 @@ from catalog.errors import CatalogError, ContextError, UsageError
 from catalog.io.catalog_path import CatalogPath
 from catalog.io.contexts import load_context
 from catalog.io.positions import key_lines
-from catalog.io.textfile import read_text, too_deep, write_text
+from catalog.io.settings import guessed_value, tool_list, typed_value
+from catalog.io.textfile import read_text, write_text
 from catalog.schema.context import (
     Context,
     coerce_context,
@@ -260,7 +261,7 @@ def gathering_from_args(
     if args.context:
         data = _file_context(args.context, types).model_dump(exclude_defaults=True)
     if args.tools is not None:
-        data["tools"] = [t.strip() for t in args.tools.split(",") if t.strip()]
+        data["tools"] = tool_list(args.tools)
     if args.touched:
         data["touched_files"] = list(args.touched)
     if args.model:
@@ -275,9 +276,9 @@ def gathering_from_args(
             )
         declared = types.get(key)
         if declared is not None:
-            data.setdefault("variables", {})[key] = _typed(raw, declared, key)
+            data.setdefault("variables", {})[key] = typed_value(raw, declared, key)
         elif key.split(".")[0] in Context.model_fields:
-            _set_path(data, key.split("."), _guess(raw))
+            _set_path(data, key.split("."), guessed_value(raw))
         else:
             close = guess(key, types.keys() | Context.model_fields.keys())
             raise ContextError(
@@ -370,42 +371,6 @@ def _gathering_options(args: argparse.Namespace) -> list[str]:
         ("--follow-links", args.follow_links),
     )
     return [option for option, value in given if value]
-
-
-def _guess(raw: str) -> Any:
-    """``raw`` read as JSON when it parses (and is not absurdly deep), else as text."""
-    import json  # on first use: most commands never read or write JSON
-
-    try:
-        value = json.loads(raw)
-    except (ValueError, RecursionError):  # not JSON, a number too long, too deep
-        return raw
-    return raw if too_deep(value) else value
-
-
-_TRUE = ("true", "yes", "on", "1")
-_FALSE = ("false", "no", "off", "0")
-
-
-def _typed(raw: str, type_name: str, key: str) -> Any:
-    text = raw.strip()
-    if type_name == "str":
-        return raw
-    if type_name == "bool" and text.lower() in _TRUE + _FALSE:
-        return text.lower() in _TRUE
-    if type_name == "list":
-        value = _guess(text)
-        return (
-            value if isinstance(value, list) else [v.strip() for v in text.split(",") if v.strip()]
-        )
-    value = _guess(text)
-    if type_name == "int" and isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if type_name == "float" and isinstance(value, int | float) and not isinstance(value, bool):
-        return value
-    if type_name == "map" and isinstance(value, dict):
-        return value
-    raise ContextError(f"--set {key}={raw!r}: not a valid {type_name}", key=f"variables.{key}")
 
 
 def _set_path(data: dict[str, Any], path: list[str], value: Any) -> None:

@@ -21,6 +21,7 @@ from catalog.errors import NotFoundError
 from catalog.lang.placeholders import unbound_names
 from catalog.schema.context import Context
 from catalog.schema.manifest import MAIN_AGENT, BindingDecl, Manifest
+from catalog.telemetry import record_prompt
 from catalog.text.suggest import did_you_mean, guess
 from catalog.tokens import TokenCounter
 
@@ -161,8 +162,12 @@ class Catalog:
         *,
         counter: str | TokenCounter | Callable[[str], int] | None = None,
     ) -> AssembledPrompt:
-        """Select, order, render and join the parts for ``agent`` under ``context``."""
-        return assemble(self.plan(agent), context, counter=counter)
+        """Select, order, render and join the parts for ``agent`` under ``context``; the
+        prompt's identity goes on the current OpenTelemetry span, if one records
+        (:mod:`catalog.telemetry`)."""
+        prompt = assemble(self.plan(agent), context, counter=counter)
+        record_prompt(prompt)
+        return prompt
 
     def reminders(
         self, context: Context | Mapping[str, Any] | None = None, agent: str = MAIN_AGENT
