@@ -47,7 +47,9 @@ def register(parser: argparse.ArgumentParser) -> None:
         "pip install 'agent-prompt-catalog[serve]'."
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8000, help="port (8000)")
+    parser.add_argument(
+        "--port", type=int, default=8000, help="port (8000); 0 takes a free one, named in the log"
+    )
     parser.add_argument(
         "--store",
         default=None,
@@ -121,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
         host=args.host,
     )
     listening = _listen(args.host, args.port)
+    port: int = listening.getsockname()[1]  # the one the system chose for --port 0
     # With --format json the log is JSON lines; otherwise uvicorn's own text.
     logs = json_log_config() if args.format == "json" else text_log_config()
     logging.config.dictConfig(logs)
@@ -128,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
     logging.getLogger("catalog.server").info(
         "serving on http://%s:%d with %d %s (press CTRL+C to quit)",
         shown,
-        args.port,
+        port,
         args.workers,
         "process" if args.workers == 1 else "processes",
     )
