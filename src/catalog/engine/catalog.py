@@ -21,6 +21,7 @@ from catalog.errors import NotFoundError
 from catalog.lang.placeholders import unbound_names
 from catalog.schema.context import Context
 from catalog.schema.manifest import MAIN_AGENT, BindingDecl, Manifest
+from catalog.telemetry import record_prompt
 from catalog.text.suggest import did_you_mean, guess
 from catalog.tokens import TokenCounter
 
@@ -106,14 +107,17 @@ class Catalog:
     def unbound_placeholders(
         self, part_ids: Collection[str] | None = None
     ) -> dict[str, tuple[str, ...]]:
-        """The simple ``${NAME}`` placeholders of raw parts (``template = false``) that
+        """The placeholders that are names (``${NAME}``, or as the part's ``placeholders``
+        says) of raw parts (``template = false``) that
         ``[placeholders]`` leaves as written: name -> the ids of the parts holding it
         (of ``part_ids`` only, when given)."""
         found: dict[str, list[str]] = {}
         for part in self.parts:
             if part.decl.template or (part_ids is not None and part.id not in part_ids):
                 continue
-            for name in unbound_names(part.body, self.manifest.placeholders):
+            for name in unbound_names(
+                part.body, self.manifest.placeholders, part.decl.placeholder_syntax
+            ):
                 found.setdefault(name, []).append(part.id)
         return {name: tuple(ids) for name, ids in found.items()}
 
@@ -158,8 +162,12 @@ class Catalog:
         *,
         counter: str | TokenCounter | Callable[[str], int] | None = None,
     ) -> AssembledPrompt:
-        """Select, order, render and join the parts for ``agent`` under ``context``."""
-        return assemble(self.plan(agent), context, counter=counter)
+        """Select, order, render and join the parts for ``agent`` under ``context``; the
+        prompt's identity goes on the current OpenTelemetry span, if one records
+        (:mod:`catalog.telemetry`)."""
+        prompt = assemble(self.plan(agent), context, counter=counter)
+        record_prompt(prompt)
+        return prompt
 
     def reminders(
         self, context: Context | Mapping[str, Any] | None = None, agent: str = MAIN_AGENT
