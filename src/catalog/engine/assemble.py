@@ -65,10 +65,10 @@ from catalog.engine.plan import (
 )
 from catalog.engine.prompt import AssembledPrompt, Excluded, Origin, Piece, Reminder, Tool
 from catalog.errors import BudgetError, CatalogError, ContextError
-from catalog.lang.shapes import guess
 from catalog.lang.values import SEARCHED_FREELY, Scope, one_budget
 from catalog.schema.context import Context, coerce_context
 from catalog.schema.manifest import fits_type
+from catalog.text.suggest import guess
 from catalog.tokens import TokenCounter, get_counter
 
 __all__ = [

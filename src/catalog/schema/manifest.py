@@ -25,6 +25,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
 from catalog.errors import ManifestError
+from catalog.lang.placeholders import PlaceholderSyntax
 from catalog.schema._base import Items, SchemaModel
 from catalog.schema.sources import Sources
 
@@ -329,6 +330,9 @@ class PartDecl(SchemaModel):
     ``reference_counter`` (for imported parts, the count their source published).
     ``group`` names the part's group of alternatives: of the parts of one group,
     an assembly takes the first (in prompt order) whose condition holds, and no other.
+    ``placeholders`` says how a raw body (``template = false``) writes the
+    placeholders ``[placeholders]`` fills: ``${NAME}`` (``dollar-brace``, when
+    unset), ``{{ NAME }}`` (``double-brace``) or ``{NAME}`` (``single-brace``).
     """
 
     id: Annotated[str, Field(pattern=_SLUG)]
@@ -343,6 +347,7 @@ class PartDecl(SchemaModel):
     stability: Stability = "static"
     slot: Annotated[str, Field(pattern=_SLUG)] | None = None
     template: bool = True
+    placeholders: PlaceholderSyntax | None = None
     required: bool = False
     priority: int = 0
     tokens: Annotated[int, Field(ge=0)]
@@ -374,13 +379,19 @@ class PartDecl(SchemaModel):
         """Whether this part is given to ``agent`` at all."""
         return ALL_AGENTS in self.agents or agent in self.agents
 
+    @property
+    def placeholder_syntax(self) -> PlaceholderSyntax:
+        """How the raw body writes its placeholders (``${NAME}`` unless said)."""
+        return self.placeholders or "dollar-brace"
+
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """The part as plain data; ``group`` left out when unset, so that a manifest
-        without groups keeps the hash its lock records."""
+        """The part as plain data; ``group`` and ``placeholders`` left out when unset,
+        so that a manifest that does not say them keeps the hash its lock records."""
         data: dict[str, Any] = handler(self)
-        if self.group is None:
-            data.pop("group", None)
+        for key in ("group", "placeholders"):
+            if getattr(self, key) is None:
+                data.pop(key, None)
         return data
 
 

@@ -6,7 +6,7 @@
 const $ = (selector) => document.querySelector(selector);
 
 // Hidden characters (controls, bidi, zero-width, tags) written as <U+XXXX>, by the rule of
-// catalog.lang.visible, which the page carries: a bidi override cannot reorder a label.
+// catalog.text.visible, which the page carries: a bidi override cannot reorder a label.
 const HIDDEN = new RegExp(document.body.dataset.hidden, "gu");
 const codePoint = (c) => c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
 const visible = (text) => text.replace(HIDDEN, (run) => [...run].map((c) => "<U+" + codePoint(c) + ">").join(""));
