@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import (
     dataclass,
 )
@@ -30,6 +30,7 @@ from typing import (
 
 from packaging.version import InvalidVersion, Version
 
+from catalog.conversations.urls import scrub
 from catalog.errors import (
     ContextError,
     StoreUnavailableError,
@@ -404,9 +405,11 @@ def with_retries(
     retryable: Callable[[Exception], bool],
     location: str,
     seconds: float = RETRY_SECONDS,
+    secrets: Iterable[str] = (),
 ) -> _T:
     """Run ``operation``, again after a short growing pause while it fails with an error
-    ``retryable`` accepts, for at most ``seconds``; then :class:`StoreUnavailableError`.
+    ``retryable`` accepts, for at most ``seconds``; then :class:`StoreUnavailableError`,
+    whose message masks each of ``secrets`` (the store URL's passwords).
 
     Each run must be a whole transaction that did nothing when it failed.
     """
@@ -424,7 +427,7 @@ def with_retries(
                     if seconds > 0
                     else "is busy or unreachable"
                 )
-                reason = " ".join(str(exc).split())  # drivers write several lines
+                reason = scrub(" ".join(str(exc).split()), secrets)  # drivers write lines
                 raise StoreUnavailableError(
                     f"the prompt store {how}: {reason}",
                     file=location,

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from catalog.conversations.base import RETRY_SECONDS, ReleaseStore
 from catalog.conversations.sqlite import SQLiteStore
+from catalog.conversations.urls import public_url
 from catalog.errors import SessionError
 
 __all__ = ["default_store_url", "open_store", "user_data_dir"]
@@ -63,7 +64,7 @@ def open_store(url: str | Path, *, timeout: float = RETRY_SECONDS) -> ReleaseSto
         except ImportError:
             raise SessionError(
                 "a PostgreSQL store needs psycopg 3, which is not installed",
-                file=text.split("@")[-1],
+                file=public_url(text),
                 hint="pip install 'agent-prompt-catalog[postgres]' (or '[serve]')",
             ) from None
         return PostgresStore(text, timeout=timeout)
@@ -74,7 +75,7 @@ def open_store(url: str | Path, *, timeout: float = RETRY_SECONDS) -> ReleaseSto
         text = path.removeprefix("/")
     elif "://" in text:
         raise SessionError(
-            f"unknown prompt store URL {text.split('@')[-1]!r}",
+            f"unknown prompt store URL {public_url(text)!r}",
             hint="use sqlite:///FILE, sqlite:// (in memory) or postgresql://USER@HOST/DB",
         )
     if "\0" in text:  # the system calls refuse it with ValueError, not OSError
