@@ -390,12 +390,16 @@ class ReleaseStore(PromptStore, Protocol):
         its catalog: ``target`` naming another is refused (:class:`SessionError`).
         """
 
-    def rollback_release(self, label: str, who: str = LOCAL) -> Release:
+    def rollback_release(
+        self, label: str, who: str = LOCAL, *, expected: int | None = None
+    ) -> Release:
         """Put release ``label`` back as it was before its latest change, appended to
         its history as a change of its own (a second rollback undoes the first).
 
         :class:`~catalog.errors.NotFoundError` for an unknown label,
-        :class:`SessionError` for a release changed once only (nothing before it).
+        :class:`SessionError` for a release changed once only (nothing before it), or,
+        with ``expected``, whose latest change is no longer number ``expected``: the
+        check and the write are one transaction.
         """
 
 

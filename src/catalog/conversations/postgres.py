@@ -240,11 +240,13 @@ class PostgresStore:
         target = check_release(label, target, who)
         return self._run(lambda db: _RELEASES.set(db, label, target, who, time.time()))
 
-    def rollback_release(self, label: str, who: str = LOCAL) -> Release:
+    def rollback_release(
+        self, label: str, who: str = LOCAL, *, expected: int | None = None
+    ) -> Release:
         """Put release ``label`` back (see ``PromptStore.rollback_release``)."""
         check_label(label)
         check_who(who)
-        return self._run(lambda db: _RELEASES.rollback(db, label, who, time.time()))
+        return self._run(lambda db: _RELEASES.rollback(db, label, who, time.time(), expected))
 
     def close(self) -> None:
         """Close the pooled connections; closing twice does nothing."""
