@@ -4,7 +4,6 @@ restore a version other than the one it checked."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,23 +24,18 @@ def _catalogs(root: Path, versions: tuple[str, ...]) -> Path:
     return root
 
 
-@pytest.fixture
-def other_store(store_url: str) -> Iterator[ReleaseStore]:
-    """A second connection to the same store: another server's."""
-    opened = open_store(store_url)
-    yield opened
-    opened.close()
-
-
 def test_a_rollback_that_lost_the_race_is_refused(
     store: ReleaseStore,
-    other_store: ReleaseStore,
+    store_url: str,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
 ) -> None:
-    # This server has 1.0.0 only; the other has every version.
+    # This server has 1.0.0 only; the other, on its own connection, has every version.
     here = Releases(store, load=catalog_path_loader([_catalogs(tmp_path / "a", ("1.0.0",))]))
     every = _catalogs(tmp_path / "b", ("1.0.0", "2.0.0", "3.0.0"))
+    other_store = open_store(store_url)
+    request.addfinalizer(other_store.close)
     there = Releases(other_store, load=catalog_path_loader([every]))
     there.set("production", "demo", "1.0.0", who="b")
     there.set("production", "demo", "2.0.0", who="b")
