@@ -127,6 +127,21 @@ def dedent(text: str) -> str:
     return textwrap.dedent(text).lstrip("\n")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _own_cache_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The package's caches (history indexes) go to a folder of the test session, never
+    the user's own: ``XDG_CACHE_HOME``, which servers started by the tests inherit."""
+    folder = tmp_path_factory.mktemp("user-cache")
+    folder.chmod(0o700)
+    before = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(folder)
+    yield
+    if before is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = before
+
+
 @pytest.fixture
 def make_catalog(tmp_path: Path) -> Callable[..., Path]:
     """Write a catalog under ``tmp_path/catalogs``; returns its version folder."""
