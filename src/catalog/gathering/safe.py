@@ -179,5 +179,3 @@ def read_bounded(path: Path, rules: ReadRules, *, real: Path | None = None) -> s
         warn(f"{path}: cut at {limit} bytes (the file has {size})")
         text += f"\n\n[... cut: {path.name} is longer than {limit} bytes ...]"
     return text
-
-
