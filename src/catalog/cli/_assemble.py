@@ -15,7 +15,7 @@ from catalog.cli._common import (
     warn_notes,
 )
 from catalog.lang.placeholders import written_as
-from catalog.lang.visible import json_visible, visible
+from catalog.text.visible import json_visible, visible
 
 __all__ = ["register", "run"]
 

@@ -20,7 +20,7 @@ from catalog.io.catalog_path import (
 )
 from catalog.io.loader import version_folder
 from catalog.io.validate import check_catalog, error_problems
-from catalog.lang.visible import (
+from catalog.text.visible import (
     visible,
 )
 

@@ -39,9 +39,9 @@ from catalog.errors import CatalogError, ManifestError, RecordError
 from catalog.io.manifests import MANIFEST_NAME, parse_manifest, parse_parts_file
 from catalog.io.positions import key_columns, key_lines
 from catalog.io.textfile import read_text
-from catalog.lang.shapes import guess
 from catalog.schema import validate
 from catalog.schema.manifest import ALL_AGENTS, MAIN_AGENT, Manifest, PartDecl, PartsFile
+from catalog.text.suggest import guess
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable

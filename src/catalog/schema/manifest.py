@@ -328,6 +328,8 @@ class PartDecl(SchemaModel):
     parts are dropped, lowest ``priority`` first, until the prompt fits.
     ``reference_tokens`` is the body's count by the catalog's
     ``reference_counter`` (for imported parts, the count their source published).
+    ``group`` names the part's group of alternatives: of the parts of one group,
+    an assembly takes the first (in prompt order) whose condition holds, and no other.
     ``placeholders`` says how a raw body (``template = false``) writes the
     placeholders ``[placeholders]`` fills: ``${NAME}`` (``dollar-brace``, when
     unset), ``{{ NAME }}`` (``double-brace``) or ``{NAME}`` (``single-brace``).
@@ -352,6 +354,7 @@ class PartDecl(SchemaModel):
     sha256: Annotated[str, Field(pattern=_SHA256)]
     reference_tokens: Annotated[int, Field(ge=0)] | None = None
     meta: dict[str, Any] = Field(default_factory=dict)
+    group: Annotated[str, Field(pattern=_SLUG)] | None = None
 
     @model_validator(mode="after")
     def _check(self) -> Self:
@@ -383,11 +386,12 @@ class PartDecl(SchemaModel):
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """The part as plain data; ``placeholders`` left out when unset, so that a
-        manifest that does not say it keeps the hash its lock records."""
+        """The part as plain data; ``group`` and ``placeholders`` left out when unset,
+        so that a manifest that does not say them keeps the hash its lock records."""
         data: dict[str, Any] = handler(self)
-        if self.placeholders is None:
-            data.pop("placeholders", None)
+        for key in ("group", "placeholders"):
+            if getattr(self, key) is None:
+                data.pop(key, None)
         return data
 
 

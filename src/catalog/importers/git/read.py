@@ -23,7 +23,7 @@ from catalog.errors import ImporterError
 from catalog.importers.git.data import data_entries, data_format
 from catalog.importers.git.tags import ReleaseTag
 from catalog.io.textfile import decode_utf8
-from catalog.lang.globs import Glob, GlobError
+from catalog.text.globs import Glob, GlobError
 
 if TYPE_CHECKING:
     from catalog.importers.git.rules import DataDecl

@@ -38,10 +38,10 @@ from pydantic import Field, model_validator
 from catalog.errors import ImporterError, RecordError
 from catalog.io.positions import key_lines
 from catalog.io.textfile import parse_toml, read_text
-from catalog.lang.globs import Glob, GlobError
 from catalog.lang.placeholders import PlaceholderSyntax
 from catalog.schema import Items, SchemaModel, validate
 from catalog.schema.manifest import AgentDecl, PartKind, VariableDecl
+from catalog.text.globs import Glob, GlobError
 
 __all__ = [
     "SETTINGS",

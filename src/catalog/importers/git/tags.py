@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from packaging.version import InvalidVersion, Version
 
-from catalog.lang.globs import Glob
+from catalog.text.globs import Glob
 
 __all__ = ["ReleaseTag", "TagChoice", "choose_tags", "tag_version"]
 
