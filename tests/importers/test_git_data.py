@@ -62,7 +62,7 @@ def test_tables_are_named_by_their_keys_in_toml_and_yaml() -> None:
 
 def test_an_entry_without_its_naming_field_is_an_error() -> None:
     text = json.dumps({"models": [{"base_instructions": "x"}]})
-    with pytest.raises(ImporterError, match="entry '0' .* has no field 'slug'"):
+    with pytest.raises(ImporterError, match=r"entry '0' .* has no field 'slug'"):
         _entries(text, "json", file="m.json", path="models.*.base_instructions", key="slug")
 
 
