@@ -15,7 +15,8 @@ from dulwich.repo import Repo
 
 __all__ = ["History"]
 
-Files = Mapping[str, str | bytes]
+Files = Mapping[str, "str | bytes | tuple[int, bytes]"]
+"""path -> text, or (mode, content): ``(0o120000, b"target")`` is a symbolic link."""
 
 
 class History:
@@ -79,8 +80,8 @@ class History:
         self._refs[f"refs/tags/{name}".encode()] = target
 
     def _tree(self, files: Files) -> bytes:
-        folders: dict[str, dict[str, str | bytes]] = {}
-        here: dict[str, str | bytes] = {}
+        folders: dict[str, dict[str, str | bytes | tuple[int, bytes]]] = {}
+        here: dict[str, str | bytes | tuple[int, bytes]] = {}
         for path, text in files.items():
             head, _, rest = path.partition("/")
             if rest:
@@ -89,9 +90,10 @@ class History:
                 here[path] = text
         tree = Tree()
         for name, text in here.items():
-            blob = Blob.from_string(text.encode() if isinstance(text, str) else text)
+            mode, content = text if isinstance(text, tuple) else (0o100644, text)
+            blob = Blob.from_string(content.encode() if isinstance(content, str) else content)
             self._add(blob)
-            tree.add(name.encode(), 0o100644, blob.id)
+            tree.add(name.encode(), mode, blob.id)
         for name, inner in folders.items():
             tree.add(name.encode(), 0o040000, self._tree(inner))
         self._add(tree)
