@@ -282,7 +282,7 @@ def test_opencode_assembles_the_prompt_its_selection_code_picks(
         catalog = store.load("opencode", f"=={version}")
         for model in MODELS:
             for provider in ("anthropic", "openai", "opencode"):
-                prompt = catalog.assemble({"model": model, "variables": {"provider": provider}})
+                prompt = catalog.assemble({"model": model, "env": {"provider": provider}})
                 taken = [p.id for p in prompt.parts if p.id in PROVIDER_FILES]
                 if version == "0.1.0":
                     expected = "anthropic"  # no system.ts yet: one prompt for every model
