@@ -159,6 +159,21 @@ def dedent(text: str) -> str:
     return textwrap.dedent(text).lstrip("\n")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _own_cache_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The package's caches (history indexes) go to a folder of the test session, never
+    the user's own: ``XDG_CACHE_HOME``, which servers started by the tests inherit."""
+    folder = tmp_path_factory.mktemp("user-cache")
+    folder.chmod(0o700)
+    before = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(folder)
+    yield
+    if before is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = before
+
+
 @pytest.fixture
 def make_catalog(tmp_path: Path) -> Callable[..., Path]:
     """Write a catalog under ``tmp_path/catalogs``; returns its version folder."""
@@ -248,3 +263,29 @@ def vendor_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
         yield site
     finally:
         catalog_path._entry_point_sources.cache_clear()
+
+
+_EXPORTER: list[Any] = []
+"""The one in-memory exporter of this process: OpenTelemetry's global tracer provider can
+be set once, so every test that reads spans shares it (emptied before each)."""
+
+
+@pytest.fixture
+def spans() -> Iterator[Any]:
+    """OpenTelemetry's SDK set up with an in-memory exporter: ``spans.get_finished_spans()``
+    gives the spans ended during the test (skipped without ``opentelemetry-sdk``)."""
+    pytest.importorskip("opentelemetry.sdk.trace")
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    if not _EXPORTER:
+        exporter = InMemorySpanExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+        trace.set_tracer_provider(provider)
+        _EXPORTER.append(exporter)
+    _EXPORTER[0].clear()
+    yield _EXPORTER[0]
+    _EXPORTER[0].clear()

@@ -20,11 +20,11 @@ psycopg = pytest.importorskip("psycopg")
 
 from catalog.conversations.releases import RELEASE_CACHE_SECONDS  # noqa: E402
 from tests.postgres_server import fresh_database, postgres_server  # noqa: E402
-from tests.serving import running_server, write_demo_catalogs  # noqa: E402
+from tests.serving import running_process, write_demo_catalogs  # noqa: E402
 
 __all__ = ["fresh_database", "postgres_server"]  # fixtures used below
 
-TOKEN = "fleet-token"
+TOKEN = "fleet-token-3c6e9b2a5d8f1047be7-a1c9"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 BOUND = RELEASE_CACHE_SECONDS  # how old a release used for construction may be
 CONVERSATIONS = 2000
@@ -84,10 +84,11 @@ def _used_eventually(server: str, version: str, prefix: str) -> None:
 @pytest.mark.slow
 def test_two_servers_agree_on_releases(fresh_database: str, tmp_path: Path) -> None:
     catalogs = write_demo_catalogs(tmp_path / "catalogs")
-    args = ["--store", fresh_database, "--path", str(catalogs), "--token", TOKEN]
+    args = ["--store", fresh_database, "--path", str(catalogs)]
+    token = {"CATALOG_SERVE_TOKEN": TOKEN}
     with (
-        running_server(args, tmp_path / "a.log") as a,
-        running_server(args, tmp_path / "b.log") as b,
+        running_process([*args, "--writer", "eu-a"], tmp_path / "a.log", env=token) as (a, _),
+        running_process([*args, "--writer", "eu-b"], tmp_path / "b.log", env=token) as (b, _),
         ThreadPoolExecutor(CLIENTS) as pool,
     ):
         # A release set through A is used by B, whose cache held the state before.
@@ -127,17 +128,16 @@ def test_two_servers_agree_on_releases(fresh_database: str, tmp_path: Path) -> N
         rebuilt = httpx.post(f"{a}/conversations/canary-0/rebuild", json={}, headers=AUTH)
         assert (rebuilt.json()["version"], rebuilt.json()["revision"]) == ("2.0.0", 1)
 
-        fingerprint = "token:" + hashlib.sha256(TOKEN.encode()).hexdigest()[:12]
         for server in (a, b):
             shown = httpx.get(f"{server}/releases/production", timeout=60).json()
             assert [
                 (c["change"], c["action"], c["version"], c["canary"], c["who"])
                 for c in shown["history"]
             ] == [
-                (1, "set", "1.0.0", None, fingerprint),
-                (2, "set", "2.0.0", None, fingerprint),
-                (3, "set", "1.0.0", {"version": "2.0.0", "percent": 10.0}, fingerprint),
-                (4, "rollback", "2.0.0", None, fingerprint),
+                (1, "set", "1.0.0", None, "name:eu-a"),
+                (2, "set", "2.0.0", None, "name:eu-a"),
+                (3, "set", "1.0.0", {"version": "2.0.0", "percent": 10.0}, "name:eu-b"),
+                (4, "rollback", "2.0.0", None, "name:eu-b"),
             ]
             times = [c["changed"] for c in shown["history"]]
             assert times == sorted(times)
