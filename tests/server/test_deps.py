@@ -53,7 +53,14 @@ def _put(client: TestClient, headers: dict[str, str]) -> int:
 def test_a_write_or_read_with_anything_but_the_token_is_refused(
     client: TestClient, authorization: str
 ) -> None:
-    assert _put(client, {"Authorization": authorization}) == 401
+    refused = client.put(
+        "/system-prompt", json={"template": "T"}, headers={"Authorization": authorization}
+    )
+    assert refused.status_code == 401
+    assert refused.headers["www-authenticate"] == "Bearer"
+    assert refused.json()["error"]["message"] == (
+        "this server needs `Authorization: Bearer <token>` here"
+    )
     assert (
         client.get("/conversations/c", headers={"Authorization": authorization}).status_code == 401
     )
