@@ -41,27 +41,35 @@ MODULES: dict[str, tuple[list[str], list[str]]] = {
     ),
     "classify": (
         ["src/catalog/changes/classify.py"],
-        ["tests/changes/test_classify.py", "tests/test_diff_classify.py", "tests/test_diff.py"],
+        ["tests/changes/test_classify.py", "tests/changes/test_compute.py"],
     ),
     "lockfile": (
         ["src/catalog/io/lockfile.py"],
-        ["tests/test_lock.py", "tests/test_piebald_diff_lock.py"],
+        ["tests/io/test_lockfile.py", "tests/importers/piebald/test_read.py"],
     ),
     "releases": (
         ["src/catalog/server/releases.py", "src/catalog/conversations/releases.py"],
-        ["tests/test_releases.py", "tests/test_server_releases.py", "tests/test_cli_release.py"],
+        [
+            "tests/conversations/test_releases.py",
+            "tests/server/test_releases.py",
+            "tests/cli/test_release.py",
+        ],
     ),
     "operators": (
         ["src/catalog/lang/_operators.py"],
-        ["tests/test_expr.py", "tests/test_partial_evaluation.py"],
+        ["tests/lang/test_compiler.py", "tests/lang/test_compiler_partial.py"],
     ),
     "assemble": (
         ["src/catalog/engine/assemble.py"],
-        ["tests/engine/test_assemble.py", "tests/test_assemble.py"],
+        ["tests/engine/test_assemble.py"],
     ),
     "compiler": (
         ["src/catalog/lang/compiler.py"],
-        ["tests/test_expr.py", "tests/test_partial_evaluation.py", "tests/test_expr_sandbox.py"],
+        [
+            "tests/lang/test_compiler.py",
+            "tests/lang/test_compiler_partial.py",
+            "tests/hostile/test_sandbox.py",
+        ],
     ),
 }
 
@@ -81,11 +89,28 @@ _KILLED = {"killed", "caught by type check"}
 _UNCHECKED = "not checked"
 
 
+def _data() -> list[str]:
+    """What besides Python the tests read: the package's data (bundled catalogs,
+    templates, static files; mutmut copies only the modules) and the docs and examples."""
+    package = ROOT / "src" / "catalog"
+    pure = {  # folders holding data and no module, at any depth
+        path.parent
+        for path in package.rglob("*")
+        if path.is_file() and path.suffix != ".py" and "__pycache__" not in path.parts
+    } - {path.parent for path in package.rglob("*.py")}
+    tops = {folder for folder in pure if not any(parent in pure for parent in folder.parents)}
+    files = [path for path in package.iterdir() if path.is_file() and path.suffix != ".py"]
+    found = [path.relative_to(ROOT).as_posix() for path in sorted(tops) + sorted(files)]
+    return [*found, "docs", "examples", "README.md"]
+
+
 def _config(modules: list[str], tests: list[str]) -> str:
     """mutmut's settings (setup.cfg) for one entry: the whole package copied, only
     ``modules`` mutated, only ``tests`` run."""
     lines = ["[mutmut]", "source_paths = src/catalog", "only_mutate ="]
     lines += [f"    {module}" for module in modules]
+    lines += ["also_copy ="]
+    lines += [f"    {path}" for path in _data()]
     lines += ["pytest_add_cli_args_test_selection ="]
     lines += [f"    {test}" for test in tests]
     return "\n".join([*lines, ""])
@@ -123,6 +148,9 @@ def run(name: str, scratch: Path, children: int) -> Counter[str]:
     shutil.copytree(ROOT / "src", work / "src", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "tests", work / "tests", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", work / "pyproject.toml")
+    shutil.copy(ROOT / "README.md", work / "README.md")
+    for folder in ("docs", "examples"):
+        shutil.copytree(ROOT / folder, work / folder)
     (work / "setup.cfg").write_text(_config(modules, tests), encoding="utf-8")
     ran = subprocess.run(
         [

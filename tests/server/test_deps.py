@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from catalog.server.app import create_app
 from catalog.server.state import ServerSettings
-from tests.serving import write_demo_catalogs
+from tests._support.serving import write_demo_catalogs
 
 TOKEN = "s3cret-Token_1-0123456789abcdefXY"
 _RIGHT = {"Authorization": f"Bearer {TOKEN}"}

@@ -16,9 +16,9 @@ from fastapi.testclient import TestClient
 
 from catalog.server.app import create_app
 from catalog.server.state import ServerSettings
+from tests._support.serving import html_page
 from tests.changes.test_lineage import STORY
 from tests.conftest import write_catalog
-from tests.serving import html_page
 
 
 @pytest.fixture
