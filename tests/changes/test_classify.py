@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import catalog
 from catalog.changes.classify import (
@@ -19,6 +21,7 @@ from catalog.changes.classify import (
     _sizes_for,
     find_renames,
     inside_placeholders,
+    moved_parts,
     text_class,
     words,
 )
@@ -402,3 +405,63 @@ def test_a_shingle_in_eight_removed_bodies_still_finds_them() -> None:
     assert find_renames(removed, {"a": "common words here y"}) == [("r0", "a", 0.6)]
     removed["r8"] = "common words here x8"  # in nine: boilerplate, it finds none
     assert find_renames(removed, {"a": "common words here y"}) == []
+
+
+def _heaviest(before: list[tuple[str, int]], after: list[tuple[str, int]]) -> int:
+    """The weight of a heaviest common subsequence of the two orders (3 a part whose
+    order is unchanged, 2 one renumbered), by the plain quadratic recurrence."""
+    orders = dict(after)
+    position = {part: index for index, (part, _) in enumerate(after)}
+    shared = [(part, order) for part, order in before if part in position]
+    best: list[int] = []
+    for i, (part, order) in enumerate(shared):
+        weight = 2 + (orders[part] == order)
+        earlier = [best[j] for j in range(i) if position[shared[j][0]] < position[part]]
+        best.append(weight + max(earlier, default=0))
+    return max(best, default=0)
+
+
+@given(st.permutations(list("abcdefghij")), st.lists(st.booleans(), min_size=10, max_size=10))
+def test_the_parts_kept_in_place_are_a_heaviest_common_order(
+    order: list[str], renumbered: list[bool]
+) -> None:
+    before = [(part, 10 * (index + 1)) for index, part in enumerate("abcdefghij")]
+    numbers = dict(before)
+    after = [
+        (part, numbers[part] + 1 if renumbered[i] else numbers[part])
+        for i, part in enumerate(order)
+    ]
+    moved = moved_parts(before, after)
+    kept = [part for part, _ in before if part not in moved]
+    assert kept == [part for part, _ in after if part not in moved]  # the same order
+    orders = dict(after)
+    assert sum(2 + (orders[p] == numbers[p]) for p in kept) == _heaviest(before, after)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "moved"),
+    [
+        ([("a", 10), ("b", 20)], [("a", 10), ("b", 20)], set()),
+        ([("a", 10), ("b", 20)], [("b", 20), ("a", 10)], {"b"}),  # a tie: the first kept
+        ([("a", 10), ("b", 20)], [("b", 5), ("a", 10)], {"b"}),  # the renumbered one moved
+        ([("a", 10), ("b", 20)], [("b", 20), ("a", 30)], {"a"}),
+        ([("a", 1), ("b", 2), ("c", 3)], [("c", 3), ("a", 1), ("b", 2)], {"c"}),
+        ([("a", 1), ("b", 2), ("c", 3)], [("b", 2), ("c", 3), ("a", 1)], {"a"}),
+        ([("a", 1), ("b", 2), ("c", 3)], [("c", 3), ("b", 2), ("a", 1)], {"b", "c"}),
+        ([("a", 1), ("b", 2), ("x", 9)], [("y", 0), ("b", 2), ("a", 1)], {"b"}),  # not shared
+        (  # two unchanged weigh as much as three renumbered (6): a tie, the first kept
+            [("u1", 1), ("u2", 2), ("r1", 3), ("r2", 4), ("r3", 5)],
+            [("r1", 30), ("r2", 40), ("r3", 50), ("u1", 1), ("u2", 2)],
+            {"r1", "r2", "r3"},
+        ),
+        (  # three unchanged outweigh four renumbered (9 to 8)
+            [("u1", 1), ("u2", 2), ("u3", 3), ("r1", 4), ("r2", 5), ("r3", 6), ("r4", 7)],
+            [("r1", 40), ("r2", 50), ("r3", 60), ("r4", 70), ("u1", 1), ("u2", 2), ("u3", 3)],
+            {"r1", "r2", "r3", "r4"},
+        ),
+    ],
+)
+def test_moved_parts_by_hand(
+    before: list[tuple[str, int]], after: list[tuple[str, int]], moved: set[str]
+) -> None:
+    assert moved_parts(before, after) == moved
