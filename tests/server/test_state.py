@@ -72,8 +72,9 @@ def test_the_token_matches_itself_and_anything_matches_no_token() -> None:
 )
 def test_a_token_clients_cannot_send_or_could_guess_is_refused(token: str, problem: str) -> None:
     assert token_problem(token) == problem
-    with pytest.raises(UsageError, match=re.escape(problem)):
+    with pytest.raises(UsageError, match=re.escape(problem)) as refused:
         ServerSettings(token=token)
+    assert refused.value.hint == "make one with e.g. `openssl rand -hex 32`"
 
 
 @pytest.mark.parametrize(
@@ -88,3 +89,19 @@ def test_a_token_clients_cannot_send_or_could_guess_is_refused(token: str, probl
 def test_printable_ascii_tokens_are_taken(token: str) -> None:
     assert token_problem(token) is None
     assert ServerSettings(token=token).token_matches(token) is True
+
+
+@pytest.mark.parametrize("writer", ["Bad Name!", "EU-west", "-first", "a" * 101])
+def test_a_writer_name_that_breaks_the_rule_is_refused(writer: str) -> None:
+    with pytest.raises(UsageError) as refused:
+        ServerSettings(writer=writer)
+    assert refused.value.message == (
+        f"the writer {writer!r} breaks the rule: lowercase letters, digits, '.', '_' and '-', "
+        "starting with a letter or digit, at most 100 characters"
+    )
+    assert refused.value.hint == "name the server e.g. eu-west-1"
+
+
+@pytest.mark.parametrize("writer", ["eu-west-1", "a", "a" * 100, "0.b_c"])
+def test_a_writer_name_that_follows_the_rule_is_taken(writer: str) -> None:
+    assert ServerSettings(writer=writer).writer == writer
