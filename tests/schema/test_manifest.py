@@ -1099,8 +1099,8 @@ class BothTwins(SchemaModel):
 def test_two_records_of_one_name_get_two_schemas() -> None:
     schema = BothTwins.model_json_schema()
     first, other = sorted(schema["$defs"], key=len)  # named by module and qualified name
-    assert first.endswith("test_schema__Twin")
-    assert other.endswith("test_schema___another_twin___locals___Twin")
+    assert first.endswith("test_manifest__Twin")
+    assert other.endswith("test_manifest___another_twin___locals___Twin")
     assert schema["properties"]["first"] == {"$ref": f"#/$defs/{first}"}
     assert schema["properties"]["second"] == {
         "anyOf": [{"$ref": f"#/$defs/{other}"}, {"type": "null"}],
