@@ -5,22 +5,22 @@ from __future__ import annotations
 
 import json
 import os
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import catalog.changes.history.catalog_history as opening
-from catalog.changes.history import cache, open_history
+from catalog import clear_caches
+from catalog.changes.history import open_history
 from catalog.io.catalog_path import CatalogPath
 from tests.test_history import STORY, write_history
 
 
 @pytest.fixture(autouse=True)
-def _fresh_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+def _fresh_memory() -> None:
     """Every open starts as a new process would: nothing kept in memory."""
-    monkeypatch.setattr(cache, "_memory", OrderedDict())
+    clear_caches()
 
 
 @pytest.fixture
@@ -50,7 +50,7 @@ def test_the_index_is_built_once_and_read_back(root: Path, monkeypatch: pytest.M
     first = answers(root)
     written = root / "story" / "_cache" / "history.json"
     assert json.loads(written.read_text(encoding="utf-8"))["versions"][0] == "1.0.0"
-    monkeypatch.setattr(cache, "_memory", OrderedDict())
+    clear_caches()
     no_building(monkeypatch)
     assert answers(root) == first
     # The cache folder is no version.
@@ -92,7 +92,7 @@ def test_a_damaged_cache_is_built_again_and_replaced(root: Path, damage: Any) ->
     written = root / "story" / "_cache" / "history.json"
     good = json.loads(written.read_text(encoding="utf-8"))
     written.write_text(damage(good), encoding="utf-8")
-    cache._memory.clear()
+    clear_caches()
     assert answers(root) == first
     assert json.loads(written.read_text(encoding="utf-8")) == good
 
@@ -112,13 +112,13 @@ def test_links_and_files_in_the_way_are_left_alone(root: Path, tmp_path: Path) -
     target = tmp_path / "target"
     target.mkdir()
     folder.symlink_to(target)
-    cache._memory.clear()
+    clear_caches()
     assert answers(root) == first
     assert list(target.iterdir()) == []
     # A file where the folder goes.
     folder.unlink()
     folder.write_text("not a folder\n", encoding="utf-8")
-    cache._memory.clear()
+    clear_caches()
     assert answers(root) == first
     assert folder.read_text(encoding="utf-8") == "not a folder\n"
 

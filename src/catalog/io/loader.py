@@ -24,14 +24,13 @@ import os
 import posixpath
 import re
 import stat
-import threading
 import time
 import weakref
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
+from catalog.cache import BoundedCache
 from catalog.engine.catalog import Catalog
 from catalog.engine.compile import body_sha256, compile_catalog
 from catalog.engine.plan import CompiledPart
@@ -430,38 +429,28 @@ def _merge_parts_files(version: VersionManifest, manifest: Manifest, sites: _Par
 
 
 _PARSED_LIMIT = 20_000  # records kept parsed, over all the files kept
-_parsed: OrderedDict[str, PartsFile] = OrderedDict()
-_parsed_records = [0]  # records in _parsed
-# threading.Lock itself: importing threading would cost every command a millisecond.
-_parsed_lock = threading.Lock()
+_PARSED: Final[BoundedCache[str, PartsFile]] = BoundedCache(64, weight=_PARSED_LIMIT)
 
 
 def _parsed_parts_file(digest: str, text: str, file: str) -> PartsFile:
     """``text`` (whose sha256 was checked to be ``digest``) parsed, once for the last
     few parts files: versions loaded together share one base, and its records."""
-    with _parsed_lock:
-        found = _parsed.get(digest)
-        if found is not None:
-            _parsed.move_to_end(digest)
-            return found
-    records = parse_parts_file(text, file)
-    with _parsed_lock:
-        if digest not in _parsed:
-            _parsed[digest] = records
-            _parsed_records[0] += len(records.part)
-        while _parsed_records[0] > _PARSED_LIMIT and len(_parsed) > 1:
-            _parsed_records[0] -= len(_parsed.popitem(last=False)[1].part)
-    return records
+    found = _PARSED.get(digest)
+    if found is None:
+        found = parse_parts_file(text, file)
+        _PARSED.put(digest, found, len(found.part))
+    return found
 
 
 # A parts file found, read and checked for one version is the same file for the next
 # version that names it while its inode, size and times are unchanged: an imported
 # history names each one from dozens of versions, and each would resolve, read and hash
 # it again. Keyed by the catalog folder, the file's path in it and the expected sha256.
-_VERIFIED_LIMIT = 512  # files kept
 _VERIFIED_CHARS = 32 * 1024 * 1024  # characters kept, over all the files kept
-_verified: OrderedDict[tuple[str, str, str], tuple[tuple[int, ...], str, str]] = OrderedDict()
-_verified_chars = [0]  # characters in _verified
+# (catalog folder, file, sha256) -> (signature, text, path), weighing the text's length
+_VERIFIED: Final[BoundedCache[tuple[str, str, str], tuple[tuple[int, ...], str, str]]] = (
+    BoundedCache(512, weight=_VERIFIED_CHARS)
+)
 # A file written this recently is read every time: a coarse clock could give a change
 # made just after it was read the same times (git's "racy" files). Any later change of
 # the file, backdated or not, changes its inode's change time, which the signature holds.
@@ -488,23 +477,13 @@ def _read_parts_file(
     unchanged)."""
     where = version.where
     key = (str(where.catalog_dir), where.inside(file) or file, sha256)
-    with _parsed_lock:
-        found = _verified.get(key)
+    found = _VERIFIED.get(key)
     if found is not None and _signature(found[2]) == found[0]:
         return found[1], found[2]
     text, path = _read_new_parts_file(version, number, file, sha256)
     signature = _signature(path)
     if signature is not None:
-        with _parsed_lock:
-            replaced = _verified.pop(key, None)
-            if replaced is not None:
-                _verified_chars[0] -= len(replaced[1])
-            _verified[key] = (signature, text, path)
-            _verified_chars[0] += len(text)
-            while len(_verified) > 1 and (
-                len(_verified) > _VERIFIED_LIMIT or _verified_chars[0] > _VERIFIED_CHARS
-            ):
-                _verified_chars[0] -= len(_verified.popitem(last=False)[1][1])
+        _VERIFIED.put(key, (signature, text, path), len(text))
     return text, path
 
 

@@ -23,14 +23,13 @@ import contextlib
 import hashlib
 import os
 import stat
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Literal
 
 from pydantic import ValidationError
 
+from catalog.cache import BoundedCache
 from catalog.changes.history.index import HistoryIndex, PartRecord, Rename, Run
 from catalog.errors import CatalogError
 from catalog.io.loader import manifest_text
@@ -47,10 +46,7 @@ FORMAT: Final = 2
 short bodies are paired as renames by shorter shingles)."""
 CACHE_DIR = "_cache"
 CACHE_FILE = "history.json"
-_MEMORY_LIMIT = 8  # indexes kept in memory
-
-_memory: OrderedDict[str, HistoryIndex] = OrderedDict()
-_memory_lock = threading.Lock()
+_MEMORY: Final[BoundedCache[str, HistoryIndex]] = BoundedCache(8)  # indexes kept in memory
 
 
 class _CacheFile(SchemaModel):
@@ -92,21 +88,16 @@ def cached_index(
     ``keep=False`` neither reads nor writes the file (memory is still used).
     """
     key = index_key(name, refs)
-    with _memory_lock:
-        found = _memory.get(key)
-        if found is not None:
-            _memory.move_to_end(key)
-            return found
+    found = _MEMORY.get(key)
+    if found is not None:
+        return found
     path = _cache_path(refs) if keep else None
     found = _read(path, key) if path is not None else None
     if found is None:
         found = build(key)
         if path is not None:
             _write(path, found)
-    with _memory_lock:
-        _memory[key] = found
-        while len(_memory) > _MEMORY_LIMIT:
-            _memory.popitem(last=False)
+    _MEMORY.put(key, found)
     return found
 
 
