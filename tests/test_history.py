@@ -164,6 +164,7 @@ def test_log_of_a_kind_and_of_some_versions(story: CatalogHistory) -> None:
         "text": "placeholders",
         "similarity": None,
         "sha256": story.log("tips").entries[1].sha256,
+        "reused": False,
     }
 
 
@@ -187,6 +188,7 @@ def test_blame_dates_each_line_from_when_it_was_there_ever_since(story: CatalogH
         "catalog": "story",
         "version": "1.0.0",
         "part": "intro",
+        "holders": [],
         "lines": [
             {"line": 1, "text": "Hello.", "version": "1.0.0"},
             {"line": 2, "text": "Be brief.", "version": "1.0.0"},
