@@ -39,7 +39,7 @@ from catalog.io.manifests import MANIFEST_NAME, parse_manifest, parse_parts_file
 from catalog.io.positions import key_columns, key_lines
 from catalog.io.textfile import read_text
 from catalog.schema import validate
-from catalog.schema.manifest import ALL_AGENTS, MAIN_AGENT, Manifest, PartDecl, PartsFile
+from catalog.schema.manifest import Manifest, PartDecl, PartsFile
 from catalog.text.suggest import guess
 
 if TYPE_CHECKING:
@@ -357,6 +357,7 @@ def _shared_text(digest: str, text: str) -> str:
 
 
 _PART_KEY = re.compile(r"^part\[(\d+)\](.*)$")
+_MERGED_HINT = "see `catalog schema manifest` for the format of a part"
 
 
 class _PartSites:
@@ -394,7 +395,6 @@ def _merge_parts_files(version: VersionManifest, manifest: Manifest, sites: _Par
     """``manifest`` with the records of its ``[[parts_from]]`` files merged into ``part``
     (a later file's or the manifest's own part replacing one with the same id)."""
     merged: dict[str, tuple[PartDecl, tuple[str, str, int]]] = {}
-    known_agents = {MAIN_AGENT, ALL_AGENTS} | {a.name for a in manifest.agent}
     for number, source in enumerate(manifest.parts_from):
         text, file = _read_parts_file(version, number, source.file, source.sha256)
         records = _parsed_parts_file(source.sha256, text, file)
@@ -408,24 +408,19 @@ def _merge_parts_files(version: VersionManifest, manifest: Manifest, sites: _Par
                 hint="remove the id from `omit`",
             )
         for index, part in enumerate(records.part):
-            if part.id in omitted:
-                continue
-            try:
-                _check_record(part, manifest, known_agents)
-            except CatalogError as exc:
-                raise exc.located(
-                    file=file,
-                    key=("part", index),
-                    lines=key_lines(text),
-                    columns=key_columns(text),
-                ) from None
-            merged[part.id] = (part, (text, file, index))
+            if part.id not in omitted:
+                merged[part.id] = (part, (text, file, index))
     for index, part in enumerate(manifest.part):
         merged[part.id] = (part, sites.site(index))
     sites.reorder([site for _, site in merged.values()])
-    return manifest.model_copy(
-        update={"part": tuple(part for part, _ in merged.values()), "parts_from": ()}
-    )
+    # The merged manifest is checked by the model's own rules (an unknown agent, a
+    # `from` without a base...), each error then placed where its part is written.
+    fields = {name: getattr(manifest, name) for name in Manifest.model_fields}
+    fields.update(part=tuple(part for part, _ in merged.values()), parts_from=())
+    try:
+        return validate(Manifest, fields)
+    except RecordError as exc:
+        raise exc.as_error(ManifestError, _MERGED_HINT) from None
 
 
 _PARSED_LIMIT = 20_000  # records kept parsed, over all the files kept
@@ -514,23 +509,6 @@ def _read_new_parts_file(
             "you changed into the version's own manifest",
         )
     return text, str(resource)
-
-
-def _check_record(part: PartDecl, manifest: Manifest, known_agents: set[str]) -> None:
-    """What :class:`Manifest` checks of its own parts, for a part of a parts file."""
-    if part.from_ is not None and manifest.catalog.base is None:
-        raise ManifestError(
-            "`from` needs a base catalog, but the manifest's [catalog] has no `base`",
-            key="from",
-            hint='give the part a `file`, or add base = "NAME@SPEC" to the manifest',
-        )
-    for agent in part.agents:
-        if agent not in known_agents:
-            raise ManifestError(
-                f"part {part.id!r}: unknown agent {agent!r}",
-                key="agents",
-                hint="add an [[agent]] table to the manifest or fix the name",
-            )
 
 
 def _exists(resource: Traversable) -> bool:
