@@ -162,6 +162,12 @@ def run(args: argparse.Namespace) -> int:
         ) from None
     _check_metrics_folder()
     store_url = args.store or default_store_url()
+    if url_secrets(store_url):
+        sys.stderr.write(
+            "catalog: warning: --store holds a password, which the process list shows to "
+            "every user of this machine: give it through PGPASSWORD or a password file "
+            "(PGPASSFILE, ~/.pgpass) instead\n"
+        )
     _check_store(store_url)
     CatalogPath(args.path)  # a --path that is no folder fails now too
     settings = ServerSettings(
