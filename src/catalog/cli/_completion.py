@@ -64,7 +64,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the script (``--format json``: ``{"shell": ..., "script": ...}``)."""
-    from catalog.cli import build_parser  # every command's parser, for their options
+    from catalog.cli._parser import build_parser  # every command's parser, for their options
 
     text = script(args.shell, build_parser().get_default("commands"))
     if args.format == "json":
@@ -263,7 +263,7 @@ def complete(words: Sequence[str]) -> int:
     return EXIT_OK
 
 
-def _store(typed: Sequence[str]) -> CatalogPath:
+def _catalog_path(typed: Sequence[str]) -> CatalogPath:
     """The catalog path of the line: its ``--path`` folders that exist, then the usual."""
     paths = [
         value
@@ -275,25 +275,25 @@ def _store(typed: Sequence[str]) -> CatalogPath:
 
 
 def _catalogs(typed: Sequence[str]) -> list[str]:
-    store = _store(typed)
+    catalog_path = _catalog_path(typed)
     found = []
-    for name in store.names():
+    for name in catalog_path.names():
         found.append(name)
         try:
-            found.extend(f"{name}@{ref.version}" for ref in store.versions(name))
+            found.extend(f"{name}@{ref.version}" for ref in catalog_path.versions(name))
         except CatalogError:  # two folders of one version: the name alone
             continue
     return found
 
 
 def _agents(typed: Sequence[str]) -> list[str]:
-    from catalog.cli import _command_word, build_parser
+    from catalog.cli._parser import build_parser, command_word
     from catalog.io.catalog_path import is_folder_ref, parse_ref
     from catalog.io.loader import VersionDir, merged_manifest, read_manifest
 
     if typed and typed[-1].startswith("-"):
         typed = typed[:-1]  # the option whose value is being completed (--agent)
-    command = _command_word(typed)
+    command = command_word(typed)
     refs = [arg for arg in CATALOG_ARGUMENTS.get(command or "", ()) if not arg.startswith("-")]
     if not refs:
         return []
@@ -309,5 +309,5 @@ def _agents(typed: Sequence[str]) -> list[str]:
         folder = Path(ref).expanduser().resolve()
         manifest = merged_manifest(read_manifest(VersionDir(folder.parent, folder.name)))
     else:
-        manifest = _store(typed).find(*parse_ref(ref)).manifest()
+        manifest = _catalog_path(typed).find(*parse_ref(ref)).manifest()
     return list(manifest.agent_names)

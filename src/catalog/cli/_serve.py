@@ -14,7 +14,7 @@ import stat
 import sys
 import tempfile
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from catalog.cli._common import EXIT_OK, add_format
 from catalog.conversations.connect import default_store_url, open_store
@@ -30,13 +30,9 @@ from catalog.server.logs import (
     json_log_config,
     text_log_config,
 )
-from catalog.server.state import (
-    LOOPBACK,
-    MIN_TOKEN_LENGTH,
-    ServerSettings,
-    token_problem,
-    writer_problem,
-)
+
+if TYPE_CHECKING:
+    from catalog.server.state import ServerSettings
 
 __all__ = ["TOKEN_ENV", "WRITER_ENV", "register", "run"]
 
@@ -49,6 +45,8 @@ def _token(args: argparse.Namespace) -> str | None:
     """The server's token: read from ``--token-file``, else ``$CATALOG_SERVE_TOKEN``;
     refused when weak (:func:`~catalog.server.state.token_problem`). ``--token TOKEN``
     is refused: every user of the machine reads a process's arguments."""
+    from catalog.server.state import token_problem
+
     if args.token is not None:
         raise UsageError(
             "--token is no longer accepted: the process list shows a command's arguments "
@@ -104,7 +102,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="FILE",
         help=f"a file holding the token writes and conversation reads need (default: "
-        f"${TOKEN_ENV}); at least {MIN_TOKEN_LENGTH} characters, required off loopback",
+        f"${TOKEN_ENV}); long and random (see docs/serving.md), required off loopback",
     )
     parser.add_argument(
         "--writer",
@@ -133,7 +131,15 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Check the options, take the port, then serve until interrupted."""
+    """Check the options, take the port, then serve until interrupted.
+
+    The server's modules need the serve extra: imported here, so that without it
+    ``catalog serve --help`` still works and ``catalog serve`` says what to install."""
+    import uvicorn
+
+    from catalog.server.app import create_app
+    from catalog.server.state import LOOPBACK, ServerSettings, writer_problem
+
     token = _token(args)
     if args.host not in LOOPBACK and token is None:
         raise UsageError(
@@ -151,15 +157,6 @@ def run(args: argparse.Namespace) -> int:
             f"--workers {args.workers}: at least one process must serve",
             hint="give --workers 1 or more, e.g. one per processor core",
         )
-    try:
-        import uvicorn
-
-        from catalog.server.app import create_app
-    except ImportError as exc:
-        raise UsageError(
-            f"catalog serve needs the serve extra ({exc.name} is not installed)",
-            hint="pip install 'agent-prompt-catalog[serve]'",
-        ) from None
     _check_metrics_folder()
     store_url = args.store or default_store_url()
     if url_secrets(store_url):
@@ -179,6 +176,7 @@ def run(args: argparse.Namespace) -> int:
         writer=writer,
     )
     listening = _listen(args.host, args.port)
+    port: int = listening.getsockname()[1]  # the one the system chose for --port 0
     # With --format json the log is JSON lines; otherwise uvicorn's own text.
     hidden = (*url_secrets(store_url), *([] if token is None else [token]))
     logs = json_log_config(hidden) if args.format == "json" else text_log_config(hidden)
@@ -187,7 +185,7 @@ def run(args: argparse.Namespace) -> int:
     logging.getLogger("catalog.server").info(
         "serving on http://%s:%d with %d %s (press CTRL+C to quit)",
         shown,
-        args.port,
+        port,
         args.workers,
         "process" if args.workers == 1 else "processes",
     )
