@@ -54,24 +54,24 @@ def open_history(
     name: str,
     *,
     paths: Iterable[str | Path] = (),
-    store: CatalogPath | None = None,
+    catalog_path: CatalogPath | None = None,
     cache: bool = True,
 ) -> CatalogHistory:
-    """The history of catalog ``name`` as found in ``store`` (by default a
+    """The history of catalog ``name`` as found in ``catalog_path`` (by default a
     :class:`~catalog.io.catalog_path.CatalogPath` of ``paths``, ``CATALOG_PATH``,
     entry points and the bundled catalogs).
 
-    The index is taken from memory or from ``_cache/history.json`` in the
-    catalog's folder when the manifests are the ones it was built from, and
-    built otherwise (``cache=False``: no file read or written; see
-    :mod:`catalog.changes.history.cache`). A version folder that loading refuses
+    The index is taken from memory or from the user's history cache when the
+    manifests are the ones it was built from, and built otherwise
+    (``cache=False``: no file read or written; a cache a catalog folder carries is
+    never read; see :mod:`catalog.changes.history.cache`). A version folder that loading refuses
     for its name is refused here too, with the same error
     (:func:`~catalog.changes.history.index.check_versions`).
     """
-    store = store or CatalogPath(paths)
-    refs = store.versions(check_name(name))
+    catalog_path = catalog_path or CatalogPath(paths)
+    refs = catalog_path.versions(check_name(name))
     if not refs:
-        store.find(name)  # raises, saying why: no such catalog, or no version in it
+        catalog_path.find(name)  # raises, saying why: no such catalog, or no version in it
     check_versions(refs)
     bodies = Bodies(refs)
     index = cached_index(name, refs, lambda key: build_index(name, key, refs, bodies), keep=cache)
