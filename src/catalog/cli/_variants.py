@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from catalog.changes.variants import Variants, variants
-from catalog.cli._common import EXIT_OK, add_format, emit_json, emit_text, make_store
+from catalog.cli._common import EXIT_OK, add_format, emit_json, emit_text, make_catalog_path
 from catalog.cli._table import aligned
 from catalog.io.catalog_path import parse_ref
 from catalog.io.contexts import load_context
@@ -48,7 +48,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the variants and the drift; exit 0."""
     name, spec = parse_ref(args.ref)
-    refs = make_store(args).select(name, spec)
+    refs = make_catalog_path(args).select(name, spec)
     context = {}
     if args.context:
         context = load_context(args.context).model_dump(exclude_defaults=True)
