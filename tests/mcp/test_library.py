@@ -72,3 +72,14 @@ def test_a_release_of_another_catalog_is_refused(
             library.get("acme", {"verbose": "true"})
     finally:
         library.close()
+
+
+def test_the_model_argument_is_the_contexts_model(tmp_path: Path) -> None:
+    parts = [
+        {"id": "gpt", "group": "p", "when": 'startswith(model, "gpt")', "body": "GPT {{ model }}."},
+        {"id": "any", "group": "p", "body": "Any {{ env.model }}."},
+    ]
+    write_catalog(tmp_path / "c", "per-model", "1.0.0", parts)
+    library = PromptLibrary([tmp_path / "c"], store_url="sqlite://")
+    assert library.get("per-model", {"model-name": "gpt-5"}).prompt.text == "GPT gpt-5."
+    assert library.get("per-model", {"model-name": "o3"}).prompt.text == "Any o3."

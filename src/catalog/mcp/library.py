@@ -4,11 +4,12 @@ with its arguments, the prompt a client asks for, and the part bodies as resourc
 A prompt is named like its agent's prompt in a trace (:func:`catalog.telemetry.prompt_name`):
 the catalog's name for the main agent, ``NAME.AGENT`` for a sub-agent. Its arguments
 are the version (:data:`VERSION_ARGUMENT`: a version, a PEP 440 specifier or a release
-label), the enabled tools (:data:`TOOLS_ARGUMENT`), the model (:data:`MODEL_ARGUMENT`,
-for ``env.model``) and each variable the newest version declares. Those three names
-hold a ``-``, which a variable's name never does, so they never clash with one. Every
-value is text, read as ``catalog assemble`` reads ``--set``, ``--tools`` and ``--set
-env.model=...`` (:mod:`catalog.io.settings`); an empty value is a value not given.
+label), the enabled tools (:data:`TOOLS_ARGUMENT`), the model (:data:`MODEL_ARGUMENT`, for
+the context's ``model`` and ``env.model``) and each variable the newest version
+declares. Those three names hold a ``-``, which a variable's name never does, so they
+never clash with one. Every value is text, read as ``catalog assemble`` reads
+``--set``, ``--tools`` and ``--model`` (:mod:`catalog.io.settings`); an empty value is
+a value not given.
 The text a prompt gives is exactly the text ``catalog assemble`` prints for the same
 inputs.
 
@@ -65,7 +66,7 @@ _FIXED = (
         "default: the newest version",
     ),
     (TOOLS_ARGUMENT, "the enabled tools, comma-separated (Bash,Read,Grep)"),
-    (MODEL_ARGUMENT, "the model's name, for env.model"),
+    (MODEL_ARGUMENT, "the model id, for the context's model (and env.model)"),
 )
 
 
@@ -230,13 +231,14 @@ class PromptLibrary:
 
 def _context(catalog: Catalog, given: dict[str, str]) -> dict[str, Any]:
     """The context the arguments besides the version describe, read as the command line
-    reads ``--tools``, ``--set env.model=...`` and ``--set VARIABLE=...``."""
+    reads ``--tools``, ``--model`` and ``--set VARIABLE=...``."""
     data: dict[str, Any] = {}
     tools = given.pop(TOOLS_ARGUMENT, None)
     if tools is not None:
         data["tools"] = tool_list(tools)
     model = given.pop(MODEL_ARGUMENT, None)
     if model is not None:
+        data["model"] = model
         data["env"] = {"model": model}
     types = catalog.variable_types
     for key, raw in given.items():
