@@ -110,16 +110,17 @@ def record_release(label: str) -> None:
 
 
 @contextlib.contextmanager
-def request_span(name: str, attributes: Mapping[str, str | int] | None = None) -> Iterator[None]:
-    """A server span named ``name`` around a request, current while it is answered,
-    when OpenTelemetry is installed; nothing otherwise. An exception that escapes is
-    recorded on the span and its status set to error, as OpenTelemetry does."""
+def request_span(name: str, attributes: Mapping[str, str | int] | None = None) -> Iterator[Any]:
+    """A server span named ``name`` around a request, current while it is answered and
+    given to the caller (to name its route and status once known), when OpenTelemetry
+    is installed; None otherwise. An exception that escapes is recorded on the span and
+    its status set to error, as OpenTelemetry does."""
     try:
         from opentelemetry import trace
     except ImportError:
-        yield
+        yield None
         return
     with trace.get_tracer("catalog").start_as_current_span(
         name, kind=trace.SpanKind.SERVER, attributes=dict(attributes or {})
-    ):
-        yield
+    ) as span:
+        yield span
