@@ -1,5 +1,8 @@
 """Helpers shared by the command modules: common options, loading, output.
 
+The exit statuses and the global options live in :mod:`catalog.cli._options` (which
+the top-level parser loads alone) and are named here too, for the command modules.
+
 What a command prints for a person goes through :mod:`catalog.text.visible` (a
 control or invisible character is shown as ``<U+XXXX>``); JSON output escapes
 those characters, so a program parses the exact data.
@@ -14,9 +17,20 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from catalog.cli._options import (
+    ALL_FORMATS,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_USAGE,
+    add_counter,
+    add_format,
+    common_parser,
+    resolve_globals,
+)
 from catalog.cli._report import write_warning
 from catalog.engine.catalog import Catalog
-from catalog.errors import CatalogError, ContextError, UsageError
+from catalog.errors import CatalogError, ContextError
 from catalog.io.catalog_path import CatalogPath
 from catalog.io.contexts import load_context
 from catalog.io.positions import key_lines
@@ -56,85 +70,6 @@ __all__ = [
     "warn_notes",
     "write_output",
 ]
-
-EXIT_OK = 0
-EXIT_PROBLEMS = 1
-EXIT_USAGE = 2
-EXIT_INTERNAL = 3
-"""A failure the command did not foresee (a bug): one message, never a traceback."""
-
-ALL_FORMATS = ("text", "json", "markdown", "html")
-
-
-def common_parser(
-    parser: argparse.ArgumentParser, *, prefix: str = "", help_: str | None = None
-) -> argparse.ArgumentParser:
-    """Add the options every command takes (``--path``, ``--color``) to ``parser``.
-
-    The top-level parser gets them too, with ``prefix`` on their names in
-    the namespace and ``--format`` besides, so that they may come before the
-    command; :func:`resolve_globals` joins both places.
-    """
-    parser.add_argument(
-        "--path",
-        action="append",
-        default=[],
-        dest=f"{prefix}path",
-        metavar="DIR",
-        help=help_
-        or "a folder of catalogs (<DIR>/<name>/<version>/catalog.toml); repeatable; "
-        "searched before CATALOG_PATH, installed packages and the bundled catalogs",
-    )
-    parser.add_argument(
-        "--color",
-        choices=("auto", "always", "never"),
-        default=None,
-        dest=f"{prefix}color",
-        help=help_
-        or "colour text output: auto (a terminal, unless NO_COLOR is set), always, never",
-    )
-    if prefix:
-        parser.add_argument(
-            "--format", choices=ALL_FORMATS, default=None, dest=f"{prefix}format", help=help_
-        )
-    return parser
-
-
-def resolve_globals(args: argparse.Namespace) -> None:
-    """Join the global options given before the command with those given after it.
-
-    ``--path`` folders before the command come first; a ``--format`` or
-    ``--color`` after the command wins over one before it. A format the
-    command does not write is a usage error naming those it does.
-    """
-    args.path = [*getattr(args, "global_path", []), *args.path]
-    args.color = args.color or getattr(args, "global_color", None) or "auto"
-    chosen = args.format or getattr(args, "global_format", None) or "text"
-    if chosen not in args.format_choices:
-        raise UsageError(
-            f"--format {chosen}: `catalog {args.command}` writes "
-            f"{' or '.join(args.format_choices)}",
-            hint=f"use --format {args.format_choices[-1]}",
-        )
-    args.format = chosen
-
-
-def add_format(parser: argparse.ArgumentParser, *choices: str) -> None:
-    """Add ``--format`` with ``text`` first (the default) and ``json`` among ``choices``."""
-    formats = ("text", *choices)
-    parser.add_argument("--format", choices=formats, default=None, help="output format")
-    parser.set_defaults(format_choices=formats)
-
-
-def add_counter(parser: argparse.ArgumentParser) -> None:
-    """Add ``--counter``: how token figures are counted."""
-    parser.add_argument(
-        "--counter",
-        default=None,
-        help="token counter: 'chars' (length/4), 'claude' (an offline estimate of "
-        "Anthropic's count) or a tiktoken encoding available offline (cl100k_base); "
-        "default: the catalog's tokenizer",
-    )
 
 
 def make_store(args: argparse.Namespace) -> CatalogPath:
@@ -191,6 +126,13 @@ def add_context_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--tools", metavar="A,B,...", help="the enabled tools, comma-separated")
     parser.add_argument(
+        "--model",
+        default="",
+        metavar="ID",
+        help="the model id the prompt is for: the context's `model`, which conditions and "
+        "bodies read (and env.model, unless the context sets it)",
+    )
+    parser.add_argument(
         "--touched",
         action="append",
         default=[],
@@ -216,7 +158,6 @@ def add_context_options(parser: argparse.ArgumentParser) -> None:
         "it (default: the nearest folder holding one of the catalog's root markers, such "
         "as .git, else --from-dir)",
     )
-    gathering.add_argument("--model", default="", help="the model name, for env.model")
     gathering.add_argument("--provider", default="", help="the provider name, for env.provider")
     gathering.add_argument(
         "--no-git", action="store_true", help="leave out the git facts (branch, status)"
@@ -231,7 +172,8 @@ def add_context_options(parser: argparse.ArgumentParser) -> None:
 
 
 def context_from_args(args: argparse.Namespace, catalog: Catalog, *also: Catalog) -> Context:
-    """Build the context: gathered (``--from-dir``), then ``--context``, ``--tools``, ``--set``."""
+    """Build the context: gathered (``--from-dir``), then ``--context``, ``--tools``,
+    ``--model``, ``--set``."""
     return gathering_from_args(args, catalog, *also)[0]
 
 
@@ -257,6 +199,9 @@ def gathering_from_args(
         data["tools"] = tool_list(args.tools)
     if args.touched:
         data["touched_files"] = list(args.touched)
+    if args.model:
+        data["model"] = args.model
+        data.setdefault("env", {}).setdefault("model", args.model)
     for item in args.set:
         key, sep, raw = item.partition("=")
         key = key.strip()
@@ -345,6 +290,7 @@ def context_requested(args: argparse.Namespace) -> bool:
         or args.tools is not None
         or args.set
         or args.touched
+        or args.model
         or args.from_dir is not None
         or _gathering_options(args)
     )
@@ -355,7 +301,6 @@ def _gathering_options(args: argparse.Namespace) -> list[str]:
     given = (
         ("--home", args.home),
         ("--root", args.root),
-        ("--model", args.model),
         ("--provider", args.provider),
         ("--no-git", args.no_git),
         ("--follow-links", args.follow_links),

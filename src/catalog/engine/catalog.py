@@ -107,14 +107,17 @@ class Catalog:
     def unbound_placeholders(
         self, part_ids: Collection[str] | None = None
     ) -> dict[str, tuple[str, ...]]:
-        """The simple ``${NAME}`` placeholders of raw parts (``template = false``) that
+        """The placeholders that are names (``${NAME}``, or as the part's ``placeholders``
+        says) of raw parts (``template = false``) that
         ``[placeholders]`` leaves as written: name -> the ids of the parts holding it
         (of ``part_ids`` only, when given)."""
         found: dict[str, list[str]] = {}
         for part in self.parts:
             if part.decl.template or (part_ids is not None and part.id not in part_ids):
                 continue
-            for name in unbound_names(part.body, self.manifest.placeholders):
+            for name in unbound_names(
+                part.body, self.manifest.placeholders, part.decl.placeholder_syntax
+            ):
                 found.setdefault(name, []).append(part.id)
         return {name: tuple(ids) for name, ids in found.items()}
 

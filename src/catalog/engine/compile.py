@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -19,6 +19,7 @@ from packaging.version import Version
 
 from catalog.engine.catalog import Catalog
 from catalog.engine.definitions import Locate, compile_definitions
+from catalog.engine.groups import Alternative, check_groups
 from catalog.engine.plan import AgentInfo, CatalogRules, CompiledPart, PartInfo, plan_agents
 from catalog.engine.tools import known_tools
 from catalog.errors import CatalogError, ManifestError
@@ -106,6 +107,8 @@ def compile_catalog(
         for index, written in enumerate(manifest.part)
     ]
     parts.sort(key=lambda p: (p.decl.order, p.decl.id))
+    if any(part.decl.group is not None for part in parts):
+        check_groups(_alternatives(manifest, parts))
     rules = CatalogRules(
         name=manifest.catalog.name,
         version=str(Version(manifest.catalog.version)),
@@ -132,6 +135,26 @@ def compile_catalog(
         manifest_file=manifest_file,
         manifest_text=manifest_text,
     )
+
+
+def _alternatives(manifest: Manifest, parts: Sequence[CompiledPart]) -> list[Alternative]:
+    """The parts of a group, in prompt order, as :func:`check_groups` sees them."""
+    index = {decl.id: i for i, decl in enumerate(manifest.part)}
+    return [
+        Alternative(part.decl, index[part.id], _always(part.condition))
+        for part in parts
+        if part.decl.group is not None
+    ]
+
+
+def _always(condition: Expression) -> bool:
+    """Whether ``condition`` holds whatever the context (it reads nothing and is true)."""
+    if condition.names:
+        return False
+    try:
+        return bool(condition({}))
+    except CatalogError:
+        return False
 
 
 def _declared_names(manifest: Manifest) -> tuple[dict[str, Shape], dict[str, Any]]:
@@ -245,7 +268,7 @@ def _compile_part(
         except CatalogError as exc:
             raise exc.located(file=path, key=f"part {decl.id!r}") from None
     elif bound.values or bound.expressions:
-        template = bind_placeholders(body, bound.values, bound.expressions)
+        template = bind_placeholders(body, bound.values, bound.expressions, decl.placeholder_syntax)
     in_condition = "part" in condition.names
     in_template = template is not None and "part" in template.names
     if in_condition or in_template:

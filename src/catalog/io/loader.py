@@ -618,7 +618,15 @@ def _base_part(base: Catalog, part: PartDecl, index: int) -> CompiledPart:
 
 
 # What a ``from`` part takes from its base part when it does not set it itself.
-_INHERITED = ("kind", "name", "description", "template", "reference_tokens", "meta")
+_INHERITED = (
+    "kind",
+    "name",
+    "description",
+    "template",
+    "placeholders",
+    "reference_tokens",
+    "meta",
+)
 
 
 def _inherit(part: PartDecl, source: PartDecl, index: int) -> PartDecl:

@@ -88,6 +88,8 @@ function playground() {
       context.variables = variables;
       const tools = [...form.querySelectorAll("[data-tool]:checked")].map((i) => i.dataset.tool);
       if (form.querySelector("[data-tool]")) context.tools = tools;
+      const model = $("#model").value.trim();
+      if (model) context.model = model;
     } catch (e) {
       error.textContent = visible(e.message);
       return;
