@@ -53,10 +53,10 @@ from catalog.conversations.base import PromptStore, StoredPrompt
 from catalog.conversations.connect import open_store
 from catalog.conversations.templates import TEMPLATE_VARIABLE, accepts_template
 from catalog.engine.catalog import Catalog
+from catalog.engine.telemetry import record_release
 from catalog.errors import SessionError
 from catalog.schema.context import Context, SessionInfo, coerce_context
 from catalog.schema.manifest import MAIN_AGENT
-from catalog.telemetry import record_release
 
 __all__ = ["Sessions", "owned"]
 

@@ -1,7 +1,7 @@
 """What ``catalog mcp`` offers, apart from the protocol: one prompt per catalog and agent
 with its arguments, the prompt a client asks for, and the part bodies as resources.
 
-A prompt is named like its agent's prompt in a trace (:func:`catalog.telemetry.prompt_name`):
+A prompt is named like its agent's prompt in a trace (:func:`catalog.engine.telemetry.prompt_name`):
 the catalog's name for the main agent, ``NAME.AGENT`` for a sub-agent. Its arguments
 are the version (:data:`VERSION_ARGUMENT`: a version, a PEP 440 specifier or a release
 label), the enabled tools (:data:`TOOLS_ARGUMENT`), the model (:data:`MODEL_ARGUMENT`,
@@ -30,12 +30,12 @@ from catalog.conversations.connect import default_store_url, open_store
 from catalog.conversations.releases import Releases, catalog_path_loader
 from catalog.engine.catalog import Catalog
 from catalog.engine.prompt import AssembledPrompt
+from catalog.engine.telemetry import prompt_name, record_release
 from catalog.errors import CatalogError, ContextError, NotFoundError, UsageError
 from catalog.io.catalog_path import CatalogPath, check_name, parse_spec
 from catalog.io.settings import tool_list, typed_value
 from catalog.schema.context import coerce_context
 from catalog.schema.manifest import MAIN_AGENT
-from catalog.telemetry import prompt_name, record_release
 from catalog.text.suggest import did_you_mean
 
 __all__ = [

@@ -34,7 +34,7 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from catalog.conversations.base import StoredPrompt
-from catalog.telemetry import request_span
+from catalog.engine.telemetry import request_span
 
 __all__ = ["MULTIPROCESS_ENV", "Metrics", "RequestTimer", "router"]
 
@@ -102,7 +102,7 @@ def _route(scope: Scope) -> str:
 class RequestTimer:
     """Time every HTTP request into ``metrics``, whatever answers it (a guard, a route,
     an error handler), within an OpenTelemetry span named by the method and the route
-    (:func:`~catalog.telemetry.request_span`) when OpenTelemetry is installed."""
+    (:func:`~catalog.engine.telemetry.request_span`) when OpenTelemetry is installed."""
 
     def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
         self.app = app

@@ -18,6 +18,7 @@ from catalog.conversations.base import ReleaseStore
 from catalog.conversations.connect import default_store_url, open_store
 from catalog.conversations.releases import ReleaseCache
 from catalog.errors import StoreUnavailableError, UsageError
+from catalog.io.listening import LOOPBACK, token_problem
 from catalog.server.library import Library
 from catalog.server.metrics import Metrics
 
@@ -45,20 +46,6 @@ STORE_SECONDS: Final = 10.0
 RETRY_AFTER_SECONDS: Final = 5.0
 """After the store failed, how long reads that have an answer without it (``GET
 /system-prompt``) give that answer at once rather than ask the store again."""
-
-LOOPBACK: Final = frozenset({"127.0.0.1", "::1", "localhost"})
-"""Addresses that only this machine reaches: the server binds here unless told otherwise."""
-
-
-def token_problem(token: str) -> str | None:
-    """Why ``token`` cannot be the server's token, or None: it must be printable ASCII
-    without spaces, which every HTTP client sends as it is (a header carries bytes, and
-    clients disagree on how other characters become them)."""
-    if not token:
-        return "the token is empty"
-    if not token.isascii() or not token.isprintable() or " " in token:
-        return "the token must be printable ASCII without spaces"
-    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from catalog import load_dir
-from catalog.telemetry import record_release, request_span
+from catalog.engine.telemetry import record_release, request_span
 
 TEXT = "Hello world!"  # 12 characters: 3 tokens counted as length/4
 
