@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from catalog.errors import ContextError, NotFoundError, UsageError
+from catalog.errors import CatalogError, ContextError, NotFoundError, UsageError
 from catalog.mcp.library import PromptLibrary
 from tests.conftest import run_cli, write_catalog
 
@@ -72,3 +72,19 @@ def test_a_release_of_another_catalog_is_refused(
             library.get("acme", {"verbose": "true"})
     finally:
         library.close()
+
+
+def test_a_catalog_that_does_not_load_is_left_out_with_a_warning(
+    root: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    broken = root / "broken" / "1.0.0"
+    broken.mkdir(parents=True)
+    (broken / "catalog.toml").write_text("[catalog\n", encoding="utf-8")
+    library = PromptLibrary([root])
+    with caplog.at_level("WARNING", logger="catalog.mcp"):
+        names = {entry.catalog for entry in library.entries()}
+    assert "acme" in names
+    assert "broken" not in names
+    assert "catalog broken is left out" in caplog.text
+    with pytest.raises(CatalogError):
+        library.get("broken")

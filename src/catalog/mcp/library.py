@@ -21,6 +21,7 @@ fetched here belongs to none). Part bodies are the resources
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,7 @@ from catalog.io.settings import tool_list, typed_value
 from catalog.schema.context import coerce_context
 from catalog.schema.manifest import MAIN_AGENT
 from catalog.text.suggest import did_you_mean
+from catalog.text.visible import visible
 
 __all__ = [
     "MODEL_ARGUMENT",
@@ -57,6 +59,7 @@ RESOURCE_TEMPLATE: Final = "catalog://{name}/{version}/{part}"
 """The URI of a part's body in any version."""
 
 _SCHEME: Final = "catalog://"
+_log = logging.getLogger("catalog.mcp")
 
 _FIXED = (
     (
@@ -148,12 +151,12 @@ class PromptLibrary:
 
     def _loadable(self) -> Iterator[Catalog]:
         """The newest version of each catalog, by name, leaving out those that do not
-        load (asking for one of their prompts says why)."""
+        load, each with a warning in the log (asking for one of its prompts says why)."""
         for name in self._path.names():
             try:
                 yield self.newest(name)
-            except CatalogError:
-                continue
+            except CatalogError as exc:
+                _log.warning("catalog %s is left out: %s", name, visible(exc.message))
 
     def entries(self) -> list[PromptEntry]:
         """Every prompt, by catalog then agent (main first); a catalog whose newest
