@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from catalog import AssembledPrompt, Catalog, ContextError, NotFoundError, load_dir
-from catalog.engine.assemble import AgentPlan
+from catalog.engine.plan import AgentPlan
 
 
 @pytest.fixture

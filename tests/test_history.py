@@ -164,6 +164,7 @@ def test_log_of_a_kind_and_of_some_versions(story: CatalogHistory) -> None:
         "text": "placeholders",
         "similarity": None,
         "sha256": story.log("tips").entries[1].sha256,
+        "reused": False,
     }
 
 
@@ -187,6 +188,7 @@ def test_blame_dates_each_line_from_when_it_was_there_ever_since(story: CatalogH
         "catalog": "story",
         "version": "1.0.0",
         "part": "intro",
+        "holders": [],
         "lines": [
             {"line": 1, "text": "Hello.", "version": "1.0.0"},
             {"line": 2, "text": "Be brief.", "version": "1.0.0"},
@@ -323,12 +325,12 @@ def test_a_tampered_body_is_an_error_naming_it(tmp_path: Path) -> None:
         open_history("t", paths=[tmp_path], cache=False).blame("p")
 
 
-def assert_log_agrees_with_diff(history: CatalogHistory, store: CatalogPath) -> int:
+def assert_log_agrees_with_diff(history: CatalogHistory, catalog_path: CatalogPath) -> int:
     """Between each two versions, the log of every kind says of each part what
     ``catalog diff`` says: its change (class), new tokens and delta; returns how many
     changes were compared."""
     compared = 0
-    refs = store.versions(history.name)
+    refs = catalog_path.versions(history.name)
     for old, new in itertools.pairwise(refs):
         result = diff(old.load(), new.load())
         expected = {
@@ -348,5 +350,7 @@ def assert_log_agrees_with_diff(history: CatalogHistory, store: CatalogPath) -> 
 
 @pytest.mark.parametrize("name", ["coding-agent", "dispatch", "moltis", "opal", "pi"])
 def test_the_bundled_catalogs_agree_with_diff(name: str) -> None:
-    store = CatalogPath(use_env=False)
-    assert assert_log_agrees_with_diff(open_history(name, store=store), store) > 0
+    catalog_path = CatalogPath(use_env=False)
+    assert (
+        assert_log_agrees_with_diff(open_history(name, catalog_path=catalog_path), catalog_path) > 0
+    )

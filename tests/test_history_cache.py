@@ -54,8 +54,8 @@ def test_the_index_is_built_once_and_read_back(root: Path, monkeypatch: pytest.M
     no_building(monkeypatch)
     assert answers(root) == first
     # The cache folder is no version.
-    store = CatalogPath([root], use_env=False)
-    assert [str(r.version) for r in store.versions("story")] == list(STORY)
+    catalog_path = CatalogPath([root], use_env=False)
+    assert [str(r.version) for r in catalog_path.versions("story")] == list(STORY)
 
 
 def test_a_new_version_or_an_edited_manifest_builds_again(root: Path) -> None:
@@ -137,9 +137,9 @@ def test_no_file_without_cache_or_for_installed_catalogs(
     open_history("story", paths=[root], cache=False).log("intro")
     assert not (root / "story" / "_cache").exists()
     bundled = Path(opening.__file__).resolve().parents[2] / "parts" / "coding-agent"
-    open_history("coding-agent", store=CatalogPath(use_env=False)).log(kind="tool")
+    open_history("coding-agent", catalog_path=CatalogPath(use_env=False)).log(kind="tool")
     assert not (bundled / "_cache").exists()
     # In memory, within a process, the index is kept all the same.
     built = no_building(monkeypatch)
-    open_history("coding-agent", store=CatalogPath(use_env=False))
+    open_history("coding-agent", catalog_path=CatalogPath(use_env=False))
     assert built == []

@@ -41,7 +41,7 @@ def test_log_in_text(root: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, *args)
     assert code == 0
     assert out.splitlines()[2:] == [
-        "1.6.0             12     +12  added         rules",
+        "1.6.0             12     +12  added         rules (an id an earlier part had)",
         "1.6.0             11       0  renamed       rules-v2 from guidelines",
     ]
 
@@ -59,7 +59,7 @@ def test_log_in_json(root: str, capsys: pytest.CaptureFixture[str]) -> None:
     ]
     assert set(data["entries"][0]) == {
         "version", "change", "id", "old_id", "kind", "tokens", "delta", "text", "similarity",
-        "sha256",
+        "sha256", "reused",
     }  # fmt: skip
 
 
@@ -75,6 +75,7 @@ def test_blame(root: str, capsys: pytest.CaptureFixture[str]) -> None:
         "version": "1.6.0",
         "part": "tips",
         "lines": [{"line": 1, "text": "Tip: ${ TOOL } then ${OTHER}.", "version": "1.1.0"}],
+        "holders": [],
     }
 
 
