@@ -14,7 +14,7 @@ import tomli_w
 
 from catalog.changes import diff
 from catalog.changes.history import CatalogHistory, open_history
-from catalog.errors import NotFoundError, UsageError
+from catalog.errors import ManifestError, NotFoundError, UsageError
 from catalog.io.catalog_path import CatalogPath
 from tests.conftest import sha, write_catalog
 
@@ -317,11 +317,11 @@ def test_a_tampered_body_is_an_error_naming_it(tmp_path: Path) -> None:
                              "1.1.0": [part("p", "Two.\n", 10, 1)]}, "t")  # fmt: skip
     (tmp_path / "t" / "1.0.0" / "p.md").write_text("Changed.\n", encoding="utf-8")
     history = open_history("t", paths=[tmp_path], cache=False)
-    with pytest.raises(Exception, match=r"part 'p': .*p.md has sha256") as info:
+    with pytest.raises(ManifestError, match=r"part 'p': .*p.md has sha256") as info:
         history.log("p")
     assert "catalog stamp" in str(info.value)
     (tmp_path / "t" / "1.0.0" / "p.md").unlink()
-    with pytest.raises(Exception, match=r"1.0.0/catalog.toml: .*does not exist"):
+    with pytest.raises(ManifestError, match=r"1.0.0/catalog.toml: .*does not exist"):
         open_history("t", paths=[tmp_path], cache=False).blame("p")
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import catalog
+from catalog.changes.history.cache import cache_folder
 from catalog.cli import build_parser
 from catalog.cli._completion import script
 from tests.conftest import run_cli as run
@@ -163,4 +164,5 @@ def test_a_history_command_as_a_process(root: str) -> None:
     )
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.splitlines()[-1] == "1.5.0             10       0  assembly"
-    assert (Path(root) / "story" / "_cache" / "history.json").is_file()
+    assert not (Path(root) / "story" / "_cache").exists()
+    assert any(cache_folder().glob("*.json"))  # the user's cache: this session's own

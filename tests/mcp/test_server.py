@@ -271,10 +271,11 @@ def test_over_http_every_request_needs_the_token(
 
     command = Path(sys.executable).with_name(configured()["command"])
     log = tmp_path / "log"
-    token = "s3cret-t0ken"
+    token = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+    (tmp_path / "token").write_text(token + "\n", encoding="ascii")
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [str(command), "mcp", "--http", "--port", "0", "--token", token],
+            [str(command), "mcp", "--http", "--port", "0", "--token-file", str(tmp_path / "token")],
             stdout=out,
             stderr=subprocess.STDOUT,
         )
@@ -307,3 +308,4 @@ def test_over_http_every_request_needs_the_token(
         process.wait(timeout=30)
     assert "coding-agent.explore" in names
     assert prompt.messages[0].content.text == cli_text(capsys, "pi")
+    assert token not in log.read_text(errors="replace")  # never written to the log

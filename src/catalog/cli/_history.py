@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import warnings
 from collections.abc import Callable, Sequence
 
 from catalog.changes.history import CatalogHistory, IdHolder, open_history
-from catalog.cli._common import make_catalog_path
+from catalog.changes.history.cache import CacheWarning
+from catalog.cli._common import make_catalog_path, warn_notes
 from catalog.errors import UsageError
 from catalog.io.catalog_path import is_folder_ref, parse_ref
 
@@ -38,7 +40,11 @@ def history_of(
             f"{ref!r}: this command looks at every version of a catalog",
             hint=f"give the name alone; choose versions with --versions {given!r}",
         )
-    return open_history(name, catalog_path=make_catalog_path(args)), given
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", CacheWarning)
+        history = open_history(name, catalog_path=make_catalog_path(args))
+    warn_notes(args, (str(warning.message) for warning in caught))
+    return history, given
 
 
 def holder_lines(

@@ -39,7 +39,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="serve over streamable HTTP at /mcp instead of standard input and output",
     )
-    add_listening_options(parser, token_help="with --http, the token every request needs")
+    add_listening_options(parser, needed_for="every request over --http")
     add_format(parser, "json")
     parser.set_defaults(func=run)
 
@@ -67,7 +67,7 @@ def _serve_http(args: argparse.Namespace, server: Server[Any], token: str | None
     """Take the port, say where the server listens, and answer HTTP until interrupted."""
     from catalog.mcp.http import PATH, http_app, serve_http
 
-    listening, url, logs = start_listening(args)
+    listening, url, logs = start_listening(args, token=token)
     logging.getLogger("catalog.server").info(
         "serving MCP on %s%s (press CTRL+C to quit)", url, PATH
     )

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from catalog.cli._common import EXIT_OK, add_format
 from catalog.cli._listening import add_listening_options, checked_token, start_listening
 from catalog.conversations.connect import default_store_url, open_store
+from catalog.conversations.urls import url_secrets
 from catalog.errors import (
     StoreUnavailableError,
     UsageError,
@@ -28,7 +29,9 @@ from catalog.io.catalog_path import (
 if TYPE_CHECKING:
     from catalog.server.state import ServerSettings
 
-__all__ = ["register", "run"]
+__all__ = ["WRITER_ENV", "register", "run"]
+
+WRITER_ENV = "CATALOG_SERVE_WRITER"
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -36,17 +39,25 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.description = (
         "Serve the catalogs' JSON API (described at /openapi.json), dispatch's "
         "/system-prompt routes, per-conversation prompts under /conversations and the web "
-        "UI. Binds to 127.0.0.1; any other address needs --token, and then every write "
-        "and every read of a conversation needs `Authorization: Bearer TOKEN`. Install with: "
+        "UI. Binds to 127.0.0.1; any other address needs a token ($CATALOG_SERVE_TOKEN or "
+        "--token-file), and then every write and every read of a conversation needs "
+        "`Authorization: Bearer TOKEN`. Install with: "
         "pip install 'agent-prompt-catalog[serve]'."
     )
-    add_listening_options(parser, token_help="the token writes and conversation reads need")
+    add_listening_options(parser, needed_for="writes and conversation reads")
     parser.add_argument(
         "--store",
         default=None,
         metavar="URL",
         help="where prompts and templates live: sqlite:///FILE, sqlite:// (memory) or "
         f"postgresql://USER@HOST/DB (default: {default_store_url()})",
+    )
+    parser.add_argument(
+        "--writer",
+        default=None,
+        metavar="NAME",
+        help=f"the name releases record for writes through this server (default: "
+        f"${WRITER_ENV}, else a keyed hash of the token)",
     )
     parser.add_argument(
         "--workers",
@@ -75,9 +86,12 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from catalog.server.app import create_app
-    from catalog.server.state import ServerSettings
+    from catalog.server.state import ServerSettings, writer_problem
 
     token = checked_token(args)
+    writer = args.writer or os.environ.get(WRITER_ENV) or None
+    if writer is not None and (problem := writer_problem(writer)) is not None:
+        raise UsageError(problem, hint="name the server e.g. eu-west-1")
     if args.workers < 1:
         raise UsageError(
             f"--workers {args.workers}: at least one process must serve",
@@ -93,8 +107,9 @@ def run(args: argparse.Namespace) -> int:
         token=token,
         template_catalog=args.template_catalog,
         host=args.host,
+        writer=writer,
     )
-    listening, url, logs = start_listening(args)
+    listening, url, logs = start_listening(args, hidden=url_secrets(store_url), token=token)
     logging.getLogger("catalog.server").info(
         "serving on %s with %d %s (press CTRL+C to quit)",
         url,

@@ -10,20 +10,52 @@ from typing import Final
 
 from catalog.errors import UsageError
 
-__all__ = ["LOOPBACK", "listen", "token_problem"]
+__all__ = [
+    "LOOPBACK",
+    "MIN_TOKEN_CHARACTERS",
+    "MIN_TOKEN_LENGTH",
+    "TOKEN_HINT",
+    "listen",
+    "token_problem",
+]
+
+TOKEN_HINT: Final = "make one with e.g. `openssl rand -hex 32`"
+"""How to make a token that :func:`token_problem` takes."""
 
 LOOPBACK: Final = frozenset({"127.0.0.1", "::1", "localhost"})
 """Addresses that only this machine reaches: the server binds here unless told otherwise."""
 
 
+MIN_TOKEN_LENGTH: Final = 32
+"""The fewest characters a token may have (``openssl rand -hex 16`` writes 32)."""
+MIN_TOKEN_CHARACTERS: Final = 8
+"""The fewest different characters a token may use: 32 random hexadecimal digits use
+fewer than 8 once in 25 million."""
+
+
 def token_problem(token: str) -> str | None:
-    """Why ``token`` cannot be the server's token, or None: it must be printable ASCII
+    """Why ``token`` cannot be the server's token, or None. It must be printable ASCII
     without spaces, which every HTTP client sends as it is (a header carries bytes, and
-    clients disagree on how other characters become them)."""
+    clients disagree on how other characters become them), and hard to guess: at
+    least :data:`MIN_TOKEN_LENGTH` characters, of at least
+    :data:`MIN_TOKEN_CHARACTERS` different ones, and not one text repeated (a word,
+    a short secret written twice)."""
     if not token:
         return "the token is empty"
     if not token.isascii() or not token.isprintable() or " " in token:
         return "the token must be printable ASCII without spaces"
+    if len(token) < MIN_TOKEN_LENGTH:
+        return (
+            f"the token is too short to be safe: {len(token)} characters, at least "
+            f"{MIN_TOKEN_LENGTH} needed"
+        )
+    if len(set(token)) < MIN_TOKEN_CHARACTERS:
+        return (
+            f"the token is too easy to guess: it uses {len(set(token))} different characters, "
+            f"at least {MIN_TOKEN_CHARACTERS} needed"
+        )
+    if (token + token).find(token, 1) < len(token):
+        return "the token is too easy to guess: it is one shorter text repeated"
     return None
 
 

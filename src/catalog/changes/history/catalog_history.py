@@ -61,10 +61,10 @@ def open_history(
     :class:`~catalog.io.catalog_path.CatalogPath` of ``paths``, ``CATALOG_PATH``,
     entry points and the bundled catalogs).
 
-    The index is taken from memory or from ``_cache/history.json`` in the
-    catalog's folder when the manifests are the ones it was built from, and
-    built otherwise (``cache=False``: no file read or written; see
-    :mod:`catalog.changes.history.cache`). A version folder that loading refuses
+    The index is taken from memory or from the user's history cache when the
+    manifests are the ones it was built from, and built otherwise
+    (``cache=False``: no file read or written; a cache a catalog folder carries is
+    never read; see :mod:`catalog.changes.history.cache`). A version folder that loading refuses
     for its name is refused here too, with the same error
     (:func:`~catalog.changes.history.index.check_versions`).
     """
