@@ -50,6 +50,8 @@ COMMANDS: dict[str, str] = {
     "tokens": "per-part token table of an assembled prompt",
     "variables": "list a catalog's variables and template bindings",
     "diff": "compare two catalog versions (parts, conditions, order, tokens)",
+    "review": "review the prompt changes between two git revisions: diffs, tokens, cache cost",
+    "cost": "what a prompt costs per conversation on a model, with and without caching",
     "log": "every version where a part was added, changed, renamed or removed",
     "blame": "each line of a part with the version that introduced it",
     "grep": "which parts say a text, from which version to which",

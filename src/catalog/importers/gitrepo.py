@@ -137,8 +137,17 @@ class GitRepo:
 
     def tree(self, commit: str) -> list[TreeEntry]:
         """The entries of ``commit``'s top folder."""
-        tree = self._object(commit, Commit, f"commit {commit}").tree.decode("ascii")
-        return self.entries(tree, f"{commit[:12]}:")
+        return self.entries(self.tree_id(commit), f"{commit[:12]}:")
+
+    def tree_id(self, commit: str) -> str:
+        """The id of ``commit``'s top tree."""
+        tree: bytes = self._object(commit, Commit, f"commit {commit}").tree
+        return tree.decode("ascii")
+
+    def commit(self, rev: str) -> str:
+        """The commit id ``rev`` names (``HEAD``, a branch or tag name, a full ref name
+        or a commit id; annotated tags peeled)."""
+        return self._commit_of(rev)
 
     def entries(self, tree: str, where: str) -> list[TreeEntry]:
         """The entries of tree object ``tree`` (``where`` names it in errors), in the
