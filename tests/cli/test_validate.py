@@ -43,7 +43,10 @@ def test_model_warnings_name_the_minimum_and_the_volatile_part(
     # 1200 tokens of static prefix: under Haiku 4.5's 4096.
     assert "ending with part 'rules' (static) holds a prefix of about 1200 tokens" in out
     assert "under the minimum of 4096 Claude Haiku 4.5 caches" in out
-    assert "part 'now' changes every turn and comes before 1 stable part(s) ('late'...)" in out
+    assert (
+        "part 'now' (turn) comes before 1 more stable part(s) ('late'...): their 100 tokens "
+        "are paid in full every turn" in out
+    )
     code, out, _ = run(
         capsys, "validate", "cachy", "--path", str(root), "--model", "claude-sonnet-4-5"
     )

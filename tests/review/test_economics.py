@@ -74,5 +74,27 @@ def test_more_stability_changes_than_breakpoints_are_warned(
     )
     assert warnings == [
         "the prompt changes stability 5 times (6 blocks), but a request carries at most 4 "
-        "cache breakpoints: order the parts static, then session, then turn"
+        "cache breakpoints: order the parts static, then session, then turn",
+        "part 'p1' (session) comes before 2 more stable part(s) ('p2'...): their 4000 tokens "
+        "are cached for one conversation only, never shared by the next; give it a higher "
+        "order",
     ]
+
+
+def test_a_session_part_before_a_static_one_is_warned(make_catalog: Callable[..., Path]) -> None:
+    folder = make_catalog(
+        "mixed",
+        "1.0.0",
+        [
+            {"id": "who", "order": 10, "stability": "session", "body": "w" * 400},
+            {"id": "rules", "order": 20, "body": "r" * 8000},
+        ],
+        catalog={"tokenizer": "chars"},
+    )
+    prompt = load_dir(folder).assemble({})
+    [warning] = cache_warnings(prompt, load_prices().model("claude-sonnet-4-5"))
+    assert warning == (
+        "part 'who' (session) comes before 1 more stable part(s) ('rules'...): their 2000 "
+        "tokens are cached for one conversation only, never shared by the next; give it a "
+        "higher order"
+    )

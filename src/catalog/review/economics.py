@@ -158,14 +158,33 @@ def cache_warnings(prompt: AssembledPrompt, model: ModelPrice) -> list[str]:
             f"but a request carries at most {model.max_breakpoints} cache breakpoints: order "
             "the parts static, then session, then turn"
         )
-    parts = prompt.parts
-    first = next((i for i, part in enumerate(parts) if part.stability == "turn"), len(parts))
-    stable_after = [part for part in parts[first + 1 :] if _RANK[part.stability] < _RANK["turn"]]
-    if stable_after:
-        lost = sum(part.tokens for part in stable_after)
-        warnings.append(
-            f"part {parts[first].id!r} changes every turn and comes before "
-            f"{len(stable_after)} stable part(s) ({stable_after[0].id!r}...): their {lost} "
-            "tokens are paid in full every turn; give it a higher order"
-        )
+    warnings.extend(_volatile_first(prompt))
     return warnings
+
+
+_LOST: Final = {
+    "turn": "their {tokens} tokens are paid in full every turn",
+    "session": "their {tokens} tokens are cached for one conversation only, never shared "
+    "by the next",
+}
+
+
+def _volatile_first(prompt: AssembledPrompt) -> list[str]:
+    """A warning for the first ``turn`` part, and the first ``session`` part, that comes
+    before parts more stable than itself."""
+    found = []
+    parts = prompt.parts
+    for stability, lost in _LOST.items():
+        first = next((i for i, p in enumerate(parts) if p.stability == stability), None)
+        if first is None:
+            continue
+        rank = _RANK[stability]
+        stable = [p for p in parts[first + 1 :] if _RANK[p.stability] < rank]
+        if stable:
+            tokens = sum(part.tokens for part in stable)
+            found.append(
+                f"part {parts[first].id!r} ({stability}) comes before {len(stable)} more "
+                f"stable part(s) ({stable[0].id!r}...): {lost.format(tokens=tokens)}; "
+                "give it a higher order"
+            )
+    return found

@@ -29,6 +29,7 @@ COMMENT_LIMIT: Final = 65_536
 _BUDGET: Final = COMMENT_LIMIT - 1_536  # room for the notes and the section closings
 _TABLE_SHARE: Final = 2  # the table takes at most half the budget
 _BACKTICKS: Final = re.compile(r"`{3,}")
+_PARTS: Final = 30  # parts listed as in or out per section; the rest counted
 
 
 @dataclass
@@ -88,8 +89,10 @@ def _section(version: VersionChange, prompt: PromptChange) -> _Section:
         f"{tokens_change(prompt.old_tokens, prompt.new_tokens)} tokens</summary>"
     )
     lines = ["<details>", summary, ""]
-    lines.extend(f"- in: {md_code(part)}, {md_escape(why)}" for part, why in prompt.parts_in)
-    lines.extend(f"- out: {md_code(part)}, {md_escape(why)}" for part, why in prompt.parts_out)
+    for word, parts in (("in", prompt.parts_in), ("out", prompt.parts_out)):
+        lines.extend(f"- {word}: {md_code(part)}, {md_escape(why)}" for part, why in parts[:_PARTS])
+        if len(parts) > _PARTS:
+            lines.append(f"- {word}: {len(parts) - _PARTS} more part(s)")
     lines.extend(f"- cache: {md_escape(cost_change(cost))}" for cost in prompt.costs)
     lines.extend(f"- note: {md_escape(note)}" for note in prompt.notes)
     lines.append("")

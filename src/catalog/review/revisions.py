@@ -20,6 +20,7 @@ import io
 import os
 import posixpath
 import stat
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib.resources.abc import Traversable
@@ -48,20 +49,20 @@ MAX_ENTRIES: Final = 200_000
 _WORKTREE_LABEL: Final = "working tree"
 
 
-class Revision:
+class Revision(ABC):
     """One side of a review: a commit or the working tree, read-only."""
 
     label: str
     short: str
 
+    @abstractmethod
     def folder(self, path: str) -> Traversable:
         """The folder at ``path`` (``/``-separated, relative to the repository's top)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def files(self, path: str) -> dict[str, str]:
         """Every file under folder ``path``: its path relative to it, and an id of its
         content (git's blob id, prefixed by its kind); empty when there is no such folder."""
-        raise NotImplementedError
 
     def manifests(self) -> list[str]:
         """The paths of the ``catalog.toml`` files of the revision's tree (none for the
