@@ -13,6 +13,7 @@ import pytest
 import tomli_w
 
 from catalog import Catalog, load_dir
+from tests.review.github_api import FakeGitHub, serving
 
 SHARED_VARIABLE = "CATALOG_TEST_SHARED"
 
@@ -177,3 +178,10 @@ def vendor_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
         yield site
     finally:
         catalog_path._entry_point_sources.cache_clear()
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    """A fake GitHub REST API on loopback, for the review comment's tests."""
+    with serving() as state:
+        yield state
