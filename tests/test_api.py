@@ -47,7 +47,7 @@ def test_diff_and_gather_are_functions_whoever_imports_the_subpackages() -> None
         "True",
         "True",
         "catalog.changes.compute",
-        "catalog.gathering",
+        "catalog.gathering.gatherer",
     ]
 
 

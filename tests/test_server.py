@@ -524,7 +524,9 @@ def test_the_chart_draws_reference_figures_where_parts_carry_them(
     assert page.count('<polyline class="reference"') == 1
 
 
-def test_diff_page_reads_like_a_review(client: TestClient) -> None:
+def test_diff_page_reads_like_a_review(
+    client: TestClient, catalogs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     page = client.get("/diff", params={"old": "demo@1.0.0", "new": "demo@2.0.0"}).text
     assert '<li class="new"><b>NEW</b> <a href="/catalogs/demo/parts/brand-new">brand-new' in page
     assert '<li class="removed"><b>REMOVED</b> <a href="/catalogs/demo/parts/old-rules">' in page
@@ -546,6 +548,13 @@ def test_diff_page_reads_like_a_review(client: TestClient) -> None:
     assert '<li class="new"><b>NEW</b> <a href="/catalogs/demo/parts/brand-new">' in by_form.text
     report = client.get("/diff/report", params={"old": "demo@1.0.0", "new": "demo@2.0.0"})
     assert "table class=side" in report.text
+    # The same template as `catalog diff --format html`: only where the style sheet
+    # comes from differs.
+    sheet = client.get("/static/diff.css").text
+    cli = ("diff", "demo@1.0.0", "demo@2.0.0", "--path", str(catalogs), "--format", "html")
+    _, cli_page, _ = run_cli(capsys, *cli)
+    link = '<link rel=stylesheet href="/static/diff.css">'
+    assert report.text.replace(link, f"<style>{sheet}</style>") == cli_page
     assert "name the two versions" in _error(client.get("/diff"), 400)
 
 

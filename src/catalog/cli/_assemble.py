@@ -14,7 +14,7 @@ from catalog.cli._common import (
     load_ref,
     warn_notes,
 )
-from catalog.lang.visible import json_visible, visible
+from catalog.text.visible import json_visible, visible
 
 __all__ = ["register", "run"]
 

@@ -7,7 +7,7 @@ import sys
 
 from catalog.cli._common import EXIT_OK, add_format, emit_json
 from catalog.cli._history import history_of
-from catalog.lang.visible import visible_line
+from catalog.text.visible import visible_line
 
 __all__ = ["register", "run"]
 

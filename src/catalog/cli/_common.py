@@ -1,6 +1,9 @@
 """Helpers shared by the command modules: common options, loading, output.
 
-What a command prints for a person goes through :mod:`catalog.lang.visible` (a
+The exit statuses and the global options live in :mod:`catalog.cli._options` (which
+the top-level parser loads alone) and are named here too, for the command modules.
+
+What a command prints for a person goes through :mod:`catalog.text.visible` (a
 control or invisible character is shown as ``<U+XXXX>``); JSON output escapes
 those characters, so a program parses the exact data.
 """
@@ -14,16 +17,26 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from catalog.cli._options import (
+    ALL_FORMATS,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_USAGE,
+    add_counter,
+    add_format,
+    common_parser,
+    resolve_globals,
+)
 from catalog.cli._report import write_warning
 from catalog.engine.catalog import Catalog
 from catalog.engine.prompt import CACHE_TTLS
-from catalog.errors import CatalogError, ContextError, UsageError
+from catalog.errors import CatalogError, ContextError
 from catalog.io.catalog_path import CatalogPath
 from catalog.io.contexts import load_context
 from catalog.io.positions import key_lines
-from catalog.io.textfile import read_text, too_deep, write_text
-from catalog.lang.shapes import did_you_mean, guess
-from catalog.lang.visible import json_visible, visible
+from catalog.io.settings import guessed_value, tool_list, typed_value
+from catalog.io.textfile import read_text, write_text
 from catalog.schema.context import (
     Context,
     coerce_context,
@@ -31,6 +44,8 @@ from catalog.schema.context import (
 from catalog.schema.manifest import (
     fits_type,
 )
+from catalog.text.suggest import did_you_mean, guess
+from catalog.text.visible import json_visible, visible
 
 if TYPE_CHECKING:
     from catalog.gathering import Gathering
@@ -57,85 +72,6 @@ __all__ = [
     "warn_notes",
     "write_output",
 ]
-
-EXIT_OK = 0
-EXIT_PROBLEMS = 1
-EXIT_USAGE = 2
-EXIT_INTERNAL = 3
-"""A failure the command did not foresee (a bug): one message, never a traceback."""
-
-ALL_FORMATS = ("text", "json", "markdown", "html")
-
-
-def common_parser(
-    parser: argparse.ArgumentParser, *, prefix: str = "", help_: str | None = None
-) -> argparse.ArgumentParser:
-    """Add the options every command takes (``--path``, ``--color``) to ``parser``.
-
-    The top-level parser gets them too, with ``prefix`` on their names in
-    the namespace and ``--format`` besides, so that they may come before the
-    command; :func:`resolve_globals` joins both places.
-    """
-    parser.add_argument(
-        "--path",
-        action="append",
-        default=[],
-        dest=f"{prefix}path",
-        metavar="DIR",
-        help=help_
-        or "a folder of catalogs (<DIR>/<name>/<version>/catalog.toml); repeatable; "
-        "searched before CATALOG_PATH, installed packages and the bundled catalogs",
-    )
-    parser.add_argument(
-        "--color",
-        choices=("auto", "always", "never"),
-        default=None,
-        dest=f"{prefix}color",
-        help=help_
-        or "colour text output: auto (a terminal, unless NO_COLOR is set), always, never",
-    )
-    if prefix:
-        parser.add_argument(
-            "--format", choices=ALL_FORMATS, default=None, dest=f"{prefix}format", help=help_
-        )
-    return parser
-
-
-def resolve_globals(args: argparse.Namespace) -> None:
-    """Join the global options given before the command with those given after it.
-
-    ``--path`` folders before the command come first; a ``--format`` or
-    ``--color`` after the command wins over one before it. A format the
-    command does not write is a usage error naming those it does.
-    """
-    args.path = [*getattr(args, "global_path", []), *args.path]
-    args.color = args.color or getattr(args, "global_color", None) or "auto"
-    chosen = args.format or getattr(args, "global_format", None) or "text"
-    if chosen not in args.format_choices:
-        raise UsageError(
-            f"--format {chosen}: `catalog {args.command}` writes "
-            f"{' or '.join(args.format_choices)}",
-            hint=f"use --format {args.format_choices[-1]}",
-        )
-    args.format = chosen
-
-
-def add_format(parser: argparse.ArgumentParser, *choices: str) -> None:
-    """Add ``--format`` with ``text`` first (the default) and ``json`` among ``choices``."""
-    formats = ("text", *choices)
-    parser.add_argument("--format", choices=formats, default=None, help="output format")
-    parser.set_defaults(format_choices=formats)
-
-
-def add_counter(parser: argparse.ArgumentParser) -> None:
-    """Add ``--counter``: how token figures are counted."""
-    parser.add_argument(
-        "--counter",
-        default=None,
-        help="token counter: 'chars' (length/4), 'claude' (an offline estimate of "
-        "Anthropic's count) or a tiktoken encoding available offline (cl100k_base); "
-        "default: the catalog's tokenizer",
-    )
 
 
 DEFAULT_TURNS = 10
@@ -225,6 +161,13 @@ def add_context_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--tools", metavar="A,B,...", help="the enabled tools, comma-separated")
     parser.add_argument(
+        "--model",
+        default="",
+        metavar="ID",
+        help="the model id the prompt is for: the context's `model`, which conditions and "
+        "bodies read (and env.model, unless the context sets it)",
+    )
+    parser.add_argument(
         "--touched",
         action="append",
         default=[],
@@ -250,7 +193,6 @@ def add_context_options(parser: argparse.ArgumentParser) -> None:
         "it (default: the nearest folder holding one of the catalog's root markers, such "
         "as .git, else --from-dir)",
     )
-    gathering.add_argument("--model", default="", help="the model name, for env.model")
     gathering.add_argument("--provider", default="", help="the provider name, for env.provider")
     gathering.add_argument(
         "--no-git", action="store_true", help="leave out the git facts (branch, status)"
@@ -265,7 +207,8 @@ def add_context_options(parser: argparse.ArgumentParser) -> None:
 
 
 def context_from_args(args: argparse.Namespace, catalog: Catalog, *also: Catalog) -> Context:
-    """Build the context: gathered (``--from-dir``), then ``--context``, ``--tools``, ``--set``."""
+    """Build the context: gathered (``--from-dir``), then ``--context``, ``--tools``,
+    ``--model``, ``--set``."""
     return gathering_from_args(args, catalog, *also)[0]
 
 
@@ -288,9 +231,12 @@ def gathering_from_args(
     if args.context:
         data = _file_context(args.context, types).model_dump(exclude_defaults=True)
     if args.tools is not None:
-        data["tools"] = [t.strip() for t in args.tools.split(",") if t.strip()]
+        data["tools"] = tool_list(args.tools)
     if args.touched:
         data["touched_files"] = list(args.touched)
+    if args.model:
+        data["model"] = args.model
+        data.setdefault("env", {}).setdefault("model", args.model)
     for item in args.set:
         key, sep, raw = item.partition("=")
         key = key.strip()
@@ -300,9 +246,9 @@ def gathering_from_args(
             )
         declared = types.get(key)
         if declared is not None:
-            data.setdefault("variables", {})[key] = _typed(raw, declared, key)
+            data.setdefault("variables", {})[key] = typed_value(raw, declared, key)
         elif key.split(".")[0] in Context.model_fields:
-            _set_path(data, key.split("."), _guess(raw))
+            _set_path(data, key.split("."), guessed_value(raw))
         else:
             close = guess(key, types.keys() | Context.model_fields.keys())
             raise ContextError(
@@ -379,6 +325,7 @@ def context_requested(args: argparse.Namespace) -> bool:
         or args.tools is not None
         or args.set
         or args.touched
+        or args.model
         or args.from_dir is not None
         or _gathering_options(args)
     )
@@ -389,48 +336,11 @@ def _gathering_options(args: argparse.Namespace) -> list[str]:
     given = (
         ("--home", args.home),
         ("--root", args.root),
-        ("--model", args.model),
         ("--provider", args.provider),
         ("--no-git", args.no_git),
         ("--follow-links", args.follow_links),
     )
     return [option for option, value in given if value]
-
-
-def _guess(raw: str) -> Any:
-    """``raw`` read as JSON when it parses (and is not absurdly deep), else as text."""
-    import json  # on first use: most commands never read or write JSON
-
-    try:
-        value = json.loads(raw)
-    except (ValueError, RecursionError):  # not JSON, a number too long, too deep
-        return raw
-    return raw if too_deep(value) else value
-
-
-_TRUE = ("true", "yes", "on", "1")
-_FALSE = ("false", "no", "off", "0")
-
-
-def _typed(raw: str, type_name: str, key: str) -> Any:
-    text = raw.strip()
-    if type_name == "str":
-        return raw
-    if type_name == "bool" and text.lower() in _TRUE + _FALSE:
-        return text.lower() in _TRUE
-    if type_name == "list":
-        value = _guess(text)
-        return (
-            value if isinstance(value, list) else [v.strip() for v in text.split(",") if v.strip()]
-        )
-    value = _guess(text)
-    if type_name == "int" and isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if type_name == "float" and isinstance(value, int | float) and not isinstance(value, bool):
-        return value
-    if type_name == "map" and isinstance(value, dict):
-        return value
-    raise ContextError(f"--set {key}={raw!r}: not a valid {type_name}", key=f"variables.{key}")
 
 
 def _set_path(data: dict[str, Any], path: list[str], value: Any) -> None:

@@ -64,7 +64,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the script (``--format json``: ``{"shell": ..., "script": ...}``)."""
-    from catalog.cli import build_parser  # every command's parser, for their options
+    from catalog.cli._parser import build_parser  # every command's parser, for their options
 
     text = script(args.shell, build_parser().get_default("commands"))
     if args.format == "json":
@@ -287,13 +287,13 @@ def _catalogs(typed: Sequence[str]) -> list[str]:
 
 
 def _agents(typed: Sequence[str]) -> list[str]:
-    from catalog.cli import _command_word, build_parser
+    from catalog.cli._parser import build_parser, command_word
     from catalog.io.catalog_path import is_folder_ref, parse_ref
     from catalog.io.loader import VersionDir, merged_manifest, read_manifest
 
     if typed and typed[-1].startswith("-"):
         typed = typed[:-1]  # the option whose value is being completed (--agent)
-    command = _command_word(typed)
+    command = command_word(typed)
     refs = [arg for arg in CATALOG_ARGUMENTS.get(command or "", ()) if not arg.startswith("-")]
     if not refs:
         return []

@@ -10,7 +10,7 @@ from catalog.cli._common import EXIT_OK, EXIT_USAGE, add_format, emit_json, make
 from catalog.cli._report import write_error
 from catalog.cli._table import aligned
 from catalog.errors import CatalogError
-from catalog.lang.visible import visible_line
+from catalog.text.visible import visible_line
 
 __all__ = ["register", "run"]
 

@@ -10,7 +10,7 @@ from catalog.changes.history import KINDS, LogEntry
 from catalog.cli._common import EXIT_OK, add_counter, add_format, emit_json
 from catalog.cli._history import add_versions, history_of
 from catalog.errors import UsageError
-from catalog.lang.visible import visible_line
+from catalog.text.visible import visible_line
 
 __all__ = ["register", "run"]
 

@@ -34,7 +34,7 @@ from catalog.io.loader import (
 from catalog.io.manifests import (
     parse_manifest,
 )
-from catalog.lang.visible import (
+from catalog.text.visible import (
     visible,
 )
 from catalog.tokens import get_counter

@@ -21,7 +21,6 @@ from catalog.cli._common import (
 from catalog.cli._report import write_warning
 from catalog.errors import ReviewError
 from catalog.importers.gitrepo import GitRepo
-from catalog.lang.visible import visible
 from catalog.review.bounds import Bound, exceeded, parse_bound
 from catalog.review.compare import Review, Settings, review
 from catalog.review.github import DEFAULT_API, post_comment
@@ -29,6 +28,7 @@ from catalog.review.markdown import render_markdown
 from catalog.review.prices import load_prices
 from catalog.review.report import render_json, render_text
 from catalog.review.revisions import CommitRevision, Revision, WorkingTree, catalog_roots
+from catalog.text.visible import visible
 
 __all__ = ["register", "run"]
 

@@ -13,7 +13,7 @@ import socket
 import sys
 import tempfile
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from catalog.cli._common import EXIT_OK, add_format
 from catalog.conversations.connect import default_store_url, open_store
@@ -28,11 +28,9 @@ from catalog.server.logs import (
     json_log_config,
     text_log_config,
 )
-from catalog.server.state import (
-    LOOPBACK,
-    ServerSettings,
-    token_problem,
-)
+
+if TYPE_CHECKING:
+    from catalog.server.state import ServerSettings
 
 __all__ = ["TOKEN_ENV", "register", "run"]
 
@@ -49,7 +47,9 @@ def register(parser: argparse.ArgumentParser) -> None:
         "pip install 'agent-prompt-catalog[serve]'."
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8000, help="port (8000)")
+    parser.add_argument(
+        "--port", type=int, default=8000, help="port (8000); 0 takes a free one, named in the log"
+    )
     parser.add_argument(
         "--store",
         default=None,
@@ -83,7 +83,15 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Check the options, take the port, then serve until interrupted."""
+    """Check the options, take the port, then serve until interrupted.
+
+    The server's modules need the serve extra: imported here, so that without it
+    ``catalog serve --help`` still works and ``catalog serve`` says what to install."""
+    import uvicorn
+
+    from catalog.server.app import create_app
+    from catalog.server.state import LOOPBACK, ServerSettings, token_problem
+
     token = args.token or os.environ.get(TOKEN_ENV) or None
     if token is not None and (problem := token_problem(token)) is not None:
         given = "--token" if args.token else f"${TOKEN_ENV}"
@@ -103,15 +111,6 @@ def run(args: argparse.Namespace) -> int:
             f"--workers {args.workers}: at least one process must serve",
             hint="give --workers 1 or more, e.g. one per processor core",
         )
-    try:
-        import uvicorn
-
-        from catalog.server.app import create_app
-    except ImportError as exc:
-        raise UsageError(
-            f"catalog serve needs the serve extra ({exc.name} is not installed)",
-            hint="pip install 'agent-prompt-catalog[serve]'",
-        ) from None
     _check_metrics_folder()
     store_url = args.store or default_store_url()
     _check_store(store_url)
@@ -124,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
         host=args.host,
     )
     listening = _listen(args.host, args.port)
+    port: int = listening.getsockname()[1]  # the one the system chose for --port 0
     # With --format json the log is JSON lines; otherwise uvicorn's own text.
     logs = json_log_config() if args.format == "json" else text_log_config()
     logging.config.dictConfig(logs)
@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
     logging.getLogger("catalog.server").info(
         "serving on http://%s:%d with %d %s (press CTRL+C to quit)",
         shown,
-        args.port,
+        port,
         args.workers,
         "process" if args.workers == 1 else "processes",
     )

@@ -21,11 +21,11 @@ from catalog.io.catalog_path import (
 )
 from catalog.io.loader import version_folder
 from catalog.io.validate import Problem, check_catalog, error_problems
-from catalog.lang.visible import (
-    visible,
-)
 from catalog.review.economics import cache_warnings
 from catalog.review.prices import ModelPrice, load_prices
+from catalog.text.visible import (
+    visible,
+)
 
 __all__ = ["register", "run"]
 

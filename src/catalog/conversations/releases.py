@@ -240,7 +240,7 @@ class Releases:
             raise _unknown(label)
         return release
 
-    def _version(self, release: Release, version: str) -> Catalog:
+    def load_version(self, release: Release, version: str) -> Catalog:
         """``version`` of the release's catalog; a :class:`SessionError` naming it when it
         cannot be loaded here (never another version instead)."""
         catalog = release.target.catalog
@@ -272,7 +272,7 @@ class Releases:
         if stored is not None:
             asked = f"release {label} of catalog {catalog}"
             return owned(stored, catalog, agent, asked=asked, location=self.store.location), False
-        chosen = self._version(release, version_for(release, conversation_id))
+        chosen = self.load_version(release, version_for(release, conversation_id))
         return Sessions(chosen, self.store, agent=agent, release=label).construct_new(
             conversation_id, context
         )
@@ -295,7 +295,7 @@ class Releases:
                 hint="rebuild it with its catalog",
             )
         release = self.current(stored.release)
-        chosen = self._version(release, version_for(release, conversation_id))
+        chosen = self.load_version(release, version_for(release, conversation_id))
         return Sessions(chosen, self.store, agent=stored.agent, release=stored.release)
 
 

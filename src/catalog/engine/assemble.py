@@ -49,6 +49,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from catalog.engine.definitions import define
+from catalog.engine.groups import TAKEN, retell
 from catalog.engine.plan import (
     AgentInfo,
     AgentPlan,
@@ -64,10 +65,10 @@ from catalog.engine.plan import (
 )
 from catalog.engine.prompt import AssembledPrompt, Excluded, Origin, Piece, Reminder, Tool
 from catalog.errors import BudgetError, CatalogError, ContextError
-from catalog.lang.shapes import guess
 from catalog.lang.values import SEARCHED_FREELY, Scope, one_budget
 from catalog.schema.context import Context, coerce_context
 from catalog.schema.manifest import fits_type
+from catalog.text.suggest import guess
 from catalog.tokens import TokenCounter, get_counter
 
 __all__ = [
@@ -105,6 +106,8 @@ def _assemble(
     _check_overrides(rules, ctx)
     replacing = ctx.custom_prompt is not None or bool(ctx.overrides)
     pieces, excluded, tools = _select(plan.steps if replacing else plan.usual, ctx, scope)
+    if plan.groups:
+        excluded = retell(excluded, scope[TAKEN], plan.groups)
     pieces += _context_texts(ctx)
     budget = ctx.token_budget or rules.token_budget
     if budget is not None:
@@ -180,6 +183,8 @@ def _scope(plan: AgentPlan, context: Context, reads: Reads) -> dict[str, Any]:
     define(plan.definitions, scope)
     if rules.bindings:
         scope["bindings"] = rules.resolve_bindings(scope)
+    if plan.groups:
+        scope[TAKEN] = {}
     return scope
 
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from catalog.engine.definitions import Definition
+from catalog.engine.groups import Place, alternative
 from catalog.engine.prompt import Excluded, Origin, Piece, Tool
 from catalog.errors import CatalogError
 from catalog.lang.compiler import Expression, ExpressionCache, compile_expression
@@ -317,7 +318,8 @@ class AgentPlan:
     rest, which every assembly evaluates. ``prompt_reads`` and ``reminder_reads`` say
     what an assembly of the prompt, and of the reminders, puts in its scope: each
     reads only its own parts' names (most variables of a catalog feed its
-    reminders alone).
+    reminders alone). ``groups`` gives the group and the place in the prompt order
+    of each part of a group the agent is given (:mod:`catalog.engine.groups`).
     """
 
     rules: CatalogRules
@@ -329,6 +331,7 @@ class AgentPlan:
     definitions: tuple[Definition, ...]
     prompt_reads: Reads
     reminder_reads: Reads
+    groups: Mapping[str, Place] = field(default_factory=dict)
 
 
 def plan_agents(
@@ -394,11 +397,17 @@ def _plan(
     reminders: list[Step] = []
     gone: list[Excluded] = []  # left out for good before the next step, in every walk
     usual = _UsualWalk()
-    for step in shared:
+    groups: dict[str, Place] = {}
+    for place, step in enumerate(shared):
         decl = step.part.decl
         given = decl.for_agent(name)
         if given and specialiser is not None:
             step = specialiser.step(step)
+        if given and decl.group is not None:
+            groups[decl.id] = (decl.group, place)
+            if step.condition is not _never:
+                taking = alternative(step.condition, decl.group, decl.id)
+                step = replace(step, condition=taking, member=None)
         if given and step.kind == "reminder":
             reminders.append(step)
         if not given or step.kind == "reminder":
@@ -418,6 +427,7 @@ def _plan(
         definitions,
         _reads(rules, steps, definitions, specialise),
         _reads(rules, reminders, definitions, specialise),
+        groups,
     )
 
 
@@ -545,6 +555,9 @@ def _step(part: CompiledPart) -> Step:
     if not part.condition.names and bool(part.condition(_NO_SCOPE)):
         condition = None
     why = "always" if decl.when == "true" else f"when {decl.when!r} is true"
+    if_false = f"when {decl.when!r} is false"
+    if decl.group is not None:
+        why, if_false = f"group {decl.group}: taken ({why})", f"group {decl.group}: {if_false}"
     give = _giving(decl, why, part.render)
     known = part.template is None or part.template.is_static
     return Step(
@@ -559,7 +572,7 @@ def _step(part: CompiledPart) -> Step:
         give=give,
         reads=part.condition.names | (part.template.names if part.template else frozenset()),
         why=why,
-        if_false=Excluded(*ident, "condition", f"when {decl.when!r} is false"),
+        if_false=Excluded(*ident, "condition", if_false),
         if_empty=Excluded(*ident, "empty", "rendered blank"),
         if_custom=Excluded(*ident, "custom-prompt", "replaced by the custom prompt"),
         if_overridden=Excluded(*ident, "overridden", f"slot {decl.slot!r} overridden"),

@@ -58,7 +58,7 @@ __all__ = [
 ]
 
 ExclusionReason = Literal[
-    "agent", "condition", "empty", "overridden", "custom-prompt", "channel", "budget"
+    "agent", "condition", "group", "empty", "overridden", "custom-prompt", "channel", "budget"
 ]
 _CHARS: Final = CharCounter()
 _TEXT: Final = operator.attrgetter("text")

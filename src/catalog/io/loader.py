@@ -39,9 +39,9 @@ from catalog.errors import CatalogError, ManifestError, RecordError
 from catalog.io.manifests import MANIFEST_NAME, parse_manifest, parse_parts_file
 from catalog.io.positions import key_columns, key_lines
 from catalog.io.textfile import read_text
-from catalog.lang.shapes import guess
 from catalog.schema import validate
 from catalog.schema.manifest import ALL_AGENTS, MAIN_AGENT, Manifest, PartDecl, PartsFile
+from catalog.text.suggest import guess
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -618,7 +618,15 @@ def _base_part(base: Catalog, part: PartDecl, index: int) -> CompiledPart:
 
 
 # What a ``from`` part takes from its base part when it does not set it itself.
-_INHERITED = ("kind", "name", "description", "template", "reference_tokens", "meta")
+_INHERITED = (
+    "kind",
+    "name",
+    "description",
+    "template",
+    "placeholders",
+    "reference_tokens",
+    "meta",
+)
 
 
 def _inherit(part: PartDecl, source: PartDecl, index: int) -> PartDecl:

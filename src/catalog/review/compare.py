@@ -23,12 +23,12 @@ from catalog.engine.catalog import Catalog
 from catalog.engine.prompt import AssembledPrompt
 from catalog.errors import CatalogError
 from catalog.io.catalog_path import CatalogPath, CatalogSource, VersionRef
-from catalog.lang.visible import visible_line
 from catalog.review.economics import Cost, conversation_cost, split
 from catalog.review.prices import Prices
 from catalog.review.revisions import Revision
 from catalog.schema import validate
 from catalog.schema.manifest import MAIN_AGENT, ReviewContextDecl, is_catalog_name
+from catalog.text.visible import visible_line
 
 __all__ = [
     "EMPTY_CONTEXT",

@@ -22,8 +22,8 @@ from pydantic import Field
 from catalog.errors import RecordError, ReviewError
 from catalog.io.positions import key_lines
 from catalog.io.textfile import parse_toml, read_text
-from catalog.lang.shapes import did_you_mean
 from catalog.schema import Items, SchemaModel, validate
+from catalog.text.suggest import did_you_mean
 
 __all__ = ["ModelPrice", "Prices", "load_prices"]
 

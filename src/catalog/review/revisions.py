@@ -94,7 +94,7 @@ class CommitRevision(Revision):
         self.commit = repo.commit(rev)
         self.label = rev if rev == self.commit else f"{rev} ({self.commit[:12]})"
         self.short = self.commit[:12]
-        self._root = repo.tree_id(self.commit)
+        self._root = repo.tree_of(self.commit)
         self._trees: dict[str, dict[str, TreeEntry]] = {}
         self._walk = _Walk(self.label)
 

@@ -36,8 +36,8 @@ from catalog.changes.history.results import (
 from catalog.changes.history.textquery import TextQuery
 from catalog.errors import NotFoundError, UsageError
 from catalog.io.catalog_path import CatalogPath, check_name, parse_spec
-from catalog.lang.shapes import guess
 from catalog.schema.manifest import PartKind
+from catalog.text.suggest import guess
 from catalog.tokens import TokenCounter, get_counter
 
 if TYPE_CHECKING:
