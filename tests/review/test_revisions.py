@@ -13,7 +13,7 @@ from catalog.importers.gitrepo import GitRepo
 from catalog.review.revisions import CommitRevision, WorkingTree, catalog_roots
 from tests.conftest import run_cli as run
 from tests.piebald_data import git
-from tests.review.repo import TwoCommits, two_commits
+from tests.review.repo import TwoCommits, two_commits, write_side
 
 
 @pytest.fixture
@@ -70,3 +70,24 @@ def test_catalog_folders_are_found_in_the_trees(repo: TwoCommits) -> None:
         "1.0.0/bash.md", "1.0.0/catalog.toml", "1.0.0/explore-intro.md", "1.0.0/intro.md",
         "1.0.0/rules.md",
     ]  # fmt: skip
+
+
+def test_merge_base_leaves_out_what_the_base_branch_did_since(
+    repo: TwoCommits, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A branch from the first commit changes the explore part; main (the second commit)
+    # goes on meanwhile. Against main, the branch alone shows main's changes reversed.
+    git(repo.repo, "checkout", "-q", "-b", "feature", repo.first)
+    write_side(repo.repo / "prompts", second=False, review={"models": ["claude-haiku-4-5"]})
+    git(repo.repo, "commit", "-q", "-a", "-m", "price it")
+    words = ("review", "main", "feature", "--repo", str(repo.repo), "--format", "json")
+    _, out, _ = run(capsys, *words)
+    plain = json.loads(out)["versions"][0]["prompts"]
+    assert {p["agent"]: p["delta"] for p in plain} == {"main": -10, "explore": -7}
+    _, out, _ = run(capsys, *words, "--merge-base")
+    data = json.loads(out)
+    assert data["base"] == repo.first
+    assert {p["agent"]: p["status"] for p in data["versions"][0]["prompts"]} == {
+        "main": "unchanged",
+        "explore": "unchanged",
+    }

@@ -27,7 +27,13 @@ from catalog.review.github import DEFAULT_API, post_comment
 from catalog.review.markdown import render_markdown
 from catalog.review.prices import load_prices
 from catalog.review.report import render_json, render_text
-from catalog.review.revisions import CommitRevision, Revision, WorkingTree, catalog_roots
+from catalog.review.revisions import (
+    CommitRevision,
+    Revision,
+    WorkingTree,
+    catalog_roots,
+    merge_base,
+)
 from catalog.text.visible import visible
 
 __all__ = ["register", "run"]
@@ -56,6 +62,12 @@ def register(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--repo", metavar="DIR", default=".", help="a folder of the repository (default: .)"
+    )
+    parser.add_argument(
+        "--merge-base",
+        action="store_true",
+        help="compare from the last commit BASE and HEAD share, as a pull request's diff "
+        "does (changes made on BASE since are not shown, reversed, as this change's)",
     )
     parser.add_argument(
         "--fail-on",
@@ -107,7 +119,8 @@ def _roots(top: Path, given: list[str], sides: list[Revision]) -> list[str]:
                 f"--path {path} is not inside the repository {top}",
                 hint="give folders of catalogs inside the repository",
             )
-        roots.append(full.relative_to(top).as_posix().strip(".").strip("/"))
+        relative = full.relative_to(top).as_posix()
+        roots.append("" if relative == "." else relative)
     return roots
 
 
@@ -124,7 +137,10 @@ def run(args: argparse.Namespace) -> int:
     prices = load_prices(args.prices)
     top = _top(args.repo)
     with GitRepo(top) as repo:
-        base = CommitRevision(repo, args.base)
+        start = args.base
+        if args.merge_base:
+            start = merge_base(repo, args.base, args.head or "HEAD")
+        base = CommitRevision(repo, start)
         head: Revision = CommitRevision(repo, args.head) if args.head else WorkingTree(top)
         sides: list[Revision] = [base, head]
         if args.head is None:

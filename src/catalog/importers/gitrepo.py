@@ -135,6 +135,13 @@ class GitRepo:
         entries.reverse()
         return entries
 
+    def parents(self, oid: str) -> list[str]:
+        """The parents of commit ``oid`` (none past where a shallow clone stops)."""
+        if oid in self._shallow:
+            return []
+        commit = self._object(oid, Commit, f"commit {oid}")
+        return [parent.decode("ascii") for parent in commit.parents]
+
     def tags(self) -> dict[str, str]:
         """Every tag's name (``v1.3.4``, without ``refs/tags/``) and the commit it names,
         annotated tags peeled, in name order. A name git refuses is an error."""

@@ -12,6 +12,7 @@ update it instead of adding another.
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 from typing import Final
@@ -83,11 +84,13 @@ def _row(version: VersionChange, prompt: PromptChange | None) -> str:
 
 
 def _section(version: VersionChange, prompt: PromptChange) -> _Section:
-    summary = (
-        f"<summary>{md_escape(version.label)} · context {md_escape(prompt.context)} · "
-        f"agent {md_escape(prompt.agent)}: {prompt.status}, "
-        f"{tokens_change(prompt.old_tokens, prompt.new_tokens)} tokens</summary>"
+    # HTML, not Markdown, is read inside <summary>: escaped as HTML.
+    summary = html.escape(
+        f"{version.label} · context {prompt.context} · agent {prompt.agent}: "
+        f"{prompt.status}, {tokens_change(prompt.old_tokens, prompt.new_tokens)} tokens",
+        quote=False,
     )
+    summary = f"<summary>{summary}</summary>"
     lines = ["<details>", summary, ""]
     for word, parts in (("in", prompt.parts_in), ("out", prompt.parts_out)):
         lines.extend(f"- {word}: {md_code(part)}, {md_escape(why)}" for part, why in parts[:_PARTS])

@@ -21,6 +21,7 @@ import os
 import posixpath
 import stat
 from abc import ABC, abstractmethod
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib.resources.abc import Traversable
@@ -37,15 +38,19 @@ from catalog.io.textfile import MAX_FILE_BYTES, read_capped
 from catalog.schema.manifest import is_catalog_name
 
 __all__ = [
+    "MAX_COMMITS",
     "MAX_ENTRIES",
     "CommitRevision",
     "Revision",
     "WorkingTree",
     "catalog_roots",
+    "merge_base",
 ]
 
 MAX_ENTRIES: Final = 200_000
 """Most files and folders one review looks at in one revision (a bound on the work)."""
+MAX_COMMITS: Final = 100_000
+"""Most commits walked to find where two revisions' histories meet."""
 _WORKTREE_LABEL: Final = "working tree"
 
 
@@ -283,3 +288,44 @@ def _is_version(name: str) -> bool:
     except InvalidVersion:
         return False
     return True
+
+
+def merge_base(repo: GitRepo, base: str, head: str) -> str:
+    """The first commit ``base`` also descends from, walking back from ``head`` breadth
+    first: what a pull request's diff starts from. An error when their histories do not
+    meet within :data:`MAX_COMMITS` commits."""
+    ancestors = _ancestors(repo, repo.commit(base))
+    queue, seen = deque([repo.commit(head)]), set[str]()
+    while queue:
+        oid = queue.popleft()
+        if oid in ancestors:
+            return oid
+        if oid in seen:
+            continue
+        seen.add(oid)
+        if len(seen) > MAX_COMMITS:
+            break
+        queue.extend(repo.parents(oid))
+    raise ReviewError(
+        f"{head} and {base} share no commit (within {MAX_COMMITS} commits)",
+        hint="fetch their whole history (fetch-depth: 0 with actions/checkout), or leave "
+        "out --merge-base to compare the two revisions as they are",
+    )
+
+
+def _ancestors(repo: GitRepo, oid: str) -> set[str]:
+    found: set[str] = set()
+    stack = [oid]
+    while stack:
+        current = stack.pop()
+        if current in found:
+            continue
+        found.add(current)
+        if len(found) > MAX_COMMITS:
+            raise ReviewError(
+                f"more than {MAX_COMMITS} commits lead to {oid}: the histories are too long "
+                "to find where they meet",
+                hint="leave out --merge-base and give the base commit itself",
+            )
+        stack.extend(repo.parents(current))
+    return found
