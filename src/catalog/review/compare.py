@@ -132,6 +132,8 @@ class Review:
     base: str
     head: str
     versions: tuple[VersionChange, ...] = field(default=())
+    priced: str = ""
+    """How costs were worked out: turns, cache lifetime, the prices' date and source."""
 
     @property
     def changed(self) -> bool:
@@ -161,7 +163,12 @@ def review(base: Revision, head: Revision, roots: Sequence[str], settings: Setti
             found.extend(
                 _versions(root, name, old_refs, new_refs, (old_files, new_files), settings)
             )
-    return Review(base.label, head.label, tuple(found))
+    prices = settings.prices
+    priced = (
+        f"{settings.turns}-turn conversations, {settings.ttl} cache, prices of "
+        f"{prices.taken or 'unknown date'} from {', '.join(prices.urls) or ', '.join(prices.files)}"
+    )
+    return Review(base.label, head.label, tuple(found), priced)
 
 
 def _store(revision: Revision, root: str) -> CatalogPath:

@@ -19,7 +19,7 @@ from typing import Final
 
 from catalog.changes.render import md_code, md_escape
 from catalog.review.compare import PromptChange, Review, VersionChange
-from catalog.review.report import cost_change, tokens_change
+from catalog.review.report import cost_change, priced, tokens_change
 
 __all__ = ["COMMENT_LIMIT", "MARKER", "render_markdown"]
 
@@ -148,6 +148,8 @@ def render_markdown(result: Review, *, whole: str = "`catalog review` in a termi
             break
         table.append(row)
         used += len(row) + 1
+    if priced(result):
+        table.append(f"\n_Costs: {md_escape(result.priced)}._")
     text = "\n".join([*top, *header, *table]) + "\n\n"
     fixed = len(text) + sum(len(section.head) + 20 for section in sections)
     diffs = [diff for section in sections for diff in section.diffs]

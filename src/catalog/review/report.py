@@ -16,6 +16,7 @@ __all__ = [
     "cost_change",
     "cost_lines",
     "money",
+    "priced",
     "render_json",
     "render_text",
     "signed",
@@ -126,7 +127,14 @@ def render_text(result: Review) -> str:
         for prompt in version.prompts:
             if prompt.status != "unchanged":
                 lines.extend(_prompt_text(prompt))
+    if priced(result):
+        lines.extend(["", f"costs: {result.priced}"])
     return "\n".join(lines) + "\n"
+
+
+def priced(result: Review) -> bool:
+    """Whether any prompt of the review was priced."""
+    return any(prompt.costs for version in result.versions for prompt in version.prompts)
 
 
 def _cost_json(cost: ModelCost) -> dict[str, Any]:
@@ -144,6 +152,7 @@ def render_json(result: Review) -> dict[str, Any]:
         "base": result.base,
         "head": result.head,
         "changed": result.changed,
+        "priced": result.priced,
         "errors": result.errors,
         "versions": [
             {
