@@ -194,3 +194,13 @@ def test_a_revision_that_names_no_commit_is_bad_usage(
 ) -> None:
     code, _, err = run(capsys, "review", "no-such-branch", "--repo", str(repo.repo))
     assert code == 2 and "no-such-branch is not a commit here" in err
+
+
+def test_the_prompts_a_manifest_asks_for_are_bounded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    many = {"context": [{"name": f"c{n}"} for n in range(501)]}  # 501 x 2 agents > 1000
+    repo = two_commits(tmp_path, review=many)
+    code, data = _review(capsys, repo)
+    assert code == 2
+    assert "ask for 1002 prompts, more than 1000" in data["versions"][0]["error"]

@@ -21,7 +21,7 @@ from typing import Literal
 from catalog.changes.compute import fit_context, unified_diff
 from catalog.engine.catalog import Catalog
 from catalog.engine.prompt import AssembledPrompt
-from catalog.errors import CatalogError
+from catalog.errors import CatalogError, ReviewError
 from catalog.io.catalog_path import CatalogPath, CatalogSource, VersionRef
 from catalog.review.economics import Cost, conversation_cost, split
 from catalog.review.prices import Prices
@@ -32,6 +32,7 @@ from catalog.text.visible import visible_line
 
 __all__ = [
     "EMPTY_CONTEXT",
+    "MAX_PROMPTS",
     "ModelCost",
     "PromptChange",
     "Review",
@@ -44,6 +45,9 @@ __all__ = [
 Status = Literal["added", "removed", "changed", "unchanged"]
 EMPTY_CONTEXT = "empty"
 """The name of the context review uses for a catalog that declares none."""
+MAX_PROMPTS = 1_000
+"""Most prompts (review contexts times agents) assembled for one version: a bound on
+the work a manifest can ask of a review."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,7 +273,14 @@ def _prompts(
     every_agent = list(dict.fromkeys(a for side in sides for a in side.agents))
     every_agent.sort(key=lambda agent: agent != MAIN_AGENT)
     models = list(dict.fromkeys(m for side in sides for m in side.manifest.review.models))
-    for decl in _contexts(old, new):
+    contexts = _contexts(old, new)
+    wanted = sum(len(decl.agents or every_agent) for decl in contexts)
+    if wanted > MAX_PROMPTS:
+        raise ReviewError(
+            f"the review contexts ask for {wanted} prompts, more than {MAX_PROMPTS}",
+            hint="declare fewer [[review.context]] entries, or name their agents",
+        )
+    for decl in contexts:
         for agent in decl.agents or every_agent:
             a = _assemble(old, decl, agent, settings.counter)
             b = _assemble(new, decl, agent, settings.counter)
