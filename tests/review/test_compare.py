@@ -204,3 +204,19 @@ def test_the_prompts_a_manifest_asks_for_are_bounded(
     code, data = _review(capsys, repo)
     assert code == 2
     assert "ask for 1002 prompts, more than 1000" in data["versions"][0]["error"]
+
+
+def test_two_folders_of_one_version_are_trouble_named_by_the_catalog(
+    repo: TwoCommits, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prompts = repo.repo / "prompts" / "demo"
+    shutil.copytree(prompts / "1.0.0", prompts / "1.0")
+    code, data = _review_worktree(capsys, repo)
+    assert code == 2
+    [version] = data["versions"]
+    assert (version["catalog"], version["old_version"], version["new_version"]) == (
+        "demo",
+        None,
+        None,
+    )
+    assert "hold the same version 1.0.0" in version["error"]

@@ -119,7 +119,10 @@ class VersionChange:
 
     @property
     def label(self) -> str:
-        """``NAME OLD -> NEW``, ``NAME VERSION (new)`` or ``NAME VERSION (removed)``."""
+        """``NAME OLD -> NEW``, ``NAME VERSION (new)`` or ``NAME VERSION (removed)`` (the
+        name alone when its versions could not be listed)."""
+        if self.old_version is None and self.new_version is None:
+            return self.catalog
         if self.old_version is None:
             return f"{self.catalog} {self.new_version} (new)"
         if self.new_version is None:
@@ -162,8 +165,14 @@ def review(base: Revision, head: Revision, roots: Sequence[str], settings: Setti
             old_files, new_files = base.files(folder), head.files(folder)
             if old_files == new_files:
                 continue
-            old_refs = old_store.versions(name) if name in old_names else []
-            new_refs = new_store.versions(name) if name in new_names else []
+            try:
+                old_refs = old_store.versions(name) if name in old_names else []
+                new_refs = new_store.versions(name) if name in new_names else []
+            except CatalogError as exc:  # two folders of one version, say
+                found.append(
+                    VersionChange(root, name, "changed", "changed", None, None, error=_said(exc))
+                )
+                continue
             found.extend(
                 _versions(root, name, old_refs, new_refs, (old_files, new_files), settings)
             )
@@ -211,12 +220,13 @@ def _versions(
             yield _change(
                 root, name, "added", catalog_status, older[-1] if older else None, new_ref, settings
             )
-        elif shared_changed or _own(files[0], old_ref) != _own(files[1], new_ref):
+            continue
+        own_changed = _own(files[0], old_ref) != _own(files[1], new_ref)
+        if shared_changed or own_changed:
             change = _change(root, name, "changed", catalog_status, old_ref, new_ref, settings)
-            if change.error or any(p.status != "unchanged" for p in change.prompts):
+            # A version whose own files changed is listed even when no reviewed prompt did.
+            if own_changed or change.error or any(p.status != "unchanged" for p in change.prompts):
                 yield change
-            elif _own(files[0], old_ref) != _own(files[1], new_ref):
-                yield change  # files changed, no reviewed prompt did: said as such
     for version, old_ref in old_by.items():
         if version not in new_by:
             yield _change(root, name, "removed", catalog_status, old_ref, None, settings)
@@ -253,10 +263,14 @@ def _change(
         new = new_ref.load() if new_ref else None
         prompts = tuple(_prompts(old, new, settings))
     except CatalogError as exc:
-        where = str(exc).split("\n", 1)[0]
-        error = f"{where} ({exc.hint})" if exc.hint else where
-        return VersionChange(root, name, status, catalog_status, *versions, error=error)
+        return VersionChange(root, name, status, catalog_status, *versions, error=_said(exc))
     return VersionChange(root, name, status, catalog_status, *versions, prompts=prompts)
+
+
+def _said(exc: CatalogError) -> str:
+    """The error on one line: where and what, then the hint in brackets."""
+    where = str(exc).split("\n", 1)[0]
+    return f"{where} ({exc.hint})" if exc.hint else where
 
 
 def _contexts(old: Catalog | None, new: Catalog | None) -> tuple[ReviewContextDecl, ...]:
