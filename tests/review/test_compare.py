@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_cli as run
+from tests.conftest import write_catalog
 from tests.piebald_data import git
-from tests.review.repo import TwoCommits, two_commits, write_side
+from tests.review.repo import AGENTS, TwoCommits, parts, two_commits, write_side
 
 
 @pytest.fixture
@@ -220,3 +221,25 @@ def test_two_folders_of_one_version_are_trouble_named_by_the_catalog(
         None,
     )
     assert "hold the same version 1.0.0" in version["error"]
+
+
+def test_a_tool_description_change_is_in_the_tools_diff(
+    repo: TwoCommits, capsys: pytest.CaptureFixture[str]
+) -> None:
+    changed = [
+        {**part, "body": "Runs a shell command, with a timeout."} if part["id"] == "bash" else part
+        for part in parts(second=True)
+    ]
+    write_catalog(
+        repo.repo / "prompts", "demo", "1.0.0", changed, agents=AGENTS,
+        catalog={"tokenizer": "chars"},
+    )  # fmt: skip
+    code, data = _review_worktree(capsys, repo)
+    assert code == 1
+    for prompt in data["versions"][0]["prompts"]:
+        assert prompt["system_diff"] == ""
+        assert _changed(prompt["tools_diff"]) == [
+            "-Runs a shell command.",
+            "+Runs a shell command, with a timeout.",
+        ]
+        assert (prompt["old_tools_tokens"], prompt["new_tools_tokens"]) == (6, 10)
