@@ -144,3 +144,27 @@ def test_a_bad_prices_file_names_its_line(
     code, _, err = run(capsys, "cost", "pi", "--model", "x", "--prices", str(prices))
     assert code == 2
     assert f"{prices}:2" in err and "input_per_mtok" in err
+
+
+def test_coding_agent_1_2_0_on_sonnet_worked_by_hand(capsys: pytest.CaptureFixture[str]) -> None:
+    data = _cost(capsys, "coding-agent@1.2.0", "--model", "claude-sonnet-4-5")
+    # P: the whole prompt (no turn part, no tools under an empty context), as `catalog
+    # tokens` counts it; V = 0; N = 10; p = $3 / MTok.
+    assert (data["cached_prefix_tokens"], data["volatile_tokens"]) == (3751, 0)
+    # Without caching: 10 * 3751 * 3e-6 = 0.11253, $0.11.
+    assert Decimal(data["cost_uncached"]) == Decimal("0.11253")
+    # With: 3e-6 * (1.25 * 3751 + 9 * 0.1 * 3751) = 3e-6 * (4688.75 + 3375.9)
+    #     = 3e-6 * 8064.65 = 0.02419395, $0.02.
+    assert Decimal(data["cost_cached"]) == Decimal("0.02419395")
+    assert Decimal(data["cost_cached"]).quantize(CENT, ROUND_HALF_UP) == Decimal("0.02")
+
+
+def test_pi_1_1_0_on_sonnet_is_under_the_minimum(capsys: pytest.CaptureFixture[str]) -> None:
+    data = _cost(capsys, "pi@1.1.0", "--model", "claude-sonnet-4-5")
+    # P = 153 < 1024: nothing cached; both costs 10 * 153 * 3e-6 = 0.00459.
+    assert data["cached_prefix_tokens"] == 153
+    assert Decimal(data["cost_uncached"]) == Decimal(data["cost_cached"]) == Decimal("0.00459")
+    assert data["no_saving_because"] == (
+        "the cached prefix is 153 tokens, under the minimum of 1024 Claude Sonnet 4.5 "
+        "caches: nothing is cached"
+    )
