@@ -6,7 +6,8 @@ prompt's cached prefix and its cost per conversation;
 :mod:`~catalog.review.revisions` reads the catalogs of a git revision (or the
 working tree) without running anything the repository configures;
 :mod:`~catalog.review.compare` assembles both sides of a change;
-:mod:`~catalog.review.report` and :mod:`~catalog.review.markdown` render it, and
+:mod:`~catalog.review.report` and :mod:`~catalog.review.markdown` render it,
+:mod:`~catalog.review.bounds` tells whether it grew beyond ``--fail-on``, and
 :mod:`~catalog.review.github` posts it as one pull-request comment.
 """
 
