@@ -38,6 +38,7 @@ __all__ = [
     "placeholders",
     "simple_name",
     "unbound_names",
+    "written_as",
 ]
 
 _SIMPLE = re.compile(r"\$\{\s*([A-Za-z_$][A-Za-z0-9_$]*)\s*\}")
@@ -55,6 +56,16 @@ _NAMED: Final[dict[PlaceholderSyntax, re.Pattern[str]]] = {
 }
 PLACEHOLDER_SYNTAXES: Final = tuple(_NAMED)
 """The placeholder syntaxes a raw part may declare, the default first."""
+_WRITTEN: Final[dict[PlaceholderSyntax, str]] = {
+    "dollar-brace": "${{{}}}",
+    "double-brace": "{{{{ {} }}}}",
+    "single-brace": "{{{}}}",
+}
+
+
+def written_as(name: str, syntax: PlaceholderSyntax = "dollar-brace") -> str:
+    """The placeholder ``name`` as a body of ``syntax`` writes it (``{{ NAME }}``)."""
+    return _WRITTEN[syntax].format(name)
 
 
 def placeholder_spans(text: str) -> list[tuple[int, int]]:

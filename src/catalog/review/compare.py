@@ -158,7 +158,7 @@ def review(base: Revision, head: Revision, roots: Sequence[str], settings: Setti
     settings = replace(settings, labels=(base.short, head.short))
     found: list[VersionChange] = []
     for root in roots:
-        old_store, new_store = _store(base, root), _store(head, root)
+        old_path, new_path = _catalog_path(base, root), _catalog_path(head, root)
         old_names, new_names = _names(base.folder(root)), _names(head.folder(root))
         for name in sorted(set(old_names) | set(new_names)):
             folder = f"{root}/{name}".lstrip("/")
@@ -166,8 +166,8 @@ def review(base: Revision, head: Revision, roots: Sequence[str], settings: Setti
             if old_files == new_files:
                 continue
             try:
-                old_refs = old_store.versions(name) if name in old_names else []
-                new_refs = new_store.versions(name) if name in new_names else []
+                old_refs = old_path.versions(name) if name in old_names else []
+                new_refs = new_path.versions(name) if name in new_names else []
             except CatalogError as exc:  # two folders of one version, say
                 found.append(
                     VersionChange(root, name, "changed", "changed", None, None, error=_said(exc))
@@ -184,13 +184,13 @@ def review(base: Revision, head: Revision, roots: Sequence[str], settings: Setti
     return Review(base.label, head.label, tuple(found), priced)
 
 
-def _store(revision: Revision, root: str) -> CatalogPath:
+def _catalog_path(revision: Revision, root: str) -> CatalogPath:
     """A catalog path whose first source is the revision's folder ``root`` (an overlay's
     base may also come from installed or bundled catalogs)."""
-    store = CatalogPath(use_env=False)
+    found = CatalogPath(use_env=False)
     source = CatalogSource(f"{revision.label}:{root or '.'}", revision.folder(root))
-    store.sources = (source, *store.sources)
-    return store
+    found.sources = (source, *found.sources)
+    return found
 
 
 def _names(folder: Traversable) -> list[str]:

@@ -82,7 +82,8 @@ def _slug(text: str) -> str:
 
 
 class _Pattern:
-    """An ``--include`` glob, and the folder its matches must lie under."""
+    """An ``--include`` glob, the folder its matches must lie under, and how deep
+    (in folders) they may lie when it has no ``**``."""
 
     def __init__(self, text: str, option: str) -> None:
         try:
@@ -94,9 +95,14 @@ class _Pattern:
             anchored = ""  # a name alone matches at any depth
         literal = anchored[: next((i for i, c in enumerate(anchored) if c in _WILD), None)]
         self.folder = literal[: literal.rfind("/") + 1]
+        # A trailing '/' means everything below; '{a/b,c}' may hold a folder.
+        fixed = not (anchored.endswith("/") or "**" in anchored or "{" in anchored)
+        self.depth = anchored.count("/") if anchored and fixed else None
 
     def may_hold(self, folder: str) -> bool:
         """Whether a match can lie under ``folder`` (``a/b/``)."""
+        if self.depth is not None and folder.count("/") > self.depth:
+            return False
         return self.folder.startswith(folder) or folder.startswith(self.folder)
 
 

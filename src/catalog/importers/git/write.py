@@ -13,6 +13,8 @@ first line, and each part's path in the repository (and data entry) in its
 
 from __future__ import annotations
 
+import re
+import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +22,8 @@ from typing import Any, Final
 
 import tomli_w
 
-from catalog.errors import ImporterError, RecordError
+from catalog.engine.compile import compile_catalog
+from catalog.errors import CatalogError, ImporterError, RecordError
 from catalog.importers.git.read import GitRelease, ReadStats, ReleaseReader, SourceFile
 from catalog.importers.git.rules import Rules
 from catalog.importers.git.tags import TagChoice, choose_tags
@@ -28,7 +31,7 @@ from catalog.importers.layers import PartLayers
 from catalog.importers.report import BuiltVersion, ImportedVersion, ImportReport, write_versions
 from catalog.importers.writer import Body, CatalogWriter
 from catalog.schema import validate
-from catalog.schema.manifest import CatalogInfo, PartDecl
+from catalog.schema.manifest import CatalogInfo, Manifest, PartDecl
 
 __all__ = ["DEFAULT_ORDER", "GitImport", "import_git"]
 
@@ -118,6 +121,7 @@ class _Builder:
         self._layers = PartLayers(writer)
         self._tables: dict[tuple[Any, ...], tuple[str, Body]] = {}
         self._unmatched: dict[str, None] = {}
+        self._checked: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
         self._parts_matched = [False] * len(rules.rules)
         self._versions_matched = [rule.versions is None for rule in rules.rules]
         decl = rules.decl
@@ -144,15 +148,22 @@ class _Builder:
             ) from None
         records: dict[str, str] = {}
         bodies: list[Body] = []
+        new_settings = False
+        origins: dict[str, dict[str, int | None]] = {}
         for item in release.files:
-            settings = self._settings(item.id, release)
-            key = (item.id, item.path, item.blob, item.entry, tuple(sorted(settings.items())))
+            settings, origins[item.id] = self._settings(item.id, release)
+            frozen = tuple(sorted((k, str(v)) for k, v in settings.items()))
+            key = (item.id, item.path, item.blob, item.entry, frozen)
             if key not in self._tables:
                 body = self._writer.body(item.text)
                 table = _part_table(item, settings, body, tag.tag)
                 self._tables[key] = tomli_w.dumps({"part": [table]}), body
+                new_settings = new_settings or (item.id, frozen) not in self._checked
+                self._checked.add((item.id, frozen))
             records[item.id], body = self._tables[key]
             bodies.append(body)
+        if new_settings:
+            self._check(info, records, {f.id: f.text for f in release.files}, tag.tag, origins)
         provenance = (
             f"# Imported from the git repository {self._repo}: tag {tag.tag}, commit {tag.commit}"
         )
@@ -160,10 +171,53 @@ class _Builder:
         manifest = provenance + "\n" + tomli_w.dumps(document)
         return BuiltVersion(version, manifest, records, tuple(bodies))
 
-    def _settings(self, pid: str, release: GitRelease) -> dict[str, Any]:
+    def _check(
+        self,
+        info: dict[str, Any],
+        records: dict[str, str],
+        texts: dict[str, str],
+        tag: str,
+        origins: dict[str, dict[str, int | None]],
+    ) -> None:
+        """Compile the version as it will load, when a part has keys no version checked
+        before: a condition the rules got wrong is an error naming the rules file and
+        the release, before anything is written."""
+        parts = [tomllib.loads(table)["part"][0] for table in records.values()]
+        ids = list(records)
+        try:
+            manifest = validate(Manifest, {"catalog": info, **self._head, "part": parts})
+            compile_catalog(
+                manifest,
+                texts,
+                manifest_text="",
+                manifest_file=self._rules.file or "",
+                locate=lambda error: error,
+                body_files={pid: f"{tag}:{pid}" for pid in ids},
+                location=self._rules.file or "",
+            )
+        except CatalogError as exc:
+            found = re.match(r"part\[(\d+)\]\.?(\w*)", exc.key or "")
+            pid = ids[int(found.group(1))] if found else None
+            line = origins[pid].get(found.group(2)) if pid is not None and found else None
+            raise ImporterError(
+                f"release {tag}: "
+                + (f"part {pid!r}" if pid else (exc.key or "the catalog"))
+                + f" as the rules make it: {exc.message}",
+                file=self._rules.file,
+                line=line,
+                hint=("fix the rule on this line" if line else "fix the rules")
+                if self._rules.file
+                else exc.hint,
+            ) from None
+
+    def _settings(
+        self, pid: str, release: GitRelease
+    ) -> tuple[dict[str, Any], dict[str, int | None]]:
         """The part keys the rules set for part ``pid`` in ``release``, later rules
-        overriding earlier ones, over the defaults."""
+        overriding earlier ones, over the defaults; and the line of the rule that set
+        each key."""
         settings = dict(_DEFAULTS)
+        origins: dict[str, int | None] = {}
         if self._rules.decl.placeholders != "dollar-brace":
             settings["placeholders"] = self._rules.decl.placeholders
         matched = False
@@ -177,10 +231,11 @@ class _Builder:
                 continue
             self._versions_matched[rule.number] = True
             settings.update(rule.settings)
+            origins.update(dict.fromkeys(rule.settings, rule.line))
             matched = True
         if not matched:
             self._unmatched[pid] = None
-        return settings
+        return settings, origins
 
     def unmatched_parts(self) -> tuple[str, ...]:
         """The ids of parts no rule matched in some release, sorted."""
