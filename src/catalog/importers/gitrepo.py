@@ -135,6 +135,13 @@ class GitRepo:
         entries.reverse()
         return entries
 
+    def parents(self, oid: str) -> list[str]:
+        """The parents of commit ``oid`` (none past where a shallow clone stops)."""
+        if oid in self._shallow:
+            return []
+        commit = self._object(oid, Commit, f"commit {oid}")
+        return [parent.decode("ascii") for parent in commit.parents]
+
     def tags(self) -> dict[str, str]:
         """Every tag's name (``v1.3.4``, without ``refs/tags/``) and the commit it names,
         annotated tags peeled, in name order. A name git refuses is an error."""
@@ -150,6 +157,11 @@ class GitRepo:
     def tree(self, commit: str) -> list[TreeEntry]:
         """The entries of ``commit``'s top folder."""
         return self.entries(self.tree_of(commit), f"{commit[:12]}:")
+
+    def commit(self, rev: str) -> str:
+        """The commit id ``rev`` names (``HEAD``, a branch or tag name, a full ref name
+        or a commit id; annotated tags peeled)."""
+        return self._commit_of(rev)
 
     def entries(self, tree: str, where: str) -> list[TreeEntry]:
         """The entries of tree object ``tree`` (``where`` names it in errors), in the
