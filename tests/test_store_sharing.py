@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import time
 import tomllib
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ import pytest
 import tomli_w
 
 import catalog
+from catalog.cache import BoundedCache
 from catalog.errors import CatalogError, ManifestError
 from catalog.importers.piebald.read import read_history
 from catalog.importers.piebald.write import ImportReport, import_releases
@@ -128,9 +128,8 @@ def test_the_shared_files_kept_are_bounded_by_their_size(
     _age(one)
     _age(two)
     # Room for one of the two files only: each pushes the other out.
-    monkeypatch.setattr(loader, "_VERIFIED_CHARS", len(one.read_text(encoding="utf-8")) + 1)
-    monkeypatch.setattr(loader, "_verified", OrderedDict())
-    monkeypatch.setattr(loader, "_verified_chars", [0])
+    room = len(one.read_text(encoding="utf-8")) + 1
+    monkeypatch.setattr(loader, "_VERIFIED", BoundedCache(512, weight=room))
     seen = _reads(monkeypatch)
     for _ in range(2):
         assert [p.id for p in load_dir(shared / "1.1").parts] == ["a", "c"]

@@ -21,6 +21,7 @@ from catalog.changes.compute import (
     FieldChange,
     ItemDiff,
     PartDiff,
+    PromptDiff,
     _jsonable,
     lines,
 )
@@ -243,18 +244,9 @@ def render_text(result: CatalogDiff, *, color: bool = False, all_changes: bool =
     unified diff. Every line is made :func:`~catalog.text.visible.visible` before
     it is coloured: the colours are the only escape sequences written.
     """
-    rows: list[tuple[str, str]] = []  # (colour mark or "", line)
-
-    def diff_lines(unified: str, indent: str) -> list[tuple[str, str]]:
-        out = []
-        for line in unified.split("\n") if unified else ():
-            code = line[:1] if line[:1] in "+-@" and not line.startswith(("+++", "---")) else ""
-            out.append((code, indent + line))
-        return out
-
     if result.identical:
         return visible_line(f"{result.old_label} and {result.new_label} are identical") + "\n"
-    rows.append(("!", _headline(result)))
+    rows: list[tuple[str, str]] = [("!", _headline(result))]  # (colour mark or "", line)
     if result.settings:
         rows.append(("", "\ncatalog:"))
         rows.extend(("", f"  ~ {c.key}: {_show(c.old)} -> {_show(c.new)}") for c in result.settings)
@@ -265,6 +257,28 @@ def render_text(result: CatalogDiff, *, color: bool = False, all_changes: bool =
                 mark = _MARK[item.status]
                 detail = _item_detail(item, "->")
                 rows.append((mark, f"  {mark} {item.name}" + (f"  {detail}" if detail else "")))
+    rows += _text_parts(result, all_changes)
+    if result.prompt is not None:
+        rows += _text_prompt(result.prompt)
+    painted = []
+    for code, line in rows:
+        shown = visible(line)
+        painted.append(f"\x1b[{_COLOURS[code]}m{shown}\x1b[0m" if color and code else shown)
+    return "\n".join(painted) + "\n"
+
+
+def _diff_lines(unified: str, indent: str) -> list[tuple[str, str]]:
+    """The lines of a unified diff, indented, each with its colour mark."""
+    out = []
+    for line in unified.split("\n") if unified else ():
+        code = line[:1] if line[:1] in "+-@" and not line.startswith(("+++", "---")) else ""
+        out.append((code, indent + line))
+    return out
+
+
+def _text_parts(result: CatalogDiff, all_changes: bool) -> list[tuple[str, str]]:
+    """The ``parts:`` section of :func:`render_text`, each line with its colour mark."""
+    rows: list[tuple[str, str]] = []
     listed = _listed(result, all_changes)
     folded = _folded_line(result, all_changes)
     if listed or folded:
@@ -277,30 +291,29 @@ def render_text(result: CatalogDiff, *, color: bool = False, all_changes: bool =
         rows.append((mark, f"  {mark} {name}  ({part.kind}, order {order})  {tokens}"))
         if part.status in ("changed", "renamed"):
             rows.extend(("", f"      {phrase}") for phrase in _describe_fields(part))
-            rows.extend(diff_lines(part.unified, "        "))
+            rows.extend(_diff_lines(part.unified, "        "))
     if folded:
         rows.append(("", f"  {folded} (--all lists them)"))
-    if result.prompt is not None:
-        prompt = result.prompt
-        rows.append(
-            (
-                "",
-                f"\nprompt (agent {prompt.agent}): tokens {prompt.old_tokens} -> "
-                f"{prompt.new_tokens} ({_signed(prompt.token_delta)})"
-                + ("; identical" if prompt.identical else ""),
-            )
+    return rows
+
+
+def _text_prompt(prompt: PromptDiff) -> list[tuple[str, str]]:
+    """The ``prompt`` section of :func:`render_text`, each line with its colour mark."""
+    rows = [
+        (
+            "",
+            f"\nprompt (agent {prompt.agent}): tokens {prompt.old_tokens} -> "
+            f"{prompt.new_tokens} ({_signed(prompt.token_delta)})"
+            + ("; identical" if prompt.identical else ""),
         )
-        rows.extend(("", f"  note: {note}") for note in prompt.notes)
-        if prompt.parts_added:
-            rows.append(("+", f"  + parts now used: {', '.join(prompt.parts_added)}"))
-        if prompt.parts_removed:
-            rows.append(("-", f"  - parts no longer used: {', '.join(prompt.parts_removed)}"))
-        rows.extend(diff_lines(prompt.unified, "    "))
-    painted = []
-    for code, line in rows:
-        shown = visible(line)
-        painted.append(f"\x1b[{_COLOURS[code]}m{shown}\x1b[0m" if color and code else shown)
-    return "\n".join(painted) + "\n"
+    ]
+    rows.extend(("", f"  note: {note}") for note in prompt.notes)
+    if prompt.parts_added:
+        rows.append(("+", f"  + parts now used: {', '.join(prompt.parts_added)}"))
+    if prompt.parts_removed:
+        rows.append(("-", f"  - parts no longer used: {', '.join(prompt.parts_removed)}"))
+    rows.extend(_diff_lines(prompt.unified, "    "))
+    return rows
 
 
 # ------------------------------------------------------------------ Markdown
