@@ -173,79 +173,53 @@ def test_codex_assembles_a_model_s_own_instructions(codex: Path, tmp_path: Path,
 
 # opencode's packages/opencode/src/session/system.ts, provider(), as each sample
 # release writes it: (test on the model id, the file returned), first match wins.
+Pick = tuple[Callable[[str], bool], str]
+
+
+def _has(*words: str, lower: bool = False) -> Callable[[str], bool]:
+    """``model.includes(word) || ...`` (of ``model.toLowerCase()`` with ``lower``)."""
+    return lambda model: any(word in (model.lower() if lower else model) for word in words)
+
+
 def _gpt_family(model: str) -> bool:
-    return "gpt-" in model or "o1" in model or "o3" in model
+    return _has("gpt-", "o1", "o3")(model)
 
 
-_PICKS: dict[str, list[tuple[Callable[[str], bool], str]]] = {
-    "0.5.5": [
-        (lambda m: "gpt-5" in m, "copilot-gpt-5"),
-        (_gpt_family, "beast"),
-        (lambda m: "gemini-" in m, "gemini"),
-        (lambda m: "claude" in m, "anthropic"),
-        (lambda m: True, "qwen"),
-    ],
-    "1.0.0": [
-        (lambda m: "gpt-5" in m, "codex"),
-        (_gpt_family, "beast"),
-        (lambda m: "gemini-" in m, "gemini"),
-        (lambda m: "claude" in m, "anthropic"),
-        (lambda m: True, "qwen"),
-    ],
+def _always(model: str) -> bool:
+    return True
+
+
+_OLD: list[Pick] = [
+    (_gpt_family, "beast"),
+    (_has("gemini-"), "gemini"),
+    (_has("claude"), "anthropic"),
+]
+_NEW: list[Pick] = [
+    (_has("gemini-"), "gemini"),
+    (_has("claude"), "anthropic"),
+    (_has("trinity", lower=True), "trinity"),
+]
+_BEAST: Pick = (_has("gpt-4", "o1", "o3"), "beast")
+_GPT: list[Pick] = [
+    _BEAST,
+    (lambda m: "gpt" in m and "codex" in m, "codex"),
+    (_has("gpt"), "gpt"),
+]
+_PICKS: dict[str, list[Pick]] = {
+    "0.5.5": [(_has("gpt-5"), "copilot-gpt-5"), *_OLD, (_always, "qwen")],
+    "1.0.0": [(_has("gpt-5"), "codex"), *_OLD, (_always, "qwen")],
     "1.0.100": [
-        (lambda m: "gpt-5" in m, "codex"),
-        (_gpt_family, "beast"),
-        (lambda m: "gemini-" in m, "gemini"),
-        (lambda m: "claude" in m, "anthropic"),
-        (lambda m: "polaris-alpha" in m, "polaris"),
-        (lambda m: True, "qwen"),
+        (_has("gpt-5"), "codex"),
+        *_OLD,
+        (_has("polaris-alpha"), "polaris"),
+        (_always, "qwen"),
     ],
-    "1.1.27": [
-        (lambda m: "gpt-5" in m, "codex_header"),
-        (_gpt_family, "beast"),
-        (lambda m: "gemini-" in m, "gemini"),
-        (lambda m: "claude" in m, "anthropic"),
-        (lambda m: True, "qwen"),
-    ],
-    "1.3.0": [
-        (lambda m: "gpt-4" in m or "o1" in m or "o3" in m, "beast"),
-        (lambda m: "gpt" in m, "codex"),
-        (lambda m: "gemini-" in m, "gemini"),
-        (lambda m: "claude" in m, "anthropic"),
-        (lambda m: "trinity" in m.lower(), "trinity"),
-        (lambda m: True, "default"),
-    ],
-    "1.3.4": [
-        (lambda m: "gpt-4" in m or "o1" in m or "o3" in m, "beast"),
-        (lambda m: "gpt" in m and "codex" in m, "codex"),
-        (lambda m: "gpt" in m, "gpt"),
-        (lambda m: "gemini-" in m, "gemini"),
-        (lambda m: "claude" in m, "anthropic"),
-        (lambda m: "trinity" in m.lower(), "trinity"),
-        (lambda m: True, "default"),
-    ],
-    "1.4.8": [
-        (lambda m: "gpt-4" in m or "o1" in m or "o3" in m, "beast"),
-        (lambda m: "gpt" in m and "codex" in m, "codex"),
-        (lambda m: "gpt" in m, "gpt"),
-        (lambda m: "gemini-" in m, "gemini"),
-        (lambda m: "claude" in m, "anthropic"),
-        (lambda m: "trinity" in m.lower(), "trinity"),
-        (lambda m: "kimi" in m.lower(), "kimi"),
-        (lambda m: True, "default"),
-    ],
-    "1.17.18": [
-        (lambda m: "muse-spark" in m, "meta"),
-        (lambda m: "gpt-4" in m or "o1" in m or "o3" in m, "beast"),
-        (lambda m: "gpt" in m and "codex" in m, "codex"),
-        (lambda m: "gpt" in m, "gpt"),
-        (lambda m: "gemini-" in m, "gemini"),
-        (lambda m: "claude" in m, "anthropic"),
-        (lambda m: "trinity" in m.lower(), "trinity"),
-        (lambda m: "kimi" in m.lower(), "kimi"),
-        (lambda m: True, "default"),
-    ],
+    "1.1.27": [(_has("gpt-5"), "codex_header"), *_OLD, (_always, "qwen")],
+    "1.3.0": [_BEAST, (_has("gpt"), "codex"), *_NEW, (_always, "default")],
+    "1.3.4": [*_GPT, *_NEW, (_always, "default")],
+    "1.4.8": [*_GPT, *_NEW, (_has("kimi", lower=True), "kimi"), (_always, "default")],
 }
+_PICKS["1.17.18"] = [(_has("muse-spark"), "meta"), *_PICKS["1.4.8"]]
 _PICKS["1.1.26"] = _PICKS["1.0.0"]
 _PICKS["1.15.2"] = _PICKS["1.4.8"]
 _PICKS["1.18.3"] = _PICKS["1.17.18"]

@@ -28,10 +28,16 @@ from catalog.importers.git.read import GitRelease, ReadStats, ReleaseReader, Sou
 from catalog.importers.git.rules import Rules
 from catalog.importers.git.tags import TagChoice, choose_tags
 from catalog.importers.layers import PartLayers
-from catalog.importers.report import BuiltVersion, ImportedVersion, ImportReport, write_versions
+from catalog.importers.report import (
+    BuiltVersion,
+    ImportedVersion,
+    ImportReport,
+    catalog_table,
+    write_versions,
+)
 from catalog.importers.writer import Body, CatalogWriter
 from catalog.schema import validate
-from catalog.schema.manifest import CatalogInfo, Manifest, PartDecl
+from catalog.schema.manifest import Manifest, PartDecl
 
 __all__ = ["DEFAULT_ORDER", "GitImport", "import_git"]
 
@@ -134,18 +140,11 @@ class _Builder:
     def build(self, release: GitRelease) -> BuiltVersion:
         tag = release.tag
         version = self._writer.version_folder(str(tag.version))
-        info = {
-            "name": self._name,
-            "version": version,
-            "summary": "Prompts imported from a git repository, one version per release tag",
-        }
-        try:
-            validate(CatalogInfo, info)
-        except RecordError as exc:
-            raise ImporterError(
-                f"cannot import as catalog {self._name!r} {version!r}: {exc.problems[0].message}",
-                hint="a catalog name is lowercase letters, digits, '.', '_' and '-'",
-            ) from None
+        info = catalog_table(
+            self._name,
+            version,
+            summary="Prompts imported from a git repository, one version per release tag",
+        )
         records: dict[str, str] = {}
         bodies: list[Body] = []
         new_settings = False
