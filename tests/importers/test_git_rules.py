@@ -184,3 +184,15 @@ def test_a_condition_that_does_not_compile_names_the_rule_and_release(
     # Checked before writing: the release before it is written, not this one.
     assert (tmp_path / "out" / "agent" / "1.0.0").is_dir()
     assert not (tmp_path / "out" / "agent" / "2.0.0").exists()
+
+
+def test_a_body_the_rules_make_a_template_is_checked_in_every_release(tmp_path: Path) -> None:
+    history = History(tmp_path / "repo")
+    history.tag("v1.0.0", history.commit({"p/a.md": "Hello {{ 1 + 1 }}."}))
+    history.tag("v1.1.0", history.commit({"p/a.md": "Hello\n{{ 1 + }}."}))
+    rules = _rules(tmp_path, '[[rule]]\nparts = "a"\ntemplate = true\n')
+    with pytest.raises(ImporterError) as caught:
+        _run(history.save(), tmp_path / "out", rules)
+    assert (caught.value.file, caught.value.line) == ("v1.1.0:p/a.md", 2)
+    assert caught.value.message.startswith("release v1.1.0: ")
+    assert load_dir(tmp_path / "out" / "agent" / "1.0.0").assemble({}).text == "Hello 2."

@@ -219,3 +219,17 @@ def test_a_thousand_tags_read_each_changed_tree_and_blob_once(tmp_path: Path) ->
     # Known from an earlier release: prompts/ 900 times; prompts/deep/ 98 of the
     # 100 times prompts/ was read.
     assert reader.stats.trees_reused == 900 + 98
+
+
+def test_importing_a_clone_elsewhere_keeps_the_versions_there(
+    history: History, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    _import(history.path, out)
+    moved = tmp_path / "elsewhere"
+    history.path.rename(moved)
+    again = _import(moved, out)
+    # Only the first line (where the repository was) would differ: the parts are the same.
+    assert {v.status for v in again.report.versions} == {"unchanged"}
+    first_line = (out / "agent" / "1.0.0" / "catalog.toml").read_text().splitlines()[0]
+    assert str(history.path) in first_line

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, KeysView, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -25,7 +25,7 @@ import tomli_w
 from catalog.engine.compile import compile_catalog
 from catalog.errors import CatalogError, ImporterError, RecordError
 from catalog.importers.git.read import GitRelease, ReadStats, ReleaseReader, SourceFile
-from catalog.importers.git.rules import Rules
+from catalog.importers.git.rules import Rule, Rules
 from catalog.importers.git.tags import TagChoice, choose_tags
 from catalog.importers.layers import PartLayers
 from catalog.importers.report import (
@@ -127,7 +127,10 @@ class _Builder:
         self._layers = PartLayers(writer)
         self._tables: dict[tuple[Any, ...], tuple[str, Body]] = {}
         self._unmatched: dict[str, None] = {}
-        self._checked: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
+        # (id, keys, and the blob of a templated body): what a compiled version checked
+        self._checked: set[tuple[str, tuple[tuple[str, str], ...], str | None]] = set()
+        self._by_part: dict[str, list[Rule]] = {}  # id -> the rules whose parts match it
+        self._last_ids: KeysView[str] = {}.keys()  # the parts of the release built last
         self._parts_matched = [False] * len(rules.rules)
         self._versions_matched = [rule.versions is None for rule in rules.rules]
         decl = rules.decl
@@ -157,12 +160,14 @@ class _Builder:
                 body = self._writer.body(item.text)
                 table = _part_table(item, settings, body, tag.tag)
                 self._tables[key] = tomli_w.dumps({"part": [table]}), body
-                new_settings = new_settings or (item.id, frozen) not in self._checked
-                self._checked.add((item.id, frozen))
+                checked = (item.id, frozen, item.blob if settings["template"] else None)
+                new_settings = new_settings or checked not in self._checked
+                self._checked.add(checked)
             records[item.id], body = self._tables[key]
             bodies.append(body)
-        if new_settings:
-            self._check(info, records, {f.id: f.text for f in release.files}, tag.tag, origins)
+        if new_settings or records.keys() != self._last_ids:
+            self._check(info, records, release, origins)
+        self._last_ids = records.keys()
         provenance = (
             f"# Imported from the git repository {self._repo}: tag {tag.tag}, commit {tag.commit}"
         )
@@ -174,27 +179,36 @@ class _Builder:
         self,
         info: dict[str, Any],
         records: dict[str, str],
-        texts: dict[str, str],
-        tag: str,
+        release: GitRelease,
         origins: dict[str, dict[str, int | None]],
     ) -> None:
-        """Compile the version as it will load, when a part has keys no version checked
-        before: a condition the rules got wrong is an error naming the rules file and
-        the release, before anything is written."""
+        """Compile the version as it will load, when its parts or their keys are not
+        those of a version checked before: a condition the rules got wrong, or a body
+        they make a template that is none, is an error naming the rules file (and the
+        rule's line) or the file (and its line), and the release, before anything of
+        the release is written."""
         parts = [tomllib.loads(table)["part"][0] for table in records.values()]
         ids = list(records)
+        tag = release.tag.tag
         try:
             manifest = validate(Manifest, {"catalog": info, **self._head, "part": parts})
             compile_catalog(
                 manifest,
-                texts,
+                {item.id: item.text for item in release.files},
                 manifest_text="",
                 manifest_file=self._rules.file or "",
                 locate=lambda error: error,
-                body_files={pid: f"{tag}:{pid}" for pid in ids},
+                body_files={item.id: f"{tag}:{item.path}" for item in release.files},
                 location=self._rules.file or "",
             )
         except CatalogError as exc:
+            if exc.file is not None:  # in a body the rules made a template
+                raise ImporterError(
+                    f"release {tag}: {exc.message}",
+                    file=exc.file,
+                    line=exc.line,
+                    hint="the rules make this body a template; set template = false for it",
+                ) from None
             found = re.match(r"part\[(\d+)\]\.?(\w*)", exc.key or "")
             pid = ids[int(found.group(1))] if found else None
             line = origins[pid].get(found.group(2)) if pid is not None and found else None
@@ -220,9 +234,9 @@ class _Builder:
         if self._rules.decl.placeholders != "dollar-brace":
             settings["placeholders"] = self._rules.decl.placeholders
         matched = False
-        for rule in self._rules.rules:
-            if not rule.parts.match(pid):
-                continue
+        if pid not in self._by_part:
+            self._by_part[pid] = [rule for rule in self._rules.rules if rule.parts.match(pid)]
+        for rule in self._by_part[pid]:
             self._parts_matched[rule.number] = True
             if rule.versions is not None and not rule.versions.contains(
                 release.tag.version, prereleases=True
