@@ -391,8 +391,10 @@ def main() -> None:
         write_catalog(root / "one", "bench", 1)
         write_catalog(root / "many", "bench", 200)
         for label, folder in (("1 version", "one"), ("200 versions", "many")):
-            store = catalog.CatalogPath([root / folder], use_env=False, use_entry_points=False)
-            load = timed(lambda s=store: s.load("bench", "==1.0.0"), 30)
+            catalog_path = catalog.CatalogPath(
+                [root / folder], use_env=False, use_entry_points=False
+            )
+            load = timed(lambda s=catalog_path: s.load("bench", "==1.0.0"), 30)
             print(f"load one version ({label:>12}) {load * 1e3:8.2f} ms")
         cat = catalog.CatalogPath([root / "one"], use_env=False).load("bench")
         context = catalog.Context.model_validate(

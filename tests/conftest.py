@@ -114,6 +114,38 @@ def write_catalog(
     return folder
 
 
+class FakeTime:
+    """Stands for the ``time`` module inside one module of the package: a clock that
+    moves only when the test moves it (``sleep`` or ``now``), for tests of dates shown
+    and of bounds in seconds, at any time of day and at any speed of the machine."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def time(self) -> float:
+        return self.now
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def fake_time(monkeypatch: pytest.MonkeyPatch) -> Callable[..., FakeTime]:
+    """``fake_time(module, ...)``: one :class:`FakeTime` (starting at 2026-03-07
+    12:00:00 UTC) standing for ``time`` in each module given; undone after the test."""
+
+    def install(*modules: object) -> FakeTime:
+        clock = FakeTime(1_772_884_800.0)
+        for module in modules:
+            monkeypatch.setattr(module, "time", clock)
+        return clock
+
+    return install
+
+
 def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     """Run the ``catalog`` command in-process: (exit status, stdout, stderr)."""
     from catalog.cli import main
@@ -125,6 +157,21 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, s
 
 def dedent(text: str) -> str:
     return textwrap.dedent(text).lstrip("\n")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _own_cache_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The package's caches (history indexes) go to a folder of the test session, never
+    the user's own: ``XDG_CACHE_HOME``, which servers started by the tests inherit."""
+    folder = tmp_path_factory.mktemp("user-cache")
+    folder.chmod(0o700)
+    before = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(folder)
+    yield
+    if before is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = before
 
 
 @pytest.fixture

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import datetime
 import json
-import types
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from catalog.conversations import sqlite
-from tests.conftest import run_cli, write_catalog
+from tests.conftest import FakeTime, run_cli, write_catalog
 
 Capsys = pytest.CaptureFixture[str]
 
@@ -77,11 +77,11 @@ def test_set_show_list_history_and_rollback_as_json(
 
 
 def test_text_output(
-    capsys: Capsys, catalogs: Path, store: str, monkeypatch: pytest.MonkeyPatch
+    capsys: Capsys, catalogs: Path, store: str, fake_time: Callable[..., FakeTime]
 ) -> None:
     """The store's clock is fixed, so the date shown does not depend on when this runs."""
-    moment = datetime.datetime(2026, 3, 7, 23, 59, 59, tzinfo=datetime.UTC).timestamp()
-    monkeypatch.setattr(sqlite, "time", types.SimpleNamespace(time=lambda: moment))
+    clock = fake_time(sqlite)
+    clock.now = datetime.datetime(2026, 3, 7, 23, 59, 59, tzinfo=datetime.UTC).timestamp()
     where = ["--store", store, "--path", str(catalogs)]
     code, out, _ = run_cli(capsys, "release", "list", *where)
     assert (code, out) == (0, "no releases\n")

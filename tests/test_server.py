@@ -174,7 +174,7 @@ def test_writes_need_the_token_off_loopback(catalogs: Path, tmp_path: Path) -> N
         paths=(str(catalogs),),
         store_url=f"sqlite:///{tmp_path / 'p.sqlite'}",
         template_catalog="tpl",
-        token="s3cret",
+        token="s3cret-4e1f0a9b7c2d58e6a1b3f09c-7d1e",
         host="0.0.0.0",
     )
     for client in _client(settings):
@@ -184,7 +184,7 @@ def test_writes_need_the_token_off_loopback(catalogs: Path, tmp_path: Path) -> N
         _error(client.put("/system-prompt", json=body, headers=wrong), 401)
         _error(client.put("/conversations/c", json={"catalog": "tpl"}), 401)
         _error(client.post("/conversations/c/rebuild", json={}), 401)
-        right = {"Authorization": "Bearer s3cret"}
+        right = {"Authorization": "Bearer s3cret-4e1f0a9b7c2d58e6a1b3f09c-7d1e"}
         assert client.put("/system-prompt", json=body, headers=right).status_code == 200
         assert client.get("/system-prompt").json() == body  # reads need no token
         made = client.put("/conversations/c", json={"catalog": "tpl"}, headers=right)
@@ -584,7 +584,7 @@ def test_serve_checks_the_store_and_folders_before_starting(
 ) -> None:
     code, _, err = run_cli(capsys, "serve", "--store", "mysql://u:pw@db/x")
     assert code == 2
-    assert "unknown prompt store URL 'db/x'" in err and "pw" not in err
+    assert "unknown prompt store URL 'mysql://u:***@db/x'" in err and "pw" not in err
     code, _, err = run_cli(capsys, "serve", "--store", f"sqlite:///{tmp_path}", "--path", "nowhere")
     assert code == 2
     assert "cannot open the prompt store" in err

@@ -65,21 +65,21 @@ __all__ = [
     "emit_text",
     "gathering_from_args",
     "load_ref",
-    "make_store",
+    "make_catalog_path",
     "resolve_globals",
     "warn_notes",
     "write_output",
 ]
 
 
-def make_store(args: argparse.Namespace) -> CatalogPath:
-    """The store the command's ``--path`` options describe."""
+def make_catalog_path(args: argparse.Namespace) -> CatalogPath:
+    """The catalog path the command's ``--path`` options describe."""
     return CatalogPath(args.path)
 
 
 def load_ref(args: argparse.Namespace, ref: str) -> Catalog:
     """Load ``NAME[@SPEC]`` or a version folder."""
-    return make_store(args).load_ref(ref)
+    return make_catalog_path(args).load_ref(ref)
 
 
 def emit_text(text: str) -> None:

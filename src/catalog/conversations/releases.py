@@ -205,11 +205,12 @@ class Releases:
     def rollback(self, label: str, *, who: str = LOCAL) -> Release:
         """Put release ``label`` back as it was before its latest change (a change of its
         own in the history); refused when that state names a version that cannot be
-        loaded here."""
+        loaded here, and when another change came after the history was read (the
+        store writes only while the change checked here is still the latest)."""
         history = self.history(label)
         if len(history) > 1:
             self._checked(label, history[-2].target, who)
-        release = self.store.rollback_release(label, who)
+        release = self.store.rollback_release(label, who, expected=history[-1].number)
         self.cache.put(release)
         return release
 

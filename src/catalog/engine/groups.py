@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from catalog.engine.prompt import Excluded
+from catalog.engine.prompt import ExcludedPart
 from catalog.errors import ManifestError
 from catalog.lang.values import Run, Scope
 from catalog.schema.manifest import ALL_AGENTS, PartDecl
@@ -158,19 +158,19 @@ def alternative(condition: Run | None, group: str, ident: str) -> Run:
 
 
 def retell(
-    excluded: list[Excluded], taken: Mapping[str, str], places: Mapping[str, Place]
-) -> list[Excluded]:
+    excluded: list[ExcludedPart], taken: Mapping[str, str], places: Mapping[str, Place]
+) -> list[ExcludedPart]:
     """``excluded`` with each group part left out after its group's taken part (by
     ``places``) saying which part took the group."""
     if not taken:
         return excluded
-    told: list[Excluded] = []
+    told: list[ExcludedPart] = []
     for left in excluded:
         place = places.get(left.id)
         if place is not None and left.reason == "condition":
             group, index = place
             taker = taken.get(group)
             if taker is not None and index > places[taker][1]:
-                left = Excluded(left.id, left.kind, "group", f"group {group}: taken by {taker}")
+                left = ExcludedPart(left.id, left.kind, "group", f"group {group}: taken by {taker}")
         told.append(left)
     return told

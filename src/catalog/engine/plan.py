@@ -36,7 +36,7 @@ from typing import Any, Final
 
 from catalog.engine.definitions import Definition
 from catalog.engine.groups import Place, alternative
-from catalog.engine.prompt import Excluded, Origin, Piece, Tool
+from catalog.engine.prompt import Chosen, ExcludedPart, Origin, ToolDescription
 from catalog.errors import CatalogError
 from catalog.lang.compiler import Expression, ExpressionCache, compile_expression
 from catalog.lang.memo import remember
@@ -176,7 +176,7 @@ class CatalogRules:
         return resolved
 
 
-Made = Piece | Tool
+Made = Chosen | ToolDescription
 """What a part gives an assembly: a piece of the prompt (a reminder's too), or a tool
 description."""
 
@@ -209,12 +209,12 @@ class Step:
     give: Callable[[Scope], Made | None]
     reads: frozenset[str]
     why: str
-    if_false: Excluded
-    if_empty: Excluded
-    if_custom: Excluded
-    if_overridden: Excluded
-    before: tuple[Excluded, ...] = ()
-    pieces: tuple[Piece, ...] = ()
+    if_false: ExcludedPart
+    if_empty: ExcludedPart
+    if_custom: ExcludedPart
+    if_overridden: ExcludedPart
+    before: tuple[ExcludedPart, ...] = ()
+    pieces: tuple[Chosen, ...] = ()
     member: tuple[object, str] | None = None
     members: tuple[Member, ...] = ()
 
@@ -235,7 +235,7 @@ class Member:
     value: object
     step: Step
     to: int
-    given: Made | Excluded
+    given: Made | ExcludedPart
 
     @classmethod
     def of(cls, value: object, step: Step) -> Member:
@@ -243,7 +243,7 @@ class Member:
         made = step.made
         if made is None:
             return cls(value, step, TO_EXCLUDED, step.if_empty)
-        return cls(value, step, TO_PIECES if isinstance(made, Piece) else TO_TOOLS, made)
+        return cls(value, step, TO_PIECES if isinstance(made, tuple) else TO_TOOLS, made)
 
 
 def _giving(
@@ -259,15 +259,17 @@ def _giving(
         if not text:
             return None
         if is_tool:
-            return Tool(tool, text, ident)
-        return Piece(origin, text)
+            return ToolDescription(tool, text, ident)
+        return (origin, text)
 
     return give
 
 
 def _size(made: Made | None) -> int:
     """The characters of what a part gives, to bound how much is remembered."""
-    return 0 if made is None else len(made.text)
+    if made is None:
+        return 0
+    return len(made[1] if isinstance(made, tuple) else made.description)
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,7 +278,7 @@ class Walk:
     after the last of them."""
 
     steps: tuple[Step, ...]
-    after: tuple[Excluded, ...]
+    after: tuple[ExcludedPart, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,7 +397,7 @@ def _plan(
     reasons: dict[tuple[str, ...], str] = {}
     steps: list[Step] = []
     reminders: list[Step] = []
-    gone: list[Excluded] = []  # left out for good before the next step, in every walk
+    gone: list[ExcludedPart] = []  # left out for good before the next step, in every walk
     usual = _UsualWalk()
     groups: dict[str, Place] = {}
     for place, step in enumerate(shared):
@@ -440,11 +442,11 @@ class _UsualWalk:
 
     def __init__(self) -> None:
         self._steps: list[Step] = []
-        self._dropped: list[Excluded] = []  # left out before the next step
-        self._pieces: list[Piece] = []  # of the last step
+        self._dropped: list[ExcludedPart] = []  # left out before the next step
+        self._pieces: list[Chosen] = []  # of the last step
         self._members: list[Member] = []  # of the last step, a batch
 
-    def drop(self, excluded: Excluded) -> None:
+    def drop(self, excluded: ExcludedPart) -> None:
         """A part left out for good at this place of the walk."""
         self._dropped.append(excluded)
 
@@ -490,9 +492,9 @@ class _UsualWalk:
         self._members = []
 
 
-def _fixed(step: Step) -> Piece | None:
+def _fixed(step: Step) -> Chosen | None:
     """The piece ``step`` gives whatever the context, if it does."""
-    if step.condition is None and isinstance(step.made, Piece):
+    if step.condition is None and isinstance(step.made, tuple):
         return step.made
     return None
 
@@ -517,15 +519,15 @@ def _reads(
     )
 
 
-def _left_out(decl: PartDecl, agent: str, reasons: dict[tuple[str, ...], str]) -> Excluded:
+def _left_out(decl: PartDecl, agent: str, reasons: dict[tuple[str, ...], str]) -> ExcludedPart:
     """Why a part is never in ``agent``'s prompt: it is a reminder, or not given to the
     agent (``reasons`` keeps the sentences made so far: most parts share a few lists)."""
     if decl.kind == "reminder":
-        return Excluded(decl.id, decl.kind, "channel", "a reminder: see reminders()")
+        return ExcludedPart(decl.id, decl.kind, "channel", "a reminder: see reminders()")
     reason = reasons.get(decl.agents)
     if reason is None:
         reason = reasons[decl.agents] = f"not given to agent {agent} ({', '.join(decl.agents)})"
-    return Excluded(decl.id, decl.kind, "agent", reason)
+    return ExcludedPart(decl.id, decl.kind, "agent", reason)
 
 
 def _constants(
@@ -572,10 +574,10 @@ def _step(part: CompiledPart) -> Step:
         give=give,
         reads=part.condition.names | (part.template.names if part.template else frozenset()),
         why=why,
-        if_false=Excluded(*ident, "condition", if_false),
-        if_empty=Excluded(*ident, "empty", "rendered blank"),
-        if_custom=Excluded(*ident, "custom-prompt", "replaced by the custom prompt"),
-        if_overridden=Excluded(*ident, "overridden", f"slot {decl.slot!r} overridden"),
+        if_false=ExcludedPart(*ident, "condition", if_false),
+        if_empty=ExcludedPart(*ident, "empty", "rendered blank"),
+        if_custom=ExcludedPart(*ident, "custom-prompt", "replaced by the custom prompt"),
+        if_overridden=ExcludedPart(*ident, "overridden", f"slot {decl.slot!r} overridden"),
     )
 
 

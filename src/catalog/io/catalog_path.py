@@ -115,7 +115,7 @@ class VersionRef:
     version: Version
     where: VersionDir
     source: str
-    store: CatalogPath | None = field(default=None, repr=False, compare=False)
+    catalog_path: CatalogPath | None = field(default=None, repr=False, compare=False)
 
     def manifest(self) -> Manifest:
         """Read this version's manifest only (with the records of its shared parts
@@ -128,7 +128,7 @@ class VersionRef:
 
         ``check_hashes=False``: see :func:`~catalog.io.loader.load_version`.
         """
-        return (self.store or CatalogPath()).load_manifest(
+        return (self.catalog_path or CatalogPath()).load_manifest(
             read_manifest(self.where), chain=(self.label,), check_hashes=check_hashes
         )
 

@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from catalog.engine.assemble import CompiledPart
 from catalog.engine.catalog import Catalog
 from catalog.engine.compile import body_sha256, compile_catalog
+from catalog.engine.plan import CompiledPart
 from catalog.errors import CatalogError, ManifestError, RecordError
 from catalog.io.manifests import MANIFEST_NAME, parse_manifest, parse_parts_file
 from catalog.io.positions import key_columns, key_lines

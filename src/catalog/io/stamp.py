@@ -54,14 +54,14 @@ class Stamp:
 
 
 def stamp_folder(
-    folder: str | Path, *, write: bool = True, store: CatalogPath | None = None
+    folder: str | Path, *, write: bool = True, catalog_path: CatalogPath | None = None
 ) -> list[Stamp]:
     """Rewrite ``sha256`` and ``tokens`` of every part in ``folder/catalog.toml``.
 
     Returns what changed (or would change, with ``write=False``). The result
     is validated before it is written, so a broken manifest is never saved.
     The bodies of ``from`` parts come from the catalog's base, found in
-    ``store`` (by default the bundled catalogs, entry points and ``CATALOG_PATH``).
+    ``catalog_path`` (by default the bundled catalogs, entry points and ``CATALOG_PATH``).
     """
     checked = version_folder(folder)
     where = VersionDir(checked.parent, checked.name)
@@ -70,7 +70,7 @@ def stamp_folder(
     data = parse_toml(text, str(path), ManifestError, "fix the TOML syntax")
     _check_catalog_table(data, text, str(path))
     try:
-        values = _values(where, data, store)
+        values = _values(where, data, catalog_path)
         changes, new_text = _rewrite(text, str(path), data, values)
     except CatalogError as exc:
         raise exc.located(file=str(path), lines=key_lines(text)) from None
@@ -92,7 +92,7 @@ def _check_catalog_table(data: dict[str, Any], text: str, file: str) -> None:
 
 
 def _values(
-    where: VersionDir, data: dict[str, Any], store: CatalogPath | None
+    where: VersionDir, data: dict[str, Any], catalog_path: CatalogPath | None
 ) -> list[dict[str, Value]]:
     """The ``sha256`` and ``tokens`` each part should have, in part order."""
     counter = _counter(data)
@@ -100,7 +100,7 @@ def _values(
     values: list[dict[str, Value]] = []
     for index, part in enumerate(data.get("part", ())):
         if "from" in part:
-            base = base or _load_base(data, store)
+            base = base or _load_base(data, catalog_path)
             try:
                 body = base.part(str(part["from"])).body
             except CatalogError as exc:
@@ -125,7 +125,7 @@ def _counter(data: dict[str, Any]) -> TokenCounter:
         raise exc.located(key=("catalog", "tokenizer")) from None
 
 
-def _load_base(data: dict[str, Any], store: CatalogPath | None) -> Catalog:
+def _load_base(data: dict[str, Any], catalog_path: CatalogPath | None) -> Catalog:
     ref = data.get("catalog", {}).get("base")
     if not isinstance(ref, str):
         raise ManifestError(
@@ -137,9 +137,9 @@ def _load_base(data: dict[str, Any], store: CatalogPath | None) -> Catalog:
     info = data["catalog"]  # checked by _check_catalog_table
     own = f"{info['name']}@{Version(info['version'])}"
     try:
-        store = store or CatalogPath()
-        found = store.find(*parse_ref(ref))
-        return store.load_manifest(read_manifest(found.where), chain=(own, found.label))
+        catalog_path = catalog_path or CatalogPath()
+        found = catalog_path.find(*parse_ref(ref))
+        return catalog_path.load_manifest(read_manifest(found.where), chain=(own, found.label))
     except CatalogError as exc:
         raise exc.located(key=("catalog", "base")) from None
 

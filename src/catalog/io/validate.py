@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from catalog.engine.assemble import (
-    CompiledPart,
-)
 from catalog.engine.catalog import (
     Catalog,
+)
+from catalog.engine.plan import (
+    CompiledPart,
 )
 from catalog.errors import (
     CatalogError,

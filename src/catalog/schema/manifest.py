@@ -126,7 +126,7 @@ class CatalogInfo(SchemaModel):
     ``base`` (``"NAME@SPEC"``) names another catalog whose parts this one may
     reuse with ``from``: an overlay that adds order, conditions and agents to
     text kept elsewhere (an imported upstream release, say). It is resolved
-    through the store when the catalog loads.
+    through the catalog path when the catalog loads.
 
     ``reference_counter`` names who counted the parts' ``reference_tokens``
     (another tokenizer, a vendor's counting API): figures kept beside the

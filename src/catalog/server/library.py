@@ -103,7 +103,7 @@ class Library:
                 kept = self._histories.get(name)
             if kept is not None and kept[0] == versions:
                 return kept[1]
-            history = open_history(name, store=self.catalog_path)
+            history = open_history(name, catalog_path=self.catalog_path)
         with self._lock:
             self._histories[name] = (versions, history)
             self._histories.move_to_end(name)
