@@ -141,6 +141,8 @@ class _Builder:
             self._head["agent"] = [a.model_dump(exclude_unset=True) for a in decl.agent]
 
     def build(self, release: GitRelease) -> BuiltVersion:
+        """``release`` as a version to write: its manifest, part records and bodies,
+        compiled first when its parts or their keys are new."""
         tag = release.tag
         version = self._writer.version_folder(str(tag.version))
         info = catalog_table(
