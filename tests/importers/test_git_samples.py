@@ -275,22 +275,22 @@ def test_opencode_assembles_the_prompt_its_selection_code_picks(
     assert checked == 13 * len(MODELS) * 3
 
 
-def _lineages(repo: Path, tags: list[str], folder: str) -> list[list[tuple[str, str, str]]]:
+def _lineages(
+    repo: Path, tags: list[str], prefix: str, folders: list[str]
+) -> list[list[tuple[str, str, str]]]:
     """Each file's history as ``git diff -M`` between consecutive releases tells it:
     a list of (version, change, path), a rename continuing the list it renames."""
     open_: dict[str, list[tuple[str, str, str]]] = {}
     done: list[list[tuple[str, str, str]]] = []
     previous = None
     for tag in tags:
-        version = tag[1:]
+        version = str(Version(tag.removeprefix(prefix)))
         if previous is None:
-            lines = [
-                f"A\t{folder}/{n}"
-                for n in _git(repo, "ls-tree", "--name-only", f"{tag}:{folder}").split()
-            ]
+            listing = _git(repo, "ls-tree", "-r", "--name-only", tag, "--", *folders)
+            lines = [f"A\t{path}" for path in listing.splitlines()]
         else:
             lines = _git(
-                repo, "diff", "-M", "--name-status", previous, tag, "--", folder
+                repo, "diff", "-M", "--name-status", previous, tag, "--", *folders
             ).splitlines()
         for line in lines:
             status, *paths = line.split("\t")
@@ -309,22 +309,44 @@ def _lineages(repo: Path, tags: list[str], folder: str) -> list[list[tuple[str, 
     return done + list(open_.values())
 
 
-def test_opencode_log_agrees_with_git(opencode: Path, tmp_path: Path, cli: Run) -> None:
+CODEX_FOLDERS = ["codex-rs/core/templates", "codex-rs/protocol/src/prompts"]
+
+
+@pytest.mark.parametrize(
+    ("sample", "prefix", "folders", "reused"),
+    [
+        ("opencode", "v", [OPENCODE_PROMPTS], 1),  # codex.txt, deleted in 1.1.27, then reused
+        ("codex", "rust-v", CODEX_FOLDERS, 0),
+    ],
+)
+def test_log_agrees_with_git(
+    sample: str,
+    prefix: str,
+    folders: list[str],
+    reused: int,
+    shared_fixtures: Path,
+    tmp_path: Path,
+    cli: Run,
+) -> None:
+    repo = _clone(shared_fixtures, tmp_path, sample)
     out = tmp_path / "out"
-    code, _, err = cli("import", "git", str(opencode), "--name", "opencode", "--out", str(out),
-                       *OPENCODE)  # fmt: skip
+    options = ["--tags", f"{prefix}*"]
+    for folder in folders:
+        options += ["--include", f"{folder}/**", "--root", folder]
+    code, _, err = cli("import", "git", str(repo), "--name", sample, "--out", str(out), *options)
     assert code == 0, err
-    lineages = _lineages(opencode, _tags(opencode, "v"), OPENCODE_PROMPTS)
+    lineages = _lineages(repo, _tags(repo, prefix), prefix, folders)
     last_holder = {}
     for history in lineages:
         last_holder[history[-1][2]] = history  # a reused path: the later history holds it
     checked = 0
     for history in lineages:
         path = history[-1][2]
-        part = path.rsplit("/", 1)[1].removesuffix(".txt")
         if last_holder[path] is not history:
             continue  # asked by id, log follows the id's latest holder
-        code, text, err = cli("--path", str(out), "log", "opencode", part, "--format", "json")
+        root = next(folder for folder in folders if path.startswith(folder + "/"))
+        part = path[len(root) + 1 :].rsplit(".", 1)[0].replace("/", "-").lower()
+        code, text, err = cli("--path", str(out), "log", sample, part, "--format", "json")
         assert code == 0, err
         got = [
             (
@@ -335,4 +357,4 @@ def test_opencode_log_agrees_with_git(opencode: Path, tmp_path: Path, cli: Run) 
         ]
         assert got == [(version, change) for version, change, _ in history], part
         checked += 1
-    assert checked == len(lineages) - 1  # codex.txt's first holder, deleted in 1.1.27
+    assert checked == len(lineages) - reused > 10
