@@ -125,6 +125,8 @@ class ReleaseReader:
         self._trees: dict[tuple[str, str], tuple[tuple[str, TreeEntry], ...]] = {}
         self._texts: dict[str, str] = {}
         self._entries: dict[tuple[str, int], list[SourceFile]] = {}
+        self.data_found = [0] * len(data)
+        """Texts each ``[[data]]`` table found, over every release read."""
 
     def release(self, tag: ReleaseTag) -> GitRelease:
         """Release ``tag``'s parts; an error names the release and how to leave it out."""
@@ -149,6 +151,7 @@ class ReleaseReader:
                 if pattern.glob.match(path):
                     for item in self._data_parts(entry, where, path, number, decl):
                         self._add(parts, item)
+                        self.data_found[number] += 1
         return tuple(sorted(parts.values(), key=lambda item: (item.path, item.id)))
 
     def _add(self, parts: dict[str, SourceFile], item: SourceFile) -> None:

@@ -134,6 +134,7 @@ class Rules:
     file: str | None
     decl: ImportRules
     rules: tuple[Rule, ...]
+    data_lines: tuple[int | None, ...] = ()  # the line of each [[data]]
 
     @classmethod
     def none(cls) -> Rules:
@@ -179,4 +180,5 @@ def load_rules(path: str | Path) -> Rules:
         if "agents" in settings:
             settings["agents"] = list(settings["agents"])
         rules.append(Rule(number, line, glob, versions, settings))
-    return Rules(file, decl, tuple(rules))
+    data_lines = tuple(lines(("data", number)) for number in range(len(decl.data)))
+    return Rules(file, decl, tuple(rules), data_lines)

@@ -102,9 +102,20 @@ def import_git(
             force=force,
             on_version=on_version,
         )
-        return GitImport(
-            report, choice, builder.unmatched_parts(), builder.idle_rules(), reader.stats
+        idle = builder.idle_rules() + _idle_data(rules, reader.data_found)
+        return GitImport(report, choice, builder.unmatched_parts(), idle, reader.stats)
+
+
+def _idle_data(rules: Rules, found: list[int]) -> tuple[str, ...]:
+    """Each ``[[data]]`` table that found no text in any release, in words."""
+    return tuple(
+        f"{rules.file}:{line}: data {number + 1}: file {decl.file!r}, path {decl.path!r} "
+        "finds no text"
+        for number, (decl, line, count) in enumerate(
+            zip(rules.decl.data, rules.data_lines, found, strict=True)
         )
+        if not count
+    )
 
 
 def _left_out(choice: TagChoice) -> str:
