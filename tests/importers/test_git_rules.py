@@ -196,3 +196,46 @@ def test_a_body_the_rules_make_a_template_is_checked_in_every_release(tmp_path: 
     assert (caught.value.file, caught.value.line) == ("v1.1.0:p/a.md", 2)
     assert caught.value.message.startswith("release v1.1.0: ")
     assert load_dir(tmp_path / "out" / "agent" / "1.0.0").assemble({}).text == "Hello 2."
+
+
+def test_rules_make_groups_of_alternatives_picked_by_model(repo: Path, tmp_path: Path) -> None:
+    rules = _rules(
+        tmp_path,
+        """
+        [[rule]]
+        parts = "{gpt,claude,misc}"
+        group = "provider"
+
+        [[rule]]
+        parts = "gpt"
+        order = 10
+        when = '"gpt" in model'
+
+        [[rule]]
+        parts = "claude"
+        order = 20
+        when = '"claude" in model'
+
+        [[rule]]
+        parts = "misc"
+        order = 30
+
+        [[rule]]
+        parts = "plan"
+        agents = ["*"]
+        when = "false"
+        versions = "<1"
+        """,
+    )
+    out = tmp_path / "out"
+    done = _run(repo, out, rules)
+    assert done.idle_rules == (
+        f"{rules}:19: rule 5: versions '<1' matches no release of its parts",
+    )
+    catalog = load_dir(out / "agent" / "2.0.0")
+    assert catalog.part("gpt").decl.group == "provider"
+    picked = {
+        model: [p.id for p in catalog.assemble({"model": model}).parts if p.id != "plan"]
+        for model in ("gpt-5", "claude-opus", "llama")
+    }
+    assert picked == {"gpt-5": ["gpt"], "claude-opus": ["claude"], "llama": ["misc"]}
