@@ -104,9 +104,9 @@ def test_log_agrees_with_git_on_renames_and_reused_names(
     out = tmp_path / "out"
     _import(history.path, out)
 
-    def log(part: str) -> list[tuple[str, str]]:
+    def log(part: str, *more: str) -> list[tuple[str, str]]:
         code, text, err = run_cli(
-            capsys, "--path", str(out), "log", "agent", part, "--format", "json"
+            capsys, "--path", str(out), "log", "agent", part, "--format", "json", *more
         )
         assert code == 0, err
         return [(e["version"], e["change"]) for e in json.loads(text)["entries"]]
@@ -117,6 +117,8 @@ def test_log_agrees_with_git_on_renames_and_reused_names(
     assert log("system") == [("1.0.0", "added"), ("1.1.0", "prose")]
     assert log("modes-planning") == [("1.0.0", "added"), ("1.1.0", "renamed"), ("1.2.0", "removed")]
     assert log("modes-plan") == [("2.0.0", "added")]
+    # The id as of 1.0.0: the file renamed away in 1.1.0, not the text given its name later.
+    assert log("modes-plan", "--as-of", "==1.0.0") == log("modes-planning")
 
 
 def test_importing_again_writes_only_new_releases(history: History, tmp_path: Path) -> None:
