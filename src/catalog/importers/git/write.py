@@ -26,7 +26,7 @@ from catalog.engine.compile import compile_catalog
 from catalog.errors import CatalogError, ImporterError, RecordError
 from catalog.importers.git.read import GitRelease, ReadStats, ReleaseReader, SourceFile
 from catalog.importers.git.rules import Rule, Rules
-from catalog.importers.git.tags import TagChoice, choose_tags
+from catalog.importers.git.tags import TagChoice, choose_tags, tag_matcher
 from catalog.importers.layers import PartLayers
 from catalog.importers.report import (
     BuiltVersion,
@@ -85,7 +85,8 @@ def import_git(
 
     rules = rules or Rules.none()
     with GitRepo(repo) as git:
-        choice = choose_tags(git.tags(), tags, pre=pre)
+        # Only the tags asked for are read: a damaged or odd one elsewhere is no matter.
+        choice = choose_tags(git.tags(tag_matcher(tags)), tags, pre=pre)
         if not choice.releases:
             raise ImporterError(
                 f"no release tags match {' '.join(tags)}" + _left_out(choice),
