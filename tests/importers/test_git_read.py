@@ -102,13 +102,9 @@ def test_only_the_tags_asked_for_are_read(tmp_path: Path) -> None:
     commit = history.commit({"p/a.md": "A"})
     history.tag("v1", commit)
     repo = history.save()
-    # A tag whose name git refuses ('..'), and one naming a missing object.
-    (repo / ".git" / "refs" / "tags" / "odd..name").write_text(commit + "\n")
-    (repo / ".git" / "refs" / "tags" / "broken").write_text("0" * 40 + "\n")
+    (repo / ".git" / "refs" / "tags" / "broken").write_text("0" * 40 + "\n")  # no such object
     out = tmp_path / "out"
     done = import_git(repo, name="agent", out=out, tags=["v*"], includes=["p/*"], roots=["p"])
     assert [v.version for v in done.report.versions] == ["1"]
-    with pytest.raises(ImporterError, match="is not a ref name git allows"):
-        import_git(repo, name="agent", out=out, tags=["odd*"], includes=["p/*"])
     with pytest.raises(ImporterError, match=f"git object {'0' * 40} is missing"):
         import_git(repo, name="agent", out=out, tags=["b*"], includes=["p/*"])
