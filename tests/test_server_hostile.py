@@ -23,10 +23,10 @@ from fastapi.testclient import TestClient  # noqa: E402
 from catalog.conversations.base import MAX_PROMPT_CHARS  # noqa: E402
 from catalog.engine import assemble  # noqa: E402
 from catalog.errors import UsageError  # noqa: E402
-from catalog.lang.shapes import guess  # noqa: E402
 from catalog.server.app import create_app  # noqa: E402
 from catalog.server.headers import PAGE_POLICY  # noqa: E402
 from catalog.server.state import ServerSettings  # noqa: E402
+from catalog.text.suggest import guess  # noqa: E402
 from catalog.tokens import MEMO_BYTES, memo_bytes  # noqa: E402
 from tests.conftest import run_cli  # noqa: E402
 from tests.postgres_server import fresh_database, postgres_server  # noqa: E402
