@@ -239,3 +239,14 @@ def test_rules_make_groups_of_alternatives_picked_by_model(repo: Path, tmp_path:
         for model in ("gpt-5", "claude-opus", "llama")
     }
     assert picked == {"gpt-5": ["gpt"], "claude-opus": ["claude"], "llama": ["misc"]}
+
+
+EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples" / "importing").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
+def test_the_example_rules_files_read(path: Path) -> None:
+    # Their imports of the sample histories are checked in test_git_samples.py.
+    rules = load_rules(path)
+    assert len(rules.rules) > 5
+    assert all(rule.line is not None for rule in rules.rules)
