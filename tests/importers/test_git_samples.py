@@ -104,6 +104,9 @@ def test_every_opencode_release_imports_as_git_holds_it(
             opencode, tag, OPENCODE_PROMPTS, ".txt"
         ), tag
     assert "13 version(s) imported" in text
+    assert (out / "opencode" / "LICENSE").read_text() == _git(
+        opencode, "show", f"{tags[-1]}:LICENSE"
+    )
 
 
 def test_every_codex_release_imports_with_its_data_file(

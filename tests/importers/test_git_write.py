@@ -74,6 +74,8 @@ def test_every_release_tag_becomes_a_version_read_from_its_own_tree(
     assert _parts(out, "2.0.0") == {"system": "Be brief!", "modes-plan": "New plan."}
     assert done.tags.pre_releases == ("v2.1.0rc1",)
     assert done.tags.not_versions == ("vnext",)  # "nightly" does not match v*
+    # The repository's licence, as the last release holding one has it, beside the versions.
+    assert (out / "agent" / "LICENSE").read_text() == "MIT"
 
 
 def test_pre_releases_are_imported_with_pre(history: History, tmp_path: Path) -> None:

@@ -8,7 +8,8 @@ are stored once and shared across versions, as for every importer
 importing again writes only the releases that are new. Where each version
 comes from (the repository, the tag and its commit) is said in its manifest's
 first line, and each part's path in the repository (and data entry) in its
-``meta.source``.
+``meta.source``; the newest release's top-level ``LICENSE`` is kept as
+``LICENSE`` beside the versions.
 """
 
 from __future__ import annotations
@@ -187,7 +188,7 @@ class _Builder:
         )
         document = {"catalog": info, **self._head, "parts_from": self._layers.entries(records)}
         manifest = provenance + "\n" + tomli_w.dumps(document)
-        return BuiltVersion(version, manifest, records, tuple(bodies))
+        return BuiltVersion(version, manifest, records, tuple(bodies), release.license)
 
     def _check(
         self,
