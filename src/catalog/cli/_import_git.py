@@ -66,7 +66,8 @@ def register(formats: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     git.add_argument(
         "--force",
         action="store_true",
-        help="replace versions that exist with other content",
+        help="replace versions that exist with other content, and a NAME/LICENSE file with "
+        "another text",
     )
     # Unset unless given here, so that a --format given before `git` holds.
     git.add_argument(
