@@ -14,6 +14,7 @@ import pytest
 import tomli_w
 
 from catalog import Catalog, load_dir
+from tests.review.github_api import FakeGitHub, serving
 
 SHARED_VARIABLE = "CATALOG_TEST_SHARED"
 
@@ -289,3 +290,10 @@ def spans() -> Iterator[Any]:
     _EXPORTER[0].clear()
     yield _EXPORTER[0]
     _EXPORTER[0].clear()
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    """A fake GitHub REST API on loopback, for the review comment's tests."""
+    with serving() as state:
+        yield state

@@ -31,6 +31,8 @@ from catalog.text.visible import json_visible, visible, visible_line
 
 __all__ = [
     "FOLDED",
+    "md_code",
+    "md_escape",
     "render_html",
     "render_json",
     "render_markdown",
@@ -324,10 +326,10 @@ _MD_INLINE = re.compile(r"[\\`*_\[\]<|~]|&(?=#?\w+;)")
 _MD_BLOCK_MARK = re.compile(r"^(?:[#>+-]|\d+(?=[.)]))")
 
 
-def _md_escape(text: str) -> str:
+def md_escape(text: str) -> str:
     """``text`` (a part name, a description, a label) as literal Markdown on one line.
 
-    Ids and values go into code spans instead (:func:`_md_code`), which show
+    Ids and values go into code spans instead (:func:`md_code`), which show
     them as they are.
     """
     text = _MD_INLINE.sub(lambda m: "\\" + m.group(), " ".join(words(text)))
@@ -339,7 +341,7 @@ def _md_escape(text: str) -> str:
     return f"\\{text}"
 
 
-def _md_code(value: Any) -> str:
+def md_code(value: Any) -> str:
     text = value if isinstance(value, str) else _show(value)
     text = text.replace("\n", "\\n")
     # CommonMark: a code span's fence must be longer than any backtick run inside it.
@@ -350,12 +352,12 @@ def _md_code(value: Any) -> str:
 
 
 def _md_phrase(change: FieldChange) -> str:
-    return _phrase(change, "→", _md_code, _md_escape)
+    return _phrase(change, "→", md_code, md_escape)
 
 
 def _md_label(name: str, part_id: str) -> str:
-    escaped = _md_escape(name)
-    return escaped if name == part_id else f"{escaped} ({_md_code(part_id)})"
+    escaped = md_escape(name)
+    return escaped if name == part_id else f"{escaped} ({md_code(part_id)})"
 
 
 def render_markdown(result: CatalogDiff, *, all_changes: bool = False) -> str:
@@ -368,7 +370,7 @@ def render_markdown(result: CatalogDiff, *, all_changes: bool = False) -> str:
     are shown as ``<U+XXXX>``.
     """
     rows = [
-        f"### {_md_escape(result.old_label)} → {_md_escape(result.new_label)}",
+        f"### {md_escape(result.old_label)} → {md_escape(result.new_label)}",
         "",
         f"**Tokens: {result.old_tokens} → {result.new_tokens} ({_signed(result.token_delta)})** "
         f"({result.counter}, all part bodies)",
@@ -377,7 +379,7 @@ def render_markdown(result: CatalogDiff, *, all_changes: bool = False) -> str:
         total, missing = _reference_total(result, "→")
         who = "`reference_tokens`"
         if result.reference_counter:
-            who = f"counted by {_md_escape(result.reference_counter)}"
+            who = f"counted by {md_escape(result.reference_counter)}"
         rows += ["", f"**Reference tokens: {total}** ({who}{missing})"]
     rows.append("")
     if result.identical:
@@ -392,7 +394,7 @@ def render_markdown(result: CatalogDiff, *, all_changes: bool = False) -> str:
         elif part.status == "removed":
             rows.append(f"- **REMOVED:** {label} {tokens}")
         else:
-            phrases = _describe_fields(part, _md_phrase, _md_code)
+            phrases = _describe_fields(part, _md_phrase, md_code)
             detail = f": {'; '.join(phrases)}" if phrases else ""
             if part.status == "renamed":
                 old = _md_label(part.old_name or str(part.old_id), str(part.old_id))
@@ -407,13 +409,13 @@ def render_markdown(result: CatalogDiff, *, all_changes: bool = False) -> str:
         for item in items:
             mark = {"added": "**NEW:** ", "removed": "**REMOVED:** ", "changed": ""}[item.status]
             detail = "; ".join(_md_phrase(c) for c in item.fields)
-            rows.append(f"- {mark}{title} {_md_code(item.name)}{': ' + detail if detail else ''}")
+            rows.append(f"- {mark}{title} {md_code(item.name)}{': ' + detail if detail else ''}")
     rows.extend(f"- catalog setting {_md_phrase(change)}" for change in result.settings)
     if result.prompt is not None:
         prompt = result.prompt
         rows += [
             "",
-            f"Assembled prompt (agent {_md_code(prompt.agent)}): {prompt.old_tokens} → "
+            f"Assembled prompt (agent {md_code(prompt.agent)}): {prompt.old_tokens} → "
             f"{prompt.new_tokens} tokens ({_signed(prompt.token_delta)})"
             + (", identical." if prompt.identical else "."),
         ]

@@ -371,6 +371,16 @@ class CatalogPath:
             hint=f"available versions: {', '.join(str(r.version) for r in available)}{hidden}",
         )
 
+    def select(self, name: str, spec: str | SpecifierSet | None = None) -> list[VersionRef]:
+        """Every version of ``name`` that satisfies ``spec``, oldest first (pre-releases as
+        :meth:`find` takes them); none is the error :meth:`find` gives."""
+        refs = self.versions(name)
+        selected = set(parse_spec(spec).filter((ref.version for ref in refs), prereleases=None))
+        chosen = [ref for ref in refs if ref.version in selected]
+        if not chosen:
+            self.find(name, spec)  # raises, saying why: no such catalog, no version, none fits
+        return chosen
+
     def load(self, name: str, spec: str | SpecifierSet | None = None) -> Catalog:
         """Load the newest version of ``name`` satisfying ``spec``."""
         return self.find(name, spec).load()
