@@ -25,8 +25,10 @@ from catalog.changes.classify import (
     text_class,
     words,
 )
+from catalog.changes.history import open_history
 from catalog.changes.render import render_markdown, render_text
 from catalog.io.catalog_path import load_dir
+from tests.conftest import write_catalog
 
 PROSE = "Use the ${READ_TOOL_NAME} tool to read files before you edit them."
 
@@ -465,3 +467,18 @@ def test_moved_parts_by_hand(
     before: list[tuple[str, int]], after: list[tuple[str, int]], moved: set[str]
 ) -> None:
     assert moved_parts(before, after) == moved
+
+
+def test_a_group_change_is_an_assembly_change(tmp_path: Path) -> None:
+    """A part's ``group`` is an assembly key: diff and log report a part joining a group
+    as an assembly change."""
+    root = tmp_path / "catalogs"
+    old = write_catalog(root, "demo", "1.0.0", [{"id": "a", "body": "A."}, {"id": "b"}])
+    new = write_catalog(
+        root, "demo", "1.1.0", [{"id": "a", "body": "A.", "group": "g"}, {"id": "b"}]
+    )
+    result = catalog.diff(load_dir(old), load_dir(new))
+    changed = {p.id: (p.change, [(f.key, f.old, f.new) for f in p.fields]) for p in result.changes}
+    assert changed == {"a": ("assembly", [("group", None, "g")])}
+    entries = open_history("demo", paths=[root], cache=False).log("a").entries
+    assert [(e.version, e.change) for e in entries] == [("1.0.0", "added"), ("1.1.0", "assembly")]

@@ -1,11 +1,13 @@
-"""Shared parts files (``[[parts_from]]``) and an imported history stored by what changed."""
+"""Shared parts files (``[[parts_from]]``) and an imported history stored by what changed.
+
+A version's parts taken from shared parts files are checked by the manifest's own rules,
+each error placed in the parts file, at the line of the part that breaks them."""
 
 from __future__ import annotations
 
 import os
 import time
 import tomllib
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,7 @@ import pytest
 import tomli_w
 
 import catalog
+from catalog.cache import BoundedCache
 from catalog.errors import CatalogError, ManifestError
 from catalog.importers.piebald.read import read_history
 from catalog.importers.piebald.write import ImportReport, import_releases
@@ -128,9 +131,8 @@ def test_the_shared_files_kept_are_bounded_by_their_size(
     _age(one)
     _age(two)
     # Room for one of the two files only: each pushes the other out.
-    monkeypatch.setattr(loader, "_VERIFIED_CHARS", len(one.read_text(encoding="utf-8")) + 1)
-    monkeypatch.setattr(loader, "_verified", OrderedDict())
-    monkeypatch.setattr(loader, "_verified_chars", [0])
+    room = len(one.read_text(encoding="utf-8")) + 1
+    monkeypatch.setattr(loader, "_VERIFIED", BoundedCache(512, weight=room))
     seen = _reads(monkeypatch)
     for _ in range(2):
         assert [p.id for p in load_dir(shared / "1.1").parts] == ["a", "c"]
@@ -285,8 +287,8 @@ def test_imported_versions_share_bodies_in_memory(
     imported: tuple[History, ImportReport],
 ) -> None:
     history, report = imported
-    store = CatalogPath([report.folder.parent], use_env=False, use_entry_points=False)
-    first, second = (store.load("synthetic", f"=={v}") for v in history.versions[-2:])
+    catalog_path = CatalogPath([report.folder.parent], use_env=False, use_entry_points=False)
+    first, second = (catalog_path.load("synthetic", f"=={v}") for v in history.versions[-2:])
     ids = {p.id for p in first.parts}
     same = [p.id for p in second.parts if p.id in ids and p.body == first.part(p.id).body]
     assert len(same) > len(second.parts) // 2
@@ -343,8 +345,8 @@ def test_stamp_rewrites_only_the_manifests_own_parts(
 
 
 def test_reading_a_manifest_only_gives_its_shared_records(shared: Path) -> None:
-    store = CatalogPath([shared.parent], use_env=False, use_entry_points=False)
-    refs = {str(ref.version): ref for ref in store.versions("demo")}
+    catalog_path = CatalogPath([shared.parent], use_env=False, use_entry_points=False)
+    refs = {str(ref.version): ref for ref in catalog_path.versions("demo")}
     assert [p.id for p in refs["1.0"].manifest().part] == ["a", "b"]
     assert [(p.id, p.description) for p in refs["1.1"].manifest().part] == [
         ("a", "new"),
@@ -366,3 +368,46 @@ def test_importing_another_range_of_the_history_again_changes_no_version(tmp_pat
     ]
     assert {p: p.read_text(encoding="utf-8") for p in out.glob("s/*/catalog.toml")} == manifests
     assert len(load_dir(out / "s" / "2.0.5").parts) == 30
+
+
+def _version(root: Path, record: dict[str, object], agents: list[str] | None = None) -> Path:
+    """``root/1.0`` whose one part is ``record``, taken from ``root/_shared/parts.toml``."""
+    (root / "1.0").mkdir(parents=True)
+    (root / "_shared").mkdir()
+    (root / "1.0" / "a.md").write_text("A.\n", encoding="utf-8")
+    text = tomli_w.dumps({"part": [{"id": "other", "file": "a.md", "order": 5, "tokens": 1,
+                                    "sha256": sha("A.\n")}, record]})  # fmt: skip
+    (root / "_shared" / "parts.toml").write_text(text, encoding="utf-8")
+    manifest: dict[str, object] = {
+        "catalog": {"name": "demo", "version": "1.0"},
+        "parts_from": [{"file": "../_shared/parts.toml", "sha256": sha(text)}],
+    }
+    if agents:
+        manifest["agent"] = [{"name": name} for name in agents]
+    (root / "1.0" / "catalog.toml").write_text(tomli_w.dumps(manifest), encoding="utf-8")
+    return root / "1.0"
+
+
+_PART = {"id": "a", "file": "a.md", "order": 10, "tokens": 1, "sha256": sha("A.\n")}
+
+
+def test_an_unknown_agent_in_a_parts_file_is_placed_there(tmp_path: Path) -> None:
+    folder = _version(tmp_path, {**_PART, "agents": ["ghost"]}, agents=["explore"])
+    with pytest.raises(ManifestError) as caught:
+        load_dir(folder)
+    error = caught.value
+    assert error.message == (
+        "unknown agent 'ghost' (declared: explore, main); add an [[agent]] table or fix the name"
+    )
+    assert error.file is not None and Path(error.file).name == "parts.toml"
+    assert error.key == "part[1].agents"
+    assert error.line == 14  # the second [[part]] table's agents line (written by tomli_w)
+
+
+def test_a_from_without_a_base_in_a_parts_file_is_placed_there(tmp_path: Path) -> None:
+    record = {key: value for key, value in _PART.items() if key != "file"}
+    folder = _version(tmp_path, {**record, "from": "a"})
+    with pytest.raises(ManifestError, match="`from` names a part of the base catalog") as caught:
+        load_dir(folder)
+    assert caught.value.file is not None and Path(caught.value.file).name == "parts.toml"
+    assert caught.value.key == "part[1].from"

@@ -17,6 +17,9 @@ from catalog.server.state import ServerSettings
 from tests._support.serving import write_demo_catalogs
 
 TOKEN = "s3cret-Token_1-0123456789abcdefXY"
+
+
+TOKEN = "s3cret-Token_1-0f9e8d7c6b5a49382716"
 _RIGHT = {"Authorization": f"Bearer {TOKEN}"}
 
 

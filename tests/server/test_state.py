@@ -105,3 +105,21 @@ def test_a_writer_name_that_breaks_the_rule_is_refused(writer: str) -> None:
 @pytest.mark.parametrize("writer", ["eu-west-1", "a", "a" * 100, "0.b_c"])
 def test_a_writer_name_that_follows_the_rule_is_taken(writer: str) -> None:
     assert ServerSettings(writer=writer).writer == writer
+
+
+@pytest.mark.parametrize(
+    ("token", "problem"),
+    [
+        ("x", "too short"),
+        ("s3cret-Token_1", "too short"),
+        ("0" * 64, "1 different characters"),
+        ("abababababababababababababababab", "2 different characters"),
+        ("passwordpasswordpasswordpassword", "7 different characters"),
+        ("abcdefgh12345678" * 2, "one shorter text repeated"),
+    ],
+)
+def test_a_token_easy_to_guess_is_refused(token: str, problem: str) -> None:
+    found = token_problem(token)
+    assert found is not None and problem in found
+    with pytest.raises(UsageError, match=problem):
+        ServerSettings(token=token)

@@ -17,16 +17,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from catalog.errors import CatalogError
+from catalog.errors import CatalogError, ImporterError, RecordError
 from catalog.importers.writer import Body, CatalogWriter, StoreSize, VersionStatus
 from catalog.io.loader import VersionDir, merged_manifest, read_manifest
 from catalog.schema import validate
-from catalog.schema.manifest import PartDecl
+from catalog.schema.manifest import CatalogInfo, PartDecl
 
 __all__ = [
     "BuiltVersion",
     "ImportReport",
     "ImportedVersion",
+    "catalog_table",
     "version_difference",
     "write_versions",
 ]
@@ -119,6 +120,21 @@ def _keys_in_words(keys: list[str]) -> str:
         return ", ".join(keys)
     rest = [key for key in keys if key not in ("sha256", "file", "tokens")]
     return ", ".join(["body", *rest])
+
+
+def catalog_table(name: str, version: str, **keys: str) -> dict[str, str]:
+    """The ``[catalog]`` table of version ``version`` of catalog ``name`` (with ``keys``),
+    checked: a name or version the loader would refuse is an error before anything is
+    written."""
+    info = {"name": name, "version": version, **keys}
+    try:
+        validate(CatalogInfo, info)
+    except RecordError as exc:
+        raise ImporterError(
+            f"cannot import as catalog {name!r} {version!r}: {exc.problems[0].message}",
+            hint="a catalog name is lowercase letters, digits, '.', '_' and '-'",
+        ) from None
+    return info
 
 
 def write_versions(

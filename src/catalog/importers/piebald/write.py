@@ -16,6 +16,7 @@ from catalog.importers.report import (
     BuiltVersion,
     ImportedVersion,
     ImportReport,
+    catalog_table,
     write_versions,
 )
 from catalog.importers.writer import Body, CatalogWriter
@@ -23,7 +24,6 @@ from catalog.schema import (
     validate,
 )
 from catalog.schema.manifest import (
-    CatalogInfo,
     PartDecl,
 )
 
@@ -84,20 +84,7 @@ def _manifest(
     provenance = f"# Claude Code {release.version} from {UPSTREAM}"
     if release.commit:
         provenance += f", commit {release.commit}"
-    info = {
-        "name": name,
-        "version": version,
-        "summary": summary,
-        "reference_counter": REFERENCE_COUNTER,
-    }
-    try:
-        validate(CatalogInfo, info)
-    except RecordError as exc:
-        message = exc.problems[0].message
-        raise ImporterError(
-            f"cannot import as catalog {name!r} {version!r}: {message}",
-            hint="a catalog name is lowercase letters, digits, '.', '_' and '-'",
-        ) from None
+    info = catalog_table(name, version, summary=summary, reference_counter=REFERENCE_COUNTER)
     records: dict[str, str] = {}
     bodies: list[Body] = []
     # The readers check this; a release made by hand is checked too.
