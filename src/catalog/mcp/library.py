@@ -39,7 +39,7 @@ from catalog.errors import CatalogError, ContextError, NotFoundError, UsageError
 from catalog.io.catalog_path import CatalogPath, check_name, parse_spec
 from catalog.io.settings import tool_list, typed_value
 from catalog.schema.context import coerce_context
-from catalog.schema.manifest import MAIN_AGENT
+from catalog.schema.manifest import MAIN_AGENT, MAX_NAME_LENGTH
 from catalog.text.suggest import did_you_mean
 from catalog.text.visible import visible
 
@@ -202,13 +202,12 @@ class PromptLibrary:
                 f"{_shown(uri)} is not a part's address", hint=f"write {RESOURCE_TEMPLATE}"
             )
         name, version, part = fields
-        try:
-            exact = Version(version)
-        except InvalidVersion:
+        if not _is_version(version):
             raise NotFoundError(
-                f"{_shown(version)} is not a version", hint=f"write {RESOURCE_TEMPLATE}"
-            ) from None
-        return self.newest(check_name(name), f"=={exact}").part(part).body
+                f"{_shown(version)} is not a version, as written in a part's address",
+                hint=f"write {RESOURCE_TEMPLATE} with a version as resources/list shows it (1.2.0)",
+            )
+        return self.newest(check_name(name), f"=={version}").part(part).body
 
     def get(self, name: str, arguments: Mapping[str, str] | None = None) -> Resolved:
         """Assemble the prompt ``name`` with ``arguments``: the text ``catalog assemble``
@@ -246,7 +245,7 @@ def _split(name: str, names: set[str]) -> tuple[str, str]:
     catalog ``a.b`` hides the sub-agent ``b`` of a catalog ``a``)."""
     if name in names:
         return name, MAIN_AGENT
-    cut = len(name)
+    cut = MAX_NAME_LENGTH + 1  # no longer catalog name: bounded work on any name
     while (cut := name.rfind(".", 0, cut)) > 0:
         if name[:cut] in names:
             return name[:cut], name[cut + 1 :]
@@ -295,6 +294,14 @@ def _shown(text: str) -> str:
     """``text`` quoted for a message (control and bidi characters escaped), cut to
     :data:`_SHOWN` characters."""
     return repr(f"{text[:_SHOWN]}..." if len(text) > _SHOWN else text)
+
+
+def _is_version(text: str) -> bool:
+    """Whether ``text`` is a version written the one way a version is listed."""
+    try:
+        return str(Version(text)) == text
+    except InvalidVersion:
+        return False
 
 
 def _is_spec(text: str) -> bool:
