@@ -17,6 +17,8 @@ request (when OpenTelemetry is installed); an assembly records its prompt on it.
 from __future__ import annotations
 
 import logging
+import os
+import sys
 from collections.abc import Callable
 from pathlib import PurePath
 from typing import Any, Final, TypeVar
@@ -173,11 +175,19 @@ def build_server(library: PromptLibrary) -> Server[Any]:
 
 
 def serve_stdio(server: Server[Any]) -> None:
-    """Answer one client over standard input and output until it closes them."""
+    """Answer one client over standard input and output until it closes either."""
     from mcp.server.stdio import stdio_server
 
     async def main() -> None:
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
 
-    anyio.run(main)
+    try:
+        anyio.run(main)
+    except* (BrokenPipeError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        # The client closed its end: nothing is left to answer, nor anyone to tell.
+        # Python's own flush of standard output at exit would fail too: point it
+        # at nothing.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
