@@ -35,6 +35,7 @@ pytestmark = pytest.mark.slow
 
 
 def line(message: Any) -> bytes:
+    """``message`` as one line of JSON."""
     return json.dumps(message).encode() + b"\n"
 
 
@@ -89,7 +90,7 @@ def test_garbage_and_huge_lines_are_skipped_and_the_rest_answered(tmp_path: Path
     try:
         process.stdin.write(sent)
         process.stdin.flush()
-        written = []
+        written: list[bytes] = []
         while not written or json.loads(written[-1]).get("id") != 7:
             written.append(process.stdout.readline())
             assert written[-1], "the server stopped before answering the last ping"
