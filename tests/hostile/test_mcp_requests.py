@@ -274,3 +274,16 @@ def test_a_hostile_catalog_s_error_names_its_file_within_the_catalogs_only(root:
     assert message.startswith("shadow/1.0.0/catalog.toml:"), message
     assert "variable 'files' shadows a context name" in message
     assert_clean(message)
+
+
+def test_a_part_file_that_is_not_utf8_is_an_error_naming_it(root: Path) -> None:
+    folder = write_catalog(root, "binary", "1.0.0", [{"id": "main", "body": "x"}])
+    (folder / "main.md").write_bytes(b"caf\xe9 \xff\xfe\x00")
+    [(read_code, read), (get_code, got)] = errors(
+        root, [("read", "catalog://binary/1.0.0/main"), ("get", ("binary", None))]
+    )
+    assert read_code == INVALID_PARAMS  # the catalog does not load
+    assert get_code == INVALID_PARAMS
+    for message in (read, got):
+        assert "binary/1.0.0/main.md" in message, message
+        assert_clean(message)
