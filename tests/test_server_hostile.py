@@ -322,7 +322,7 @@ def test_prompts_are_bounded(catalogs: Path, tmp_path: Path) -> None:
             response = client.request(method, path, json={"catalog": "tpl", "context": context})
             error = _error(response, 400)
             assert error["field"] == "body.context"
-            assert f"at most {MAX_PROMPT_CHARS} are kept" in error["message"]
+            assert f"over the limit of {MAX_PROMPT_CHARS:,}" in error["message"]
         assert client.get("/conversations/big").status_code == 404
         fits = {"variables": {"template": "[file:a]" * 2}, "files": {"a": big}}
         answer = client.post("/api/tokens", json={"catalog": "tpl", "context": fits})
