@@ -198,9 +198,10 @@ def gathering_from_args(
             raise ContextError(
                 f"--set {item!r} is not KEY=VALUE", hint="write e.g. --set plan_mode=true"
             )
-        declared = types.get(key)
+        name = key.removeprefix("variables.")  # either spelling of a declared variable
+        declared = types.get(name)
         if declared is not None:
-            data.setdefault("variables", {})[key] = _typed(raw, declared, key)
+            data.setdefault("variables", {})[name] = _typed(raw, declared, key)
         elif key.split(".")[0] in Context.model_fields:
             _set_path(data, key.split("."), _guess(raw))
         else:
@@ -308,29 +309,40 @@ def _guess(raw: str) -> Any:
     return raw if too_deep(value) else value
 
 
-_TRUE = ("true", "yes", "on", "1")
-_FALSE = ("false", "no", "off", "0")
+_WRITE = {
+    "bool": "true or false",
+    "int": "a whole number, e.g. 3",
+    "float": "a number, e.g. 0.5",
+    "map": 'a JSON object, e.g. {"a": 1}',
+}
 
 
 def _typed(raw: str, type_name: str, key: str) -> Any:
+    """``raw`` read for a variable declared ``type_name``, the one reading of every
+    ``--set`` spelling (``NAME=`` and ``variables.NAME=``): JSON when it parses, else
+    text; a ``str`` is the text as given, and a ``list`` may be comma-separated."""
     text = raw.strip()
     if type_name == "str":
         return raw
-    if type_name == "bool" and text.lower() in _TRUE + _FALSE:
-        return text.lower() in _TRUE
+    value = _guess(text)
     if type_name == "list":
-        value = _guess(text)
         return (
             value if isinstance(value, list) else [v.strip() for v in text.split(",") if v.strip()]
         )
-    value = _guess(text)
+    if type_name == "bool" and isinstance(value, bool):
+        return value
     if type_name == "int" and isinstance(value, int) and not isinstance(value, bool):
         return value
     if type_name == "float" and isinstance(value, int | float) and not isinstance(value, bool):
         return value
     if type_name == "map" and isinstance(value, dict):
         return value
-    raise ContextError(f"--set {key}={raw!r}: not a valid {type_name}", key=f"variables.{key}")
+    name = key.removeprefix("variables.")
+    raise ContextError(
+        f"--set {key}={raw!r}: not a valid {type_name}",
+        key=f"variables.{name}",
+        hint=f"write {_WRITE.get(type_name, 'a ' + type_name)} (values are read as JSON)",
+    )
 
 
 def _set_path(data: dict[str, Any], path: list[str], value: Any) -> None:
