@@ -36,12 +36,19 @@ from catalog.engine.assemble import CompiledPart
 from catalog.engine.catalog import Catalog
 from catalog.engine.compile import body_sha256, compile_catalog
 from catalog.errors import CatalogError, ManifestError, RecordError
-from catalog.io.manifests import MANIFEST_NAME, parse_manifest, parse_parts_file
+from catalog.io.manifests import MANIFEST_NAME, body_changed, parse_manifest, parse_parts_file
 from catalog.io.positions import key_columns, key_lines
 from catalog.io.textfile import read_text
 from catalog.lang.shapes import guess
 from catalog.schema import validate
-from catalog.schema.manifest import ALL_AGENTS, MAIN_AGENT, Manifest, PartDecl, PartsFile
+from catalog.schema.manifest import (
+    ALL_AGENTS,
+    MAIN_AGENT,
+    Manifest,
+    PartDecl,
+    PartsFile,
+    unknown_agent,
+)
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -329,12 +336,8 @@ def _body(
         what = str(part.file)
     digest = body_sha256(body.text)
     if check_hashes and digest != part.sha256:
-        raise ManifestError(
-            f"part {part.id!r}: {what} has sha256 {digest[:12]}..., "
-            f"the manifest says {part.sha256[:12]}...",
-            key=("part", index, "sha256"),
-            hint="the body changed since the manifest was written: review it, then run "
-            "`catalog stamp` on the folder to record the new hash",
+        raise body_changed(
+            part.id, what, digest, part.sha256, where.path, key=("part", index, "sha256")
         )
     return _Body(body.decl, _shared_text(digest, body.text), body.path, body.missing)
 
@@ -547,11 +550,7 @@ def _check_record(part: PartDecl, manifest: Manifest, known_agents: set[str]) ->
         )
     for agent in part.agents:
         if agent not in known_agents:
-            raise ManifestError(
-                f"part {part.id!r}: unknown agent {agent!r}",
-                key="agents",
-                hint="add an [[agent]] table to the manifest or fix the name",
-            )
+            raise unknown_agent(agent, known_agents, key="agents")
 
 
 def _exists(resource: Traversable) -> bool:

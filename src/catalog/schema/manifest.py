@@ -8,7 +8,7 @@ problem at its line.
 """
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Annotated, Any, Literal, Self
 
 from packaging.version import InvalidVersion, Version
@@ -25,6 +25,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
 from catalog.errors import ManifestError
+from catalog.lang.shapes import guess
 from catalog.schema._base import Items, SchemaModel
 from catalog.schema.sources import Sources
 
@@ -51,6 +52,7 @@ __all__ = [
     "VersionText",
     "fits_type",
     "is_catalog_name",
+    "unknown_agent",
 ]
 
 MAIN_AGENT = "main"
@@ -400,6 +402,20 @@ class PartsFile(SchemaModel):
         return self
 
 
+def unknown_agent(
+    agent: str, known: Iterable[str], *, key: str | tuple[str | int, ...]
+) -> ManifestError:
+    """The error for a part or a default naming ``agent``, which is not among the
+    ``known`` agents: the declared ones listed, and the closest, if one is close."""
+    declared = sorted(set(known) - {ALL_AGENTS})
+    close = guess(agent, declared)
+    return ManifestError(
+        f"unknown agent {agent!r} (declared: {', '.join(declared)})"
+        + (f"; {close}" if close else "; add an [[agent]] table or fix the name"),
+        key=key,
+    )
+
+
 class Manifest(SchemaModel):
     """A whole ``catalog.toml``.
 
@@ -455,12 +471,7 @@ class Manifest(SchemaModel):
         for key, agents in agent_lists:
             for agent in agents:
                 if agent not in known:
-                    declared = ", ".join(sorted(known - {ALL_AGENTS}))
-                    raise ManifestError(
-                        f"unknown agent {agent!r} (declared: {declared}); "
-                        "add an [[agent]] table or fix the name",
-                        key=key,
-                    )
+                    raise unknown_agent(agent, known, key=key)
         for name in self.lines:
             if name in self.definitions:
                 raise ManifestError(
