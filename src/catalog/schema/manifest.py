@@ -52,6 +52,7 @@ __all__ = [
     "VersionText",
     "fits_type",
     "is_catalog_name",
+    "name_problem",
     "unknown_agent",
 ]
 
@@ -80,6 +81,33 @@ def is_catalog_name(name: str) -> bool:
     """Whether ``name`` is a catalog name: the one rule for every name the package is
     given (a manifest's, a lock's, the library's, the command line's, the server's)."""
     return len(name) <= MAX_NAME_LENGTH and _NAME.fullmatch(name) is not None
+
+
+_NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-")
+
+
+def name_problem(name: str) -> str | None:
+    """What keeps ``name`` from being a catalog name, in words, with a name that would do
+    when one is near (``'CC'``: upper-case letters, ``'cc'`` would do); None for a name."""
+    if is_catalog_name(name):
+        return None
+    if not name:
+        return "it is empty"
+    if len(name) > MAX_NAME_LENGTH:
+        return f"it is {len(name)} characters long, more than {MAX_NAME_LENGTH}"
+    problems = []
+    if any(c.isascii() and c.isupper() for c in name):
+        problems.append("it has upper-case letters")
+    others = sorted({c for c in name.lower() if c not in _NAME_CHARACTERS})
+    if others:
+        shown = ", ".join(repr(c) for c in others[:5])
+        problems.append(f"it holds {shown}, which a name may not")
+    if name[0] in "._-":
+        problems.append(f"it starts with {name[0]!r}, not a letter or a digit")
+    near = "".join(c if c in _NAME_CHARACTERS else "-" for c in name.lower()).lstrip("._-")
+    if is_catalog_name(near):
+        problems.append(f"{near!r} would do")
+    return "; ".join(problems)
 
 
 def _catalog_name(name: str) -> str:

@@ -30,8 +30,10 @@ from catalog.schema import (
     validate,
 )
 from catalog.schema.manifest import (
+    NAME_RULE,
     CatalogInfo,
     PartDecl,
+    name_problem,
 )
 
 __all__ = [
@@ -149,13 +151,18 @@ def _manifest(
         "summary": summary,
         "reference_counter": REFERENCE_COUNTER,
     }
+    problem = name_problem(name)
+    if problem is not None:
+        raise ImporterError(
+            f"cannot import as catalog {name!r}: {problem}", hint=f"a catalog name is {NAME_RULE}"
+        )
     try:
         validate(CatalogInfo, info)
     except RecordError as exc:
         message = exc.problems[0].message
         raise ImporterError(
             f"cannot import as catalog {name!r} {version!r}: {message}",
-            hint="a catalog name is lowercase letters, digits, '.', '_' and '-'",
+            hint="a version is PEP 440, e.g. 2.1.240",
         ) from None
     records: dict[str, str] = {}
     bodies: list[Body] = []
