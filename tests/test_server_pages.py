@@ -189,7 +189,7 @@ def test_a_wrong_query_and_an_unknown_path_are_pages_for_a_browser(client: TestC
 
 def test_an_error_page_escapes_what_the_request_wrote(client: TestClient) -> None:
     response = client.get("/catalogs/<img src=x onerror=alert(1)>", headers=_BROWSER)
-    shown = _error_page(response, 404)
+    shown = _error_page(response, 400)
     assert "'<img src=x onerror=alert(1)>' is not a catalog name" in shown["message"]
     assert "<img" not in response.text  # shown as text, never as markup
 
