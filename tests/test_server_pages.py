@@ -116,7 +116,7 @@ def test_the_diff_page_sums_up_the_reference_figures(client: TestClient) -> None
     assert "Tokens 4 → 4 (+0)." in page
     assert (
         "Reference tokens 30 → 15 (-15), counted by upstream; "
-        "1 part(s) without a figure not counted." in page
+        "1 part without a figure not counted." in page
     )
     assert (
         "reference"

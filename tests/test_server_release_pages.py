@@ -86,7 +86,7 @@ def test_a_release_page_shows_its_history_and_what_a_rollback_does(
     assert 'data-label="production"' in page
     # Rolling back now undoes the rollback: back to change #2, 2.0.0 without a canary.
     assert "back as change #2 left it: version\n2.0.0." in page
-    assert '<button id="rollback" type="button">Roll back to 2.0.0</button>' in page
+    assert '<button id="rollback" type="button">Roll back production to 2.0.0</button>' in page
     assert '<input type="password" id="token"' in page  # the server has a token
 
 

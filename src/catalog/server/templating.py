@@ -41,6 +41,11 @@ def _shown(value: Any) -> Any:
     return value
 
 
+def _plural(count: int, word: str, words: str | None = None) -> str:
+    """``1 change``, ``2 changes``: a count and its word (``words`` when not ``word+s``)."""
+    return f"{count} {word if count == 1 else (words or word + 's')}"
+
+
 def _environment() -> Environment:
     env = Environment(
         loader=PackageLoader("catalog.server", "templates"),
@@ -52,6 +57,7 @@ def _environment() -> Environment:
         auto_reload=False,
     )
     env.filters["exact"] = Exact
+    env.filters["plural"] = _plural
     env.globals["hidden_pattern"] = Exact(script_pattern())
     return env
 
