@@ -520,7 +520,8 @@ def test_the_chart_draws_reference_figures_where_parts_carry_them(
     assert [r["reference_tokens"] for r in rows] == [30, 15, None]
     page = client.get("/catalogs/counted").text
     assert page.count("<circle") == 3
-    assert "1.0.0: 4 tokens, reference 30" in page  # two bodies of 10 characters, 2 each
+    # two bodies of 10 characters, 2 each; each figure named by its counter
+    assert "1.0.0: 4 tokens (cl100k_base), reference 30 (upstream)" in page
     assert page.count('<polyline class="reference"') == 1
 
 
@@ -534,7 +535,7 @@ def test_diff_page_reads_like_a_review(client: TestClient) -> None:
     )
     assert '<li class="changed"><b>CHANGED</b> <a href="/catalogs/demo/parts/intro">intro' in page
     # Whitespace only: folded with the minor changes, after the rest.
-    assert page.index("minor changes") > page.index("CHANGED")
+    assert page.index("minor change") > page.index("CHANGED")
     assert '<li class="minor"><b>whitespace</b> <a href="/catalogs/demo/parts/style">style' in page
     assert (
         '<li class="assembly"><b>ASSEMBLY</b> <a href="/catalogs/demo/parts/bash-tips">' in page

@@ -23,6 +23,7 @@ from catalog.errors import UsageError
 from catalog.server.charts import token_chart
 from catalog.server.deps import State
 from catalog.server.templating import page
+from catalog.tokens import get_counter
 
 __all__ = ["router", "search"]
 
@@ -73,7 +74,9 @@ def part_page(name: str, part: PartPath, request: Request, state: State) -> HTML
     a timeline, the tokens per version as a chart, each change's side-by-side diff, and
     each line of its newest text with the version it dates from."""
     history = state.library.history(name)
-    log = history.log(part)
+    # One counter for every version, the newest's, named by the chart and the timeline.
+    counter = get_counter(tokenizer=history.index.tokenizers[-1])
+    log = history.log(part, counter=counter)
     versions = history.versions
     position = {version: step for step, version in enumerate(versions)}
     entries = log.entries
@@ -95,7 +98,9 @@ def part_page(name: str, part: PartPath, request: Request, state: State) -> HTML
         "removed": last.version if removed else None,
         "held": sum(present for _, present in figures),
         "count": len(versions),
-        "token_chart": token_chart(versions, tokens, [None] * len(versions)),
+        "token_chart": token_chart(
+            versions, tokens, [None] * len(versions), [counter.name] * len(versions)
+        ),
         "entries": [_entry(history, entry, position) for entry in reversed(entries)],
         "blame": blame,
         # Lines the blamed version brought; none when the part came in that version.

@@ -106,7 +106,13 @@ def catalog_page(
     rows = state.library.versions(name)
     versions = [row["version"] for row in rows]
     chart = token_chart(
-        versions, [r["tokens"] for r in rows], [r["reference_tokens"] for r in rows]
+        versions,
+        [r["tokens"] for r in rows],
+        [r["reference_tokens"] for r in rows],
+        [r["counter"] for r in rows],
+        reference_counter=next(
+            (r["reference_counter"] for r in reversed(rows) if r["reference_counter"]), None
+        ),
     )
     found = None
     if q:
