@@ -427,9 +427,18 @@ table.side th{text-align:left;font-weight:600;color:#555;padding:.2em .4em}
 td.del{background:#ffebe9}td.ins{background:#dafbe1}td.chg{background:#fff8c5}
 tr.skip td{color:#888;text-align:center;background:#f6f8fa}
 ul.fields{margin:.3em 0}
+@media (max-width:600px){
+body{margin:.6em}
+table.side,table.side tbody{display:block}
+table.side colgroup{display:none}
+table.side tr{display:grid;grid-template-columns:2.6em minmax(0,1fr)}
+table.side th,tr.skip td{grid-column:1/-1}
+table.side td.r{border-bottom:1px solid #eaeef2}
+}
 """
 """The style sheet inside the HTML report's one ``<style>`` element (a server that
-serves the report allows it by its hash)."""
+serves the report allows it by its hash). On a window under 600 pixels the two sides
+stack: each line of the old text above the same line of the new."""
 
 
 def _html(text: str) -> str:

@@ -56,12 +56,14 @@ function fillExplain(result) {
   const body = $("#explain tbody");
   body.replaceChildren();
   const classes = ["", "id", "num", "why"];
+  const labels = ["", "part", "tokens", "why"]; // a narrow page shows each cell's column
   for (const cells of rows) {
     const tr = document.createElement("tr");
     tr.className = cells[0] === "-" ? "out" : "in";
     cells.forEach((cell, index) => {
       const td = document.createElement("td");
       td.className = classes[index];
+      td.dataset.label = labels[index];
       td.textContent = visible(String(cell));
       tr.appendChild(td);
     });
