@@ -28,7 +28,7 @@ from typing import Any
 from catalog import load_dir
 from catalog.engine.catalog import Catalog
 from catalog.gathering import Gathering, gather_with_provenance
-from catalog.lang.globs import Glob
+from catalog.text.globs import Glob
 
 
 def _catalog(root: Path, files: list[dict[str, Any]]) -> Catalog:

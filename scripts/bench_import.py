@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Benchmark of ``catalog import piebald --git`` (figures printed, never asserted).
+"""Benchmark of ``catalog import piebald --git`` and ``catalog import git`` (figures
+printed, never asserted).
 
 Builds a synthetic history in the format of Piebald-AI/claude-code-system-prompts
 (``tests/synthetic_history.py``: ``--releases`` release commits of up to
@@ -11,7 +12,13 @@ parts files, distinct bodies), the imported bodies stored once against one
 plain copy per release and the ratio of the two, and the time to load the
 newest version.
 
-Run: ``python scripts/bench_import.py [--releases 265] [--parts 700] [--git CLONE] [--keep DIR]``.
+With ``--tags N``, ``catalog import git`` instead: a history of N release tags
+(``--parts`` prompt files, a tenth of them rewritten every tenth release, and
+code beside them changed in every release) is built and imported, and the
+time, the versions written and the trees and blobs read are printed.
+
+Run: ``python scripts/bench_import.py [--releases 265] [--parts 700] [--git CLONE] [--keep DIR]``
+or ``python scripts/bench_import.py --tags 1000 [--parts 40]``.
 """
 
 from __future__ import annotations
@@ -24,9 +31,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from tests.importers.githistory import History
 from tests.synthetic_history import build_history
 
 from catalog import CatalogPath
+from catalog.importers.git import import_git
 from catalog.importers.piebald.read import read_history
 from catalog.importers.piebald.write import ImportedVersion, import_releases
 
@@ -40,6 +49,36 @@ def _progress(item: ImportedVersion) -> None:
           flush=True)  # fmt: skip
 
 
+def _bench_tags(work: Path, tags: int, parts: int, quiet: bool) -> None:
+    """Build a history of ``tags`` release tags and time ``catalog import git`` on it."""
+    start = time.perf_counter()
+    history = History(work / "tagged")
+    parent = None
+    for number in range(tags):
+        files = {f"prompts/p{i}.md": f"Prompt {i}, edition {number // 10 if i % 10 == 0 else 0}"
+                 for i in range(parts)}  # fmt: skip
+        files["src/main.py"] = f"VERSION = {number}"
+        parent = history.commit(files, parent)
+        history.tag(f"v1.{number // 100}.{number % 100}", parent)
+    history.save()
+    print(f"built {tags} tags in {time.perf_counter() - start:.1f} s")
+    start = time.perf_counter()
+    done = import_git(
+        history.path,
+        name="tagged",
+        out=work / "out",
+        tags=["v*"],
+        includes=["prompts/*.md"],
+        roots=["prompts"],
+        on_version=None if quiet else _progress,
+    )
+    elapsed = time.perf_counter() - start
+    print(f"imported {len(done.report.versions)} versions in {elapsed:.1f} s: "
+          f"{done.stats.trees_read} trees read, {done.stats.trees_reused} known from an "
+          f"earlier release, {done.stats.blobs_read} blobs read; "
+          f"{done.report.size.blobs} distinct bodies stored")  # fmt: skip
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--releases", type=int, default=265)
@@ -48,10 +87,14 @@ def main() -> int:
     parser.add_argument("--git", metavar="CLONE", help="import this clone instead")
     parser.add_argument("--keep", metavar="DIR", help="build and import in DIR, and keep it")
     parser.add_argument("--quiet", action="store_true", help="no line per version")
+    parser.add_argument("--tags", type=int, help="import git: a history of this many tags")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         work = Path(args.keep or scratch)
         work.mkdir(parents=True, exist_ok=True)
+        if args.tags:
+            _bench_tags(work, args.tags, min(args.parts, 200), args.quiet)
+            return 0
         repo = Path(args.git) if args.git else work / "upstream"
         if not args.git:
             start = time.perf_counter()

@@ -21,14 +21,66 @@ from __future__ import annotations
 import argparse
 import statistics
 import tomllib
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
 from catalog.tokens import get_counter
-from catalog.tokens.claude import COEFFICIENTS, FEATURES, accuracy, estimate, fit
+from catalog.tokens.claude import COEFFICIENTS, FEATURES, estimate, features
 
 Sample = tuple[str, int, int]
+
+
+def fit(samples: Sequence[tuple[str, int, int]]) -> tuple[float, ...]:
+    """Coefficients for ``(text, cl100k count, published count)`` samples.
+
+    Least squares on the relative error (each sample weighted by the inverse
+    square of its published count), so short and long texts count alike.
+    """
+    size = len(FEATURES)
+    normal = [[0.0] * size for _ in range(size)]
+    right = [0.0] * size
+    for text, cl100k, target in samples:
+        row = features(text, cl100k)
+        weight = 1.0 / max(target, 1) ** 2
+        for i in range(size):
+            right[i] += weight * row[i] * target
+            for j in range(size):
+                normal[i][j] += weight * row[i] * row[j]
+    for i in range(size):
+        normal[i][i] += 1e-9  # keeps the system solvable when a feature is always 0
+    return tuple(_solve(normal, right))
+
+
+def accuracy(
+    samples: Sequence[tuple[str, int, int]],
+    count: Callable[[str, int], float],
+    tolerance: float = 0.15,
+) -> float:
+    """The share of samples whose ``count(text, cl100k)`` is within ``tolerance`` of the
+    published count."""
+    if not samples:
+        return 0.0
+    close = sum(abs(count(text, cl) - target) <= tolerance * target for text, cl, target in samples)
+    return close / len(samples)
+
+
+def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
+    """Gaussian elimination with partial pivoting (a 10 by 10 system)."""
+    size = len(vector)
+    rows = [[*matrix[i], vector[i]] for i in range(size)]
+    for column in range(size):
+        pivot = max(range(column, size), key=lambda r: abs(rows[r][column]))
+        rows[column], rows[pivot] = rows[pivot], rows[column]
+        lead = rows[column][column]
+        if lead == 0:
+            continue
+        for r in range(size):
+            if r != column and rows[r][column]:
+                factor = rows[r][column] / lead
+                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[column], strict=True)]
+    return [rows[i][size] / rows[i][i] if rows[i][i] else 0.0 for i in range(size)]
 
 
 def _version(text: object) -> Version | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import locale
 import os
 import textwrap
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -25,6 +26,44 @@ def shared_dir(environ: Mapping[str, str]) -> Path:
 
 
 SHARED = shared_dir(os.environ)
+
+# What the user's environment may set that the package reads: every CATALOG_* variable
+# but the tests' own, the metrics folder of `catalog serve --workers`, and what changes
+# the command line's output (colour, width).
+_OUTSIDE = ("PROMETHEUS_MULTIPROC_DIR", "NO_COLOR", "COLUMNS")
+
+
+def _project_variables() -> list[str]:
+    """The variables of the user's environment that would reach the code under test."""
+    return [
+        name
+        for name in os.environ
+        if (name.startswith("CATALOG_") and name != SHARED_VARIABLE) or name in _OUTSIDE
+    ]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Clear the project's variables before any test module is imported: a user's own
+    ``CATALOG_PATH`` (another ``coding-agent`` on it) must not change what is collected."""
+    for name in _project_variables():
+        del os.environ[name]
+
+
+@pytest.fixture(autouse=True)
+def _isolated(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[None]:
+    """Each test starts without the project's variables, with a data folder of its own
+    (the default prompt store lives there) and leaves the locale as it found it; a
+    variable a test sets without ``monkeypatch`` does not reach the next test."""
+    for name in _project_variables():
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("data")))
+    before = locale.setlocale(locale.LC_ALL)
+    yield
+    locale.setlocale(locale.LC_ALL, before)
+    for name in _project_variables():
+        del os.environ[name]
 
 
 def sha(text: str) -> str:
@@ -75,6 +114,38 @@ def write_catalog(
     return folder
 
 
+class FakeTime:
+    """Stands for the ``time`` module inside one module of the package: a clock that
+    moves only when the test moves it (``sleep`` or ``now``), for tests of dates shown
+    and of bounds in seconds, at any time of day and at any speed of the machine."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def time(self) -> float:
+        return self.now
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def fake_time(monkeypatch: pytest.MonkeyPatch) -> Callable[..., FakeTime]:
+    """``fake_time(module, ...)``: one :class:`FakeTime` (starting at 2026-03-07
+    12:00:00 UTC) standing for ``time`` in each module given; undone after the test."""
+
+    def install(*modules: object) -> FakeTime:
+        clock = FakeTime(1_772_884_800.0)
+        for module in modules:
+            monkeypatch.setattr(module, "time", clock)
+        return clock
+
+    return install
+
+
 def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     """Run the ``catalog`` command in-process: (exit status, stdout, stderr)."""
     from catalog.cli import main
@@ -86,6 +157,21 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, s
 
 def dedent(text: str) -> str:
     return textwrap.dedent(text).lstrip("\n")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _own_cache_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The package's caches (history indexes) go to a folder of the test session, never
+    the user's own: ``XDG_CACHE_HOME``, which servers started by the tests inherit."""
+    folder = tmp_path_factory.mktemp("user-cache")
+    folder.chmod(0o700)
+    before = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(folder)
+    yield
+    if before is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = before
 
 
 @pytest.fixture
@@ -177,3 +263,29 @@ def vendor_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
         yield site
     finally:
         catalog_path._entry_point_sources.cache_clear()
+
+
+_EXPORTER: list[Any] = []
+"""The one in-memory exporter of this process: OpenTelemetry's global tracer provider can
+be set once, so every test that reads spans shares it (emptied before each)."""
+
+
+@pytest.fixture
+def spans() -> Iterator[Any]:
+    """OpenTelemetry's SDK set up with an in-memory exporter: ``spans.get_finished_spans()``
+    gives the spans ended during the test (skipped without ``opentelemetry-sdk``)."""
+    pytest.importorskip("opentelemetry.sdk.trace")
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    if not _EXPORTER:
+        exporter = InMemorySpanExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+        trace.set_tracer_provider(provider)
+        _EXPORTER.append(exporter)
+    _EXPORTER[0].clear()
+    yield _EXPORTER[0]
+    _EXPORTER[0].clear()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -18,7 +19,6 @@ from catalog.server.state import ServerSettings
 from tests.conftest import write_catalog
 
 __all__ = [
-    "free_port",
     "html_page",
     "running_process",
     "running_server",
@@ -75,17 +75,30 @@ def html_page(client: httpx.Client, path: str, status: int = 200) -> str:
     return response.text
 
 
-def free_port() -> int:
-    """A TCP port on loopback that was free a moment ago."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+_SERVING = re.compile(r"serving on (http://[^\s\"]+) with")
+
+
+def _answering(process: subprocess.Popen[bytes], log: Path, timeout: float) -> str:
+    """The base URL ``catalog serve --port 0`` names in its log, once it answers there."""
+    deadline = time.monotonic() + timeout
+    while True:
+        text = log.read_text(encoding="utf-8", errors="replace")
+        if process.poll() is not None:
+            raise RuntimeError(f"catalog serve exited: {text}")
+        if found := _SERVING.search(text):
+            try:
+                if httpx.get(f"{found.group(1)}/api/catalogs", timeout=2).status_code == 200:
+                    return found.group(1)
+            except httpx.TransportError:
+                pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"catalog serve did not start: {text}")
+        time.sleep(0.1)
 
 
 @contextlib.contextmanager
 def running_server(args: Sequence[str], log: Path, *, timeout: float = 60) -> Iterator[str]:
-    """Start ``catalog serve ARGS`` on a free loopback port; yield its base URL; stop it."""
+    """Start ``catalog serve ARGS`` on a port the system chooses; yield its base URL; stop it."""
     with running_process(args, log, timeout=timeout) as (url, _):
         yield url
 
@@ -94,32 +107,17 @@ def running_server(args: Sequence[str], log: Path, *, timeout: float = 60) -> It
 def running_process(
     args: Sequence[str], log: Path, *, timeout: float = 60, env: Mapping[str, str] | None = None
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """Start ``catalog serve ARGS`` on a free loopback port (``env`` added to this
-    process's environment); yield its base URL and its process once it answers; stop it."""
-    port = free_port()
-    command = [sys.executable, "-m", "catalog", "serve", "--port", str(port), *args]
+    """Start ``catalog serve ARGS`` with ``--port 0`` (the system chooses a free port, so
+    parallel tests never race for one; the log names it), ``env`` added to this process's
+    environment; yield its base URL and its process once it answers; stop it."""
+    command = [sys.executable, "-m", "catalog", "serve", "--port", "0", *args]
     src = str(Path(__file__).resolve().parents[1] / "src")
     path = os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])
     env = {**os.environ, "PYTHONPATH": path, **(env or {})}
     with log.open("wb") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
-    url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"catalog serve exited: {log.read_text(errors='replace')}")
-            try:
-                if httpx.get(f"{url}/api/catalogs", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(
-                    f"catalog serve did not start: {log.read_text(errors='replace')}"
-                )
-            time.sleep(0.1)
-        yield url, process
+        yield _answering(process, log, timeout), process
     finally:
         process.terminate()
         try:
@@ -131,17 +129,18 @@ def running_process(
 
 @contextlib.contextmanager
 def serving_in_thread(settings: ServerSettings) -> Iterator[str]:
-    """Serve ``create_app(settings)`` with uvicorn on a free loopback port, in a thread of
-    this process (so a test can read the server's state); yield its base URL; stop it."""
+    """Serve ``create_app(settings)`` with uvicorn in a thread of this process (so a test
+    can read the server's state), on a socket bound here to a port the system chooses
+    (held from the start, so parallel tests never race for one); yield its base URL; stop
+    it."""
     import uvicorn
 
     from catalog.server.app import create_app
 
-    config = uvicorn.Config(
-        create_app(settings), host="127.0.0.1", port=free_port(), log_level="warning"
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
+    listening = socket.create_server(("127.0.0.1", 0))
+    port = listening.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(settings), log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listening]}, daemon=True)
     thread.start()
     try:
         deadline = time.monotonic() + 30
@@ -149,7 +148,8 @@ def serving_in_thread(settings: ServerSettings) -> Iterator[str]:
             if not thread.is_alive() or time.monotonic() > deadline:
                 raise RuntimeError("the server did not start")
             time.sleep(0.05)
-        yield f"http://127.0.0.1:{config.port}"
+        yield f"http://127.0.0.1:{port}"
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+        listening.close()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import subprocess
 import sys
 import warnings
@@ -10,9 +9,6 @@ import warnings
 import pytest
 
 import catalog
-from catalog import errors
-from catalog.engine import assemble, prompt
-from catalog.schema import context
 
 
 def test_all_is_small_and_every_name_resolves() -> None:
@@ -47,48 +43,12 @@ def test_diff_and_gather_are_functions_whoever_imports_the_subpackages() -> None
         "True",
         "True",
         "catalog.changes.compute",
-        "catalog.gathering",
+        "catalog.gathering.gatherer",
     ]
 
 
-@pytest.mark.parametrize(
-    ("name", "module"),
-    [
-        ("ExpressionError", errors),
-        ("TemplateError", errors),
-        ("Reminder", prompt),
-        ("UsedPart", prompt),
-        ("CompiledPart", assemble),
-        ("Skill", context),
-        ("Environment", context),
-    ],
-)
-def test_names_moved_out_of_the_top_level_still_work_with_a_warning(
-    name: str, module: object
-) -> None:
-    assert name not in catalog.__all__
-    with pytest.warns(DeprecationWarning, match=f"import it from {module.__name__}"):  # type: ignore[attr-defined]
-        value = getattr(catalog, name)
-    assert value is getattr(module, name)
-
-
-def test_an_unknown_name_is_an_attribute_error() -> None:
-    with pytest.raises(AttributeError, match="has no attribute 'Nope'"):
-        catalog.Nope  # noqa: B018
-
-
-@pytest.mark.parametrize(
-    ("old", "name", "new"),
-    [
-        ("catalog.context", "Environment", "catalog.schema.context"),
-        ("catalog.prompt", "UsedPart", "catalog.engine.prompt"),
-        ("catalog.assemble", "CompiledPart", "catalog.engine.assemble"),
-    ],
-)
-def test_module_paths_of_the_last_release_still_work_with_a_warning(
-    old: str, name: str, new: str
-) -> None:
-    module = importlib.import_module(old)
-    with pytest.warns(DeprecationWarning, match=f"{old} is deprecated: import {name} from {new}"):
-        value = getattr(module, name)
-    assert value is getattr(importlib.import_module(new), name)
+@pytest.mark.parametrize("name", ["Nope", "UsedPart", "Environment", "ExpressionError"])
+def test_a_name_outside_all_is_an_attribute_error(name: str) -> None:
+    # The context models, the prompt's parts and the other errors live in their modules.
+    with pytest.raises(AttributeError, match=f"has no attribute '{name}'"):
+        getattr(catalog, name)

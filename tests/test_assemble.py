@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from catalog import AssembledPrompt, Catalog, ContextError, NotFoundError, load_dir
-from catalog.engine.assemble import AgentPlan
+from catalog.engine.plan import AgentPlan
 
 
 @pytest.fixture
@@ -282,8 +282,13 @@ def test_tie_break_is_by_id(make_catalog: Callable[..., Path]) -> None:
 
 def test_explain_names_every_part(demo: Catalog) -> None:
     table = demo.assemble({"tools": ["Grep"]}).explain()
-    for part in demo.parts:
-        assert part.id in table
+    ids = [part.id for part in demo.parts]
+    assert sorted(ids) == sorted(
+        ["identity", "policy", "grep-docs", "project", "maybe-empty", "env", "explore-self",
+         "bash-tool", "todo-empty"]
+    )  # fmt: skip
+    for part_id in ids:
+        assert part_id in table
 
 
 def test_explain_keeps_its_columns_whatever_the_length_of_an_id(

@@ -21,12 +21,12 @@ from selenium.webdriver.common.by import By  # noqa: E402
 
 from tests.browsing import fits, ready, wait  # noqa: E402
 from tests.conftest import write_catalog  # noqa: E402
-from tests.serving import running_server, write_demo_catalogs  # noqa: E402
+from tests.serving import running_process, write_demo_catalogs  # noqa: E402
 
 pytestmark = pytest.mark.slow
 pytest_plugins = ["tests.browsing"]
 
-TOKEN = "page-token-123"
+TOKEN = "page-token-123-9a7c5e3b1d2f4680ace"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
@@ -45,7 +45,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     for version in ("1.0.0", "2.0.0"):
         write_catalog(catalogs, "gone", version, parts=[{"id": "p", "body": version}])
     args = ["--store", f"sqlite:///{folder / 'prompts.sqlite'}", "--path", str(catalogs)]
-    with running_server([*args, "--token", TOKEN], folder / "server.log") as url:
+    token = {"CATALOG_SERVE_TOKEN": TOKEN}
+    with running_process(args, folder / "server.log", env=token) as (url, _):
         _set(url, "gone", "gone", "1.0.0")
         _set(url, "gone", "gone", "2.0.0")
         shutil.rmtree(catalogs / "gone" / "1.0.0")

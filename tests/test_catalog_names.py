@@ -50,14 +50,14 @@ def layout(tmp_path: Path) -> tuple[Path, Path]:
 @pytest.mark.parametrize("name", HOSTILE)
 def test_every_entry_refuses_a_name_that_is_not_one(name: str, layout: tuple[Path, Path]) -> None:
     root, _ = layout
-    store = CatalogPath([root], use_env=False)
+    catalog_path = CatalogPath([root], use_env=False)
     calls: list[Callable[[], object]] = [
         lambda: catalog.load(name, paths=[root]),
-        lambda: store.find(name),
-        lambda: store.load(name, "==1.0.0"),
-        lambda: store.versions(name),
-        lambda: store.source_of(name),
-        lambda: store.shadowed(name),
+        lambda: catalog_path.find(name),
+        lambda: catalog_path.load(name, "==1.0.0"),
+        lambda: catalog_path.versions(name),
+        lambda: catalog_path.source_of(name),
+        lambda: catalog_path.shadowed(name),
         lambda: check_name(name),
     ]
     if name:  # NAME@SPEC with an empty name has its own message
@@ -71,11 +71,11 @@ def test_a_path_name_reaches_nothing_outside_the_catalog_folders(
     layout: tuple[Path, Path],
 ) -> None:
     root, outside = layout
-    store = CatalogPath([root], use_env=False)
+    catalog_path = CatalogPath([root], use_env=False)
     for name in ("../outside", str(outside.parent / "outside"), str(outside)):
         with pytest.raises(NotFoundError, match="is not a catalog name"):
-            store.load(name)
-    assert [str(r.version) for r in store.versions("demo")] == ["1.0.0"]
+            catalog_path.load(name)
+    assert [str(r.version) for r in catalog_path.versions("demo")] == ["1.0.0"]
 
 
 def _answer(use: Callable[[str], object], name: str) -> tuple[object, ...]:
@@ -89,13 +89,13 @@ def _answer(use: Callable[[str], object], name: str) -> tuple[object, ...]:
 def test_no_existence_oracle(layout: tuple[Path, Path], tmp_path: Path) -> None:
     """The same words for a path holding a catalog and for one holding nothing."""
     root, outside = layout
-    store = CatalogPath([root], use_env=False)
+    catalog_path = CatalogPath([root], use_env=False)
     pairs = [
         (str(outside.parent / "outside"), str(tmp_path / "absent")),
         ("../outside", "../absent"),
     ]
     for there, absent in pairs:
-        for use in (store.find, store.versions, catalog.load):
+        for use in (catalog_path.find, catalog_path.versions, catalog.load):
             assert _answer(use, there) == _answer(use, absent)
 
 
@@ -103,8 +103,8 @@ def test_names_lists_only_folders_named_like_catalogs(tmp_path: Path) -> None:
     root = tmp_path / "root"
     write_catalog(root, "good", "1.0.0", [{"id": "a"}])
     write_catalog(root, "Bad Name", "1.0.0", [{"id": "a"}])
-    store = CatalogPath([root], use_env=False, use_entry_points=False, use_bundled=False)
-    assert store.names() == ["good"]
+    catalog_path = CatalogPath([root], use_env=False, use_entry_points=False, use_bundled=False)
+    assert catalog_path.names() == ["good"]
 
 
 def test_list_and_validate_pass_over_a_folder_that_is_not_a_name(
@@ -176,8 +176,8 @@ def test_two_folders_of_one_version_are_an_error_naming_both(tmp_path: Path) -> 
     root = tmp_path / "root"
     write_catalog(root, "twin", "1.0", [{"id": "a", "body": "Short."}])
     write_catalog(root, "twin", "1.0.0", [{"id": "a", "body": "Long."}])
-    store = CatalogPath([root], use_env=False)
-    for call in (lambda: store.find("twin"), lambda: store.versions("twin")):
+    catalog_path = CatalogPath([root], use_env=False)
+    for call in (lambda: catalog_path.find("twin"), lambda: catalog_path.versions("twin")):
         with pytest.raises(ManifestError) as info:
             call()
         assert "'1.0' and '1.0.0'" in info.value.message
@@ -230,12 +230,12 @@ def test_across_search_folders_the_first_that_has_the_name_provides_every_versio
     write_catalog(first, "kept", "1.0", [{"id": "a", "body": "First."}])
     write_catalog(second, "kept", "1.0.0", [{"id": "a", "body": "Second."}])
     write_catalog(second, "kept", "2.0.0", [{"id": "a", "body": "Second, newer."}])
-    store = CatalogPath([first, second], use_env=False)
+    catalog_path = CatalogPath([first, second], use_env=False)
     # Not two folders of one catalog: the second folder's "kept" is hidden whole.
-    assert store.load("kept").assemble().text == "First."
-    assert [str(r.version) for r in store.versions("kept")] == ["1.0"]
+    assert catalog_path.load("kept").assemble().text == "First."
+    assert [str(r.version) for r in catalog_path.versions("kept")] == ["1.0"]
     with pytest.raises(NotFoundError) as info:
-        store.load("kept", "==2.0.0")
+        catalog_path.load("kept", "==2.0.0")
     assert f"path {second}" in (info.value.hint or "")
     assert f"hidden by path {first}" in (info.value.hint or "")
 

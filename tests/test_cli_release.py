@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import datetime
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli, write_catalog
+from catalog.conversations import sqlite
+from tests.conftest import FakeTime, run_cli, write_catalog
 
 Capsys = pytest.CaptureFixture[str]
 
@@ -74,7 +76,12 @@ def test_set_show_list_history_and_rollback_as_json(
     ]
 
 
-def test_text_output(capsys: Capsys, catalogs: Path, store: str) -> None:
+def test_text_output(
+    capsys: Capsys, catalogs: Path, store: str, fake_time: Callable[..., FakeTime]
+) -> None:
+    """The store's clock is fixed, so the date shown does not depend on when this runs."""
+    clock = fake_time(sqlite)
+    clock.now = datetime.datetime(2026, 3, 7, 23, 59, 59, tzinfo=datetime.UTC).timestamp()
     where = ["--store", store, "--path", str(catalogs)]
     code, out, _ = run_cli(capsys, "release", "list", *where)
     assert (code, out) == (0, "no releases\n")
@@ -86,8 +93,7 @@ def test_text_output(capsys: Capsys, catalogs: Path, store: str) -> None:
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == "production: demo 1.0.0, canary 2.0.0 for 12.5% of new conversations"
-    today = datetime.datetime.now(tz=datetime.UTC).strftime("%Y-%m-%d")
-    assert lines[1].startswith(f"  change 2 (set) at {today} ") and lines[1].endswith(" by local")
+    assert lines[1] == "  change 2 (set) at 2026-03-07 23:59:59 UTC by local"
     code, out, _ = run_cli(capsys, "release", "history", "production", *where)
     assert [line.split()[0] for line in out.splitlines()] == ["1", "2"]
     assert out.splitlines()[0].endswith("set       local               demo 1.0.0")

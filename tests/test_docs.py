@@ -35,6 +35,7 @@ import pytest
 
 import catalog
 from catalog.lang.functions import FUNCTIONS
+from tests.conftest import write_catalog
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
@@ -280,36 +281,69 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     assert first.startswith("python -m pip install . && catalog assemble coding-agent")
 
 
+def _pytest_probe(folder: Path, probe: str, **extra: str) -> subprocess.CompletedProcess[str]:
+    """Run the test module ``probe`` in ``folder`` beside a copy of the suite's conftest,
+    in an environment with ``extra`` added (and no ``CATALOG_TEST_SHARED`` unless given)."""
+    (folder / "test_probe.py").write_text(probe, encoding="utf-8")
+    shutil.copy(ROOT / "tests" / "conftest.py", folder / "conftest.py")
+    env = {k: v for k, v in os.environ.items() if k != "CATALOG_TEST_SHARED"}
+    env.update(PYTHONPATH=f"{SRC}{os.pathsep}{ROOT}", **extra)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", "test_probe.py"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=folder,
+        check=False,
+    )
+
+
 def test_the_shared_data_can_be_anywhere(tmp_path: Path) -> None:
     """docs/testing.md: CATALOG_TEST_SHARED points the tests at another copy of ../shared."""
     elsewhere = tmp_path / "my copy"
     (elsewhere / "fixtures" / "claude-code-system-prompts").mkdir(parents=True)
-    probe = tmp_path / "test_probe.py"
-    probe.write_text(
+    probe = (
         "def test_where(claude_code_releases):\n"
-        f"    assert str(claude_code_releases).startswith({str(elsewhere)!r})\n",
-        encoding="utf-8",
+        f"    assert str(claude_code_releases).startswith({str(elsewhere)!r})\n"
     )
-    shutil.copy(ROOT / "tests" / "conftest.py", tmp_path / "conftest.py")
-
-    def pytest_run(**extra: str) -> subprocess.CompletedProcess[str]:
-        env = {k: v for k, v in os.environ.items() if k != "CATALOG_TEST_SHARED"}
-        env.update(PYTHONPATH=f"{SRC}{os.pathsep}{ROOT}", **extra)
-        return subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", str(probe)],
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=tmp_path,
-            check=False,
-        )
-
-    found = pytest_run(CATALOG_TEST_SHARED=str(elsewhere))
+    found = _pytest_probe(tmp_path, probe, CATALOG_TEST_SHARED=str(elsewhere))
     assert found.returncode == 0 and "1 passed" in found.stdout, found.stdout
-    missing = pytest_run(CATALOG_TEST_SHARED=str(tmp_path / "nowhere"))
+    missing = _pytest_probe(tmp_path, probe, CATALOG_TEST_SHARED=str(tmp_path / "nowhere"))
     assert "1 skipped" in missing.stdout and "set CATALOG_TEST_SHARED" in missing.stdout
     testing = (ROOT / "docs" / "testing.md").read_text(encoding="utf-8")
     assert "CATALOG_TEST_SHARED" in testing
+
+
+def test_the_users_environment_does_not_reach_the_tests(tmp_path: Path) -> None:
+    """A user's own ``coding-agent`` on ``CATALOG_PATH``, a server token and a metrics
+    folder in the environment reach neither collection nor a test, nor does a variable one
+    test sets reach the next; the shared-data variable is kept."""
+    theirs = tmp_path / "theirs"
+    write_catalog(theirs, "coding-agent", "9.0.0", [{"id": "mine", "body": "Not bundled."}])
+    probe = (
+        "import os\n"
+        "import catalog\n"
+        "def ours():\n"
+        "    return sorted(n for n in os.environ if n.startswith('CATALOG_'))\n"
+        "AT_IMPORT = ours()\n"
+        "def test_collection():\n"
+        "    assert AT_IMPORT == ['CATALOG_TEST_SHARED']\n"
+        "def test_a_leak():\n"
+        "    os.environ['CATALOG_TRACEBACK'] = '1'\n"
+        "def test_after_the_leak():\n"
+        "    assert ours() == ['CATALOG_TEST_SHARED']\n"
+        "    assert 'PROMETHEUS_MULTIPROC_DIR' not in os.environ\n"
+        "    assert str(catalog.load('coding-agent').version) != '9.0.0'\n"
+    )
+    ran = _pytest_probe(
+        tmp_path,
+        probe,
+        CATALOG_PATH=str(theirs),
+        CATALOG_SERVE_TOKEN="theirs-token",
+        PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "nowhere"),
+        CATALOG_TEST_SHARED=str(tmp_path / "shared"),
+    )
+    assert ran.returncode == 0 and "3 passed" in ran.stdout, ran.stdout
 
 
 def _synopsis() -> dict[str, str]:

@@ -10,7 +10,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -57,9 +56,8 @@ def test_costly_ignore_patterns_stop_the_status_not_the_gathering(
     write(top / ".gitignore", "\n".join(patterns) + "\n")
     for name in files:
         (top / name).touch()
-    started = time.perf_counter()
     status, notes = _status(build, top)
-    assert time.perf_counter() - started < 20
+    # The work is bounded by a count of matching steps, which the status names.
     assert "stopped after 4000000 steps of matching ignore patterns" in status
     assert any(f"{top}: git status lists untracked files only until" in n for n in notes)
 

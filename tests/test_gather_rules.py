@@ -13,7 +13,7 @@ import pytest
 from catalog import Catalog, ManifestError, SourceWarning, load_dir
 from catalog.gathering import _find, _instructions
 from catalog.gathering._rules import read_rule
-from catalog.lang.globs import Glob, GlobBudgetError, MatchBudget
+from catalog.text.globs import Glob, GlobBudgetError, MatchBudget
 from tests.gathering import trace_in, write
 
 

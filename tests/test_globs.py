@@ -1,4 +1,4 @@
-"""The linear-time glob matcher that path-scoped rules use (catalog.lang.globs)."""
+"""The linear-time glob matcher that path-scoped rules use (catalog.text.globs)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from catalog.lang.globs import MAX_GLOB_LENGTH, Glob, GlobError
+from catalog.text.globs import MAX_GLOB_LENGTH, Glob, GlobError
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ import tomli_w
 
 from catalog.changes import diff
 from catalog.changes.history import CatalogHistory, open_history
-from catalog.errors import NotFoundError, UsageError
+from catalog.errors import ManifestError, NotFoundError, UsageError
 from catalog.io.catalog_path import CatalogPath
 from tests.conftest import sha, write_catalog
 
@@ -164,6 +164,7 @@ def test_log_of_a_kind_and_of_some_versions(story: CatalogHistory) -> None:
         "text": "placeholders",
         "similarity": None,
         "sha256": story.log("tips").entries[1].sha256,
+        "reused": False,
     }
 
 
@@ -187,6 +188,7 @@ def test_blame_dates_each_line_from_when_it_was_there_ever_since(story: CatalogH
         "catalog": "story",
         "version": "1.0.0",
         "part": "intro",
+        "holders": [],
         "lines": [
             {"line": 1, "text": "Hello.", "version": "1.0.0"},
             {"line": 2, "text": "Be brief.", "version": "1.0.0"},
@@ -315,20 +317,20 @@ def test_a_tampered_body_is_an_error_naming_it(tmp_path: Path) -> None:
                              "1.1.0": [part("p", "Two.\n", 10, 1)]}, "t")  # fmt: skip
     (tmp_path / "t" / "1.0.0" / "p.md").write_text("Changed.\n", encoding="utf-8")
     history = open_history("t", paths=[tmp_path], cache=False)
-    with pytest.raises(Exception, match=r"part 'p': .*p.md has sha256") as info:
+    with pytest.raises(ManifestError, match=r"part 'p': .*p.md has sha256") as info:
         history.log("p")
     assert "catalog stamp" in str(info.value)
     (tmp_path / "t" / "1.0.0" / "p.md").unlink()
-    with pytest.raises(Exception, match=r"1.0.0/catalog.toml: .*does not exist"):
+    with pytest.raises(ManifestError, match=r"1.0.0/catalog.toml: .*does not exist"):
         open_history("t", paths=[tmp_path], cache=False).blame("p")
 
 
-def assert_log_agrees_with_diff(history: CatalogHistory, store: CatalogPath) -> int:
+def assert_log_agrees_with_diff(history: CatalogHistory, catalog_path: CatalogPath) -> int:
     """Between each two versions, the log of every kind says of each part what
     ``catalog diff`` says: its change (class), new tokens and delta; returns how many
     changes were compared."""
     compared = 0
-    refs = store.versions(history.name)
+    refs = catalog_path.versions(history.name)
     for old, new in itertools.pairwise(refs):
         result = diff(old.load(), new.load())
         expected = {
@@ -348,5 +350,7 @@ def assert_log_agrees_with_diff(history: CatalogHistory, store: CatalogPath) -> 
 
 @pytest.mark.parametrize("name", ["coding-agent", "dispatch", "moltis", "opal", "pi"])
 def test_the_bundled_catalogs_agree_with_diff(name: str) -> None:
-    store = CatalogPath(use_env=False)
-    assert assert_log_agrees_with_diff(open_history(name, store=store), store) > 0
+    catalog_path = CatalogPath(use_env=False)
+    assert (
+        assert_log_agrees_with_diff(open_history(name, catalog_path=catalog_path), catalog_path) > 0
+    )

@@ -1,5 +1,6 @@
-"""The history index is kept by the manifests' hashes: in memory and in ``_cache/``
-inside a catalog folder of the user's path; the file is trusted for nothing."""
+"""The history index is kept by the manifests' hashes: in memory and in the user's own
+cache folder, never in a catalog's; a file there is read only when it is this user's
+and checked all the same."""
 
 from __future__ import annotations
 
@@ -18,9 +19,18 @@ from tests.test_history import STORY, write_history
 
 
 @pytest.fixture(autouse=True)
-def _fresh_memory(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every open starts as a new process would: nothing kept in memory."""
+def _fresh_memory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Every open starts as a new process would: nothing kept in memory, nothing said,
+    an empty cache folder."""
     monkeypatch.setattr(cache, "_memory", OrderedDict())
+    monkeypatch.setattr(cache, "_warned", set())
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+
+
+def cached_file() -> Path:
+    """The one index file in the cache folder."""
+    (found,) = cache.cache_folder().iterdir()
+    return found
 
 
 @pytest.fixture
@@ -48,28 +58,30 @@ def answers(root: Path) -> list[tuple[str, str]]:
 
 def test_the_index_is_built_once_and_read_back(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     first = answers(root)
-    written = root / "story" / "_cache" / "history.json"
+    written = cached_file()
     assert json.loads(written.read_text(encoding="utf-8"))["versions"][0] == "1.0.0"
+    assert written.name == json.loads(written.read_text(encoding="utf-8"))["key"] + ".json"
+    assert not (root / "story" / "_cache").exists()  # nothing written in a catalog folder
     monkeypatch.setattr(cache, "_memory", OrderedDict())
     no_building(monkeypatch)
     assert answers(root) == first
     # The cache folder is no version.
-    store = CatalogPath([root], use_env=False)
-    assert [str(r.version) for r in store.versions("story")] == list(STORY)
+    catalog_path = CatalogPath([root], use_env=False)
+    assert [str(r.version) for r in catalog_path.versions("story")] == list(STORY)
 
 
 def test_a_new_version_or_an_edited_manifest_builds_again(root: Path) -> None:
     answers(root)
-    written = root / "story" / "_cache" / "history.json"
-    before = json.loads(written.read_text(encoding="utf-8"))["key"]
+    keys = {path.stem for path in cache.cache_folder().iterdir()}
     write_history(root, {"1.7.0": STORY["1.6.0"][:1]}, "story")
     assert answers(root)[-1] == ("1.7.0", "removed")
-    after = json.loads(written.read_text(encoding="utf-8"))
-    assert after["key"] != before and after["versions"][-1] == "1.7.0"
+    (after,) = {path.stem for path in cache.cache_folder().iterdir()} - keys
+    data = json.loads((cache.cache_folder() / f"{after}.json").read_text(encoding="utf-8"))
+    assert data["versions"][-1] == "1.7.0"
     manifest = root / "story" / "1.7.0" / "catalog.toml"
     manifest.write_text(manifest.read_text(encoding="utf-8") + "\n# a comment\n", "utf-8")
     answers(root)
-    assert json.loads(written.read_text(encoding="utf-8"))["key"] != after["key"]
+    assert len(list(cache.cache_folder().iterdir())) == 3
 
 
 @pytest.mark.parametrize(
@@ -89,7 +101,7 @@ def test_a_new_version_or_an_edited_manifest_builds_again(root: Path) -> None:
 )
 def test_a_damaged_cache_is_built_again_and_replaced(root: Path, damage: Any) -> None:
     first = answers(root)
-    written = root / "story" / "_cache" / "history.json"
+    written = cached_file()
     good = json.loads(written.read_text(encoding="utf-8"))
     written.write_text(damage(good), encoding="utf-8")
     cache._memory.clear()
@@ -98,48 +110,48 @@ def test_a_damaged_cache_is_built_again_and_replaced(root: Path, damage: Any) ->
 
 
 def test_links_and_files_in_the_way_are_left_alone(root: Path, tmp_path: Path) -> None:
+    first = answers(root)
+    written = cached_file()
     elsewhere = tmp_path / "precious.txt"
     elsewhere.write_text("keep me\n", encoding="utf-8")
-    folder = root / "story" / "_cache"
-    folder.mkdir()
-    (folder / "history.json").symlink_to(elsewhere)
-    first = answers(root)
+    written.unlink()
+    written.symlink_to(elsewhere)
+    cache._memory.clear()
+    assert answers(root) == first
     assert elsewhere.read_text(encoding="utf-8") == "keep me\n"
-    assert (folder / "history.json").is_symlink()
-    # A link for the folder: nothing is written through it.
-    (folder / "history.json").unlink()
-    folder.rmdir()
-    target = tmp_path / "target"
-    target.mkdir()
-    folder.symlink_to(target)
-    cache._memory.clear()
-    assert answers(root) == first
-    assert list(target.iterdir()) == []
-    # A file where the folder goes.
-    folder.unlink()
-    folder.write_text("not a folder\n", encoding="utf-8")
-    cache._memory.clear()
-    assert answers(root) == first
-    assert folder.read_text(encoding="utf-8") == "not a folder\n"
+    assert written.is_symlink()
 
 
 def test_a_fifo_for_the_cache_file_is_neither_read_nor_written(root: Path) -> None:
-    folder = root / "story" / "_cache"
-    folder.mkdir()
-    os.mkfifo(folder / "history.json")
+    answers(root)
+    written = cached_file()
+    written.unlink()
+    os.mkfifo(written)
+    cache._memory.clear()
     assert answers(root)[0] == ("1.0.0", "added")  # would block on reading or writing it
-    assert not (folder / "history.json").is_file()
+    assert not written.is_file()
 
 
-def test_no_file_without_cache_or_for_installed_catalogs(
+def test_no_file_without_cache_and_none_in_catalog_folders(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     open_history("story", paths=[root], cache=False).log("intro")
-    assert not (root / "story" / "_cache").exists()
+    assert not cache.cache_folder().exists() or not list(cache.cache_folder().iterdir())
     bundled = Path(opening.__file__).resolve().parents[2] / "parts" / "coding-agent"
-    open_history("coding-agent", store=CatalogPath(use_env=False)).log(kind="tool")
+    open_history("coding-agent", catalog_path=CatalogPath(use_env=False)).log(kind="tool")
     assert not (bundled / "_cache").exists()
+    assert not (root / "story" / "_cache").exists()
     # In memory, within a process, the index is kept all the same.
     built = no_building(monkeypatch)
-    open_history("coding-agent", store=CatalogPath(use_env=False))
+    open_history("coding-agent", catalog_path=CatalogPath(use_env=False))
     assert built == []
+
+
+def test_the_cache_folder_keeps_the_newest_files(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cache, "MAX_CACHE_FILES", 2)
+    for index in range(4):
+        write_history(root, {f"2.{index}.0": STORY["1.6.0"]}, "story")
+        answers(root)
+    assert len(list(cache.cache_folder().iterdir())) == 2

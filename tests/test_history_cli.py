@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import catalog
+from catalog.changes.history.cache import cache_folder
 from catalog.cli import build_parser
 from catalog.cli._completion import script
 from tests.conftest import run_cli as run
@@ -41,7 +42,7 @@ def test_log_in_text(root: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, *args)
     assert code == 0
     assert out.splitlines()[2:] == [
-        "1.6.0             12     +12  added         rules",
+        "1.6.0             12     +12  added         rules (an id an earlier part had)",
         "1.6.0             11       0  renamed       rules-v2 from guidelines",
     ]
 
@@ -59,7 +60,7 @@ def test_log_in_json(root: str, capsys: pytest.CaptureFixture[str]) -> None:
     ]
     assert set(data["entries"][0]) == {
         "version", "change", "id", "old_id", "kind", "tokens", "delta", "text", "similarity",
-        "sha256",
+        "sha256", "reused",
     }  # fmt: skip
 
 
@@ -75,6 +76,7 @@ def test_blame(root: str, capsys: pytest.CaptureFixture[str]) -> None:
         "version": "1.6.0",
         "part": "tips",
         "lines": [{"line": 1, "text": "Tip: ${ TOOL } then ${OTHER}.", "version": "1.1.0"}],
+        "holders": [],
     }
 
 
@@ -162,4 +164,5 @@ def test_a_history_command_as_a_process(root: str) -> None:
     )
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.splitlines()[-1] == "1.5.0             10       0  assembly"
-    assert (Path(root) / "story" / "_cache" / "history.json").is_file()
+    assert not (Path(root) / "story" / "_cache").exists()
+    assert any(cache_folder().glob("*.json"))  # the user's cache: this session's own

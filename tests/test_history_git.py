@@ -53,10 +53,10 @@ def git(repo: Path, *args: str) -> str:
 class GitHistory:
     """A catalog's versions as git commits, one file per part."""
 
-    def __init__(self, repo: Path, store: CatalogPath, name: str) -> None:
+    def __init__(self, repo: Path, catalog_path: CatalogPath, name: str) -> None:
         self.repo = repo
         stream = bytearray()
-        for minute, ref in enumerate(store.versions(name)):
+        for minute, ref in enumerate(catalog_path.versions(name)):
             stream += fast_import_commit(str(ref.version), minute) + b"deleteall\n"
             for part in ref.load().parts:
                 stream += f"M 100644 inline {part.id}.md\n".encode() + fast_import_data(part.body)
@@ -224,9 +224,9 @@ def changed_parts(history: CatalogHistory, version: str, limit: int) -> list[str
 
 def test_a_hand_written_history_agrees_with_git(tmp_path: Path) -> None:
     write_history(tmp_path / "catalogs", STORY, "story")
-    store = CatalogPath([tmp_path / "catalogs"], use_env=False)
-    history = open_history("story", store=store, cache=False)
-    repo = GitHistory(tmp_path / "git", store, "story")
+    catalog_path = CatalogPath([tmp_path / "catalogs"], use_env=False)
+    history = open_history("story", catalog_path=catalog_path, cache=False)
+    repo = GitHistory(tmp_path / "git", catalog_path, "story")
     assert check_log(history, repo) == 6
     assert check_follow(history, repo) == 1
     # No line moved and none repeated: blame and git blame say the same of every line.
@@ -245,9 +245,9 @@ def test_where_blame_and_git_blame_differ(tmp_path: Path) -> None:
     bodies = ["one\ntwo\nthree\n", "two\nthree\none\n", "x\ntwo\nthree\none\n", "x\ntwo\nx\n"]
     story = {f"1.{n}.0": [{"id": "p", "body": body}] for n, body in enumerate(bodies)}
     write_history(tmp_path / "catalogs", story, "moves")
-    store = CatalogPath([tmp_path / "catalogs"], use_env=False)
-    history = open_history("moves", store=store, cache=False)
-    repo = GitHistory(tmp_path / "git", store, "moves")
+    catalog_path = CatalogPath([tmp_path / "catalogs"], use_env=False)
+    history = open_history("moves", catalog_path=catalog_path, cache=False)
+    repo = GitHistory(tmp_path / "git", catalog_path, "moves")
     assert [(b.text, b.version) for b in history.blame("p", "1.2.0").lines] == [
         ("x", "1.2.0"), ("two", "1.0.0"), ("three", "1.0.0"), ("one", "1.0.0")
     ]  # fmt: skip
@@ -262,12 +262,12 @@ def test_a_synthetic_messy_history_agrees_with_git_and_diff(tmp_path: Path) -> N
     upstream = tmp_path / "upstream"
     build_messy_history(upstream, releases=18, max_parts=120, seed=5)
     import_releases(read_history(upstream), name="syn", out=tmp_path / "out")
-    store = CatalogPath([tmp_path / "out"], use_env=False)
-    history = open_history("syn", store=store, cache=False)
-    assert assert_log_agrees_with_diff(history, store) > 100
+    catalog_path = CatalogPath([tmp_path / "out"], use_env=False)
+    history = open_history("syn", catalog_path=catalog_path, cache=False)
+    assert assert_log_agrees_with_diff(history, catalog_path) > 100
     changes = {entry.change for entry in every_entry(history)}
     assert {"renamed", "whitespace", "placeholders", "metadata", "prose"} <= changes
-    repo = GitHistory(tmp_path / "git", store, "syn")
+    repo = GitHistory(tmp_path / "git", catalog_path, "syn")
     assert check_log(history, repo) > 100
     assert check_follow(history, repo) >= 1
     newest = history.versions[-1]
@@ -287,10 +287,10 @@ def test_the_fixture_releases_agree_with_git_and_diff(
         patch.setenv("GIT_CONFIG_NOSYSTEM", "1")
         patch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
         import_releases(read_history(upstream), name="claude-code", out=tmp_path / "out")
-    store = CatalogPath([tmp_path / "out"], use_env=False)
-    history = open_history("claude-code", store=store, cache=False)
-    assert assert_log_agrees_with_diff(history, store) > 1000
-    repo = GitHistory(tmp_path / "git", store, "claude-code")
+    catalog_path = CatalogPath([tmp_path / "out"], use_env=False)
+    history = open_history("claude-code", catalog_path=catalog_path, cache=False)
+    assert assert_log_agrees_with_diff(history, catalog_path) > 1000
+    repo = GitHistory(tmp_path / "git", catalog_path, "claude-code")
     assert check_log(history, repo) > 700
     assert check_follow(history, repo) >= 10
     newest = history.versions[-1]

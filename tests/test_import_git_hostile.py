@@ -162,6 +162,32 @@ def test_no_program_the_repository_names_runs(hostile: tuple[Path, Path], tmp_pa
         assert (markers / name).exists(), (name, command)
 
 
+def test_import_git_runs_nothing_the_repository_names(
+    hostile: tuple[Path, Path], tmp_path: Path
+) -> None:
+    repo, markers = hostile
+    with gitrepo.GitRepo(repo) as git:  # the release commits, read without git
+        commits = {e.subject.split()[0]: e.oid for e in git.log() if e.subject.startswith("v")}
+    for tag, oid in commits.items():  # tags written as files: git would run its hooks
+        (repo / ".git" / "refs" / "tags" / tag).write_text(oid + "\n")
+    out = tmp_path / "out"
+    command = ["import", "git", str(repo), "--name", "cc", "--out", str(out), "--tags", "v*"]
+    command += ["--include", "system-prompts/*.md", "--root", "system-prompts"]
+    done = subprocess.run(
+        [sys.executable, "-m", "catalog", *command],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    for version in RELEASES:
+        cat = catalog.load("cc", f"=={version}", paths=[out])
+        files = data.FILES[version].items()
+        assert {p.id: p.body for p in cat.parts} == {f.removesuffix(".md"): t for f, t in files}
+    assert sorted(p.name for p in markers.iterdir()) == []
+
+
 def test_a_configuration_including_a_named_pipe_is_never_opened(tmp_path: Path) -> None:
     repo = data.make_history(tmp_path / "upstream")
     os.mkfifo(tmp_path / "pipe")  # git would wait here for a writer
@@ -248,6 +274,7 @@ def deltas(tmp_path: Path) -> tuple[Path, set[str]]:
 
 def test_declared_sizes_match_git_through_delta_chains(tmp_path: Path) -> None:
     repo, oids = deltas(tmp_path)
+    assert len(oids) >= 40  # one version of the file per commit, at least
     with gitrepo.GitRepo(repo) as git:
         sizes = DeclaredSizes(git._store, repo / ".git" / "objects")
         for oid in oids:

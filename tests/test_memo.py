@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from catalog.errors import EvaluationError
 from catalog.lang.memo import MAX_CHARACTERS, MAX_ENTRIES, remember, usage
 from catalog.lang.rows import row_roots
 from catalog.lang.shapes import ANY
@@ -89,7 +90,7 @@ def test_values_whose_equals_may_render_apart_are_rendered_each_time(value: Any)
 def test_an_error_is_raised_each_time_and_never_remembered() -> None:
     counting, run = _remembered("{{ 1 < x }}", "x")
     for _ in range(2):
-        with pytest.raises(Exception, match="cannot apply '<'"):
+        with pytest.raises(EvaluationError, match="cannot apply '<'"):
             run({"x": "a"})
     assert counting.renders == 2
     assert run({"x": 2}) == "true"

@@ -150,7 +150,7 @@ def test_unknown_base_catalog(root: Path) -> None:
 def test_stamp_names_the_line_of_an_unknown_base(root: Path) -> None:
     folder = write_overlay(root, FLAGSHIP_SHAPE[:1], base="upstrem@2.1.0")
     with pytest.raises(NotFoundError) as info:
-        stamp_folder(folder, store=CatalogPath([root], use_env=False))
+        stamp_folder(folder, catalog_path=CatalogPath([root], use_env=False))
     error = info.value
     assert "no catalog named 'upstrem'" in error.message
     lines = (folder / "catalog.toml").read_text().splitlines()
@@ -230,9 +230,9 @@ def test_an_overlay_whose_base_is_itself_is_told_so_first(
     root: Path, base: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = _unstamped(root, "self", base)
-    store = CatalogPath([root], use_env=False)
+    catalog_path = CatalogPath([root], use_env=False)
     with pytest.raises(ManifestError) as loading:
-        store.load("self")
+        catalog_path.load("self")
     with pytest.raises(ManifestError) as stamping:
         stamp_folder(folder)  # found or not, the base is not looked for
     for error in (loading.value, stamping.value):
@@ -248,7 +248,7 @@ def test_an_overlay_whose_base_is_itself_is_told_so_first(
 def test_an_earlier_version_of_itself_is_a_base_like_any_other(root: Path) -> None:
     write_catalog(root, "self", "0.9.0", [{"id": "a", "body": "Old A."}])
     folder = _unstamped(root, "self", "self@<1.0.0")
-    stamp_folder(folder, store=CatalogPath([root], use_env=False))
+    stamp_folder(folder, catalog_path=CatalogPath([root], use_env=False))
     assert catalog.load("self", "==1.0.0", paths=[root]).part("a").body == "Old A."
 
 
@@ -256,7 +256,7 @@ def test_stamp_reports_a_cycle_through_another_catalog(root: Path) -> None:
     write_overlay(root, [{"id": "b", "body": "B."}], name="pong", base="ping@1.0.0")
     folder = _unstamped(root, "ping", "pong@1.0.0")
     with pytest.raises(ManifestError, match=r"ping@1.0.0 -> pong@1.0.0 -> ping@1.0.0") as info:
-        stamp_folder(folder, store=CatalogPath([root], use_env=False))
+        stamp_folder(folder, catalog_path=CatalogPath([root], use_env=False))
     assert (info.value.key, info.value.line) == ("catalog.base", 4)
 
 
@@ -272,7 +272,7 @@ def test_stamp_records_base_hashes_and_the_cli_loads_overlays(
     )
     with pytest.raises(ManifestError):
         catalog.load("agent", paths=[root])
-    changes = stamp_folder(folder, store=CatalogPath([root], use_env=False))
+    changes = stamp_folder(folder, catalog_path=CatalogPath([root], use_env=False))
     assert {(c.part, c.key) for c in changes} >= {("git-safety", "sha256")}
     assert (
         catalog.load("agent", paths=[root]).part("git-safety").body
@@ -303,7 +303,7 @@ def test_stamp_fills_in_a_hand_written_overlay_keeping_its_section_comments(
         catalog.load("agent", paths=[root])
     assert "missing required key" in info.value.message
     assert f"run `catalog stamp {folder}` to record" in (info.value.hint or "")
-    changes = stamp_folder(folder, store=CatalogPath([root], use_env=False))
+    changes = stamp_folder(folder, catalog_path=CatalogPath([root], use_env=False))
     assert {(c.part, c.key, c.old) for c in changes} == {
         ("identity", "tokens", None),
         ("identity", "sha256", None),

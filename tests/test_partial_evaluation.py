@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from catalog.engine.plan import AgentInfo, PartInfo
 from catalog.errors import EvaluationError, ExpressionError
 from catalog.lang.compiler import compile_expression
-from catalog.lang.shapes import ANY, SCALAR, SequenceShape, shape_of
+from catalog.lang.shapes import ANY, SCALAR, MappingShape, SequenceShape, shape_of
 from catalog.lang.template import compile_template
 
 NAMES = {
@@ -244,6 +244,34 @@ def test_where_only_truth_matters_a_length_is_not_counted(source: str, holds: li
     # len() is not called: it adds no work of its own, and a plain read needs no budget.
     assert condition.builds == ("intersect" in source)
     assert compile_expression(source, names).builds
+
+
+_OPERATORS = ("<", "<=", ">", ">=", "==", "!=")
+_LENGTH_TESTS = [
+    source
+    for op in _OPERATORS
+    for n in (0, 1, 2)
+    for source in (f"len(tools) {op} {n}", f"{n} {op} len(tools)")
+]
+
+
+@pytest.mark.parametrize("source", _LENGTH_TESTS)
+def test_every_length_test_holds_as_python_says(source: str) -> None:
+    """Each comparison of a length with 0, 1 or 2, either side, against lists and
+    mappings of 0 to 3 items: Python's own evaluator is the oracle, so a shortcut that
+    reads one of them as a test of emptiness shows."""
+    names = {"tools": SequenceShape(SCALAR), "table": MappingShape(SCALAR)}
+    lists = [[], ["Read"], ["Read", "Bash"], ["Read", "Bash", "Grep"]]
+    expected = [eval(source, {"len": len}, {"tools": v}) for v in lists]
+    for condition in (True, False):
+        compiled = compile_expression(source, names, condition=condition)
+        assert [bool(compiled({"tools": v})) for v in lists] == expected, condition
+        on_table = compile_expression(source.replace("tools", "table"), names, condition=condition)
+        tables = [dict.fromkeys(v, 1) for v in lists]
+        assert [bool(on_table({"table": t})) for t in tables] == expected, condition
+    # none has no items: its length is 0
+    nothing = compile_expression(source, names, condition=True)({"tools": None})
+    assert bool(nothing) == expected[0]
 
 
 @pytest.mark.parametrize(

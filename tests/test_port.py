@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -252,3 +253,26 @@ def test_port_keeps_the_comment_after_a_value_it_rewrites(
     assert f'sha256 = "{sha(new_spaced)}" # pin \'x\' "y"\n' in written
     assert written.count("\t# counted\n") == 5  # every part's tokens line, rewritten or not
     assert written.count(" # pin ") == 5
+
+
+def test_port_rewrites_the_part_not_a_string_that_looks_like_one(
+    releases: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A multi-line string holding a `[[part]]` line and a `sha256 =` line sits in the
+    # overlay's first part, before the part whose pins a port updates: the string is
+    # left as written and the real part's pins are the ones rewritten.
+    manifest = releases / "over" / "1.0.0" / "catalog.toml"
+    decoy = '"""\n[[part]]\nsha256 = "not-a-pin"\ntokens = 1\n"""'
+    text = manifest.read_text().replace('id = "a"\n', f'id = "a"\ndescription = {decoy}\n', 1)
+    manifest.write_text(text)
+    out = tmp_path / "ported"
+    code, text, err = _port(capsys, releases, "--accept", "placeholders", "-o", str(out))
+    assert code == 1, err  # the prose change and the vanished part still need a decision
+    written = (out / "catalog.toml").read_text()
+    assert f"description = {decoy}\n" in written
+    ported = tomllib.loads(written)
+    spaced = next(part for part in ported["part"] if part["id"] == "b")
+    new_spaced = SPACED.replace("${READ_TOOL_NAME}", "${ READ_TOOL_NAME }")
+    assert spaced["sha256"] == sha(new_spaced)
+    assert spaced["tokens"] == get_counter("cl100k_base")(new_spaced)
+    assert ported["part"][0]["description"] == '[[part]]\nsha256 = "not-a-pin"\ntokens = 1\n'

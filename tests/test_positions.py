@@ -117,8 +117,10 @@ def test_text_that_is_not_toml_never_fails(text: str) -> None:
     # Long runs of blank space and comments before something that is not a plain
     # key: a pattern that backtracked over them would never finish.
     positions = TomlPositions(text)
-    positions.line(("a",))
-    positions.line(("x", 0, "y"))
+    lines = text.count("\n") + 1
+    for path in (("a",), ("x", 0, "y")):
+        found = positions.line(path)
+        assert found is None or 1 <= found <= lines, found
 
 
 def test_the_index_is_built_only_when_a_line_is_asked_for() -> None:

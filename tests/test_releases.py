@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import sqlite3
-import time
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -24,13 +24,14 @@ from catalog.conversations import (
     open_store,
 )
 from catalog.conversations.releases import (
+    RELEASE_CACHE_SECONDS,
     ReleaseCache,
     canary_share,
     catalog_path_loader,
     version_for,
 )
 from catalog.errors import NotFoundError, SessionError, UsageError
-from tests.conftest import write_catalog
+from tests.conftest import FakeTime, write_catalog
 from tests.postgres_server import fresh_database, postgres_server, store, store_url
 
 # Fixtures used by the tests below.
@@ -76,10 +77,13 @@ def _share(label: str, conversation_id: str) -> float:
 # -- the store's operations
 
 
-def test_set_read_and_roll_back_with_the_whole_history(store: ReleaseStore) -> None:
+def test_set_read_and_roll_back_with_the_whole_history(
+    store: ReleaseStore, fake_time: Callable[..., FakeTime]
+) -> None:
+    """Each change records when it was made, by the store's clock (fixed here)."""
+    clock = fake_time(*_store_modules())
     assert store.get_release("production") is None
     assert store.release_history("production") == []
-    before = time.time()
     first = store.set_release("production", ReleaseTarget("demo", "1.0"))
     assert (first.label, first.target, first.number) == (
         "production",
@@ -87,7 +91,8 @@ def test_set_read_and_roll_back_with_the_whole_history(store: ReleaseStore) -> N
         1,
     )
     assert (first.who, first.action) == ("local", "set")
-    assert before <= first.changed <= time.time()
+    assert first.changed == clock.now
+    clock.sleep(5)
     canary = ReleaseTarget("demo", "1.0", Canary("2.0.0", 10))
     second = store.set_release("production", canary, "token:abc")
     store.set_release("staging", ReleaseTarget("demo", "2.0.0"))
@@ -328,21 +333,43 @@ def test_a_conversation_of_another_catalog_is_refused(releases: Releases) -> Non
 
 
 def test_a_change_elsewhere_is_used_within_the_bound(
-    store_url: str, releases: Releases, catalogs: Path
+    store_url: str, releases: Releases, catalogs: Path, fake_time: Callable[..., FakeTime]
 ) -> None:
+    """Another process's cache uses a release it read until the bound has passed since
+    it read it, never after (the clock is the cache's, moved by hand)."""
+    from catalog.conversations import releases as module
+
+    clock = fake_time(module)
     releases.set("production", "demo", "1.0.0")
     with closing(open_store(store_url)) as other_store:  # another process's store and cache
         other = Releases(other_store, load=catalog_path_loader([catalogs]))
         assert other.current("production").target.version == "1.0.0"
         releases.set("production", "demo", "2.0.0")
-        changed = time.monotonic()
-        while other.current("production").target.version != "2.0.0":
-            assert time.monotonic() - changed <= 1.0 + 0.2, "older than the bound"
-            time.sleep(0.02)
+        clock.sleep(RELEASE_CACHE_SECONDS - 0.001)
+        assert other.current("production").target.version == "1.0.0"  # as read
+        clock.sleep(0.001)
+        assert other.current("production").target.version == "2.0.0"  # the bound
+        releases.set("production", "demo", "1.1.0")
+        clock.sleep(RELEASE_CACHE_SECONDS / 2)
+        assert other.current("production").target.version == "2.0.0"  # read anew at 1.0 s
+        clock.sleep(RELEASE_CACHE_SECONDS / 2)
+        assert other.current("production").target.version == "1.1.0"
         # Without a cache, a change is seen at once.
         fresh = Releases(other_store, load=catalog_path_loader([catalogs]), cache=ReleaseCache(0))
-        releases.set("production", "demo", "1.1.0")
-        assert fresh.current("production").target.version == "1.1.0"
+        releases.set("production", "demo", "1.0.0")
+        assert fresh.current("production").target.version == "1.0.0"
+
+
+def _store_modules() -> list[object]:
+    """The modules of the stores whose clock records a release change."""
+    from catalog.conversations import sqlite
+
+    found: list[object] = [sqlite]
+    try:
+        from catalog.conversations import postgres
+    except ImportError:  # psycopg is not installed: no PostgreSQL store either
+        return found
+    return [*found, postgres]
 
 
 def test_a_store_without_releases_is_refused(releases: Releases) -> None:

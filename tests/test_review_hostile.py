@@ -18,7 +18,7 @@ import pytest
 
 from catalog.changes.classify import inside_placeholders, text_class
 from catalog.lang.placeholders import placeholder_spans
-from catalog.lang.visible import hidden_runs, json_visible, visible, visible_line
+from catalog.text.visible import hidden_runs, json_visible, visible, visible_line
 from tests.conftest import run_cli, sha, write_catalog
 from tests.gathering import write
 

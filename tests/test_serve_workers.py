@@ -8,7 +8,6 @@ import http.client
 import os
 import socket
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -21,11 +20,6 @@ from prometheus_client.parser import text_string_to_metric_families  # noqa: E40
 from catalog.cli._serve import _listen  # noqa: E402
 from tests.conftest import run_cli  # noqa: E402
 from tests.serving import running_process, write_demo_catalogs  # noqa: E402
-
-# Without TCP_NODELAY every keep-alive request after the first waits for the client's
-# delayed acknowledgement, 40 ms at least on Linux; with it, a small answer on loopback
-# takes a few milliseconds.
-NAGLE_FLOOR_MS = 40.0
 
 
 def _nodelay(sock: socket.socket) -> int:
@@ -82,22 +76,23 @@ def _children(parent: int) -> list[int]:
     return found
 
 
-def _keep_alive_latencies(connection: http.client.HTTPConnection, count: int) -> list[float]:
-    """Milliseconds taken by ``count`` requests on one kept-alive connection."""
-    taken = []
+def _keep_alive(connection: http.client.HTTPConnection, count: int) -> None:
+    """Send ``count`` requests on one kept-alive connection, each answered."""
     for _ in range(count):
-        started = time.perf_counter()
         connection.request("GET", "/system-prompt/variables")
         response = connection.getresponse()
         response.read()
         assert response.status == 200
-        taken.append((time.perf_counter() - started) * 1000)
-    return taken
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="reads the connections in /proc")
-def test_two_workers_share_the_port_with_tcp_nodelay_and_one_metrics(tmp_path: Path) -> None:
+def test_two_workers_share_the_port_and_one_metrics(tmp_path: Path) -> None:
+    """Both processes accept connections on the one port (each kept-alive connection
+    is served by one of them) and /metrics adds up their figures. That each accepted
+    connection has TCP_NODELAY is the operating system's doing, checked above on the
+    socket as a worker gets it; what it saves (a delayed acknowledgement, 40 ms on
+    Linux, per kept-alive request) shows in the latencies of scripts/bench_serve.py."""
     catalogs = write_demo_catalogs(tmp_path / "catalogs")
     store = f"sqlite:///{tmp_path / 'prompts.sqlite'}"
     args = [
@@ -112,25 +107,22 @@ def test_two_workers_share_the_port_with_tcp_nodelay_and_one_metrics(tmp_path: P
     ]
     with running_process(args, tmp_path / "serve.log") as (url, process):
         port = int(url.rsplit(":", 1)[1])
-        served_by: dict[int, list[float]] = {}
+        served_by: dict[int, int] = {}
         connections = []
         try:
             while len(served_by) < 2 and len(connections) < 64:
                 connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
                 connections.append(connection)
-                latencies = _keep_alive_latencies(connection, 8)
+                _keep_alive(connection, 8)
                 assert connection.sock is not None
                 client_port = connection.sock.getsockname()[1]
                 pid = _worker_of(port, client_port, _children(process.pid))
                 assert pid is not None
-                served_by.setdefault(pid, []).append(min(latencies[1:]))
+                served_by[pid] = served_by.get(pid, 0) + 1
         finally:
             for connection in connections:
                 connection.close()
         assert len(served_by) == 2, "one process accepted every connection"
-        for pid, fastest in served_by.items():
-            # Not one kept-alive request waited for a delayed acknowledgement.
-            assert max(fastest) < NAGLE_FLOOR_MS / 2, (pid, fastest)
 
         # Constructions answered by either process are added up by /metrics.
         for index in range(20):

@@ -174,7 +174,7 @@ def test_writes_need_the_token_off_loopback(catalogs: Path, tmp_path: Path) -> N
         paths=(str(catalogs),),
         store_url=f"sqlite:///{tmp_path / 'p.sqlite'}",
         template_catalog="tpl",
-        token="s3cret",
+        token="s3cret-4e1f0a9b7c2d58e6a1b3f09c-7d1e",
         host="0.0.0.0",
     )
     for client in _client(settings):
@@ -184,7 +184,7 @@ def test_writes_need_the_token_off_loopback(catalogs: Path, tmp_path: Path) -> N
         _error(client.put("/system-prompt", json=body, headers=wrong), 401)
         _error(client.put("/conversations/c", json={"catalog": "tpl"}), 401)
         _error(client.post("/conversations/c/rebuild", json={}), 401)
-        right = {"Authorization": "Bearer s3cret"}
+        right = {"Authorization": "Bearer s3cret-4e1f0a9b7c2d58e6a1b3f09c-7d1e"}
         assert client.put("/system-prompt", json=body, headers=right).status_code == 200
         assert client.get("/system-prompt").json() == body  # reads need no token
         made = client.put("/conversations/c", json={"catalog": "tpl"}, headers=right)
@@ -525,7 +525,9 @@ def test_the_chart_draws_reference_figures_where_parts_carry_them(
     assert page.count('<polyline class="reference"') == 1
 
 
-def test_diff_page_reads_like_a_review(client: TestClient) -> None:
+def test_diff_page_reads_like_a_review(
+    client: TestClient, catalogs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     page = client.get("/diff", params={"old": "demo@1.0.0", "new": "demo@2.0.0"}).text
     assert '<li class="new"><b>NEW</b> <a href="/catalogs/demo/parts/brand-new">brand-new' in page
     assert '<li class="removed"><b>REMOVED</b> <a href="/catalogs/demo/parts/old-rules">' in page
@@ -547,6 +549,13 @@ def test_diff_page_reads_like_a_review(client: TestClient) -> None:
     assert '<li class="new"><b>NEW</b> <a href="/catalogs/demo/parts/brand-new">' in by_form.text
     report = client.get("/diff/report", params={"old": "demo@1.0.0", "new": "demo@2.0.0"})
     assert "table class=side" in report.text
+    # The same template as `catalog diff --format html`: only where the style sheet
+    # comes from differs.
+    sheet = client.get("/static/diff.css").text
+    cli = ("diff", "demo@1.0.0", "demo@2.0.0", "--path", str(catalogs), "--format", "html")
+    _, cli_page, _ = run_cli(capsys, *cli)
+    link = '<link rel=stylesheet href="/static/diff.css">'
+    assert report.text.replace(link, f"<style>{sheet}</style>") == cli_page
     assert "name the two versions" in _error(client.get("/diff"), 400)
 
 
@@ -576,7 +585,7 @@ def test_serve_checks_the_store_and_folders_before_starting(
 ) -> None:
     code, _, err = run_cli(capsys, "serve", "--store", "mysql://u:pw@db/x")
     assert code == 2
-    assert "unknown prompt store URL 'db/x'" in err and "pw" not in err
+    assert "unknown prompt store URL 'mysql://u:***@db/x'" in err and "pw" not in err
     code, _, err = run_cli(capsys, "serve", "--store", f"sqlite:///{tmp_path}", "--path", "nowhere")
     assert code == 2
     assert "cannot open the prompt store" in err

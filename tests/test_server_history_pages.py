@@ -277,7 +277,7 @@ def test_the_pages_on_the_published_releases(releases: Path, tmp_path: Path) -> 
     """Every part renamed or removed at some point, and every system reminder, shows
     its log and its blame; each change's report is that part's change alone, in the
     class the log gives it; the search links to part pages that answer."""
-    history = open_history("claude-code", store=CatalogPath([releases], use_env=False))
+    history = open_history("claude-code", catalog_path=CatalogPath([releases], use_env=False))
     assert len(history.versions) == 9
     chosen = set()
     for lineage in history.lineages:

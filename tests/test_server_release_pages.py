@@ -24,10 +24,10 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
     settings = ServerSettings(
         paths=(str(write_demo_catalogs(tmp_path / "catalogs")),),
         store_url=f"sqlite:///{tmp_path / 'prompts.sqlite'}",
-        token="s3cret-token",
+        token="s3cret-token-7d2e9a41c0b85f63e1a2",
     )
     with TestClient(create_app(settings), base_url="http://127.0.0.1") as served:
-        served.headers["Authorization"] = "Bearer s3cret-token"
+        served.headers["Authorization"] = "Bearer s3cret-token-7d2e9a41c0b85f63e1a2"
         yield served
 
 

@@ -592,7 +592,10 @@ def test_a_template_set_on_the_command_line_reads_its_file_references(
         (["--from-dir", ".", "--home", "no-such-home"], "the home folder does not exist"),
         (["--from-dir", "AGENTS.md"], "the working directory is not a folder"),
         (["--home", "."], "--home applies only when gathering a context"),
-        (["--model", "m", "--no-git"], "--model, --no-git apply only when gathering a context"),
+        (
+            ["--provider", "p", "--no-git"],
+            "--provider, --no-git apply only when gathering a context",
+        ),
     ],
 )
 def test_bad_gathering_options_exit_2(

@@ -270,6 +270,7 @@ def test_every_imported_version_validates_locks_and_verifies(
 ) -> None:
     history, report = imported
     root = str(report.folder.parent)
+    assert len(history.versions) == RELEASES
     for version in history.versions:
         code, out, err = run(capsys, "validate", str(report.folder / version))
         assert (code, err) == (0, ""), out

@@ -69,6 +69,7 @@ def test_dates_and_datetimes_are_accepted_and_none_is_empty() -> None:
 
 
 def test_names_do_not_follow_the_process_locale() -> None:
+    before = locale.setlocale(locale.LC_TIME)
     try:
         locale.setlocale(locale.LC_TIME, "fr_FR.UTF-8")
     except locale.Error:
@@ -76,7 +77,7 @@ def test_names_do_not_follow_the_process_locale() -> None:
     try:
         assert run('strftime(t, "%A %B %p")', t=MORNING) == "Saturday March AM"
     finally:
-        locale.setlocale(locale.LC_TIME, "C")
+        locale.setlocale(locale.LC_TIME, before)
 
 
 @pytest.mark.parametrize(

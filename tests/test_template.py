@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import contextlib
 from dataclasses import FrozenInstanceError
 from typing import Any
 
@@ -367,10 +366,13 @@ template_soup = st.lists(st.sampled_from(TEMPLATE_TOKENS), max_size=30).map("".j
 def test_compile_raises_only_library_errors(body: str) -> None:
     try:
         template = compile_template(body, NAMES)
-    except CatalogError:
+    except CatalogError as exc:
+        assert exc.message.strip(), body
         return
-    with contextlib.suppress(EvaluationError):
-        template.render(SCOPE)
+    try:
+        assert isinstance(template.render(SCOPE), str)
+    except EvaluationError as exc:
+        assert exc.message.strip(), body
 
 
 def _closer_one_character_at_a_time(source: str, start: int, closer: str) -> int:

@@ -18,7 +18,6 @@ else is imported from its own module: the context's models from
 from __future__ import annotations
 
 import importlib
-import warnings
 from typing import TYPE_CHECKING, Any
 
 from catalog.errors import (
@@ -33,7 +32,7 @@ from catalog.errors import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Iterable
     from pathlib import Path
 
     from catalog.changes.compute import CatalogDiff, diff
@@ -92,70 +91,15 @@ _LAZY = {
 }
 """Public names and the module each is imported from on first use."""
 
-_MOVED = {
-    **dict.fromkeys(("AgentInfo", "CompiledPart"), "catalog.engine.assemble"),
-    **dict.fromkeys(
-        ("ExcludedPart", "Reminder", "ToolDescription", "UsedPart"), "catalog.engine.prompt"
-    ),
-    **dict.fromkeys(
-        (
-            "Command",
-            "Environment",
-            "Identity",
-            "McpServer",
-            "OutputStyle",
-            "ProjectFile",
-            "SessionInfo",
-            "Skill",
-            "ToolInfo",
-            "UserProfile",
-        ),
-        "catalog.schema.context",
-    ),
-    **dict.fromkeys(
-        (
-            "EvaluationError",
-            "ExpressionError",
-            "ImporterError",
-            "SourceError",
-            "StoreUnavailableError",
-            "TemplateError",
-        ),
-        "catalog.errors",
-    ),
-}
-"""Names this package exported before its API was narrowed, and where they live."""
-
 
 def __getattr__(name: str) -> Any:
     """Import a public name from its module on first use (and keep it)."""
     module = _LAZY.get(name)
     if module is None:
-        module = _MOVED.get(name)
-        if module is None:
-            raise AttributeError(f"module 'catalog' has no attribute {name!r}")
-        warnings.warn(
-            f"catalog.{name} is deprecated: import it from {module}",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return getattr(importlib.import_module(module), name)
+        raise AttributeError(f"module 'catalog' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
-
-
-def _moved_module(old: str, new: str) -> Callable[[str], Any]:
-    """The module ``__getattr__`` of ``old``, a module path kept for one release: each name
-    is taken from ``new``, with a deprecation warning."""
-
-    def forward(name: str) -> Any:
-        warnings.warn(
-            f"{old} is deprecated: import {name} from {new}", DeprecationWarning, stacklevel=2
-        )
-        return getattr(importlib.import_module(new), name)
-
-    return forward
 
 
 def __dir__() -> list[str]:
@@ -179,9 +123,9 @@ def load(
     """
     from catalog.io.catalog_path import CatalogPath
 
-    store = CatalogPath(paths)
+    catalog_path = CatalogPath(paths)
     if lock is not None:
         from catalog.io.lockfile import load_locked
 
-        return load_locked(name, spec, lock, store)
-    return store.load(name, spec)
+        return load_locked(name, spec, lock, catalog_path)
+    return catalog_path.load(name, spec)

@@ -23,12 +23,12 @@ No text change is carried over unless the caller said so: a change that looks
 minor is where words hide.
 
 The ported manifest is the old one with only the ``base``, ``version``,
-``from``, ``sha256`` and ``tokens`` lines rewritten: comments and layout stay.
+``from``, ``sha256`` and ``tokens`` values rewritten, through the same editing
+function as ``catalog stamp``: comments, layout and every string stay.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import (
     Collection,
 )
@@ -57,6 +57,7 @@ from catalog.engine.compile import (
 from catalog.errors import (
     UsageError,
 )
+from catalog.io.manifest_edit import Value, edit_manifest
 from catalog.schema.manifest import (
     Manifest,
 )
@@ -161,7 +162,7 @@ def port_overlay(
     renames = {old: (new, score) for old, new, score in find_renames(gone, fresh)}
     labels = (f"{old_base.name}@{old_base.version}", f"{new_base.name}@{new_base.version}")
     ported: list[PortedPart] = []
-    edits: dict[int, dict[str, str]] = {}
+    edits: dict[int, dict[str, Value]] = {}
     for index, part in enumerate(manifest.part):
         source = part.from_
         if source is None:
@@ -180,75 +181,23 @@ def port_overlay(
         if status == "same" and change is not None:
             status = "carried" if carried else "changed"
         pinned = carried and (change is not None or target != source)
-        edit: dict[str, str] = {}
+        edit: dict[str, Value] = {}
         if target != source:
-            edit["from"] = _toml_string(target)
+            edit["from"] = target
         if pinned:
-            edit["sha256"] = _toml_string(body_sha256(new_body))
-            edit["tokens"] = str(count(new_body))
+            edit["sha256"] = body_sha256(new_body)
+            edit["tokens"] = count(new_body)
         if edit:
             edits[index] = edit
         unified = unified_diff(old_body, new_body, f"{labels[0]}/{source}", f"{labels[1]}/{target}")
         ported.append(
             PortedPart(part.id, source, status, target, change, similarity, unified, pinned)
         )
-    catalog_edits = {"base": _toml_string(base_ref), "version": _toml_string(version)}
+    catalog_edits: dict[str, Value] = {"base": base_ref, "version": version}
     return PortReport(
         overlay=f"{manifest.catalog.name} {manifest.catalog.version}",
         old_base=labels[0],
         new_base=labels[1],
         parts=tuple(ported),
-        text=_rewrite(text, catalog_edits, edits),
+        text=edit_manifest(text, catalog=catalog_edits, parts=edits).text,
     )
-
-
-def _toml_string(value: str) -> str:
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-_HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_.-]+)\s*\]\]?\s*(?:#.*)?$")
-_ASSIGN = re.compile(r"(\s*)([A-Za-z0-9_-]+)(\s*=\s*)")
-
-
-def _rewrite(text: str, catalog: dict[str, str], parts: dict[int, dict[str, str]]) -> str:
-    """``text`` with the values of some keys of ``[catalog]`` and of the ``[[part]]``
-    tables (by index) replaced, line by line (a comment after such a value stays),
-    everything else kept."""
-    lines = text.split("\n")
-    table = ""
-    part_index = -1
-    for number, line in enumerate(lines):
-        header = _HEADER.match(line)
-        if header:
-            table = header.group(1)
-            if line.lstrip().startswith("[[") and table == "part":
-                part_index += 1
-            continue
-        wanted = catalog if table == "catalog" else {}
-        if table == "part":
-            wanted = parts.get(part_index, {})
-        assign = _ASSIGN.match(line)
-        if assign and assign.group(2) in wanted:
-            indent, key, equals = assign.groups()
-            tail = _comment_after_value(line[assign.end() :])
-            lines[number] = f"{indent}{key}{equals}{wanted[key]}{tail}"
-    return "\n".join(lines)
-
-
-def _comment_after_value(rest: str) -> str:
-    """The spaces and comment after the one-line TOML value that ``rest`` starts with
-    (``"x"  # why`` gives ``  # why``), or nothing."""
-    if rest.startswith(('"""', "'''")):
-        return ""
-    if rest.startswith('"'):
-        at = 1
-        while at < len(rest) and rest[at] != '"':
-            at += 2 if rest[at] == "\\" else 1
-        end = at + 1
-    elif rest.startswith("'"):
-        closing = rest.find("'", 1)
-        end = len(rest) if closing < 0 else closing + 1
-    else:  # a number, true or false: up to a space or a comment
-        end = next((at for at, char in enumerate(rest) if char.isspace() or char == "#"), len(rest))
-    tail = rest[end:]
-    return tail if tail.lstrip().startswith("#") else ""

@@ -2,16 +2,16 @@
 
 What a report quotes (bodies, names, values) may hold control or invisible
 characters: the text, Markdown and HTML forms show each as ``<U+XXXX>``
-(:mod:`catalog.lang.visible`), and the JSON form writes them as ``\\uXXXX``
+(:mod:`catalog.text.visible`), and the JSON form writes them as ``\\uXXXX``
 escapes, so that nothing acts on a terminal or hides from a reviewer.
 """
 
 from __future__ import annotations
 
 import difflib
-import html
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from catalog.changes.classify import inside_placeholders, words
@@ -24,11 +24,12 @@ from catalog.changes.compute import (
     _jsonable,
     lines,
 )
-from catalog.lang.visible import json_visible, visible, visible_line
+from catalog.html import render as html_render
+from catalog.html import stylesheet
+from catalog.text.visible import json_visible, visible, visible_line
 
 __all__ = [
     "FOLDED",
-    "HTML_STYLE",
     "render_html",
     "render_json",
     "render_markdown",
@@ -46,7 +47,7 @@ _FOLDED_WORDS = {
 
 def render_json(result: CatalogDiff) -> str:
     """The diff as indented JSON with sorted keys (see :meth:`CatalogDiff.to_dict`),
-    hidden characters escaped (:func:`catalog.lang.visible.json_visible`)."""
+    hidden characters escaped (:func:`catalog.text.visible.json_visible`)."""
     return json_visible(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, sort_keys=True))
 
 
@@ -237,7 +238,7 @@ def render_text(result: CatalogDiff, *, color: bool = False, all_changes: bool =
 
     Parts changed only in whitespace, inside placeholders or in metadata are
     counted on one line unless ``all_changes``; a text change shows its
-    unified diff. Every line is made :func:`~catalog.lang.visible.visible` before
+    unified diff. Every line is made :func:`~catalog.text.visible.visible` before
     it is coloured: the colours are the only escape sequences written.
     """
     rows: list[tuple[str, str]] = []  # (colour mark or "", line)
@@ -412,148 +413,97 @@ def render_markdown(result: CatalogDiff, *, all_changes: bool = False) -> str:
 # ------------------------------------------------------------------ HTML
 
 
-HTML_STYLE = """
-body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
-h1{font-size:1.4em}h2{font-size:1.15em;margin-top:2em}
-code,td.l,td.r{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
-.added>summary{color:#1a7f37}.renamed>summary{color:#8250df}.removed>summary{color:#cf222e}.changed>summary{color:#9a6700}
-details{border:1px solid #d0d7de;border-radius:6px;margin:.6em 0;padding:.4em .8em}
-summary{cursor:pointer;font-weight:600}
-table.side{border-collapse:collapse;width:100%;table-layout:fixed;margin-top:.5em}
-table.side td{vertical-align:top;white-space:pre-wrap;word-break:break-word;padding:0 .4em}
-table.side col.n{width:3em}
-table.side td.n{color:#888;text-align:right;user-select:none}
-table.side th{text-align:left;font-weight:600;color:#555;padding:.2em .4em}
-td.del{background:#ffebe9}td.ins{background:#dafbe1}td.chg{background:#fff8c5}
-tr.skip td{color:#888;text-align:center;background:#f6f8fa}
-ul.fields{margin:.3em 0}
-@media (max-width:600px){
-body{margin:.6em}
-table.side,table.side tbody{display:block}
-table.side colgroup{display:none}
-table.side tr{display:grid;grid-template-columns:2.6em minmax(0,1fr)}
-table.side th,tr.skip td{grid-column:1/-1}
-table.side td.r{border-bottom:1px solid #eaeef2}
-}
-"""
-"""The style sheet inside the HTML report's one ``<style>`` element (a server that
-serves the report allows it by its hash). On a window under 600 pixels the two sides
-stack: each line of the old text above the same line of the new."""
+@dataclass(frozen=True, slots=True)
+class _Row:
+    """One line of a side-by-side table: a line number and text per side (``None``
+    where that side has no line) and how each side changed; or a count of equal
+    lines folded away."""
+
+    old_number: int | None = None
+    old: str = ""
+    old_class: str = ""
+    new_number: int | None = None
+    new: str = ""
+    new_class: str = ""
+    folded: int = 0
 
 
-def _html(text: str) -> str:
-    """``text`` escaped for HTML, hidden characters shown (a bidi override would
-    reorder what the page shows)."""
-    return html.escape(visible(text))
-
-
-def _side_by_side(old: str, new: str, labels: tuple[str, str], context: int = 3) -> str:
-    """A two-column table of ``old`` against ``new`` under their ``labels``, equal runs
-    folded to ``context`` lines."""
+def _side_rows(old: str, new: str, context: int = 3) -> list[_Row]:
+    """The rows of ``old`` against ``new``, equal runs folded to ``context`` lines."""
     a, b = lines(old), lines(new)
-    rows = [f"<tr><th colspan=2>{_html(labels[0])}</th><th colspan=2>{_html(labels[1])}</th></tr>"]
+    rows: list[_Row] = []
 
-    def row(i: int | None, left: str | None, j: int | None, right: str | None, cls: str) -> None:
-        lcls = cls if left is not None else ""
-        rcls = cls if right is not None else ""
+    def row(i: int | None, j: int | None, cls: str) -> None:
         rows.append(
-            f"<tr><td class=n>{'' if i is None else i + 1}</td>"
-            f"<td class='l {lcls}'>{_html(left or '')}</td>"
-            f"<td class=n>{'' if j is None else j + 1}</td>"
-            f"<td class='r {rcls}'>{_html(right or '')}</td></tr>"
+            _Row(
+                None if i is None else i + 1,
+                "" if i is None else a[i],
+                "" if i is None else cls,
+                None if j is None else j + 1,
+                "" if j is None else b[j],
+                "" if j is None else cls,
+            )
         )
 
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             span = i2 - i1
-            if span > 2 * context + 1:
-                shown = [*range(context), *range(span - context, span)]
-                for k in shown[:context]:
-                    row(i1 + k, a[i1 + k], j1 + k, b[j1 + k], "")
-                folded = span - 2 * context
-                rows.append(f"<tr class=skip><td colspan=4>{folded} equal lines</td></tr>")
-                for k in shown[context:]:
-                    row(i1 + k, a[i1 + k], j1 + k, b[j1 + k], "")
-            else:
-                for k in range(span):
-                    row(i1 + k, a[i1 + k], j1 + k, b[j1 + k], "")
+            folded = span - 2 * context if span > 2 * context + 1 else 0
+            for k in range(span):
+                if folded and k == context:
+                    rows.append(_Row(folded=folded))
+                if not folded or k < context or k >= span - context:
+                    row(i1 + k, j1 + k, "")
         else:
             cls = {"replace": "chg", "delete": "del", "insert": "ins"}[tag]
             for k in range(max(i2 - i1, j2 - j1)):
-                i = i1 + k if i1 + k < i2 else None
-                j = j1 + k if j1 + k < j2 else None
-                row(i, a[i] if i is not None else None, j, b[j] if j is not None else None, cls)
-    columns = "<colgroup><col class=n><col><col class=n><col></colgroup>"
-    return "<table class=side>" + columns + "".join(rows) + "</table>"
+                row(i1 + k if i1 + k < i2 else None, j1 + k if j1 + k < j2 else None, cls)
+    return rows
 
 
-def render_html(result: CatalogDiff) -> str:
-    """One self-contained HTML page (inline CSS, no scripts) with side-by-side body diffs;
-    hidden characters are shown as ``<U+XXXX>``."""
-    esc = _html
-    title = f"{result.old_label} → {result.new_label}"
-    labels = (result.old_label, result.new_label)
-    body = [
-        f"<h1>{esc(title)}</h1>",
-        f"<p><strong>Tokens: {result.old_tokens} → {result.new_tokens} "
-        f"({_signed(result.token_delta)})</strong> ({esc(result.counter)}, all part bodies). "
-        f"{result.count('added')} added, {result.count('removed')} removed, "
-        f"{result.count('changed')} changed, {sum(p.moved for p in result.parts)} moved.</p>",
-    ]
+def render_html(result: CatalogDiff, *, stylesheet_url: str | None = None) -> str:
+    """One HTML page with side-by-side body diffs, from the package's templates; its
+    style sheet inline (a self-contained file, no scripts) unless ``stylesheet_url``
+    names where a server serves it. Hidden characters are shown as ``<U+XXXX>``."""
+    reference = None
     if result.has_reference:
         total, missing = _reference_total(result, "→")
-        who = result.reference_counter or "reference_tokens"
-        body.append(
-            f"<p><strong>Reference tokens: {esc(total)}</strong> (counted by {esc(who)}"
-            f"{esc(missing)}).</p>"
-        )
-    if result.identical:
-        body.append("<p>No changes.</p>")
-    if result.settings or result.variables or result.agents:
-        body.append("<h2>Catalog</h2><ul class=fields>")
-        body.extend(
-            f"<li>setting <code>{esc(c.key)}</code>: <code>{esc(_show(c.old))}</code> → "
-            f"<code>{esc(_show(c.new))}</code></li>"
-            for c in result.settings
-        )
-        for title_word, items in (("variable", result.variables), ("sub-agent", result.agents)):
-            for item in items:
-                detail = _item_detail(item, "→")
-                body.append(
-                    f"<li>{item.status} {title_word} <code>{esc(item.name)}</code>"
-                    + (f": {esc(detail)}" if detail else "")
-                    + "</li>"
-                )
-        body.append("</ul>")
-    if result.changes:
-        body.append("<h2>Parts</h2>")
-    for part in result.changes:
-        name = part.name if part.name == part.id else f"{part.name} ({part.id})"
-        if part.old_id:
-            name = f"{part.old_name} ({part.old_id}) → {name}"
-        head = f"{part.status.upper()}: {name} ({_part_tokens(part, '→')})"
-        open_attr = " open" if part.change == "prose" else ""
-        body.append(f"<details class={part.status}{open_attr}><summary>{esc(head)}</summary>")
-        phrases = [p for p in _describe_fields(part) if p not in _TEXT_WORDS.values()]
-        if phrases:
-            listed = "".join(f"<li>{esc(p)}</li>" for p in phrases)
-            body.append(f"<ul class=fields>{listed}</ul>")
-        body.append(_side_by_side(part.old_body or "", part.new_body or "", labels))
-        body.append("</details>")
-    if result.prompt is not None:
-        prompt = result.prompt
-        body.append(
-            f"<h2>Assembled prompt (agent {esc(prompt.agent)})</h2><p>Tokens: {prompt.old_tokens}"
-            f" → {prompt.new_tokens} ({_signed(prompt.token_delta)})"
-            + ("; identical" if prompt.identical else "")
-            + "</p>"
-        )
-        body.extend(f"<p>Note: {esc(note)}</p>" for note in prompt.notes)
-        body.append(_side_by_side(prompt.old_text, prompt.new_text, labels))
-    return (
-        "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
-        f"<title>{esc(title)}</title><style>{HTML_STYLE}</style></head><body>\n"
-        + "\n".join(body)
-        + "\n</body></html>\n"
+        reference = {"total": total, "missing": missing, "who": result.reference_counter}
+        reference["who"] = reference["who"] or "reference_tokens"
+    items = [
+        {"status": item.status, "word": word, "name": item.name, "detail": _item_detail(item, "→")}
+        for word, group in (("variable", result.variables), ("sub-agent", result.agents))
+        for item in group
+    ]
+    settings = [{"key": c.key, "old": _show(c.old), "new": _show(c.new)} for c in result.settings]
+    prompt = result.prompt
+    return html_render(
+        "diff_report.html",
+        title=f"{result.old_label} → {result.new_label}",
+        labels=(result.old_label, result.new_label),
+        result=result,
+        signed=_signed,
+        moved=sum(p.moved for p in result.parts),
+        reference=reference,
+        settings=settings,
+        items=items,
+        parts=[_html_part(part) for part in result.changes],
+        prompt=prompt,
+        prompt_rows=_side_rows(prompt.old_text, prompt.new_text) if prompt else [],
+        stylesheet_url=stylesheet_url,
+        style=stylesheet("diff.css"),
     )
+
+
+def _html_part(part: PartDiff) -> dict[str, Any]:
+    name = part.name if part.name == part.id else f"{part.name} ({part.id})"
+    if part.old_id:
+        name = f"{part.old_name} ({part.old_id}) → {name}"
+    return {
+        "status": part.status,
+        "open": part.change == "prose",
+        "head": f"{part.status.upper()}: {name} ({_part_tokens(part, '→')})",
+        "phrases": [p for p in _describe_fields(part) if p not in _TEXT_WORDS.values()],
+        "rows": _side_rows(part.old_body or "", part.new_body or ""),
+    }

@@ -15,7 +15,8 @@ from catalog.cli._common import (
     warn_notes,
 )
 from catalog.engine.prompt import check_prompt_size
-from catalog.lang.visible import json_visible, visible
+from catalog.lang.placeholders import written_as
+from catalog.text.visible import json_visible, visible
 
 __all__ = ["register", "run"]
 
@@ -59,8 +60,11 @@ def run(args: argparse.Namespace) -> int:
         used = {p.id for p in prompt.parts} | {t.part_id for t in prompt.tools}
         unbound = cat.unbound_placeholders(used)
         for name, ids in unbound.items():
+            forms = dict.fromkeys(
+                written_as(name, cat.part(i).decl.placeholder_syntax) for i in ids
+            )
             sys.stderr.write(
-                f"  ? ${{{name}}} left as written (not in [placeholders]): {', '.join(ids)}\n"
+                f"  ? {' '.join(forms)} left as written (not in [placeholders]): {', '.join(ids)}\n"
             )
         if gathering is not None:
             sys.stderr.write(gathering.tree() + "\n")

@@ -6,8 +6,8 @@ import argparse
 import sys
 
 from catalog.cli._common import EXIT_OK, add_format, emit_json
-from catalog.cli._history import history_of
-from catalog.lang.visible import visible_line
+from catalog.cli._history import history_of, holder_lines
+from catalog.text.visible import visible_line
 
 __all__ = ["register", "run"]
 
@@ -35,8 +35,14 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     width = max((len(line.version) for line in found.lines), default=0)
     digits = len(str(len(found.lines)))
+    held = holder_lines(
+        args.part,
+        found.holders,
+        lambda holder: f"catalog blame {history.name}@=={holder.last} {args.part}",
+    )
     sys.stdout.write(
-        "".join(
+        "".join(visible_line(line) + "\n" for line in held)
+        + "".join(
             f"{line.version:<{width}} {line.line:>{digits}}  {visible_line(line.text)}\n"
             for line in found.lines
         )

@@ -3,7 +3,7 @@
 The exit statuses and the global options live in :mod:`catalog.cli._options` (which
 the top-level parser loads alone) and are named here too, for the command modules.
 
-What a command prints for a person goes through :mod:`catalog.lang.visible` (a
+What a command prints for a person goes through :mod:`catalog.text.visible` (a
 control or invisible character is shown as ``<U+XXXX>``); JSON output escapes
 those characters, so a program parses the exact data.
 """
@@ -34,9 +34,8 @@ from catalog.errors import CatalogError, ContextError
 from catalog.io.catalog_path import CatalogPath
 from catalog.io.contexts import load_context
 from catalog.io.positions import key_lines
-from catalog.io.textfile import read_text, too_deep, write_text
-from catalog.lang.shapes import did_you_mean, guess
-from catalog.lang.visible import json_visible, visible
+from catalog.io.settings import guessed_value, tool_list, typed_value
+from catalog.io.textfile import read_text, write_text
 from catalog.schema.context import (
     Context,
     coerce_context,
@@ -44,6 +43,8 @@ from catalog.schema.context import (
 from catalog.schema.manifest import (
     fits_type,
 )
+from catalog.text.suggest import did_you_mean, guess
+from catalog.text.visible import json_visible, visible
 
 if TYPE_CHECKING:
     from catalog.gathering import Gathering
@@ -64,21 +65,21 @@ __all__ = [
     "emit_text",
     "gathering_from_args",
     "load_ref",
-    "make_store",
+    "make_catalog_path",
     "resolve_globals",
     "warn_notes",
     "write_output",
 ]
 
 
-def make_store(args: argparse.Namespace) -> CatalogPath:
-    """The store the command's ``--path`` options describe."""
+def make_catalog_path(args: argparse.Namespace) -> CatalogPath:
+    """The catalog path the command's ``--path`` options describe."""
     return CatalogPath(args.path)
 
 
 def load_ref(args: argparse.Namespace, ref: str) -> Catalog:
     """Load ``NAME[@SPEC]`` or a version folder."""
-    return make_store(args).load_ref(ref)
+    return make_catalog_path(args).load_ref(ref)
 
 
 def emit_text(text: str) -> None:
@@ -125,6 +126,13 @@ def add_context_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--tools", metavar="A,B,...", help="the enabled tools, comma-separated")
     parser.add_argument(
+        "--model",
+        default="",
+        metavar="ID",
+        help="the model id the prompt is for: the context's `model`, which conditions and "
+        "bodies read (and env.model, unless the context sets it)",
+    )
+    parser.add_argument(
         "--touched",
         action="append",
         default=[],
@@ -150,7 +158,6 @@ def add_context_options(parser: argparse.ArgumentParser) -> None:
         "it (default: the nearest folder holding one of the catalog's root markers, such "
         "as .git, else --from-dir)",
     )
-    gathering.add_argument("--model", default="", help="the model name, for env.model")
     gathering.add_argument("--provider", default="", help="the provider name, for env.provider")
     gathering.add_argument(
         "--no-git", action="store_true", help="leave out the git facts (branch, status)"
@@ -165,7 +172,8 @@ def add_context_options(parser: argparse.ArgumentParser) -> None:
 
 
 def context_from_args(args: argparse.Namespace, catalog: Catalog, *also: Catalog) -> Context:
-    """Build the context: gathered (``--from-dir``), then ``--context``, ``--tools``, ``--set``."""
+    """Build the context: gathered (``--from-dir``), then ``--context``, ``--tools``,
+    ``--model``, ``--set``."""
     return gathering_from_args(args, catalog, *also)[0]
 
 
@@ -188,9 +196,12 @@ def gathering_from_args(
     if args.context:
         data = _file_context(args.context, types).model_dump(exclude_defaults=True)
     if args.tools is not None:
-        data["tools"] = [t.strip() for t in args.tools.split(",") if t.strip()]
+        data["tools"] = tool_list(args.tools)
     if args.touched:
         data["touched_files"] = list(args.touched)
+    if args.model:
+        data["model"] = args.model
+        data.setdefault("env", {}).setdefault("model", args.model)
     for item in args.set:
         key, sep, raw = item.partition("=")
         key = key.strip()
@@ -201,9 +212,9 @@ def gathering_from_args(
         name = key.removeprefix("variables.")  # either spelling of a declared variable
         declared = types.get(name)
         if declared is not None:
-            data.setdefault("variables", {})[name] = _typed(raw, declared, key)
+            data.setdefault("variables", {})[name] = typed_value(raw, declared, key)
         elif key.split(".")[0] in Context.model_fields:
-            _set_path(data, key.split("."), _guess(raw))
+            _set_path(data, key.split("."), guessed_value(raw))
         else:
             close = guess(key, types.keys() | Context.model_fields.keys())
             raise ContextError(
@@ -280,6 +291,7 @@ def context_requested(args: argparse.Namespace) -> bool:
         or args.tools is not None
         or args.set
         or args.touched
+        or args.model
         or args.from_dir is not None
         or _gathering_options(args)
     )
@@ -290,59 +302,11 @@ def _gathering_options(args: argparse.Namespace) -> list[str]:
     given = (
         ("--home", args.home),
         ("--root", args.root),
-        ("--model", args.model),
         ("--provider", args.provider),
         ("--no-git", args.no_git),
         ("--follow-links", args.follow_links),
     )
     return [option for option, value in given if value]
-
-
-def _guess(raw: str) -> Any:
-    """``raw`` read as JSON when it parses (and is not absurdly deep), else as text."""
-    import json  # on first use: most commands never read or write JSON
-
-    try:
-        value = json.loads(raw)
-    except (ValueError, RecursionError):  # not JSON, a number too long, too deep
-        return raw
-    return raw if too_deep(value) else value
-
-
-_WRITE = {
-    "bool": "true or false",
-    "int": "a whole number, e.g. 3",
-    "float": "a number, e.g. 0.5",
-    "map": 'a JSON object, e.g. {"a": 1}',
-}
-
-
-def _typed(raw: str, type_name: str, key: str) -> Any:
-    """``raw`` read for a variable declared ``type_name``, the one reading of every
-    ``--set`` spelling (``NAME=`` and ``variables.NAME=``): JSON when it parses, else
-    text; a ``str`` is the text as given, and a ``list`` may be comma-separated."""
-    text = raw.strip()
-    if type_name == "str":
-        return raw
-    value = _guess(text)
-    if type_name == "list":
-        return (
-            value if isinstance(value, list) else [v.strip() for v in text.split(",") if v.strip()]
-        )
-    if type_name == "bool" and isinstance(value, bool):
-        return value
-    if type_name == "int" and isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if type_name == "float" and isinstance(value, int | float) and not isinstance(value, bool):
-        return value
-    if type_name == "map" and isinstance(value, dict):
-        return value
-    name = key.removeprefix("variables.")
-    raise ContextError(
-        f"--set {key}={raw!r}: not a valid {type_name}",
-        key=f"variables.{name}",
-        hint=f"write {_WRITE.get(type_name, 'a ' + type_name)} (values are read as JSON)",
-    )
 
 
 def _set_path(data: dict[str, Any], path: list[str], value: Any) -> None:

@@ -263,7 +263,7 @@ def complete(words: Sequence[str]) -> int:
     return EXIT_OK
 
 
-def _store(typed: Sequence[str]) -> CatalogPath:
+def _catalog_path(typed: Sequence[str]) -> CatalogPath:
     """The catalog path of the line: its ``--path`` folders that exist, then the usual."""
     paths = [
         value
@@ -275,12 +275,12 @@ def _store(typed: Sequence[str]) -> CatalogPath:
 
 
 def _catalogs(typed: Sequence[str]) -> list[str]:
-    store = _store(typed)
+    catalog_path = _catalog_path(typed)
     found = []
-    for name in store.names():
+    for name in catalog_path.names():
         found.append(name)
         try:
-            found.extend(f"{name}@{ref.version}" for ref in store.versions(name))
+            found.extend(f"{name}@{ref.version}" for ref in catalog_path.versions(name))
         except CatalogError:  # two folders of one version: the name alone
             continue
     return found
@@ -309,5 +309,5 @@ def _agents(typed: Sequence[str]) -> list[str]:
         folder = Path(ref).expanduser().resolve()
         manifest = merged_manifest(read_manifest(VersionDir(folder.parent, folder.name)))
     else:
-        manifest = _store(typed).find(*parse_ref(ref)).manifest()
+        manifest = _catalog_path(typed).find(*parse_ref(ref)).manifest()
     return list(manifest.agent_names)

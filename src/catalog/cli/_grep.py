@@ -8,7 +8,7 @@ import sys
 from catalog.changes.history import KINDS, GrepMatch
 from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, add_format, emit_json
 from catalog.cli._history import add_versions, history_of
-from catalog.lang.visible import visible_line
+from catalog.text.visible import visible_line
 
 __all__ = ["register", "run"]
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from catalog.cli._common import EXIT_OK, add_format, emit_json
 from catalog.errors import CatalogError, UsageError
 from catalog.io.textfile import read_text
-from catalog.lang.shapes import did_you_mean
+from catalog.text.suggest import did_you_mean
 
 __all__ = ["docs_folder", "register", "run", "topics"]
 

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import warnings
+from collections.abc import Callable, Sequence
 
-from catalog.changes.history import CatalogHistory, open_history
-from catalog.cli._common import make_store
+from catalog.changes.history import CatalogHistory, IdHolder, open_history
+from catalog.changes.history.cache import CacheWarning
+from catalog.cli._common import make_catalog_path, warn_notes
 from catalog.errors import UsageError
 from catalog.io.catalog_path import is_folder_ref, parse_ref
 
-__all__ = ["add_versions", "history_of"]
+__all__ = ["add_versions", "history_of", "holder_lines"]
 
 
 def add_versions(parser: argparse.ArgumentParser, what: str) -> None:
@@ -37,4 +40,24 @@ def history_of(
             f"{ref!r}: this command looks at every version of a catalog",
             hint=f"give the name alone; choose versions with --versions {given!r}",
         )
-    return open_history(name, store=make_store(args)), given
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", CacheWarning)
+        history = open_history(name, catalog_path=make_catalog_path(args))
+    warn_notes(args, (str(warning.message) for warning in caught))
+    return history, given
+
+
+def holder_lines(
+    part: str, holders: Sequence[IdHolder], ask: Callable[[IdHolder], str]
+) -> list[str]:
+    """Lines saying which parts held the id ``part``, one after another, when more than
+    one did: each one's versions, its id now when it was renamed since, and which is
+    shown (``ask`` gives the command that shows another)."""
+    if not holders:
+        return []
+    lines = [f"{part!r} was the id of {len(holders)} different parts, one after another:"]
+    for holder in holders:
+        now = f", now {holder.now} (in {holder.newest})" if holder.now != part else ""
+        mark = "shown here" if holder.shown else ask(holder)
+        lines.append(f"  {holder.first} to {holder.last}{now}: {mark}")
+    return lines

@@ -1,15 +1,17 @@
-"""``catalog import piebald``: turn Claude Code's published prompt parts into a catalog."""
+"""``catalog import``: turn prompts published elsewhere into a catalog (``piebald``: Claude
+Code's prompt parts; ``git``: any repository's prompt files, release by release)."""
 
 from __future__ import annotations
 
 import argparse
-from dataclasses import asdict
 
+from catalog.cli import _import_git
 from catalog.cli._common import EXIT_OK, add_format, emit_json, emit_text
 from catalog.cli._formatters import RawHelpFormatter
+from catalog.cli._import_report import print_version, summary_json, summary_text
 from catalog.importers.piebald.parse import UPSTREAM
 from catalog.importers.piebald.read import read_checkout, read_history
-from catalog.importers.piebald.write import ImportedVersion, import_releases
+from catalog.importers.piebald.write import import_releases
 
 __all__ = ["register", "run"]
 
@@ -60,6 +62,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         "--format", choices=("text", "json"), default=argparse.SUPPRESS, help="output format"
     )
     piebald.set_defaults(func=run, parser=piebald)
+    _import_git.register(formats)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -83,46 +86,10 @@ def run(args: argparse.Namespace) -> int:
         name=args.name,
         out=args.out or ".",
         force=args.force,
-        on_version=None if as_json else _print_version,
+        on_version=None if as_json else print_version,
     )
-    size = report.size
     if as_json:
-        emit_json(
-            {
-                "name": args.name,
-                "folder": str(report.folder),
-                "versions": [asdict(item) for item in report.versions],
-                "bodies": {
-                    "distinct": report.distinct_bodies,
-                    "stored_bytes": report.shared_bytes,
-                    "per_version_bytes": report.unshared_bytes,
-                },
-                "size": asdict(size),
-            }
-        )
-        return EXIT_OK
-    emit_text(
-        f"{args.name}: {len(report.versions)} version(s) imported into {report.folder}\n"
-        f"bodies of these versions: {report.distinct_bodies} distinct taking "
-        f"{_bytes(report.shared_bytes)} stored once each, against "
-        f"{_bytes(report.unshared_bytes)} with a copy per version\n"
-        f"store: {size.versions} version(s), {_bytes(size.total_bytes)} on disk "
-        f"({_bytes(size.manifest_bytes)} of manifests, {size.parts_files} parts files in _parts "
-        f"taking {_bytes(size.parts_bytes)}, {size.blobs} bodies in _blobs taking "
-        f"{_bytes(size.blob_bytes)})\n"
-    )
+        emit_json(summary_json(args.name, report))
+    else:
+        emit_text(summary_text(args.name, report))
     return EXIT_OK
-
-
-def _print_version(item: ImportedVersion) -> None:
-    emit_text(
-        f"{item.version:<12} {item.parts:>5} parts {item.new_bodies:>5} new bodies  {item.status}\n"
-    )
-
-
-def _bytes(count: int) -> str:
-    if count < 1000:
-        return f"{count} B"
-    if count < 1_000_000:
-        return f"{count / 1000:.1f} kB"
-    return f"{count / 1_000_000:.1f} MB"

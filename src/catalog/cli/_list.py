@@ -6,11 +6,11 @@ import argparse
 import sys
 from typing import Any
 
-from catalog.cli._common import EXIT_OK, EXIT_USAGE, add_format, emit_json, make_store
+from catalog.cli._common import EXIT_OK, EXIT_USAGE, add_format, emit_json, make_catalog_path
 from catalog.cli._report import write_error
 from catalog.cli._table import aligned
 from catalog.errors import CatalogError
-from catalog.lang.visible import visible_line
+from catalog.text.visible import visible_line
 
 __all__ = ["register", "run"]
 
@@ -27,12 +27,12 @@ def run(args: argparse.Namespace) -> int:
     A manifest that cannot be read does not hide the other catalogs: its row
     is listed without a summary, the error goes to stderr and the exit status is 2.
     """
-    store = make_store(args)
+    catalog_path = make_catalog_path(args)
     rows: list[dict[str, Any]] = []
     broken = []
-    for name in store.names():
+    for name in catalog_path.names():
         try:
-            refs = store.versions(name)
+            refs = catalog_path.versions(name)
         except CatalogError as exc:  # two folders of one version
             broken.append(exc)
             continue

@@ -8,9 +8,9 @@ import sys
 
 from catalog.changes.history import KINDS, LogEntry
 from catalog.cli._common import EXIT_OK, add_counter, add_format, emit_json
-from catalog.cli._history import add_versions, history_of
+from catalog.cli._history import add_versions, history_of, holder_lines
 from catalog.errors import UsageError
-from catalog.lang.visible import visible_line
+from catalog.text.visible import visible_line
 
 __all__ = ["register", "run"]
 
@@ -26,6 +26,13 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", metavar="NAME", help="a catalog name")
     parser.add_argument("part", metavar="PART", nargs="?", help="a part id (any version's)")
     parser.add_argument("--kind", choices=KINDS, help="log every part of this kind")
+    parser.add_argument(
+        "--as-of",
+        metavar="VERSION",
+        help="the part that had the id PART in VERSION (a PEP 440 specifier; the newest "
+        "version it selects), when the id was given to another part since (default: the "
+        "part holding it in the newest version that has it)",
+    )
     add_versions(parser, "list the changes made in these versions")
     add_counter(parser)
     add_format(parser, "json")
@@ -37,6 +44,8 @@ def _line(entry: LogEntry, *, with_id: bool) -> str:
     if entry.old_id is not None:
         renamed = f"from {entry.old_id}" + (f" ({entry.text})" if entry.text else "")
     what = f"{entry.change:<13} {entry.id} {renamed}" if with_id else f"{entry.change} {renamed}"
+    if entry.reused:
+        what = f"{what.rstrip()} (an id an earlier part had)"
     delta = f"{entry.delta:+d}" if entry.delta else "0"
     return f"{entry.version:<12} {entry.tokens:>7} {delta:>7}  {what}".rstrip()
 
@@ -46,7 +55,9 @@ def run(args: argparse.Namespace) -> int:
     if args.part is None and args.kind is None:
         raise UsageError("name a PART, or a --kind of parts", hint="e.g. --kind reminder")
     history, _ = history_of(args, args.name, spec=False)
-    found = history.log(args.part, kind=args.kind, versions=args.versions, counter=args.counter)
+    found = history.log(
+        args.part, kind=args.kind, versions=args.versions, counter=args.counter, as_of=args.as_of
+    )
     if args.format == "json":
         emit_json(found.to_dict())
         return EXIT_OK
@@ -55,6 +66,11 @@ def run(args: argparse.Namespace) -> int:
         what += f" while of kind {args.kind}"
     count = len(found.entries)
     lines = [f"{history.name}: {what}: {count} change{'' if count == 1 else 's'}"]
+    lines += holder_lines(
+        args.part,
+        found.holders,
+        lambda holder: f"catalog log {history.name} {args.part} --as-of {holder.last}",
+    )
     if count:
         part = " " * 8 + "part" if args.part is None else ""
         lines.append(f"{'version':<12} {'tokens':>7} {'delta':>7}  change{part}")

@@ -12,7 +12,7 @@ from catalog.cli._parser import ArgumentsError, build_parser, command_word, misp
 from catalog.cli._registry import COMMANDS, extra_needed
 from catalog.cli._report import wants_json, write_error
 from catalog.errors import CatalogError, UsageError
-from catalog.lang.visible import visible
+from catalog.text.visible import visible
 
 __all__ = ["TRACEBACK_ENV", "main"]
 
@@ -37,7 +37,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             raise misplaced_error(misplaced, args_list)
         if command is not None and command not in COMMANDS:
-            from catalog.lang.shapes import did_you_mean
+            from catalog.text.suggest import did_you_mean
 
             raise UsageError(
                 f"{command!r} is not a command",

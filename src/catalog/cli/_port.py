@@ -15,7 +15,7 @@ from catalog.cli._common import (
     EXIT_PROBLEMS,
     add_format,
     emit_json,
-    make_store,
+    make_catalog_path,
     write_output,
 )
 from catalog.errors import (
@@ -34,7 +34,7 @@ from catalog.io.loader import (
 from catalog.io.manifests import (
     parse_manifest,
 )
-from catalog.lang.visible import (
+from catalog.text.visible import (
     visible,
 )
 from catalog.tokens import get_counter
@@ -94,9 +94,9 @@ def run(args: argparse.Namespace) -> int:
             f"{read.file}: not an overlay ([catalog] has no base)",
             hint="port works on catalogs whose parts come `from` a base",
         )
-    store = make_store(args)
-    old_base = store.load(*parse_ref(manifest.catalog.base))
-    new_base = store.load_ref(args.to)
+    catalog_path = make_catalog_path(args)
+    old_base = catalog_path.load(*parse_ref(manifest.catalog.base))
+    new_base = catalog_path.load_ref(args.to)
     version = args.version or str(new_base.version)
     report = port_overlay(
         manifest,

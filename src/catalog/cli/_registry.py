@@ -56,6 +56,7 @@ COMMANDS: dict[str, Command] = {
         "port an overlay to a new release of its base, reporting what needs a decision"
     ),
     "serve": Command("run the web UI and the HTTP API (needs the [serve] extra)", extra="serve"),
+    "mcp": Command("serve the prompts to MCP clients (needs the [mcp] extra)", extra="mcp"),
     "release": Command("name releases in a prompt store, with a canary, a rollback and a history"),
     "completion": Command("print a shell completion script (bash, zsh or fish)"),
     "help": Command("print a documentation page shipped with the package, or list them"),

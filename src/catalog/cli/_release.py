@@ -14,7 +14,7 @@ from catalog.conversations.connect import default_store_url, open_store
 from catalog.conversations.releases import Releases, catalog_path_loader
 from catalog.errors import UsageError
 from catalog.io.catalog_path import CatalogPath, parse_ref
-from catalog.lang.visible import visible_line
+from catalog.text.visible import visible_line
 
 __all__ = ["register", "run"]
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from catalog.errors import CatalogError
-from catalog.lang.visible import json_visible, visible, visible_line
+from catalog.text.visible import json_visible, visible, visible_line
 
 __all__ = ["error_data", "wants_json", "write_error", "write_warning"]
 

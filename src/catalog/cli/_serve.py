@@ -10,6 +10,7 @@ import logging.config
 import os
 import shutil
 import socket
+import stat
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from catalog.cli._common import EXIT_OK, add_format
 from catalog.conversations.connect import default_store_url, open_store
+from catalog.conversations.urls import url_secrets
 from catalog.errors import (
     StoreUnavailableError,
     UsageError,
@@ -32,9 +34,47 @@ from catalog.server.logs import (
 if TYPE_CHECKING:
     from catalog.server.state import ServerSettings
 
-__all__ = ["TOKEN_ENV", "register", "run"]
+__all__ = ["TOKEN_ENV", "WRITER_ENV", "register", "run"]
 
 TOKEN_ENV = "CATALOG_SERVE_TOKEN"
+WRITER_ENV = "CATALOG_SERVE_WRITER"
+_MAX_TOKEN_FILE = 4096
+
+
+def _token(args: argparse.Namespace) -> str | None:
+    """The server's token: read from ``--token-file``, else ``$CATALOG_SERVE_TOKEN``;
+    refused when weak (:func:`~catalog.server.state.token_problem`). ``--token TOKEN``
+    is refused: every user of the machine reads a process's arguments."""
+    from catalog.server.state import token_problem
+
+    if args.token is not None:
+        raise UsageError(
+            "--token is no longer accepted: the process list shows a command's arguments "
+            "to every user of the machine",
+            hint=f"set {TOKEN_ENV} or give --token-file FILE (a file readable by the "
+            "server's user alone)",
+        )
+    if args.token_file is not None:
+        given = f"--token-file {args.token_file}"
+        try:
+            # Not blocking: a named pipe is refused, not waited on.
+            descriptor = os.open(args.token_file, os.O_RDONLY | os.O_NONBLOCK)
+            with os.fdopen(descriptor, "rb") as file:
+                if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                    raise UsageError(f"{given}: not a regular file", hint="give the token's file")
+                raw = file.read(_MAX_TOKEN_FILE + 1)
+        except OSError as exc:
+            raise UsageError(
+                f"{given}: cannot read it: {exc.strerror}", hint="give the token's file"
+            ) from None
+        # Not ASCII: U+FFFD, which the check below refuses.
+        token: str | None = raw.decode("ascii", errors="replace").strip("\r\n")
+    else:
+        given = f"${TOKEN_ENV}"
+        token = os.environ.get(TOKEN_ENV) or None
+    if token is not None and (problem := token_problem(token)) is not None:
+        raise UsageError(f"{given}: {problem}", hint="make one with e.g. `openssl rand -hex 32`")
+    return token
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -42,8 +82,9 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.description = (
         "Serve the catalogs' JSON API (described at /openapi.json), dispatch's "
         "/system-prompt routes, per-conversation prompts under /conversations and the web "
-        "UI. Binds to 127.0.0.1; any other address needs --token, and then every write "
-        "and every read of a conversation needs `Authorization: Bearer TOKEN`. Install with: "
+        "UI. Binds to 127.0.0.1; any other address needs a token ($CATALOG_SERVE_TOKEN or "
+        "--token-file), and then every write and every read of a conversation needs "
+        "`Authorization: Bearer TOKEN`. Install with: "
         "pip install 'agent-prompt-catalog[serve]'."
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
@@ -55,11 +96,20 @@ def register(parser: argparse.ArgumentParser) -> None:
         help="where prompts and templates live: sqlite:///FILE, sqlite:// (memory) or "
         f"postgresql://USER@HOST/DB (default: {default_store_url()})",
     )
+    parser.add_argument("--token", default=None, help=argparse.SUPPRESS)
     parser.add_argument(
-        "--token",
+        "--token-file",
         default=None,
-        help=f"the token writes and conversation reads need: printable ASCII, no spaces "
-        f"(default: ${TOKEN_ENV}); required off loopback",
+        metavar="FILE",
+        help=f"a file holding the token writes and conversation reads need (default: "
+        f"${TOKEN_ENV}); long and random (see docs/serving.md), required off loopback",
+    )
+    parser.add_argument(
+        "--writer",
+        default=None,
+        metavar="NAME",
+        help=f"the name releases record for writes through this server (default: "
+        f"${WRITER_ENV}, else a keyed hash of the token)",
     )
     parser.add_argument(
         "--workers",
@@ -88,20 +138,18 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from catalog.server.app import create_app
-    from catalog.server.state import LOOPBACK, ServerSettings, token_problem
+    from catalog.server.state import LOOPBACK, ServerSettings, writer_problem
 
-    token = args.token or os.environ.get(TOKEN_ENV) or None
-    if token is not None and (problem := token_problem(token)) is not None:
-        given = "--token" if args.token else f"${TOKEN_ENV}"
-        raise UsageError(
-            f"{given}: {problem}", hint="make one with e.g. `openssl rand -hex 32` or `uuidgen`"
-        )
+    token = _token(args)
     if args.host not in LOOPBACK and token is None:
         raise UsageError(
             f"binding to {args.host} exposes the server to other machines",
-            hint=f"give --token TOKEN (or set {TOKEN_ENV}) so that writes need it, or bind "
-            "to 127.0.0.1",
+            hint=f"set {TOKEN_ENV} or give --token-file FILE so that writes need a token, "
+            "or bind to 127.0.0.1",
         )
+    writer = args.writer or os.environ.get(WRITER_ENV) or None
+    if writer is not None and (problem := writer_problem(writer)) is not None:
+        raise UsageError(problem, hint="name the server e.g. eu-west-1")
     if not 0 <= args.port <= 65535:
         raise UsageError(f"port {args.port} is out of range", hint="give a port from 1 to 65535")
     if args.workers < 1:
@@ -119,16 +167,19 @@ def run(args: argparse.Namespace) -> int:
         token=token,
         template_catalog=args.template_catalog,
         host=args.host,
+        writer=writer,
     )
     listening = _listen(args.host, args.port)
+    port: int = listening.getsockname()[1]  # the one the system chose for --port 0
     # With --format json the log is JSON lines; otherwise uvicorn's own text.
-    logs = json_log_config() if args.format == "json" else text_log_config()
+    hidden = (*url_secrets(store_url), *([] if token is None else [token]))
+    logs = json_log_config(hidden) if args.format == "json" else text_log_config(hidden)
     logging.config.dictConfig(logs)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     logging.getLogger("catalog.server").info(
         "serving on http://%s:%d with %d %s (press CTRL+C to quit)",
         shown,
-        args.port,
+        port,
         args.workers,
         "process" if args.workers == 1 else "processes",
     )

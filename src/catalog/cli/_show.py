@@ -8,7 +8,7 @@ import sys
 from catalog.cli._common import EXIT_OK, add_format, emit_json, load_ref
 from catalog.cli._table import aligned
 from catalog.lang.values import to_json
-from catalog.lang.visible import visible_line
+from catalog.text.visible import visible_line
 
 __all__ = ["register", "run"]
 

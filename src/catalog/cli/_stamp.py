@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 from dataclasses import asdict
 
-from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, add_format, emit_json, emit_text, make_store
+from catalog.cli._common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    add_format,
+    emit_json,
+    emit_text,
+    make_catalog_path,
+)
 from catalog.io.stamp import stamp_folder
 
 __all__ = ["register", "run"]
@@ -30,12 +37,12 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Stamp each folder and report what changed (a value not recorded before is "set")."""
-    # Only overlays need a store (for their base): build one lazily unless --path is given.
-    store = make_store(args) if args.path else None
+    # Only overlays need a catalog path (for their base): build one lazily unless --path is given.
+    catalog_path = make_catalog_path(args) if args.path else None
     changes = [
         {"folder": folder, **asdict(stamp)}
         for folder in args.folders
-        for stamp in stamp_folder(folder, write=not args.check, store=store)
+        for stamp in stamp_folder(folder, write=not args.check, catalog_path=catalog_path)
     ]
     if args.format == "json":
         emit_json({"check": args.check, "changed": len(changes), "changes": changes})

@@ -11,7 +11,7 @@ from catalog.cli._completion import options
 from catalog.cli._parser import VALUED_GLOBALS, ArgumentsError, build_parser
 from catalog.cli._registry import COMMANDS
 from catalog.errors import UsageError
-from catalog.lang.shapes import guess
+from catalog.text.suggest import guess
 
 __all__ = ["misplaced", "unrecognized"]
 

@@ -8,7 +8,7 @@ import sys
 from dataclasses import asdict
 from typing import Any, NoReturn
 
-from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, add_format, emit_json, make_store
+from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, add_format, emit_json, make_catalog_path
 from catalog.errors import (
     CatalogError,
     ManifestError,
@@ -20,7 +20,7 @@ from catalog.io.catalog_path import (
 )
 from catalog.io.loader import version_folder
 from catalog.io.validate import check_catalog, error_problems
-from catalog.lang.visible import (
+from catalog.text.visible import (
     visible,
 )
 
@@ -42,23 +42,23 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(func=run)
 
 
-def _targets(store: CatalogPath, targets: list[str]) -> list[tuple[str, Any]]:
+def _targets(catalog_path: CatalogPath, targets: list[str]) -> list[tuple[str, Any]]:
     """Pairs of (label, loader) for everything to check."""
     found: list[tuple[str, Any]] = []
-    names = targets or store.names()
+    names = targets or catalog_path.names()
     for target in names:
         if is_folder_ref(target):
             version_folder(target)  # a folder of one version, or an error saying what it is
-            found.append((target, lambda t=target: store.load_ref(t)))
+            found.append((target, lambda t=target: catalog_path.load_ref(t)))
             continue
         name, spec = parse_ref(target)
         try:
-            refs = [store.find(name, spec)] if spec else store.versions(name)
+            refs = [catalog_path.find(name, spec)] if spec else catalog_path.versions(name)
         except ManifestError as exc:  # two folders of one version: a finding of its own
             found.append((target, functools.partial(_raise, exc)))
             continue
         if not refs:
-            store.find(name)  # raises the "no catalog named" error with the list
+            catalog_path.find(name)  # raises the "no catalog named" error with the list
         found.extend((f"{name}@{r.version}", r.load) for r in refs)
     return found
 
@@ -69,9 +69,9 @@ def _raise(exc: CatalogError) -> NoReturn:
 
 def run(args: argparse.Namespace) -> int:
     """Validate and report; exit 1 on errors (or on warnings with --strict)."""
-    store = make_store(args)
+    catalog_path = make_catalog_path(args)
     checked: list[dict[str, Any]] = []
-    for label, load in _targets(store, args.targets):
+    for label, load in _targets(catalog_path, args.targets):
         try:
             problems = check_catalog(load())
         except CatalogError as exc:

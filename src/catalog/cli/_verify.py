@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, add_format, emit_json, emit_text, make_store
+from catalog.cli._common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    add_format,
+    emit_json,
+    emit_text,
+    make_catalog_path,
+)
 from catalog.errors import NotFoundError
 from catalog.io.lockfile import read_lock, verify, verify_report
 
@@ -28,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     """Verify and report."""
     read = read_lock(args.file)
     lock = read.lock
-    catalog, problems = verify(read, make_store(args))
+    catalog, problems = verify(read, make_catalog_path(args))
     if catalog is None:
         # Nothing to compare with: bad input (a catalog not installed), not a mismatch.
         (missing,) = problems

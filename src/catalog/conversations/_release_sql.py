@@ -100,12 +100,24 @@ class ReleaseTables:
         number = 1 if current is None else current.number + 1
         return self._write(db, Release(label, target, number, now, who, "set"))
 
-    def rollback(self, db: Database, label: str, who: str, now: float) -> Release:
-        """Put ``label`` back as its change before the latest left it, as a new change."""
+    def rollback(
+        self, db: Database, label: str, who: str, now: float, expected: int | None = None
+    ) -> Release:
+        """Put ``label`` back as its change before the latest left it, as a new change;
+        with ``expected``, only while change ``expected`` is still the latest (the one
+        whose predecessor the caller checked), else :class:`SessionError`. The check
+        and the write are one transaction, the row locked: no change comes between."""
         current = self._locked(db, label)
         if current is None:
             raise NotFoundError(
                 f"there is no release {label}", hint=f"set it first: catalog release set {label}"
+            )
+        if expected is not None and current.number != expected:
+            raise SessionError(
+                f"release {label} changed while it was being rolled back: its latest change "
+                f"is now #{current.number} ({current.action} by {current.who}), not "
+                f"#{expected}; nothing was rolled back",
+                hint="read the release again, then roll back if it is still wanted",
             )
         if current.number == 1:
             raise SessionError(

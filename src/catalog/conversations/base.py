@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import (
     dataclass,
 )
@@ -30,6 +30,7 @@ from typing import (
 
 from packaging.version import InvalidVersion, Version
 
+from catalog.conversations.urls import scrub
 from catalog.engine.prompt import MAX_PROMPT_CHARS, check_prompt_size
 from catalog.errors import (
     StoreUnavailableError,
@@ -374,12 +375,16 @@ class ReleaseStore(PromptStore, Protocol):
         its catalog: ``target`` naming another is refused (:class:`SessionError`).
         """
 
-    def rollback_release(self, label: str, who: str = LOCAL) -> Release:
+    def rollback_release(
+        self, label: str, who: str = LOCAL, *, expected: int | None = None
+    ) -> Release:
         """Put release ``label`` back as it was before its latest change, appended to
         its history as a change of its own (a second rollback undoes the first).
 
         :class:`~catalog.errors.NotFoundError` for an unknown label,
-        :class:`SessionError` for a release changed once only (nothing before it).
+        :class:`SessionError` for a release changed once only (nothing before it), or,
+        with ``expected``, whose latest change is no longer number ``expected``: the
+        check and the write are one transaction.
         """
 
 
@@ -389,9 +394,11 @@ def with_retries(
     retryable: Callable[[Exception], bool],
     location: str,
     seconds: float = RETRY_SECONDS,
+    secrets: Iterable[str] = (),
 ) -> _T:
     """Run ``operation``, again after a short growing pause while it fails with an error
-    ``retryable`` accepts, for at most ``seconds``; then :class:`StoreUnavailableError`.
+    ``retryable`` accepts, for at most ``seconds``; then :class:`StoreUnavailableError`,
+    whose message masks each of ``secrets`` (the store URL's passwords).
 
     Each run must be a whole transaction that did nothing when it failed.
     """
@@ -409,7 +416,7 @@ def with_retries(
                     if seconds > 0
                     else "is busy or unreachable"
                 )
-                reason = " ".join(str(exc).split())  # drivers write several lines
+                reason = scrub(" ".join(str(exc).split()), secrets)  # drivers write lines
                 raise StoreUnavailableError(
                     f"the prompt store {how}: {reason}",
                     file=location,

@@ -20,7 +20,6 @@ import time
 from collections.abc import Callable
 from dataclasses import astuple, replace
 from typing import Any, Self, TypeVar
-from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 
@@ -40,6 +39,7 @@ from catalog.conversations.base import (
     schema,
     with_retries,
 )
+from catalog.conversations.urls import public_url, scrub, url_secrets
 from catalog.errors import SessionError
 
 __all__ = ["PostgresStore"]
@@ -84,15 +84,6 @@ def _retryable(exc: Exception) -> bool:
     return isinstance(exc, psycopg.Error) and exc.sqlstate in _RETRY_STATES
 
 
-def _public(url: str) -> str:
-    """``url`` without its password, to name the store in messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.netloc.rpartition("@")[2]
-    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
-
-
 class PostgresStore:
     """A prompt store in a PostgreSQL database (tables ``catalog_prompts``,
     ``catalog_templates``, ``catalog_releases`` and ``catalog_release_history``, created
@@ -104,7 +95,8 @@ class PostgresStore:
 
     def __init__(self, url: str, *, timeout: float = RETRY_SECONDS) -> None:
         self.url = url
-        self.location = _public(url)
+        self.location = public_url(url)
+        self._secrets = url_secrets(url)
         self.timeout = timeout
         # One attempt to reach an unanswering host waits this long (libpq's least is 2 s),
         # so a store told to give up quickly does.
@@ -159,10 +151,15 @@ class PostgresStore:
 
         try:
             return with_retries(
-                attempt, retryable=_retryable, location=self.location, seconds=self.timeout
+                attempt,
+                retryable=_retryable,
+                location=self.location,
+                seconds=self.timeout,
+                secrets=self._secrets,
             )
         except psycopg.Error as exc:
-            raise SessionError(f"prompt store failed: {exc}", file=self.location) from None
+            reason = scrub(str(exc), self._secrets)
+            raise SessionError(f"prompt store failed: {reason}", file=self.location) from None
 
     def get(self, conversation_id: str) -> StoredPrompt | None:
         """The stored prompt of a conversation, or None."""
@@ -243,11 +240,13 @@ class PostgresStore:
         target = check_release(label, target, who)
         return self._run(lambda db: _RELEASES.set(db, label, target, who, time.time()))
 
-    def rollback_release(self, label: str, who: str = LOCAL) -> Release:
+    def rollback_release(
+        self, label: str, who: str = LOCAL, *, expected: int | None = None
+    ) -> Release:
         """Put release ``label`` back (see ``PromptStore.rollback_release``)."""
         check_label(label)
         check_who(who)
-        return self._run(lambda db: _RELEASES.rollback(db, label, who, time.time()))
+        return self._run(lambda db: _RELEASES.rollback(db, label, who, time.time(), expected))
 
     def close(self) -> None:
         """Close the pooled connections; closing twice does nothing."""

@@ -205,11 +205,12 @@ class Releases:
     def rollback(self, label: str, *, who: str = LOCAL) -> Release:
         """Put release ``label`` back as it was before its latest change (a change of its
         own in the history); refused when that state names a version that cannot be
-        loaded here."""
+        loaded here, and when another change came after the history was read (the
+        store writes only while the change checked here is still the latest)."""
         history = self.history(label)
         if len(history) > 1:
             self._checked(label, history[-2].target, who)
-        release = self.store.rollback_release(label, who)
+        release = self.store.rollback_release(label, who, expected=history[-1].number)
         self.cache.put(release)
         return release
 
@@ -240,7 +241,7 @@ class Releases:
             raise _unknown(label)
         return release
 
-    def _version(self, release: Release, version: str) -> Catalog:
+    def load_version(self, release: Release, version: str) -> Catalog:
         """``version`` of the release's catalog; a :class:`SessionError` naming it when it
         cannot be loaded here (never another version instead)."""
         catalog = release.target.catalog
@@ -272,7 +273,7 @@ class Releases:
         if stored is not None:
             asked = f"release {label} of catalog {catalog}"
             return owned(stored, catalog, agent, asked=asked, location=self.store.location), False
-        chosen = self._version(release, version_for(release, conversation_id))
+        chosen = self.load_version(release, version_for(release, conversation_id))
         return Sessions(chosen, self.store, agent=agent, release=label).construct_new(
             conversation_id, context
         )
@@ -295,7 +296,7 @@ class Releases:
                 hint="rebuild it with its catalog",
             )
         release = self.current(stored.release)
-        chosen = self._version(release, version_for(release, conversation_id))
+        chosen = self.load_version(release, version_for(release, conversation_id))
         return Sessions(chosen, self.store, agent=stored.agent, release=stored.release)
 
 

@@ -237,11 +237,15 @@ class SQLiteStore:
         target = check_release(label, target, who)
         return self._run(lambda db: _RELEASES.set(db, label, target, who, time.time()), write=True)
 
-    def rollback_release(self, label: str, who: str = LOCAL) -> Release:
+    def rollback_release(
+        self, label: str, who: str = LOCAL, *, expected: int | None = None
+    ) -> Release:
         """Put release ``label`` back (see ``PromptStore.rollback_release``)."""
         check_label(label)
         check_who(who)
-        return self._run(lambda db: _RELEASES.rollback(db, label, who, time.time()), write=True)
+        return self._run(
+            lambda db: _RELEASES.rollback(db, label, who, time.time(), expected), write=True
+        )
 
     def close(self) -> None:
         """Close the database connection; closing a closed store does nothing."""

@@ -49,37 +49,32 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from catalog.engine.definitions import define
+from catalog.engine.groups import TAKEN, retell
 from catalog.engine.plan import (
-    AgentInfo,
     AgentPlan,
     CatalogRules,
-    CompiledPart,
     Made,
-    PartInfo,
     Reads,
     Step,
     Walk,
-    plan_agents,
     trim,
 )
-from catalog.engine.prompt import AssembledPrompt, Excluded, Origin, Piece, Reminder, Tool
+from catalog.engine.prompt import (
+    AssembledPrompt,
+    Chosen,
+    ExcludedPart,
+    Origin,
+    Reminder,
+    ToolDescription,
+)
 from catalog.errors import BudgetError, CatalogError, ContextError
-from catalog.lang.shapes import guess
 from catalog.lang.values import SEARCHED_FREELY, Scope, one_budget
 from catalog.schema.context import Context, coerce_context
 from catalog.schema.manifest import fits_type
+from catalog.text.suggest import guess
 from catalog.tokens import TokenCounter, get_counter
 
-__all__ = [
-    "AgentInfo",
-    "AgentPlan",
-    "CatalogRules",
-    "CompiledPart",
-    "PartInfo",
-    "assemble",
-    "plan_agents",
-    "reminders",
-]
+__all__ = ["assemble", "reminders"]
 
 
 def assemble(
@@ -105,6 +100,8 @@ def _assemble(
     _check_overrides(rules, ctx)
     replacing = ctx.custom_prompt is not None or bool(ctx.overrides)
     pieces, excluded, tools = _select(plan.steps if replacing else plan.usual, ctx, scope)
+    if plan.groups:
+        excluded = retell(excluded, scope[TAKEN], plan.groups)
     pieces += _context_texts(ctx)
     budget = ctx.token_budget or rules.token_budget
     if budget is not None:
@@ -180,6 +177,8 @@ def _scope(plan: AgentPlan, context: Context, reads: Reads) -> dict[str, Any]:
     define(plan.definitions, scope)
     if rules.bindings:
         scope["bindings"] = rules.resolve_bindings(scope)
+    if plan.groups:
+        scope[TAKEN] = {}
     return scope
 
 
@@ -196,11 +195,11 @@ def _check_overrides(rules: CatalogRules, context: Context) -> None:
 
 def _select(
     walk: Walk, ctx: Context, scope: Scope
-) -> tuple[list[Piece], list[Excluded], list[Tool]]:
+) -> tuple[list[Chosen], list[ExcludedPart], list[ToolDescription]]:
     """Walk the plan: the pieces of the prompt, the parts left out and the tools."""
-    pieces: list[Piece] = []
-    excluded: list[Excluded] = []
-    tools: list[Tool] = []
+    pieces: list[Chosen] = []
+    excluded: list[ExcludedPart] = []
+    tools: list[ToolDescription] = []
     done_slots: set[str] = set()
     overrides = ctx.overrides
     custom = ctx.custom_prompt is not None
@@ -240,7 +239,7 @@ def _select(
             raise _placed(exc, step, "") from None
         if made is None:
             excluded.append(step.if_empty)
-        elif isinstance(made, Piece):
+        elif isinstance(made, tuple):
             pieces.append(made)
         else:
             tools.append(made)
@@ -248,32 +247,36 @@ def _select(
     return pieces, excluded, tools
 
 
-def _override(step: Step, text: str) -> list[Piece]:
+def _override(step: Step, text: str) -> list[Chosen]:
     """The context's text for the slot of ``step``, placed where that slot's first part stood."""
     text = trim(text)
     if not text:
         return []
     why = f"slot {step.slot!r} replaced by the context"
-    return [Piece(Origin(f"override:{step.slot}", step.kind, step.order, "session", why), text)]
+    return [(Origin(f"override:{step.slot}", step.kind, step.order, "session", why), text)]
 
 
-def _context_texts(ctx: Context) -> list[Piece]:
+def _context_texts(ctx: Context) -> list[Chosen]:
     """The custom prompt and the appended text the context supplies, when not blank."""
-    found: list[Piece] = []
+    found: list[Chosen] = []
     custom = ctx.custom_prompt and trim(ctx.custom_prompt)
     if custom:
         why = "custom prompt from the context"
-        found.append(Piece(Origin("context:custom-prompt", "system", 0, "session", why), custom))
+        found.append((Origin("context:custom-prompt", "system", 0, "session", why), custom))
     append = ctx.append and trim(ctx.append)
     if append:
         why = "appended by the context"
         origin = Origin("context:append", "system", 1 << 31, "session", why)
-        found.append(Piece(origin, append))
+        found.append((origin, append))
     return found
 
 
 def _members(
-    batch: Step, scope: Scope, pieces: list[Piece], excluded: list[Excluded], tools: list[Tool]
+    batch: Step,
+    scope: Scope,
+    pieces: list[Chosen],
+    excluded: list[ExcludedPart],
+    tools: list[ToolDescription],
 ) -> None:
     """The steps of ``batch``, each used when its value is in one name (the tool parts'
     ``"Read" in tools``): a short tuple is searched for each directly, and what each
@@ -322,14 +325,14 @@ def _placed(exc: CatalogError, step: Step, where: str) -> CatalogError:
 def _fit(
     plan: AgentPlan,
     ctx: Context,
-    pieces: list[Piece],
+    pieces: list[Chosen],
     budget: int,
     count: TokenCounter,
-    excluded: list[Excluded],
-) -> list[Piece]:
+    excluded: list[ExcludedPart],
+) -> list[Chosen]:
     """Drop optional pieces until the prompt fits ``budget``; see the module docstring."""
     rules = plan.rules
-    sizes = [count(p.text) for p in pieces]
+    sizes = [count(text) for _, text in pieces]
     gap = count(rules.separator)
 
     def total(kept: list[int]) -> int:
@@ -338,7 +341,7 @@ def _fit(
     kept = list(range(len(pieces)))
     if total(kept) <= budget:
         return pieces
-    required = [i for i in kept if pieces[i].origin.required]
+    required = [i for i in kept if pieces[i][0].required]
     need = total(required)
     if need > budget:
         whole = total(kept)
@@ -352,7 +355,7 @@ def _fit(
                 "tokens go); a catalog lets a part go under a budget with `required = false`"
             )
         else:
-            names = ", ".join(f"{pieces[i].origin.id} ({sizes[i]})" for i in required)
+            names = ", ".join(f"{pieces[i][0].id} ({sizes[i]})" for i in required)
             problem = (
                 f"the system prompt is {whole} {count.name} tokens; its required parts alone "
                 f"need {need} {count.name} tokens, {need - budget} over the budget of {budget}; "
@@ -367,16 +370,16 @@ def _fit(
             hint=hint,
         )
     by_priority = sorted(
-        (i for i in kept if not pieces[i].origin.required),
-        key=lambda i: (pieces[i].origin.priority, -i),
+        (i for i in kept if not pieces[i][0].required),
+        key=lambda i: (pieces[i][0].priority, -i),
     )
     for index in by_priority:
         if total(kept) <= budget:
             break
         kept.remove(index)
-        origin = pieces[index].origin
+        origin = pieces[index][0]
         excluded.append(
-            Excluded(
+            ExcludedPart(
                 origin.id,
                 origin.kind,
                 "budget",
@@ -403,6 +406,7 @@ def _reminders(
     for step in plan.reminders:
         if _holds(step, scope):
             made = _given(step, scope)
-            if isinstance(made, Piece):
-                found.append(Reminder(made.origin.id, made.text, made.origin.order))
+            if isinstance(made, tuple):
+                origin, text = made
+                found.append(Reminder(origin.id, text, origin.order))
     return tuple(found)

@@ -19,9 +19,10 @@ from catalog.engine.plan import AgentInfo, AgentPlan, CatalogRules, CompiledPart
 from catalog.engine.prompt import AssembledPrompt, Reminder
 from catalog.errors import NotFoundError
 from catalog.lang.placeholders import unbound_names
-from catalog.lang.shapes import did_you_mean, guess
 from catalog.schema.context import Context
 from catalog.schema.manifest import MAIN_AGENT, BindingDecl, Manifest
+from catalog.telemetry import record_prompt
+from catalog.text.suggest import did_you_mean, guess
 from catalog.tokens import TokenCounter
 
 __all__ = ["Catalog"]
@@ -97,21 +98,26 @@ class Catalog:
 
     @property
     def tool_names(self) -> frozenset[str]:
-        """Every tool name the catalog knows of, to catch a misspelt enabled tool (see
-        :func:`_tool_names`)."""
+        """Every tool name the catalog knows: tool parts, agents' tools and every text
+        tested against the enabled tools (:func:`~catalog.engine.tools.known_tools`);
+        what the playground offers as toggles and what a misspelt enabled tool is
+        caught against."""
         return self.rules.tool_names
 
     def unbound_placeholders(
         self, part_ids: Collection[str] | None = None
     ) -> dict[str, tuple[str, ...]]:
-        """The simple ``${NAME}`` placeholders of raw parts (``template = false``) that
+        """The placeholders that are names (``${NAME}``, or as the part's ``placeholders``
+        says) of raw parts (``template = false``) that
         ``[placeholders]`` leaves as written: name -> the ids of the parts holding it
         (of ``part_ids`` only, when given)."""
         found: dict[str, list[str]] = {}
         for part in self.parts:
             if part.decl.template or (part_ids is not None and part.id not in part_ids):
                 continue
-            for name in unbound_names(part.body, self.manifest.placeholders):
+            for name in unbound_names(
+                part.body, self.manifest.placeholders, part.decl.placeholder_syntax
+            ):
                 found.setdefault(name, []).append(part.id)
         return {name: tuple(ids) for name, ids in found.items()}
 
@@ -156,8 +162,12 @@ class Catalog:
         *,
         counter: str | TokenCounter | Callable[[str], int] | None = None,
     ) -> AssembledPrompt:
-        """Select, order, render and join the parts for ``agent`` under ``context``."""
-        return assemble(self.plan(agent), context, counter=counter)
+        """Select, order, render and join the parts for ``agent`` under ``context``; the
+        prompt's identity goes on the current OpenTelemetry span, if one records
+        (:mod:`catalog.telemetry`)."""
+        prompt = assemble(self.plan(agent), context, counter=counter)
+        record_prompt(prompt)
+        return prompt
 
     def reminders(
         self, context: Context | Mapping[str, Any] | None = None, agent: str = MAIN_AGENT

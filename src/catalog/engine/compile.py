@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -20,7 +19,9 @@ from packaging.version import Version
 
 from catalog.engine.catalog import Catalog
 from catalog.engine.definitions import Locate, compile_definitions
+from catalog.engine.groups import Alternative, check_groups
 from catalog.engine.plan import AgentInfo, CatalogRules, CompiledPart, PartInfo, plan_agents
+from catalog.engine.tools import known_tools
 from catalog.errors import CatalogError, ManifestError
 from catalog.lang.compiler import Expression, ExpressionCache, compile_expression
 from catalog.lang.placeholders import bind_placeholders
@@ -52,10 +53,6 @@ def _context_names() -> dict[str, Shape]:
     }
     names["agent"] = shape_of(AgentInfo)
     return names
-
-
-_QUOTED = re.compile(r"""(["'])([^"'\n]{1,80})\1""")
-_TAG = re.compile(r"\{[{%]([^{}]{0,1000})[}%]\}")
 
 
 def body_sha256(text: str) -> str:
@@ -110,6 +107,8 @@ def compile_catalog(
         for index, written in enumerate(manifest.part)
     ]
     parts.sort(key=lambda p: (p.decl.order, p.decl.id))
+    if any(part.decl.group is not None for part in parts):
+        check_groups(_alternatives(manifest, parts))
     rules = CatalogRules(
         name=manifest.catalog.name,
         version=str(Version(manifest.catalog.version)),
@@ -122,7 +121,7 @@ def compile_catalog(
         types={var.name: var.type for var in manifest.variable},
         bindings=bindings,
         definitions=definitions,
-        tool_names=_tool_names(manifest, parts),
+        tool_names=known_tools(manifest, [(part.decl, part.body) for part in parts]),
         names=part_names,
     )
     agents = [AgentInfo.from_decl(None), *(AgentInfo.from_decl(a) for a in manifest.agent)]
@@ -138,28 +137,24 @@ def compile_catalog(
     )
 
 
-def _tool_names(manifest: Manifest, parts: Sequence[CompiledPart]) -> frozenset[str]:
-    """Every tool name the catalog knows of: the ``name`` of each ``tool`` part, each
-    sub-agent's ``tools``, the texts of variable defaults (a list of shell names),
-    and every quoted text in a condition, a definition, a lines entry or a tag of a
-    rendered body (``{% if "Bash" in tools %}``)."""
-    names = {p.decl.name for p in parts if p.decl.kind == "tool" and p.decl.name}
-    for agent in manifest.agent:
-        names.update(agent.tools)
-    for variable in manifest.variable:
-        default = variable.effective_default()
-        values = default if isinstance(default, tuple) else (default,)
-        names.update(value for value in values if isinstance(value, str))
-    conditions = [p.decl.when for p in parts] + list(manifest.definitions.values())
-    for entries in manifest.lines.values():
-        conditions += [text for e in entries for text in (e.when, e.items) if text]
-    for condition in conditions:
-        names.update(m.group(2) for m in _QUOTED.finditer(condition))
-    for part in parts:
-        if part.decl.template:
-            for tag in _TAG.finditer(part.body):
-                names.update(m.group(2) for m in _QUOTED.finditer(tag.group(1)))
-    return frozenset(names)
+def _alternatives(manifest: Manifest, parts: Sequence[CompiledPart]) -> list[Alternative]:
+    """The parts of a group, in prompt order, as :func:`check_groups` sees them."""
+    index = {decl.id: i for i, decl in enumerate(manifest.part)}
+    return [
+        Alternative(part.decl, index[part.id], _always(part.condition))
+        for part in parts
+        if part.decl.group is not None
+    ]
+
+
+def _always(condition: Expression) -> bool:
+    """Whether ``condition`` holds whatever the context (it reads nothing and is true)."""
+    if condition.names:
+        return False
+    try:
+        return bool(condition({}))
+    except CatalogError:
+        return False
 
 
 def _declared_names(manifest: Manifest) -> tuple[dict[str, Shape], dict[str, Any]]:
@@ -273,7 +268,7 @@ def _compile_part(
         except CatalogError as exc:
             raise exc.located(file=path, key=f"part {decl.id!r}") from None
     elif bound.values or bound.expressions:
-        template = bind_placeholders(body, bound.values, bound.expressions)
+        template = bind_placeholders(body, bound.values, bound.expressions, decl.placeholder_syntax)
     in_condition = "part" in condition.names
     in_template = template is not None and "part" in template.names
     if in_condition or in_template:

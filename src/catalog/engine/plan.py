@@ -35,7 +35,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from catalog.engine.definitions import Definition
-from catalog.engine.prompt import Excluded, Origin, Piece, Tool
+from catalog.engine.groups import Place, alternative
+from catalog.engine.prompt import Chosen, ExcludedPart, Origin, ToolDescription
 from catalog.errors import CatalogError
 from catalog.lang.compiler import Expression, ExpressionCache, compile_expression
 from catalog.lang.memo import remember
@@ -175,7 +176,7 @@ class CatalogRules:
         return resolved
 
 
-Made = Piece | Tool
+Made = Chosen | ToolDescription
 """What a part gives an assembly: a piece of the prompt (a reminder's too), or a tool
 description."""
 
@@ -208,12 +209,12 @@ class Step:
     give: Callable[[Scope], Made | None]
     reads: frozenset[str]
     why: str
-    if_false: Excluded
-    if_empty: Excluded
-    if_custom: Excluded
-    if_overridden: Excluded
-    before: tuple[Excluded, ...] = ()
-    pieces: tuple[Piece, ...] = ()
+    if_false: ExcludedPart
+    if_empty: ExcludedPart
+    if_custom: ExcludedPart
+    if_overridden: ExcludedPart
+    before: tuple[ExcludedPart, ...] = ()
+    pieces: tuple[Chosen, ...] = ()
     member: tuple[object, str] | None = None
     members: tuple[Member, ...] = ()
 
@@ -234,7 +235,7 @@ class Member:
     value: object
     step: Step
     to: int
-    given: Made | Excluded
+    given: Made | ExcludedPart
 
     @classmethod
     def of(cls, value: object, step: Step) -> Member:
@@ -242,7 +243,7 @@ class Member:
         made = step.made
         if made is None:
             return cls(value, step, TO_EXCLUDED, step.if_empty)
-        return cls(value, step, TO_PIECES if isinstance(made, Piece) else TO_TOOLS, made)
+        return cls(value, step, TO_PIECES if isinstance(made, tuple) else TO_TOOLS, made)
 
 
 def _giving(
@@ -258,15 +259,17 @@ def _giving(
         if not text:
             return None
         if is_tool:
-            return Tool(tool, text, ident)
-        return Piece(origin, text)
+            return ToolDescription(tool, text, ident)
+        return (origin, text)
 
     return give
 
 
 def _size(made: Made | None) -> int:
     """The characters of what a part gives, to bound how much is remembered."""
-    return 0 if made is None else len(made.text)
+    if made is None:
+        return 0
+    return len(made[1] if isinstance(made, tuple) else made.description)
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,7 +278,7 @@ class Walk:
     after the last of them."""
 
     steps: tuple[Step, ...]
-    after: tuple[Excluded, ...]
+    after: tuple[ExcludedPart, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,7 +320,8 @@ class AgentPlan:
     rest, which every assembly evaluates. ``prompt_reads`` and ``reminder_reads`` say
     what an assembly of the prompt, and of the reminders, puts in its scope: each
     reads only its own parts' names (most variables of a catalog feed its
-    reminders alone).
+    reminders alone). ``groups`` gives the group and the place in the prompt order
+    of each part of a group the agent is given (:mod:`catalog.engine.groups`).
     """
 
     rules: CatalogRules
@@ -329,6 +333,7 @@ class AgentPlan:
     definitions: tuple[Definition, ...]
     prompt_reads: Reads
     reminder_reads: Reads
+    groups: Mapping[str, Place] = field(default_factory=dict)
 
 
 def plan_agents(
@@ -392,13 +397,19 @@ def _plan(
     reasons: dict[tuple[str, ...], str] = {}
     steps: list[Step] = []
     reminders: list[Step] = []
-    gone: list[Excluded] = []  # left out for good before the next step, in every walk
+    gone: list[ExcludedPart] = []  # left out for good before the next step, in every walk
     usual = _UsualWalk()
-    for step in shared:
+    groups: dict[str, Place] = {}
+    for place, step in enumerate(shared):
         decl = step.part.decl
         given = decl.for_agent(name)
         if given and specialiser is not None:
             step = specialiser.step(step)
+        if given and decl.group is not None:
+            groups[decl.id] = (decl.group, place)
+            if step.condition is not _never:
+                taking = alternative(step.condition, decl.group, decl.id)
+                step = replace(step, condition=taking, member=None)
         if given and step.kind == "reminder":
             reminders.append(step)
         if not given or step.kind == "reminder":
@@ -418,6 +429,7 @@ def _plan(
         definitions,
         _reads(rules, steps, definitions, specialise),
         _reads(rules, reminders, definitions, specialise),
+        groups,
     )
 
 
@@ -430,11 +442,11 @@ class _UsualWalk:
 
     def __init__(self) -> None:
         self._steps: list[Step] = []
-        self._dropped: list[Excluded] = []  # left out before the next step
-        self._pieces: list[Piece] = []  # of the last step
+        self._dropped: list[ExcludedPart] = []  # left out before the next step
+        self._pieces: list[Chosen] = []  # of the last step
         self._members: list[Member] = []  # of the last step, a batch
 
-    def drop(self, excluded: Excluded) -> None:
+    def drop(self, excluded: ExcludedPart) -> None:
         """A part left out for good at this place of the walk."""
         self._dropped.append(excluded)
 
@@ -480,9 +492,9 @@ class _UsualWalk:
         self._members = []
 
 
-def _fixed(step: Step) -> Piece | None:
+def _fixed(step: Step) -> Chosen | None:
     """The piece ``step`` gives whatever the context, if it does."""
-    if step.condition is None and isinstance(step.made, Piece):
+    if step.condition is None and isinstance(step.made, tuple):
         return step.made
     return None
 
@@ -507,15 +519,15 @@ def _reads(
     )
 
 
-def _left_out(decl: PartDecl, agent: str, reasons: dict[tuple[str, ...], str]) -> Excluded:
+def _left_out(decl: PartDecl, agent: str, reasons: dict[tuple[str, ...], str]) -> ExcludedPart:
     """Why a part is never in ``agent``'s prompt: it is a reminder, or not given to the
     agent (``reasons`` keeps the sentences made so far: most parts share a few lists)."""
     if decl.kind == "reminder":
-        return Excluded(decl.id, decl.kind, "channel", "a reminder: see reminders()")
+        return ExcludedPart(decl.id, decl.kind, "channel", "a reminder: see reminders()")
     reason = reasons.get(decl.agents)
     if reason is None:
         reason = reasons[decl.agents] = f"not given to agent {agent} ({', '.join(decl.agents)})"
-    return Excluded(decl.id, decl.kind, "agent", reason)
+    return ExcludedPart(decl.id, decl.kind, "agent", reason)
 
 
 def _constants(
@@ -545,6 +557,9 @@ def _step(part: CompiledPart) -> Step:
     if not part.condition.names and bool(part.condition(_NO_SCOPE)):
         condition = None
     why = "always" if decl.when == "true" else f"when {decl.when!r} is true"
+    if_false = f"when {decl.when!r} is false"
+    if decl.group is not None:
+        why, if_false = f"group {decl.group}: taken ({why})", f"group {decl.group}: {if_false}"
     give = _giving(decl, why, part.render)
     known = part.template is None or part.template.is_static
     return Step(
@@ -559,10 +574,10 @@ def _step(part: CompiledPart) -> Step:
         give=give,
         reads=part.condition.names | (part.template.names if part.template else frozenset()),
         why=why,
-        if_false=Excluded(*ident, "condition", f"when {decl.when!r} is false"),
-        if_empty=Excluded(*ident, "empty", "rendered blank"),
-        if_custom=Excluded(*ident, "custom-prompt", "replaced by the custom prompt"),
-        if_overridden=Excluded(*ident, "overridden", f"slot {decl.slot!r} overridden"),
+        if_false=ExcludedPart(*ident, "condition", if_false),
+        if_empty=ExcludedPart(*ident, "empty", "rendered blank"),
+        if_custom=ExcludedPart(*ident, "custom-prompt", "replaced by the custom prompt"),
+        if_overridden=ExcludedPart(*ident, "overridden", f"slot {decl.slot!r} overridden"),
     )
 
 

@@ -31,7 +31,7 @@ import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import Any, Final, Literal, TypeVar
+from typing import Any, Final, Literal, TypeAlias, TypeVar
 
 from catalog.errors import ContextError, UsageError
 from catalog.tokens import CharCounter, TokenCounter
@@ -43,13 +43,11 @@ __all__ = [
     "OPENAI_ROLES",
     "AssembledPrompt",
     "CacheBlock",
-    "Excluded",
+    "Chosen",
     "ExcludedPart",
     "ExclusionReason",
     "Origin",
-    "Piece",
     "Reminder",
-    "Tool",
     "ToolDescription",
     "UsedPart",
     "anthropic_system",
@@ -60,10 +58,10 @@ __all__ = [
 ]
 
 ExclusionReason = Literal[
-    "agent", "condition", "empty", "overridden", "custom-prompt", "channel", "budget"
+    "agent", "condition", "group", "empty", "overridden", "custom-prompt", "channel", "budget"
 ]
 _CHARS: Final = CharCounter()
-_TEXT: Final = operator.attrgetter("text")
+_TEXT: Final = operator.itemgetter(1)
 
 # Anthropic accepts at most four cache_control breakpoints in one request.
 MAX_BREAKPOINTS = 4
@@ -110,14 +108,10 @@ class Origin:
     priority: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Piece:
-    """A text chosen for the prompt, before budgets and layout: a part's rendered
-    body or a text the context supplies, with its :class:`Origin`. A part's origin
-    is made once, with its plan; each render only pairs it with the text."""
-
-    origin: Origin
-    text: str
+Chosen: TypeAlias = tuple[Origin, str]
+"""A text chosen for the prompt, before budgets and layout: a part's rendered body or
+a text the context supplies, with its :class:`Origin` (a part's origin is made once,
+with its plan; each render only pairs it with the text)."""
 
 
 @dataclass(frozen=True)
@@ -149,7 +143,11 @@ def _counting(item: _C, text: str, counter: TokenCounter) -> _C:
 
 @dataclass(frozen=True, slots=True)
 class UsedPart(_Counted):
-    """A part (or a context-supplied text) that made it into the prompt."""
+    """A part (or a context-supplied text) that made it into the prompt, with its span
+    in :attr:`AssembledPrompt.text`.
+
+    Assembly records what it chooses as ``(origin, text)`` pairs (:data:`Chosen`); the
+    used parts are made from them when first read."""
 
     id: str
     kind: str
@@ -171,23 +169,10 @@ class ExcludedPart:
     why: str
 
 
-Excluded = ExcludedPart
-"""A part left out, as assembly records it (the explain row itself)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Tool:
-    """A tool description as assembly records it: the tool's name, its text and the
-    part it comes from (:class:`ToolDescription` adds its token count)."""
-
-    name: str
-    text: str
-    part_id: str
-
-
 @dataclass(frozen=True, slots=True)
 class ToolDescription(_Counted):
-    """A tool description for the tools array of a request."""
+    """A tool description for the tools array of a request: the tool's name, its text
+    and the part it comes from; ``tokens`` once the prompt has been read."""
 
     name: str
     description: str
@@ -220,9 +205,9 @@ class AssembledPrompt:
     budget: int | None = None
     notes: tuple[str, ...] = ()
     # What the assembly chose, set by from_pieces; the fields above derive from it.
-    _pieces: tuple[Piece, ...] = field(default=(), init=False, repr=False)
-    _left: tuple[Excluded, ...] = field(default=(), init=False, repr=False)
-    _tools: tuple[Tool, ...] = field(default=(), init=False, repr=False)
+    _pieces: tuple[Chosen, ...] = field(default=(), init=False, repr=False)
+    _left: tuple[ExcludedPart, ...] = field(default=(), init=False, repr=False)
+    _tools: tuple[ToolDescription, ...] = field(default=(), init=False, repr=False)
     _counter: TokenCounter = field(default=_CHARS, init=False, repr=False, compare=False)
     _separator: str = field(default="\n\n", init=False, repr=False, compare=False)
 
@@ -232,17 +217,18 @@ class AssembledPrompt:
         catalog: str,
         version: str,
         agent: str,
-        pieces: Sequence[Piece],
+        pieces: Sequence[Chosen],
         *,
-        excluded: Sequence[Excluded] = (),
-        tools: Sequence[Tool] = (),
+        excluded: Sequence[ExcludedPart] = (),
+        tools: Sequence[ToolDescription] = (),
         counter: TokenCounter = _CHARS,
         separator: str = "\n\n",
         budget: int | None = None,
         notes: Sequence[str] = (),
     ) -> AssembledPrompt:
-        """The prompt made of ``pieces`` joined by ``separator``, with the parts left
-        out (id, kind, reason, why) and the tool descriptions (name, text, part id)."""
+        """The prompt made of the texts of ``pieces`` (each with the :class:`Origin` of
+        the part or the context's text it comes from) joined by ``separator``, with the
+        parts left out and the tool descriptions."""
         prompt = cls(
             catalog,
             version,
@@ -282,7 +268,9 @@ class AssembledPrompt:
         """Tool descriptions for the tools array (``tool`` parts whose condition holds)."""
         count = self._counter
         return tuple(
-            _counting(ToolDescription(tool.name, tool.text, tool.part_id), tool.text, count)
+            _counting(
+                ToolDescription(tool.name, tool.description, tool.part_id), tool.description, count
+            )
             for tool in self._tools
         )
 
@@ -292,9 +280,8 @@ class AssembledPrompt:
         position = 0
         static_prefix = 0
         in_static_prefix = True
-        for piece in self._pieces:
-            end = position + len(piece.text)
-            origin = piece.origin
+        for origin, text in self._pieces:
+            end = position + len(text)
             used.append(
                 _counting(
                     UsedPart(
@@ -306,7 +293,7 @@ class AssembledPrompt:
                         position,
                         end,
                     ),
-                    piece.text,
+                    text,
                     self._counter,
                 )
             )

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from catalog.gathering._files import is_file, warn
-from catalog.lang.globs import Glob
+from catalog.text.globs import Glob
 
 __all__ = ["MAX_DEPTH", "MAX_ENTRIES", "Finder"]
 

@@ -42,7 +42,7 @@ from catalog.gathering._gitignore import MAX_IGNORE_STEPS, Ignores
 from catalog.gathering._refname import ref_problem
 from catalog.gathering.safe import ReadRules, allowed_path, foreign_owner, within_roots
 from catalog.io.textfile import read_capped
-from catalog.lang.globs import GlobBudgetError
+from catalog.text.globs import GlobBudgetError
 
 __all__ = ["git_facts"]
 

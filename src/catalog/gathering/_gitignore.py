@@ -11,9 +11,9 @@ file is not read (it is configuration).
 
 One match costs at most the pattern's length times the name's, but a folder
 may hold thousands of patterns and thousands of names: every step of every
-match is taken from one :class:`~catalog.lang.globs.MatchBudget` shared by a
+match is taken from one :class:`~catalog.text.globs.MatchBudget` shared by a
 whole status, so hostile patterns (``*aaaa...b`` against long names of
-``a``) stop it with :class:`~catalog.lang.globs.GlobBudgetError` instead of
+``a``) stop it with :class:`~catalog.text.globs.GlobBudgetError` instead of
 running for hours.
 """
 
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from catalog.io.textfile import read_capped
-from catalog.lang.globs import CharClass, MatchBudget, parse_char_class
+from catalog.text.globs import CharClass, MatchBudget, parse_char_class
 
 __all__ = ["MAX_IGNORE_STEPS", "Ignores"]
 
@@ -38,7 +38,7 @@ MAX_PATTERNS: Final = 10_000
 """Most patterns in force at once; later ones are left out."""
 MAX_IGNORE_STEPS: Final = 4_000_000
 """Matching work (pattern tokens tried against characters) of one status: a second
-or two at worst; past it :class:`~catalog.lang.globs.GlobBudgetError` is raised."""
+or two at worst; past it :class:`~catalog.text.globs.GlobBudgetError` is raised."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +115,7 @@ class Ignores:
 
     def ignored(self, name: str, is_dir: bool) -> bool:
         """Whether ``name`` (relative to the top, ``/``-separated) is ignored: the last
-        matching pattern decides. Raises :class:`~catalog.lang.globs.GlobBudgetError`
+        matching pattern decides. Raises :class:`~catalog.text.globs.GlobBudgetError`
         when the shared budget is spent."""
         tried = 0
         try:

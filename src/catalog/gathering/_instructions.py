@@ -22,8 +22,8 @@ from catalog.gathering._imports import Import, find_imports
 from catalog.gathering._reader import Reader
 from catalog.gathering._rules import read_rule
 from catalog.gathering.safe import ReadRules, within_roots
-from catalog.lang.globs import Glob, GlobBudgetError, GlobError, MatchBudget
 from catalog.schema.sources import FileGroup
+from catalog.text.globs import Glob, GlobBudgetError, GlobError, MatchBudget
 
 __all__ = ["MAX_GLOBS_PER_RULE", "MAX_MATCH_STEPS", "MAX_TOUCHED", "InstructionFiles"]
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from catalog.lang.visible import (
-    visible_line,
-)
 from catalog.schema.context import (
     Context,
+)
+from catalog.text.visible import (
+    visible_line,
 )
 
 __all__ = ["GatheredFile", "Gathering", "Status"]
@@ -75,7 +75,7 @@ class Gathering:
 
     def tree(self) -> str:
         """A readable account: each source with its files (imports indented), then the
-        notes; each line shown with :func:`~catalog.lang.visible.visible_line`, so a file
+        notes; each line shown with :func:`~catalog.text.visible.visible_line`, so a file
         name holding a line feed or an escape sequence cannot add or rewrite a line."""
         lines = [f"gathered from {self.cwd} (project root {self.root})"]
         current: tuple[str, str] | None = None

@@ -13,8 +13,8 @@ same promises hold for instruction files, texts, skills, persona files and
 * :func:`read_bounded` reads at most a fixed number of bytes of a *regular*
   file: FIFOs, devices and sockets are skipped without being read, so nothing
   hangs or reads forever.
-* :func:`load_yaml` reads YAML without anchors or aliases (no "billion
-  laughs"), with bounded nesting and size.
+* :func:`load_yaml` (from :mod:`catalog.io.yamltext`) reads YAML without
+  anchors or aliases (no "billion laughs"), with bounded nesting and size.
 
 Problems are :class:`SourceWarning` warnings naming the file; the file is
 skipped and the rest of the context is still gathered.
@@ -24,14 +24,14 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from catalog.gathering._files import warn
 from catalog.io.textfile import clean_text, read_capped
+from catalog.io.yamltext import MAX_YAML_BYTES, MAX_YAML_DEPTH, YamlError, load_yaml
 
 __all__ = [
     "MAX_YAML_BYTES",
@@ -44,11 +44,6 @@ __all__ = [
     "read_bounded",
     "within_roots",
 ]
-
-MAX_YAML_BYTES: Final = 64 * 1024
-"""Longest YAML document (a front matter header) read, in bytes of UTF-8."""
-MAX_YAML_DEPTH: Final = 32
-"""Deepest nesting of YAML collections."""
 
 _FOLLOW_HINT: Final = "pass --follow-links (follow_links=True) to read it anyway"
 
@@ -184,60 +179,3 @@ def read_bounded(path: Path, rules: ReadRules, *, real: Path | None = None) -> s
         warn(f"{path}: cut at {limit} bytes (the file has {size})")
         text += f"\n\n[... cut: {path.name} is longer than {limit} bytes ...]"
     return text
-
-
-class YamlError(ValueError):
-    """YAML refused or invalid; ``line`` (1-based, in the text given) when known."""
-
-    def __init__(self, message: str, line: int | None = None) -> None:
-        super().__init__(message)
-        self.line = line
-
-
-def load_yaml(text: str, *, max_depth: int = MAX_YAML_DEPTH) -> Any:
-    """``text`` read as YAML (the safe subset: plain data), bounded.
-
-    Refused with :class:`YamlError`: anchors and aliases (one alias can stand
-    for a whole tree, and nested ones multiply: "billion laughs"), nesting
-    deeper than ``max_depth``, more than :data:`MAX_YAML_BYTES` bytes, and
-    any syntax error. The parser's events are checked first, without building
-    anything, so no alias is expanded and no depth reaches Python's recursion
-    limit; only then is the document built (with libyaml when PyYAML has it).
-    """
-    if len(text) > MAX_YAML_BYTES or len(text.encode("utf-8")) > MAX_YAML_BYTES:
-        raise YamlError(f"longer than the limit of {MAX_YAML_BYTES} bytes")
-    # PyYAML looks ahead up to 1024 characters per flow collection, at a
-    # quadratic cost: refuse an obviously too deep run of openers before that.
-    if re.search(rf"[\[{{]{{{max_depth + 1}}}", "".join(text.split())):
-        raise YamlError(f"nested more than {max_depth} levels deep")
-    import yaml  # imported on first use, so that importing catalog stays cheap
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    try:
-        _check_events(yaml.parse(text, Loader=loader), max_depth)
-        return yaml.load(text, Loader=loader)  # a safe loader: plain data only
-    except YamlError:
-        raise
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problem = f": {exc.problem}" if exc.problem else ""
-        raise YamlError(f"invalid YAML{problem}", mark.line + 1 if mark else None) from None
-    except (yaml.YAMLError, RecursionError, ValueError, OverflowError) as exc:
-        raise YamlError(f"invalid YAML ({type(exc).__name__})") from None
-
-
-def _check_events(events: Iterable[Any], max_depth: int) -> None:
-    """Refuse anchors, aliases and nesting past ``max_depth`` in a YAML event stream."""
-    import yaml
-
-    depth = 0
-    for event in events:
-        line = event.start_mark.line + 1 if event.start_mark else None
-        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-            raise YamlError("anchors and aliases (& and *) are not accepted", line)
-        if isinstance(event, yaml.CollectionStartEvent):
-            depth += 1
-            if depth > max_depth:
-                raise YamlError(f"nested more than {max_depth} levels deep", line)
-        elif isinstance(event, yaml.CollectionEndEvent):
-            depth -= 1

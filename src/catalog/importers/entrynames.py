@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from catalog.errors import ImporterError
-from catalog.lang.visible import visible_line
+from catalog.text.visible import visible_line
 
 __all__ = ["check_entry_names", "entry_name_problem", "shown_name"]
 

@@ -135,10 +135,21 @@ class GitRepo:
         entries.reverse()
         return entries
 
+    def tags(self) -> dict[str, str]:
+        """Every tag's name (``v1.3.4``, without ``refs/tags/``) and the commit it names,
+        annotated tags peeled, in name order. A name git refuses is an error."""
+        try:
+            names = sorted(self._refs.subkeys(Ref(b"refs/tags/")))
+        except Exception as exc:  # dulwich's errors on damaged refs are of many kinds
+            raise self._error(f"cannot list the tags: {_why(exc)}", _DAMAGED) from None
+        return {
+            name: self._commit_of(f"refs/tags/{name}")
+            for name in (raw.decode("utf-8", "surrogateescape") for raw in names)
+        }
+
     def tree(self, commit: str) -> list[TreeEntry]:
         """The entries of ``commit``'s top folder."""
-        tree = self._object(commit, Commit, f"commit {commit}").tree.decode("ascii")
-        return self.entries(tree, f"{commit[:12]}:")
+        return self.entries(self.tree_of(commit), f"{commit[:12]}:")
 
     def entries(self, tree: str, where: str) -> list[TreeEntry]:
         """The entries of tree object ``tree`` (``where`` names it in errors), in the
@@ -167,6 +178,11 @@ class GitRepo:
     def blob(self, oid: str, where: str) -> bytes:
         """The content of blob ``oid`` (``where`` names it in errors, e.g. ``<commit>:path``)."""
         return self._object(oid, Blob, where).as_raw_string()
+
+    def tree_of(self, commit: str) -> str:
+        """The id of ``commit``'s top tree."""
+        tree: bytes = self._object(commit, Commit, f"commit {commit}").tree
+        return tree.decode("ascii")
 
     def _commit_of(self, rev: str) -> str:
         """The commit ``rev`` names (annotated tags peeled)."""

@@ -35,6 +35,7 @@ from importlib.machinery import PathFinder
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from catalog.engine.catalog import Catalog
@@ -49,13 +50,11 @@ from catalog.io.loader import (
     version_folder,
 )
 from catalog.io.textfile import NotRegularFileError, read_capped
-from catalog.lang.shapes import did_you_mean
 from catalog.schema.manifest import NAME_RULE, Manifest, is_catalog_name
+from catalog.text.suggest import did_you_mean
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
-
-    from packaging.specifiers import SpecifierSet
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -130,7 +129,7 @@ class VersionRef:
     version: Version
     where: VersionDir
     source: str
-    store: CatalogPath | None = field(default=None, repr=False, compare=False)
+    catalog_path: CatalogPath | None = field(default=None, repr=False, compare=False)
 
     def manifest(self) -> Manifest:
         """Read this version's manifest only (with the records of its shared parts
@@ -143,7 +142,7 @@ class VersionRef:
 
         ``check_hashes=False``: see :func:`~catalog.io.loader.load_version`.
         """
-        return (self.store or CatalogPath()).load_manifest(
+        return (self.catalog_path or CatalogPath()).load_manifest(
             read_manifest(self.where), chain=(self.label,), check_hashes=check_hashes
         )
 
@@ -155,9 +154,6 @@ class VersionRef:
 
 def parse_spec(spec: str | SpecifierSet | None) -> SpecifierSet:
     """A PEP 440 specifier; a bare version ``1.0.0`` means ``==1.0.0``."""
-    # Imported here: a command that names no version never needs specifiers.
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
     if spec is None:
         return SpecifierSet()
     if isinstance(spec, SpecifierSet):
@@ -366,14 +362,9 @@ class CatalogPath:
         """
         refs = self._candidates(name)
         by_version = {ref.version: ref for ref in refs}
-        if spec is None:
-            # What an empty SpecifierSet's filter gives, without importing specifiers:
-            # final releases, or the pre-releases when there is nothing else.
-            finals = [v for v in by_version if not v.is_prerelease]
-            chosen = sorted(finals or by_version, reverse=True)
-        else:
-            specifier = parse_spec(spec)
-            chosen = sorted(specifier.filter(by_version, prereleases=None), reverse=True)
+        # An empty specifier takes final releases, or pre-releases when there is nothing else.
+        specifier = parse_spec(spec)
+        chosen = sorted(specifier.filter(by_version, prereleases=None), reverse=True)
         for version in chosen:
             if _has_manifest(by_version[version]):
                 return by_version[version]

@@ -32,14 +32,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from catalog.engine.assemble import CompiledPart
 from catalog.engine.catalog import Catalog
 from catalog.engine.compile import body_sha256, compile_catalog
+from catalog.engine.plan import CompiledPart
 from catalog.errors import CatalogError, ManifestError, RecordError
 from catalog.io.manifests import MANIFEST_NAME, body_changed, parse_manifest, parse_parts_file
 from catalog.io.positions import key_columns, key_lines
 from catalog.io.textfile import read_text
-from catalog.lang.shapes import guess
 from catalog.schema import validate
 from catalog.schema.manifest import (
     ALL_AGENTS,
@@ -49,6 +48,7 @@ from catalog.schema.manifest import (
     PartsFile,
     unknown_agent,
 )
+from catalog.text.suggest import guess
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -617,7 +617,15 @@ def _base_part(base: Catalog, part: PartDecl, index: int) -> CompiledPart:
 
 
 # What a ``from`` part takes from its base part when it does not set it itself.
-_INHERITED = ("kind", "name", "description", "template", "reference_tokens", "meta")
+_INHERITED = (
+    "kind",
+    "name",
+    "description",
+    "template",
+    "placeholders",
+    "reference_tokens",
+    "meta",
+)
 
 
 def _inherit(part: PartDecl, source: PartDecl, index: int) -> PartDecl:

@@ -259,7 +259,7 @@ def _prompt_changes(catalog: Catalog, read: ReadLock) -> list[Mismatch]:
 
 
 def verify(
-    read: ReadLock, store: CatalogPath | None = None
+    read: ReadLock, catalog_path: CatalogPath | None = None
 ) -> tuple[Catalog | None, list[Mismatch]]:
     """Compare the installed catalog with a lock: (the catalog compared, the differences).
 
@@ -269,9 +269,9 @@ def verify(
     file that is missing (either would stop the catalog from loading) is
     reported as a difference of its part.
     """
-    store = store or CatalogPath()
+    catalog_path = catalog_path or CatalogPath()
     lock = read.lock
-    refs = store.versions(lock.catalog.name)
+    refs = catalog_path.versions(lock.catalog.name)
     if not refs:
         return None, [
             Mismatch(
@@ -306,7 +306,7 @@ def verify_report(
 
 
 def load_locked(
-    name: str, spec: str | None, lock_path: str | Path, store: CatalogPath | None = None
+    name: str, spec: str | None, lock_path: str | Path, catalog_path: CatalogPath | None = None
 ) -> Catalog:
     """Load the version ``lock_path`` pins, refusing any difference (:class:`LockError`)."""
     read = read_lock(lock_path)
@@ -325,7 +325,7 @@ def load_locked(
             line=read.line("catalog", "version"),
             hint="widen the specifier or lock a version that satisfies it",
         )
-    catalog, problems = verify(read, store)
+    catalog, problems = verify(read, catalog_path)
     if catalog is None:
         raise LockError(
             f"no catalog named {name!r} is installed",

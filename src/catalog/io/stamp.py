@@ -2,10 +2,10 @@
 
 Authors edit part bodies; ``catalog stamp`` (and ``scripts/retokenize.py``)
 then rewrite the ``sha256`` and ``tokens`` values of the manifest. The file
-is edited where those values stand (found by
-:mod:`catalog.io.positions`), not re-serialised, so comments and layout
-survive, and replaced in one step (:func:`catalog.io.textfile.write_text`), so
-an interrupted stamp leaves the old manifest whole. The manifest only needs
+is edited through :func:`catalog.io.manifest_edit.edit_manifest`, which sets
+those values where they stand and keeps comments and layout, and replaced in
+one step (:func:`catalog.io.textfile.write_text`), so an interrupted stamp
+leaves the old manifest whole. The manifest only needs
 to be valid TOML: stamping works before the hashes exist.
 """
 
@@ -29,8 +29,9 @@ from catalog.io.loader import (
     read_manifest,
     version_folder,
 )
+from catalog.io.manifest_edit import Value, edit_manifest
 from catalog.io.manifests import parse_manifest
-from catalog.io.positions import TomlPositions, key_lines
+from catalog.io.positions import key_lines
 from catalog.io.textfile import parse_toml, write_text
 from catalog.schema import validate
 from catalog.schema.manifest import CatalogInfo
@@ -40,7 +41,6 @@ __all__ = ["Stamp", "stamp_folder"]
 
 # The manifest only has to be TOML here, so the model's default is read, not applied.
 _DEFAULT_TOKENIZER = CatalogInfo.model_fields["tokenizer"].default
-_KEYS = ("sha256", "tokens")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,14 +54,14 @@ class Stamp:
 
 
 def stamp_folder(
-    folder: str | Path, *, write: bool = True, store: CatalogPath | None = None
+    folder: str | Path, *, write: bool = True, catalog_path: CatalogPath | None = None
 ) -> list[Stamp]:
     """Rewrite ``sha256`` and ``tokens`` of every part in ``folder/catalog.toml``.
 
     Returns what changed (or would change, with ``write=False``). The result
     is validated before it is written, so a broken manifest is never saved.
     The bodies of ``from`` parts come from the catalog's base, found in
-    ``store`` (by default the bundled catalogs, entry points and ``CATALOG_PATH``).
+    ``catalog_path`` (by default the bundled catalogs, entry points and ``CATALOG_PATH``).
     """
     checked = version_folder(folder)
     where = VersionDir(checked.parent, checked.name)
@@ -70,8 +70,8 @@ def stamp_folder(
     data = parse_toml(text, str(path), ManifestError, "fix the TOML syntax")
     _check_catalog_table(data, text, str(path))
     try:
-        values = _values(where, data, store)
-        changes, new_text = _rewrite(text, data, values)
+        values = _values(where, data, catalog_path)
+        changes, new_text = _rewrite(text, str(path), data, values)
     except CatalogError as exc:
         raise exc.located(file=str(path), lines=key_lines(text)) from None
     if write and new_text != text:
@@ -91,14 +91,16 @@ def _check_catalog_table(data: dict[str, Any], text: str, file: str) -> None:
         raise error.located(file=file, key="catalog", lines=key_lines(text)) from None
 
 
-def _values(where: VersionDir, data: dict[str, Any], store: CatalogPath | None) -> list[list[str]]:
-    """The TOML values of ``sha256`` and ``tokens`` each part should have, in part order."""
+def _values(
+    where: VersionDir, data: dict[str, Any], catalog_path: CatalogPath | None
+) -> list[dict[str, Value]]:
+    """The ``sha256`` and ``tokens`` each part should have, in part order."""
     counter = _counter(data)
     base: Catalog | None = None
-    values = []
+    values: list[dict[str, Value]] = []
     for index, part in enumerate(data.get("part", ())):
         if "from" in part:
-            base = base or _load_base(data, store)
+            base = base or _load_base(data, catalog_path)
             try:
                 body = base.part(str(part["from"])).body
             except CatalogError as exc:
@@ -111,7 +113,7 @@ def _values(where: VersionDir, data: dict[str, Any], store: CatalogPath | None) 
                 key=("part", index),
                 hint="name its body file with `file`",
             )
-        values.append([f'"{body_sha256(body)}"', str(counter(body))])
+        values.append({"tokens": counter(body), "sha256": body_sha256(body)})
     return values
 
 
@@ -123,7 +125,7 @@ def _counter(data: dict[str, Any]) -> TokenCounter:
         raise exc.located(key=("catalog", "tokenizer")) from None
 
 
-def _load_base(data: dict[str, Any], store: CatalogPath | None) -> Catalog:
+def _load_base(data: dict[str, Any], catalog_path: CatalogPath | None) -> Catalog:
     ref = data.get("catalog", {}).get("base")
     if not isinstance(ref, str):
         raise ManifestError(
@@ -135,44 +137,31 @@ def _load_base(data: dict[str, Any], store: CatalogPath | None) -> Catalog:
     info = data["catalog"]  # checked by _check_catalog_table
     own = f"{info['name']}@{Version(info['version'])}"
     try:
-        store = store or CatalogPath()
-        found = store.find(*parse_ref(ref))
-        return store.load_manifest(read_manifest(found.where), chain=(own, found.label))
+        catalog_path = catalog_path or CatalogPath()
+        found = catalog_path.find(*parse_ref(ref))
+        return catalog_path.load_manifest(read_manifest(found.where), chain=(own, found.label))
     except CatalogError as exc:
         raise exc.located(key=("catalog", "base")) from None
 
 
-def _rewrite(text: str, data: dict[str, Any], values: list[list[str]]) -> tuple[list[Stamp], str]:
-    """The stamps and the text with each part's values replaced, or added at the end
-    of its table when missing."""
-    positions = TomlPositions.of(text)
-    changes: list[Stamp] = []
-    edits: list[tuple[int, int, str]] = []
-    for index, (part, new_values) in enumerate(zip(data.get("part", ()), values, strict=True)):
-        table = positions.span(("part", index))
-        if table is None or not text.startswith("[[", table.start):
-            raise ManifestError(
-                "stamp rewrites parts written as [[part]] tables, not inline tables",
-                key=("part", index),
-                hint="write the part as a [[part]] table",
-            )
-        added = []
-        for key, value in zip(_KEYS, new_values, strict=True):
-            span = positions.span(("part", index, key))
-            if span is None:
-                added.append(f"{key} = {value}\n")
-                changes.append(Stamp(str(part.get("id")), key, None, value))
-            elif (old := text[span.value_start : span.value_end]) != value:
-                edits.append((span.value_start, span.value_end, value))
-                changes.append(Stamp(str(part.get("id")), key, old, value))
-        if added:  # on the line after the table's last value: tokens, then sha256
-            line_end = text.find("\n", table.value_end)
-            at = len(text) if line_end < 0 else line_end + 1
-            newline = "\n" if at == len(text) and not text.endswith("\n") else ""
-            edits.append((at, at, newline + "".join(reversed(added))))
-    pieces, done = [], 0
-    for start, end, value in sorted(edits):
-        pieces += [text[done:start], value]
-        done = end
-    pieces.append(text[done:])
-    return changes, "".join(pieces)
+def _rewrite(
+    text: str, file: str, data: dict[str, Any], values: list[dict[str, Value]]
+) -> tuple[list[Stamp], str]:
+    """The stamps and the text with each part's values replaced (or added after the
+    last value of its table, where missing)."""
+    parts = data.get("part", ())
+    wanted = {
+        index: {key: value for key, value in new.items() if part.get(key) != value}
+        for index, (part, new) in enumerate(zip(parts, values, strict=True))
+    }
+    edited = edit_manifest(text, file=file, parts={i: new for i, new in wanted.items() if new})
+    changes = [
+        Stamp(str(parts[index].get("id")), key, edited.before[("part", index, key)], _toml(value))
+        for index, new in wanted.items()
+        for key, value in new.items()
+    ]
+    return changes, edited.text
+
+
+def _toml(value: Value) -> str:
+    return f'"{value}"' if isinstance(value, str) else str(value)

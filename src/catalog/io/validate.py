@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from catalog.engine.assemble import (
-    CompiledPart,
-)
 from catalog.engine.catalog import (
     Catalog,
+)
+from catalog.engine.plan import (
+    CompiledPart,
 )
 from catalog.errors import (
     CatalogError,
@@ -27,7 +27,7 @@ from catalog.io.manifests import stamp_command
 from catalog.io.positions import (
     key_lines,
 )
-from catalog.lang.visible import (
+from catalog.text.visible import (
     hidden_runs,
 )
 from catalog.tokens import get_counter, offline_encodings
@@ -147,7 +147,7 @@ _TAGS = range(0xE0020, 0xE007F)  # tag characters that mirror printable ASCII
 
 def _hidden(part: CompiledPart) -> list[Problem]:
     """A warning at ``file:line:column`` for each run of hidden characters in the
-    part's body (see :mod:`catalog.lang.visible`); a byte order mark opening the body
+    part's body (see :mod:`catalog.text.visible`); a byte order mark opening the body
     is not one (it is how some editors start a file)."""
     body = part.body
     skip = 1 if body.startswith("\ufeff") else 0

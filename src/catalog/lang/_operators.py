@@ -19,6 +19,7 @@ from catalog.lang.values import (
     SEARCHED_FREELY,
     Run,
     Scope,
+    charge_compare,
     contains,
     type_name,
 )
@@ -57,9 +58,13 @@ def single_comparison(
         if function is contains and name is not None:
             searched = name
 
+            # A short known text or a number, looked for in a short tuple, is read at
+            # most SEARCHED_FREELY times over: not worth a charge.
+            short = type(constant) in (str, int, float, bool) and len(str(constant)) <= 16
+
             def run_in(scope: Scope) -> Any:
                 container = scope.get(searched)
-                if type(container) is tuple and len(container) <= SEARCHED_FREELY:
+                if short and type(container) is tuple and len(container) <= SEARCHED_FREELY:
                     return constant in container
                 try:
                     return contains(constant, container)
@@ -130,13 +135,27 @@ OPERATOR_SYMBOLS: Final[Mapping[type[ast.AST], str]] = {
     ast.Invert: "~",
     ast.UAdd: "+",
 }
+
+
+def _charged(compare: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """``compare``, spending what it may read of its operands first
+    (:func:`~catalog.lang.values.charge_compare`): two long texts or lists cost their
+    length, not one step."""
+
+    def charged(a: Any, b: Any) -> Any:
+        charge_compare(a, b)
+        return compare(a, b)
+
+    return charged
+
+
 COMPARISONS: Final[Mapping[type[ast.cmpop], tuple[str, Callable[[Any, Any], Any]]]] = {
-    ast.Eq: ("==", operator.eq),
-    ast.NotEq: ("!=", operator.ne),
-    ast.Lt: ("<", operator.lt),
-    ast.LtE: ("<=", operator.le),
-    ast.Gt: (">", operator.gt),
-    ast.GtE: (">=", operator.ge),
+    ast.Eq: ("==", _charged(operator.eq)),
+    ast.NotEq: ("!=", _charged(operator.ne)),
+    ast.Lt: ("<", _charged(operator.lt)),
+    ast.LtE: ("<=", _charged(operator.le)),
+    ast.Gt: (">", _charged(operator.gt)),
+    ast.GtE: (">=", _charged(operator.ge)),
     ast.In: ("in", contains),
     ast.NotIn: ("not in", lambda item, container: not contains(item, container)),
     ast.Is: ("is", lambda value, _none: value is None),

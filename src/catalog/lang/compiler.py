@@ -50,7 +50,6 @@ from catalog.lang.shapes import (
     SequenceShape,
     Shape,
     common_shape,
-    did_you_mean,
 )
 from catalog.lang.values import (
     LITERAL_NAMES,
@@ -68,6 +67,7 @@ from catalog.lang.values import (
     read_attribute,
     type_name,
 )
+from catalog.text.suggest import did_you_mean
 
 __all__ = [
     "Expression",

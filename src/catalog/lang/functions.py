@@ -23,6 +23,7 @@ from catalog.lang.values import (
     MAX_LIST_LENGTH,
     MAX_TEXT_LENGTH,
     charge,
+    charge_walk,
     contains,
     cost,
     get_attribute,
@@ -127,6 +128,7 @@ def _fn_replace(value: object, old: object, new: object) -> str:
 
 def _prefixes(value: object) -> str | tuple[str, ...]:
     if isinstance(value, list | tuple):
+        charge_walk(value)
         return tuple(_text(item) for item in value)
     return _text(value)
 
@@ -145,6 +147,7 @@ def _fn_default(value: object, fallback: object) -> object:
 
 
 def _fn_unique(items: object) -> list[Any]:
+    charge_walk(items)  # each item is hashed and compared whole
     hashable: set[Any] = set()
     unhashable: list[Any] = []
     kept: list[Any] = []
@@ -174,11 +177,13 @@ def _fn_last(items: object) -> Any:
 
 def _fn_min(items: object) -> Any:
     found = iterate(items)
+    charge_walk(found, factor=2)
     return min(found) if found else None
 
 
 def _fn_max(items: object) -> Any:
     found = iterate(items)
+    charge_walk(found, factor=2)
     return max(found) if found else None
 
 
@@ -210,6 +215,7 @@ def _fn_keys(mapping: object) -> list[Any]:
     if mapping is None:
         return []
     if isinstance(mapping, Mapping):
+        charge_walk(tuple(mapping), factor=_sorting(len(mapping)))
         return sorted(mapping)
     raise TypeError(f"expected a mapping, got {type_name(mapping)}")
 
@@ -235,6 +241,8 @@ def _fn_flatten(items: object) -> list[Any]:
 
 def _fn_intersect(items: object, other: object) -> list[Any]:
     pool = iterate(other)
+    charge_walk(pool)
+    charge_walk(items)
     try:
         lookup: AbstractSet[Any] | Sequence[Any] = frozenset(pool)
     except TypeError:  # unhashable items (lists, mappings): each look-up reads the pool
@@ -270,6 +278,7 @@ def _fn_pick(mapping: object, names: object) -> list[Any]:
         return []
     if not isinstance(mapping, Mapping):
         raise TypeError(f"expected a mapping, got {type_name(mapping)}")
+    charge_walk(names)
     return [mapping[name] for name in iterate(names) if name in mapping]
 
 
@@ -418,8 +427,15 @@ def _fn_contains(container: object, item: object) -> bool:
     return contains(item, container)
 
 
+def _sorting(count: int) -> int:
+    """How many times over sorting ``count`` items may read each: about log2 of it."""
+    return count.bit_length() + 1
+
+
 def _fn_sorted(items: object) -> list[Any]:
-    return sorted(iterate(items))
+    found = iterate(items)
+    charge_walk(found, factor=_sorting(len(found)))
+    return sorted(found)
 
 
 def _fn_any(items: object) -> bool:

@@ -1,4 +1,5 @@
-"""The ``${...}`` placeholders of text written as a JavaScript template literal.
+"""The placeholders of raw text: ``${...}`` as in a JavaScript template literal, and
+the simple ``{{ NAME }}`` and ``{NAME}`` other sources write.
 
 Imported bodies (Claude Code's prompt parts) carry the runtime's placeholders
 as written: ``${GLOB_TOOL_NAME}``, or whole expressions such as
@@ -9,18 +10,26 @@ strings as the runtime decodes it), and an overlay binds the simple ones
 from an unescaped ``${`` to the ``}`` that closes it, across strings and
 nested template literals; ``\\${`` is text, and a ``${`` that is never closed
 is text. Every function here is one pass over the text.
+
+Other sources write their placeholders otherwise (:data:`PlaceholderSyntax`):
+Codex's templates ``{{ NAME }}`` (``double-brace``), Python's format strings
+``{NAME}`` (``single-brace``). A raw part says which its body uses, so that
+:func:`unbound_names` and :func:`bind_placeholders` find its names in any of
+them; only ``${...}`` has whole expressions and escapes.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, NamedTuple
+from typing import Any, Final, Literal, NamedTuple
 
 from catalog.lang.template import Template
 from catalog.lang.values import Scope, render_value
 
 __all__ = [
+    "PLACEHOLDER_SYNTAXES",
+    "PlaceholderSyntax",
     "Token",
     "bind_placeholders",
     "mask_placeholders",
@@ -29,10 +38,34 @@ __all__ = [
     "placeholders",
     "simple_name",
     "unbound_names",
+    "written_as",
 ]
 
 _SIMPLE = re.compile(r"\$\{\s*([A-Za-z_$][A-Za-z0-9_$]*)\s*\}")
-_SIMPLE_ANYWHERE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+PlaceholderSyntax = Literal["dollar-brace", "double-brace", "single-brace"]
+"""How a raw body writes a placeholder named ``NAME``: ``${NAME}``, ``{{ NAME }}``
+(spaces inside optional) or ``{NAME}``."""
+
+# Each pattern is a run of fixed pieces whose neighbours share no character, so a
+# failed match costs one scan of the name that started it: linear in the text.
+_NAMED: Final[dict[PlaceholderSyntax, re.Pattern[str]]] = {
+    "dollar-brace": re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}"),
+    "double-brace": re.compile(r"\{\{[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\}\}"),
+    "single-brace": re.compile(r"(?<![{$])\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})"),
+}
+PLACEHOLDER_SYNTAXES: Final = tuple(_NAMED)
+"""The placeholder syntaxes a raw part may declare, the default first."""
+_WRITTEN: Final[dict[PlaceholderSyntax, str]] = {
+    "dollar-brace": "${{{}}}",
+    "double-brace": "{{{{ {} }}}}",
+    "single-brace": "{{{}}}",
+}
+
+
+def written_as(name: str, syntax: PlaceholderSyntax = "dollar-brace") -> str:
+    """The placeholder ``name`` as a body of ``syntax`` writes it (``{{ NAME }}``)."""
+    return _WRITTEN[syntax].format(name)
 
 
 def placeholder_spans(text: str) -> list[tuple[int, int]]:
@@ -222,12 +255,16 @@ def _decode(raw: str) -> str:
     return decoded.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
 
 
-def _simple_spans(text: str) -> list[tuple[int, int, str]]:
-    """``(start, end, NAME)`` of every unescaped ``${NAME}``, also those nested in a
-    larger expression's template literals (``${A?`use ${TOOL}`:""}``)."""
+def _simple_spans(text: str, syntax: PlaceholderSyntax) -> list[tuple[int, int, str]]:
+    """``(start, end, NAME)`` of every placeholder of ``syntax`` that is a name: for
+    ``${NAME}``, every unescaped one, also those nested in a larger expression's
+    template literals (``${A?`use ${TOOL}`:""}``)."""
     found = []
-    for match in _SIMPLE_ANYWHERE.finditer(text):
+    for match in _NAMED[syntax].finditer(text):
         start = match.start()
+        if syntax != "dollar-brace":
+            found.append((start, match.end(), match.group(1)))
+            continue
         slashes = 0
         while start - slashes > 0 and text[start - slashes - 1] == "\\":
             slashes += 1
@@ -236,10 +273,12 @@ def _simple_spans(text: str) -> list[tuple[int, int, str]]:
     return found
 
 
-def unbound_names(text: str, bound: Mapping[str, object]) -> list[str]:
-    """The ``${NAME}`` placeholders of ``text`` (nested ones included) that ``bound``
-    leaves as written, each once, in order."""
-    names = (name for _, _, name in _simple_spans(text))
+def unbound_names(
+    text: str, bound: Mapping[str, object], syntax: PlaceholderSyntax = "dollar-brace"
+) -> list[str]:
+    """The names of the placeholders of ``syntax`` in ``text`` (nested ``${NAME}``
+    included) that ``bound`` leaves as written, each once, in order."""
+    names = (name for _, _, name in _simple_spans(text, syntax))
     return [n for n in dict.fromkeys(names) if n not in bound]
 
 
@@ -247,8 +286,10 @@ def bind_placeholders(
     text: str,
     values: Mapping[str, str],
     expressions: Mapping[str, tuple[frozenset[str], Callable[[Scope], Any]]],
+    syntax: PlaceholderSyntax = "dollar-brace",
 ) -> Template | None:
-    """``text`` with its ``${NAME}`` placeholders filled: from ``values`` (text) or
+    """``text`` with its placeholders of ``syntax`` that are names filled (``${NAME}``,
+    ``{{ NAME }}`` or ``{NAME}``): from ``values`` (text) or
     ``expressions`` (name -> the root names it reads and its compiled closure,
     rendered when the prompt is assembled), also where one is nested in a larger
     expression's template literal. Placeholders bound by neither, and every
@@ -257,7 +298,7 @@ def bind_placeholders(
     pieces: list[str | Callable[[Scope], Any]] = []
     names: set[str] = set()
     position = 0
-    for start, end, name in _simple_spans(text):
+    for start, end, name in _simple_spans(text, syntax):
         if name not in values and name not in expressions:
             continue
         pieces.append(text[position:start])

@@ -64,7 +64,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypeAlias
 
-from catalog.errors import EvaluationError, ExpressionError
+from catalog.errors import EvaluationError, ExpressionError, TemplateError
 from catalog.lang._lexing import OPENER, Lines, Token, tokenize, trim_block_lines
 from catalog.lang._paths import Paths
 from catalog.lang._render import (
@@ -82,7 +82,7 @@ from catalog.lang._render import (
     text_bound,
 )
 from catalog.lang.compiler import Expression, ExpressionCache
-from catalog.lang.shapes import SCALAR, RecordShape, Shape, did_you_mean
+from catalog.lang.shapes import SCALAR, RecordShape, Shape
 from catalog.lang.values import (
     ITEM_COST,
     NODE_COST,
@@ -93,6 +93,7 @@ from catalog.lang.values import (
     render_value,
     retried,
 )
+from catalog.text.suggest import did_you_mean
 
 __all__ = [
     "LOOP_SHAPE",
@@ -101,6 +102,7 @@ __all__ = [
     "MAX_OUTPUT_LENGTH",
     "Template",
     "compile_template",
+    "tag_expressions",
 ]
 
 MAX_BLOCK_DEPTH: Final = 32
@@ -205,6 +207,32 @@ def compile_template(
     fast = budgeted(along, "the body") if spends else along
     # A path that fails is walked again, to raise the error where the walk meets it.
     return Template(source, roots, False, retried(fast, walked, _FAILED), reads)
+
+
+def tag_expressions(source: str) -> list[str]:
+    """The expression texts of a body's tags, in order: what ``{{ }}`` writes, the tests
+    of ``if`` and ``elif`` and what ``for`` loops over. Read without compiling, for
+    callers that look at what a body tests; a malformed body gives what precedes
+    the fault."""
+    if OPENER.search(source) is None:
+        return []
+    try:
+        tokens = tokenize(source, Lines(source))
+    except TemplateError:
+        return []
+    found: list[str] = []
+    for token in tokens:
+        if token.kind == "output":
+            found.append(token.content)
+        elif token.kind == "block":
+            keyword = _KEYWORD.match(token.content)
+            word = keyword.group(1) if keyword else ""
+            rest = token.content[keyword.end() if keyword else 0 :]
+            if word in ("if", "elif"):
+                found.append(rest)
+            elif word == "for" and (loop := _FOR.fullmatch(rest)) is not None:
+                found.append(loop.group(2))
+    return found
 
 
 # --------------------------------------------------------------------------

@@ -32,6 +32,8 @@ __all__ = [
     "afford",
     "budgeted",
     "charge",
+    "charge_compare",
+    "charge_walk",
     "class_fields",
     "cost",
     "fields_of",
@@ -201,14 +203,24 @@ SEARCHED_FREELY: Final = 64
 
 
 def contains(item: object, container: object) -> bool:
-    """``item in container``; false for a none container."""
+    """``item in container``; false for a none container.
+
+    Spends what the search may touch: a text searched for a text, both; a list, an
+    item's cost for each of its items and, for each, what comparing ``item`` with it
+    may read; a mapping or a set, what hashing ``item`` reads."""
     if container is None:
         return False
-    if type(container) in _BUILTIN_CONTAINERS or isinstance(
-        container, str | Mapping | Sequence | AbstractSet
-    ):
-        if type(container) in _SEARCHED and len(container) > SEARCHED_FREELY:  # type: ignore[arg-type]
-            charge(cost(container))
+    kind = type(container)
+    if kind in _BUILTIN_CONTAINERS or isinstance(container, str | Mapping | Sequence | AbstractSet):
+        if kind is str:
+            if type(item) is str and len(container) + len(item) > SEARCHED_FREELY:  # type: ignore[arg-type]
+                charge(len(container) + len(item))  # type: ignore[arg-type]
+        elif kind in _SEARCHED or (
+            isinstance(container, Sequence) and not isinstance(container, str)
+        ):
+            _charge_search(item, container)  # type: ignore[arg-type]
+        elif type(item) not in _SCALARS:
+            charge_walk(item)
         return item in container  # type: ignore[operator]
     raise TypeError(f"cannot look for an item in {type_name(container)}")
 
@@ -227,6 +239,7 @@ def iterate(value: object) -> Sequence[Any]:
     if isinstance(value, Mapping):
         return list(value)
     if isinstance(value, AbstractSet):
+        charge_walk(value, factor=len(value).bit_length() + 1)  # written out, then sorted
         return sorted(value, key=to_json)
     raise TypeError(f"cannot loop over {type_name(value)}")
 
@@ -334,6 +347,88 @@ def charge(units: int) -> None:
                 f"(a character of text is one, a list item {ITEM_COST})",
                 hint="build smaller texts and lists: the budget is fixed",
             )
+
+
+def _walked(value: object, limit: int) -> int:
+    """What reading ``value`` whole costs (:func:`cost` of it and of everything it
+    holds, at any depth), counted until it passes ``limit``: the walk itself stops
+    there, so it never does more work than the budget it is checked against."""
+    total = 0
+    stack = [value]
+    while stack and total <= limit:
+        item = stack.pop()
+        kind = type(item)
+        if isinstance(item, str):
+            total += len(item)
+        elif kind in _SCALARS:
+            total += 1
+        elif isinstance(item, Mapping):
+            total += ITEM_COST * len(item)
+            if total <= limit:
+                stack.extend(item.keys())
+                stack.extend(item.values())
+        elif isinstance(item, Sequence | AbstractSet) and not isinstance(item, str | bytes):
+            total += ITEM_COST * len(item)
+            if total <= limit:
+                stack.extend(item)
+        elif _access(kind).kind in ("model", "dataclass"):
+            names = _access(kind).fields
+            total += ITEM_COST * len(names)
+            stack.extend(getattr(item, name) for name in names)
+        else:
+            total += len(str(item)) if isinstance(item, bytes) else 1
+    return total
+
+
+def charge_walk(value: object, *, factor: int = 1, base: int = 0) -> None:
+    """Spend ``base`` and ``factor`` times what reading ``value`` whole costs, at every
+    depth (nothing when no budget runs): for an operation that compares, hashes or
+    sorts what it is given, whose work grows with everything its operands hold."""
+    budget = _CURRENT.get()
+    if budget is None:
+        return
+    limit = (budget.left - base) // max(factor, 1) + 1
+    charge(base + factor * _walked(value, max(limit, 0)))
+
+
+def _charge_search(item: object, items: Sequence[Any]) -> None:
+    """Spend what looking for ``item`` in the list ``items`` may read: an item's cost
+    for each, and comparing ``item`` with each of them (no more than all they hold)."""
+    count = len(items)
+    if type(item) in _SCALARS:
+        if count > SEARCHED_FREELY:
+            charge(ITEM_COST * count)
+        return
+    budget = _CURRENT.get()
+    if budget is None:
+        return
+    each = _walked(item, budget.left // max(count, 1) + 1)
+    compared = min(count * each, _walked(items, count * each))
+    if ITEM_COST * count + compared > SEARCHED_FREELY:
+        charge(ITEM_COST * count + compared)
+
+
+def charge_compare(a: object, b: object) -> None:
+    """Spend what comparing ``a`` with ``b`` may read (``==``, ``<``...): the smaller of
+    the two, as comparing stops at the shorter one, when both are texts or both
+    containers; nothing for a number, none or true, or a text against a container,
+    compared at once. Up to :data:`SEARCHED_FREELY` units are not charged."""
+    kind_a, kind_b = type(a), type(b)
+    if kind_a in _SCALARS or kind_b in _SCALARS:
+        return
+    if kind_a is str or kind_b is str:
+        if kind_a is kind_b:
+            units = min(len(a), len(b))  # type: ignore[arg-type]
+            if units > SEARCHED_FREELY:
+                charge(units)
+        return
+    budget = _CURRENT.get()
+    if budget is None:
+        return
+    units = _walked(a, budget.left + 1)
+    units = min(units, _walked(b, units))
+    if units > SEARCHED_FREELY:
+        charge(units)
 
 
 def one_budget(function: Callable[..., _T], *args: Any) -> _T:

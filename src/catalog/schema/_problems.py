@@ -18,8 +18,8 @@ from dataclasses import dataclass, replace
 from pydantic_core import ErrorDetails
 
 from catalog.errors import CatalogError, Problem, parse_key
-from catalog.lang.shapes import guess
 from catalog.schema._words import describe_value, figure, one_of
+from catalog.text.suggest import guess
 
 __all__ = ["MAX_WORDED", "problems"]
 

@@ -177,8 +177,11 @@ class Context(SchemaModel):
     tokens (replacing the catalog's own budget); optional parts are dropped to fit.
     ``touched_files`` are the files the agent has read or edited (relative to
     ``env.cwd`` or absolute): path-scoped rule files apply when one matches.
+    ``model`` is the id of the model the prompt is for (``gpt-5``,
+    ``claude-sonnet-4-5``): agents pick prompts by it, so conditions read it.
     """
 
+    model: str = ""
     tools: Items[str] = ()
     touched_files: Items[str] = ()
     tool_info: Annotated[Mapping[str, ToolInfo], AfterValidator(sorted_table)] = Field(

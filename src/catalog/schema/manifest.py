@@ -25,9 +25,10 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
 from catalog.errors import ManifestError
-from catalog.lang.shapes import guess
+from catalog.lang.placeholders import PlaceholderSyntax
 from catalog.schema._base import Items, SchemaModel
 from catalog.schema.sources import Sources
+from catalog.text.suggest import guess
 
 __all__ = [
     "ALL_AGENTS",
@@ -155,7 +156,7 @@ class CatalogInfo(SchemaModel):
     ``base`` (``"NAME@SPEC"``) names another catalog whose parts this one may
     reuse with ``from``: an overlay that adds order, conditions and agents to
     text kept elsewhere (an imported upstream release, say). It is resolved
-    through the store when the catalog loads.
+    through the catalog path when the catalog loads.
 
     ``reference_counter`` names who counted the parts' ``reference_tokens``
     (another tokenizer, a vendor's counting API): figures kept beside the
@@ -357,6 +358,11 @@ class PartDecl(SchemaModel):
     parts are dropped, lowest ``priority`` first, until the prompt fits.
     ``reference_tokens`` is the body's count by the catalog's
     ``reference_counter`` (for imported parts, the count their source published).
+    ``group`` names the part's group of alternatives: of the parts of one group,
+    an assembly takes the first (in prompt order) whose condition holds, and no other.
+    ``placeholders`` says how a raw body (``template = false``) writes the
+    placeholders ``[placeholders]`` fills: ``${NAME}`` (``dollar-brace``, when
+    unset), ``{{ NAME }}`` (``double-brace``) or ``{NAME}`` (``single-brace``).
     """
 
     id: Annotated[str, Field(pattern=_SLUG)]
@@ -371,12 +377,14 @@ class PartDecl(SchemaModel):
     stability: Stability = "static"
     slot: Annotated[str, Field(pattern=_SLUG)] | None = None
     template: bool = True
+    placeholders: PlaceholderSyntax | None = None
     required: bool = False
     priority: int = 0
     tokens: Annotated[int, Field(ge=0)]
     sha256: Annotated[str, Field(pattern=_SHA256)]
     reference_tokens: Annotated[int, Field(ge=0)] | None = None
     meta: dict[str, Any] = Field(default_factory=dict)
+    group: Annotated[str, Field(pattern=_SLUG)] | None = None
 
     @model_validator(mode="after")
     def _check(self) -> Self:
@@ -400,6 +408,21 @@ class PartDecl(SchemaModel):
     def for_agent(self, agent: str) -> bool:
         """Whether this part is given to ``agent`` at all."""
         return ALL_AGENTS in self.agents or agent in self.agents
+
+    @property
+    def placeholder_syntax(self) -> PlaceholderSyntax:
+        """How the raw body writes its placeholders (``${NAME}`` unless said)."""
+        return self.placeholders or "dollar-brace"
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The part as plain data; ``group`` and ``placeholders`` left out when unset,
+        so that a manifest that does not say them keeps the hash its lock records."""
+        data: dict[str, Any] = handler(self)
+        for key in ("group", "placeholders"):
+            if getattr(self, key) is None:
+                data.pop(key, None)
+        return data
 
 
 class PartsSource(SchemaModel):

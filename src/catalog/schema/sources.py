@@ -42,8 +42,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field
 
-from catalog.lang.globs import Glob, GlobError
 from catalog.schema._base import Items, SchemaModel
+from catalog.text.globs import Glob, GlobError
 
 __all__ = ["FileGroup", "Sources", "TextSource", "expand_placeholders", "placeholders"]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["PAGE_POLICY", "SECURITY_HEADERS", "framed_policy"]
+__all__ = ["FRAMED_HEADERS", "PAGE_POLICY", "SECURITY_HEADERS"]
 
 PAGE_POLICY: Final = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -25,11 +25,10 @@ SECURITY_HEADERS: Final = {
 """The headers added to every answer that does not set them itself."""
 
 
-def framed_policy(style_hash: str) -> dict[str, str]:
-    """The headers of a page shown in a frame of this server's pages alone, with no
-    script and one inline style sheet, known by its ``sha256-...`` hash."""
-    return {
-        "content-security-policy": f"default-src 'none'; style-src '{style_hash}'; "
-        "base-uri 'none'; form-action 'none'; frame-ancestors 'self'",
-        "x-frame-options": "SAMEORIGIN",
-    }
+FRAMED_HEADERS: Final = {
+    "content-security-policy": "default-src 'none'; style-src 'self'; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'self'",
+    "x-frame-options": "SAMEORIGIN",
+}
+"""The headers of a page shown in a frame of this server's pages alone: no script,
+its style sheet from the server."""

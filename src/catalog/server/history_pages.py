@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import HTMLResponse
 
 from catalog.changes.history import BlameLine, CatalogHistory, LogEntry
@@ -68,15 +68,25 @@ def _entry(history: CatalogHistory, entry: LogEntry, position: dict[str, int]) -
     return row
 
 
+AsOfQuery = Annotated[
+    str | None,
+    Query(max_length=100, description="the version whose holder of the id is shown"),
+]
+
+
 @router.get("/catalogs/{name}/parts/{part}", response_class=HTMLResponse)
-def part_page(name: str, part: PartPath, request: Request, state: State) -> HTMLResponse:
+def part_page(
+    name: str, part: PartPath, request: Request, state: State, as_of: AsOfQuery = None
+) -> HTMLResponse:
     """One part across every version of its catalog, following its renames: the log as
     a timeline, the tokens per version as a chart, each change's side-by-side diff, and
-    each line of its newest text with the version it dates from."""
+    each line of its newest text with the version it dates from. When the id was given
+    to another part once its own was removed or renamed, the page lists the parts that
+    held it and shows the newest, or the one holding it in ``as_of``."""
     history = state.library.history(name)
     # One counter for every version, the newest's, named by the chart and the timeline.
     counter = get_counter(tokenizer=history.index.tokenizers[-1])
-    log = history.log(part, counter=counter)
+    log = history.log(part, as_of=as_of, counter=counter)
     versions = history.versions
     position = {version: step for step, version in enumerate(versions)}
     entries = log.entries
@@ -103,6 +113,7 @@ def part_page(name: str, part: PartPath, request: Request, state: State) -> HTML
         ),
         "entries": [_entry(history, entry, position) for entry in reversed(entries)],
         "blame": blame,
+        "holders": log.holders,
         # Lines the blamed version brought; none when the part came in that version.
         "lines": _blame_rows(blame.lines, None if newest == entries[0].version else newest),
     }

@@ -8,7 +8,6 @@ Where a catalog comes from is told as a kind of place (:func:`source_kind`:
 
 from __future__ import annotations
 
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -24,28 +23,12 @@ from catalog.errors import CatalogError, NotFoundError
 from catalog.io.catalog_path import CatalogPath, check_name, parse_ref
 from catalog.schema.manifest import PartDecl
 
-__all__ = ["CatalogEntry", "Library", "describe", "source_kind", "tool_names"]
+__all__ = ["CatalogEntry", "Library", "describe", "source_kind"]
 
 # Compiled catalogs kept in memory; an imported history has hundreds of versions.
 _KEEP = 32
 # Catalog histories kept in memory, each with the bodies its answers read.
 _HISTORIES = 8
-# A tool named in a condition: "Bash" in tools.
-_TOOL_IN_CONDITION = re.compile(r"""["']([^"'\n]{1,64})["']\s+in\s+tools\b""")
-
-
-def tool_names(catalog: Catalog) -> list[str]:
-    """Every tool name the catalog reacts to: tool parts' names, sub-agents' tools and
-    names tested with ``"X" in tools`` in conditions; sorted."""
-    names: set[str] = set()
-    for part in catalog.parts:
-        decl = part.decl
-        if decl.kind == "tool" and decl.name:
-            names.add(decl.name)
-        names.update(_TOOL_IN_CONDITION.findall(decl.when))
-    for agent in catalog.manifest.agent:
-        names.update(agent.tools)
-    return sorted(names)
 
 
 def source_kind(label: str) -> str:
@@ -120,7 +103,7 @@ class Library:
                 kept = self._histories.get(name)
             if kept is not None and kept[0] == versions:
                 return kept[1]
-            history = open_history(name, store=self.catalog_path)
+            history = open_history(name, catalog_path=self.catalog_path)
         with self._lock:
             self._histories[name] = (versions, history)
             self._histories.move_to_end(name)
@@ -199,7 +182,7 @@ def describe(catalog: Catalog) -> dict[str, Any]:
         "source": source_kind(catalog.source),
         "tokenizer": manifest.catalog.tokenizer,
         "agents": list(catalog.agents),
-        "tools": tool_names(catalog),
+        "tools": sorted(catalog.tool_names),
         "variables": [
             {
                 "name": var.name,

@@ -2,7 +2,9 @@
 official ``prometheus-client`` package.
 
 - ``catalog_constructions_total{catalog, version, release}``: prompts of new
-  conversations stored (``release`` empty when the catalog was named);
+  conversations stored (``release`` empty when the catalog was named; the first
+  :data:`MAX_RELEASE_SERIES` release labels a process meets have series of their
+  own, every later one is counted as ``other``, since clients create releases);
 - ``catalog_rebuilds_total{catalog, version, release}``: prompts rebuilt;
 - ``catalog_store_errors_total``: times the prompt store was found busy or
   unreachable (a write answered 503, a template read answered the default);
@@ -19,6 +21,7 @@ imported), and ``/metrics``, whichever worker answers, adds up every process's.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from typing import Final
 
@@ -35,10 +38,23 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from catalog.conversations.base import StoredPrompt
 
-__all__ = ["MULTIPROCESS_ENV", "Metrics", "RequestTimer", "router"]
+__all__ = [
+    "MAX_RELEASE_SERIES",
+    "MULTIPROCESS_ENV",
+    "OTHER_RELEASES",
+    "Metrics",
+    "RequestTimer",
+    "router",
+]
 
 MULTIPROCESS_ENV: Final = "PROMETHEUS_MULTIPROC_DIR"
 """The variable naming the folder where worker processes write their figures."""
+
+MAX_RELEASE_SERIES: Final = 32
+"""The most release labels one process gives series of their own; the rest are
+:data:`OTHER_RELEASES`."""
+OTHER_RELEASES: Final = "other"
+"""The ``release`` label of the releases met after the first :data:`MAX_RELEASE_SERIES`."""
 
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 _PROMPT_LABELS = ("catalog", "version", "release")
@@ -48,6 +64,8 @@ class Metrics:
     """The figures of one server (one process), in a registry of their own."""
 
     def __init__(self) -> None:
+        self._releases: set[str] = set()
+        self._releases_lock = threading.Lock()
         self.registry = CollectorRegistry()
         self.constructions = Counter(
             "catalog_constructions",
@@ -75,11 +93,25 @@ class Metrics:
 
     def constructed(self, prompt: StoredPrompt) -> None:
         """Count the construction of ``prompt``."""
-        self.constructions.labels(prompt.catalog, prompt.version, prompt.release or "").inc()
+        self.constructions.labels(prompt.catalog, prompt.version, self._release(prompt)).inc()
 
     def rebuilt(self, prompt: StoredPrompt) -> None:
         """Count the rebuild that stored ``prompt``."""
-        self.rebuilds.labels(prompt.catalog, prompt.version, prompt.release or "").inc()
+        self.rebuilds.labels(prompt.catalog, prompt.version, self._release(prompt)).inc()
+
+    def _release(self, prompt: StoredPrompt) -> str:
+        """The ``release`` label of ``prompt``: its release's label among the first
+        :data:`MAX_RELEASE_SERIES` met, else :data:`OTHER_RELEASES` (empty: none)."""
+        label = prompt.release or ""
+        if not label:
+            return label
+        with self._releases_lock:
+            if label in self._releases:
+                return label
+            if len(self._releases) < MAX_RELEASE_SERIES:
+                self._releases.add(label)
+                return label
+        return OTHER_RELEASES
 
     def render(self) -> bytes:
         """The figures in Prometheus's text format: this process's, or every worker's

@@ -14,9 +14,7 @@ The part pages are in :mod:`catalog.server.history_pages`, the releases' in
 
 from __future__ import annotations
 
-import base64
 import dataclasses
-import hashlib
 import json
 from importlib import resources
 from typing import Annotated, Any
@@ -31,14 +29,12 @@ from catalog.changes import (
     render_html,
 )
 from catalog.changes.history import KINDS, MAX_QUERY_LENGTH
-from catalog.changes.render import (
-    HTML_STYLE,
-)
 from catalog.errors import UsageError
+from catalog.html import stylesheet
 from catalog.server.charts import token_chart
 from catalog.server.deps import State
 from catalog.server.errors import public
-from catalog.server.headers import framed_policy
+from catalog.server.headers import FRAMED_HEADERS
 from catalog.server.history_pages import search
 from catalog.server.library import describe
 from catalog.server.state import ServerState
@@ -49,9 +45,6 @@ __all__ = ["change_class", "router"]
 router = APIRouter(include_in_schema=False)
 
 _STATIC = {"app.js": "text/javascript", "style.css": "text/css"}
-_REPORT_HEADERS = framed_policy(
-    "sha256-" + base64.b64encode(hashlib.sha256(HTML_STYLE.encode()).digest()).decode()
-)
 _NEWEST = 5  # versions the home page names per catalog, newest first
 _CONTEXT = '{"env": {"cwd": "/home/user/project", "os": "Linux"}}'  # the playground's first
 _PLAYGROUND = "coding-agent"  # the catalog the playground opens on, when the path has it
@@ -64,10 +57,14 @@ PartQuery = Annotated[
 @router.get("/static/{name}")
 def static(name: str) -> Response:
     """The UI's script and style sheet, from the package."""
-    if name not in _STATIC:
+    if name == "diff.css":  # the diff report's, shared with `catalog diff --format html`
+        text = str(stylesheet(name))
+    elif name in _STATIC:
+        text = resources.files("catalog.server").joinpath("static", name).read_text("utf-8")
+    else:
         return Response("not found", status_code=404, media_type="text/plain")
-    text = resources.files("catalog.server").joinpath("static", name).read_text("utf-8")
-    return Response(text, media_type=_STATIC[name], headers={"Cache-Control": "max-age=300"})
+    media = _STATIC.get(name, "text/css")
+    return Response(text, media_type=media, headers={"Cache-Control": "max-age=300"})
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -276,7 +273,8 @@ def diff_report(state: State, old: RefQuery, new: RefQuery, part: PartQuery = No
     """The HTML report of ``catalog diff --format html``: side-by-side text per part (or
     of ``part`` alone), shown in a frame of the diff and part pages (this server's
     pages alone may frame it)."""
-    return HTMLResponse(render_html(_diff(state, old, new, part)), headers=_REPORT_HEADERS)
+    report = render_html(_diff(state, old, new, part), stylesheet_url="/static/diff.css")
+    return HTMLResponse(report, headers=FRAMED_HEADERS)
 
 
 @router.get("/editor", response_class=HTMLResponse)

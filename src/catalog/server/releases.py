@@ -3,9 +3,9 @@
 ``GET /releases``, ``GET /releases/{label}``, ``PUT /releases/{label}`` with
 ``{"catalog", "version", "canary": {"version", "percent"} | null}`` and ``POST
 /releases/{label}/rollback``. Writes need the token when the server has one,
-like every write, and are recorded as made by the token's fingerprint
-(:func:`who`, a hash, never the token) or ``local``. A version this server
-cannot load is refused (400, naming it). Constructions read a release at most
+like every write, and are recorded as made by the server's writer name, a keyed hash
+of the token that reveals nothing of it (:func:`who`), or ``local``. A version this
+server cannot load is refused (400, naming it). Constructions read a release at most
 :data:`~catalog.conversations.releases.RELEASE_CACHE_SECONDS` after it was read
 from the store (:func:`releases_of`), so a change through any server of a fleet
 is used by every server's constructions from then on.
@@ -13,13 +13,12 @@ is used by every server's constructions from then on.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path
 from pydantic import BaseModel, ConfigDict, Field
 
-from catalog.conversations.base import LOCAL, Canary, Release, check_label
+from catalog.conversations.base import Canary, Release, check_label
 from catalog.conversations.releases import Releases
 from catalog.errors import UsageError
 from catalog.server.deps import State, Writer
@@ -52,7 +51,7 @@ class ReleaseBody(BaseModel):
 
 class ReleaseAnswer(BaseModel):
     """A release as change number ``change`` left it: when (``changed``, seconds since
-    the epoch), by whom (a token's fingerprint or ``local``) and how (``set`` or
+    the epoch), by whom (a writer's name, a keyed hash of a token or ``local``) and how (``set`` or
     ``rollback``)."""
 
     label: str
@@ -88,10 +87,10 @@ def releases_of(state: ServerState) -> Releases:
 
 
 def who(state: ServerState) -> str:
-    """Who a write through this server is recorded as: ``token:`` and the first 12 hex
-    digits of the SHA-256 of the server's token, or ``local`` without one."""
-    token = state.settings.token
-    return LOCAL if token is None else f"token:{hashlib.sha256(token.encode()).hexdigest()[:12]}"
+    """Who a write through this server is recorded as
+    (:meth:`~catalog.server.state.ServerSettings.writer_id`): never the token, nor
+    anything a reader could test a guess of it against."""
+    return state.settings.writer_id()
 
 
 def _answer(release: Release) -> ReleaseAnswer:

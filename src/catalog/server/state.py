@@ -3,8 +3,10 @@ the releases read for constructions and the metrics."""
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import os
+import secrets
 import sys
 import tempfile
 import threading
@@ -14,10 +16,11 @@ from pathlib import Path
 from typing import Final
 
 import catalog
-from catalog.conversations.base import ReleaseStore
+from catalog.conversations.base import LOCAL, ReleaseStore
 from catalog.conversations.connect import default_store_url, open_store
 from catalog.conversations.releases import ReleaseCache
 from catalog.errors import StoreUnavailableError, UsageError
+from catalog.schema.manifest import NAME_RULE, is_catalog_name
 from catalog.server.library import Library
 from catalog.server.metrics import Metrics
 
@@ -25,11 +28,14 @@ __all__ = [
     "BODY_SECONDS",
     "LOOPBACK",
     "MAX_BODY_BYTES",
+    "MIN_TOKEN_CHARACTERS",
+    "MIN_TOKEN_LENGTH",
     "RETRY_AFTER_SECONDS",
     "STORE_SECONDS",
     "ServerSettings",
     "ServerState",
     "token_problem",
+    "writer_problem",
 ]
 
 MAX_BODY_BYTES: Final = 1_048_576
@@ -50,15 +56,44 @@ LOOPBACK: Final = frozenset({"127.0.0.1", "::1", "localhost"})
 """Addresses that only this machine reaches: the server binds here unless told otherwise."""
 
 
+MIN_TOKEN_LENGTH: Final = 32
+"""The fewest characters a token may have (``openssl rand -hex 16`` writes 32)."""
+MIN_TOKEN_CHARACTERS: Final = 8
+"""The fewest different characters a token may use: 32 random hexadecimal digits use
+fewer than 8 once in 25 million."""
+_TOKEN_HINT: Final = "make one with e.g. `openssl rand -hex 32`"
+
+
 def token_problem(token: str) -> str | None:
-    """Why ``token`` cannot be the server's token, or None: it must be printable ASCII
+    """Why ``token`` cannot be the server's token, or None. It must be printable ASCII
     without spaces, which every HTTP client sends as it is (a header carries bytes, and
-    clients disagree on how other characters become them)."""
+    clients disagree on how other characters become them), and hard to guess: at
+    least :data:`MIN_TOKEN_LENGTH` characters, of at least
+    :data:`MIN_TOKEN_CHARACTERS` different ones, and not one text repeated (a word,
+    a short secret written twice)."""
     if not token:
         return "the token is empty"
     if not token.isascii() or not token.isprintable() or " " in token:
         return "the token must be printable ASCII without spaces"
+    if len(token) < MIN_TOKEN_LENGTH:
+        return (
+            f"the token is too short to be safe: {len(token)} characters, at least "
+            f"{MIN_TOKEN_LENGTH} needed"
+        )
+    if len(set(token)) < MIN_TOKEN_CHARACTERS:
+        return (
+            f"the token is too easy to guess: it uses {len(set(token))} different characters, "
+            f"at least {MIN_TOKEN_CHARACTERS} needed"
+        )
+    if (token + token).find(token, 1) < len(token):
+        return "the token is too easy to guess: it is one shorter text repeated"
     return None
+
+
+def writer_problem(name: str) -> str | None:
+    """Why ``name`` cannot name this server's writes in the releases' history, or None:
+    it follows the rule of catalog names."""
+    return None if is_catalog_name(name) else f"the writer {name!r} breaks the rule: {NAME_RULE}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +103,10 @@ class ServerSettings:
     ``token``: when set, every write (``PUT /system-prompt``, ``PUT`` and
     ``POST .../rebuild`` of conversations) and every read of a conversation's
     prompt needs ``Authorization: Bearer TOKEN``; see :func:`token_problem`.
+    ``writer``: the name the releases' history records for writes through this
+    server; without one, a keyed hash of the token (:meth:`writer_id`).
+    ``writer_key``: the secret key of that hash, new for each server (its worker
+    processes share it).
     ``template_catalog``: ``NAME[@SPEC]`` whose user template ``/system-prompt``
     edits (default: the first catalog, by name, that takes one).
     ``store_timeout``: how long a busy or unreachable store is retried (seconds).
@@ -75,18 +114,23 @@ class ServerSettings:
     """
 
     paths: tuple[str, ...] = ()
-    store_url: str = field(default_factory=default_store_url)
-    token: str | None = None
+    store_url: str = field(default_factory=default_store_url, repr=False)
+    token: str | None = field(default=None, repr=False)
     template_catalog: str | None = None
     max_body: int = MAX_BODY_BYTES
     store_timeout: float = STORE_SECONDS
     body_timeout: float = BODY_SECONDS
     host: str = "127.0.0.1"
+    writer: str | None = None
+    writer_key: str = field(default_factory=lambda: secrets.token_hex(32), repr=False)
 
     def __post_init__(self) -> None:
         problem = None if self.token is None else token_problem(self.token)
         if problem is not None:
-            raise UsageError(problem, hint="make one with e.g. `openssl rand -hex 32` or `uuidgen`")
+            raise UsageError(problem, hint=_TOKEN_HINT)
+        problem = None if self.writer is None else writer_problem(self.writer)
+        if problem is not None:
+            raise UsageError(problem, hint="name the server e.g. eu-west-1")
 
     def token_matches(self, given: str | None) -> bool:
         """Whether ``given`` is the token (compared in constant time)."""
@@ -95,6 +139,18 @@ class ServerSettings:
         if given is None or not given.isascii():  # the token is ASCII: nothing else matches
             return False
         return hmac.compare_digest(given.encode(), self.token.encode())
+
+    def writer_id(self) -> str:
+        """Who a write through this server is recorded as: ``name:`` and the writer's
+        name when the operator gave one; else ``token:`` and 12 hexadecimal digits of
+        the HMAC-SHA256 of the token under :attr:`writer_key`, which tell apart writers
+        of one server and nothing of the token; ``local`` without a token."""
+        if self.writer is not None:
+            return f"name:{self.writer}"
+        if self.token is None:
+            return LOCAL
+        keyed = hmac.new(self.writer_key.encode(), self.token.encode(), hashlib.sha256)
+        return f"token:{keyed.hexdigest()[:12]}"
 
 
 class ServerState:

@@ -9,7 +9,7 @@ bodies of the records that change are read, each once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 from catalog.changes.classify import TextClass, text_class
 from catalog.changes.history.index import Bodies, HistoryIndex, PartRecord
@@ -45,11 +45,13 @@ def lineage_log(
     bodies: Bodies,
     moved: Mapping[str, frozenset[int]],
     tokens: Callable[[PartRecord, int, int], int],
+    taken: Collection[tuple[int, str]] = (),
 ) -> list[tuple[int, LogEntry]]:
     """The entries of ``lineage``, oldest first, each with its version's index;
     ``moved`` gives, per id, the versions at which the part moved;
     ``tokens(record, version, unit)`` a record's count in a version, in the unit of
-    a change made in version ``unit``."""
+    a change made in version ``unit``; ``taken`` the (version, id) where a part took
+    an id another part had before (its entry there is ``reused``)."""
     found: list[tuple[int, LogEntry]] = []
 
     def add(
@@ -74,6 +76,7 @@ def lineage_log(
             old_id=old_id,
             text=text,
             similarity=similarity,
+            reused=change in ("added", "renamed") and (step, record.id) in taken,
         )
         found.append((step, entry))
 

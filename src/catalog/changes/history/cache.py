@@ -5,16 +5,18 @@ manifest and shared parts files: about a second for 265 versions of 700
 parts, too slow to pay on every ``catalog log``. The index depends on the
 manifests alone (a manifest pins its parts files and its bodies by sha256),
 so it is kept under the digest of the manifests' texts (:func:`index_key`):
-in memory (the last few indexes), and as ``_cache/history.json`` inside the
-catalog's folder when the catalog comes from a folder given by ``--path`` or
-``CATALOG_PATH`` (never inside an installed package). Folders whose names
-start with ``_`` are not versions: the cache is invisible to everything else.
+in memory (the last few indexes), and as a file named by that digest in the
+user's own cache folder (:func:`cache_folder`), never in a catalog's folder.
 
-The file is derived data and read as untrusted: bounded, a regular file only
-(not a link), validated, and checked for consistency; anything wrong, or a
-key that differs, and the index is built again and the file replaced. A link
-or another kind of file where the cache goes is left alone and nothing is
-written. Deleting ``_cache`` is always safe.
+Trusted for nothing by construction: the only files read are ones this user's
+processes wrote, in a folder of this user that no one else may write (checked on
+every read: a folder or a file of another owner, writable by others, or a link is
+neither read nor written). What a catalog brings with it is never read: a
+``_cache/history.json`` inside a catalog folder (earlier versions wrote one) is
+ignored with a :class:`CacheWarning`. A file is still bounded, validated, checked
+for consistency and for the very versions it describes; anything wrong and the
+index is built again and the file replaced. Deleting the cache folder is always
+safe.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import hashlib
 import os
 import stat
 import threading
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -35,22 +38,41 @@ from catalog.changes.history.index import HistoryIndex, PartRecord, Rename, Run
 from catalog.errors import CatalogError
 from catalog.io.loader import manifest_text
 from catalog.io.textfile import read_text, write_text
+from catalog.io.userdirs import private_folder, user_cache_dir
 from catalog.schema import SchemaModel
 
 if TYPE_CHECKING:
     from catalog.io.catalog_path import VersionRef
 
-__all__ = ["CACHE_DIR", "CACHE_FILE", "FORMAT", "cached_index", "index_key"]
+__all__ = [
+    "CACHE_DIR",
+    "CACHE_FILE",
+    "FORMAT",
+    "MAX_CACHE_FILES",
+    "CacheWarning",
+    "cache_folder",
+    "cached_index",
+    "index_key",
+]
 
 FORMAT: Final = 2
 """Bumped when the index or its file changes meaning: older files are rebuilt (2:
 short bodies are paired as renames by shorter shingles)."""
 CACHE_DIR = "_cache"
 CACHE_FILE = "history.json"
+"""Where earlier versions kept the cache inside a catalog folder: ignored, with a warning."""
+MAX_CACHE_FILES: Final = 64
+"""Most index files kept in the cache folder; the least recently written go first."""
 _MEMORY_LIMIT = 8  # indexes kept in memory
 
 _memory: OrderedDict[str, HistoryIndex] = OrderedDict()
 _memory_lock = threading.Lock()
+_warned: set[str] = set()  # the files ignored, each said once a process
+
+
+class CacheWarning(UserWarning):
+    """A history cache that is not read: one a catalog folder carries, or one in a
+    cache folder that others may write. The index is built instead."""
 
 
 class _CacheFile(SchemaModel):
@@ -79,6 +101,12 @@ def index_key(name: str, refs: Sequence[VersionRef]) -> str:
     return digest.hexdigest()
 
 
+def cache_folder() -> Path:
+    """The folder of the history cache files: ``history`` in the user's cache folder
+    (:func:`~catalog.io.userdirs.user_cache_dir`, ``$XDG_CACHE_HOME`` when set)."""
+    return user_cache_dir() / "history"
+
+
 def cached_index(
     name: str,
     refs: Sequence[VersionRef],
@@ -87,18 +115,19 @@ def cached_index(
     keep: bool = True,
 ) -> HistoryIndex:
     """The index of ``refs`` (catalog ``name``'s versions, oldest first): kept in memory
-    or on disk under :func:`index_key`, else ``build(key)``, then kept.
+    or in the user's cache folder under :func:`index_key`, else ``build(key)``, then kept.
 
-    ``keep=False`` neither reads nor writes the file (memory is still used).
+    ``keep=False`` neither reads nor writes a file (memory is still used).
     """
+    _ignore_shipped(refs)
     key = index_key(name, refs)
     with _memory_lock:
         found = _memory.get(key)
         if found is not None:
             _memory.move_to_end(key)
             return found
-    path = _cache_path(refs) if keep else None
-    found = _read(path, key) if path is not None else None
+    path = _cache_path(key) if keep else None
+    found = _read(path, key, name, refs) if path is not None else None
     if found is None:
         found = build(key)
         if path is not None:
@@ -110,14 +139,55 @@ def cached_index(
     return found
 
 
-def _cache_path(refs: Sequence[VersionRef]) -> Path | None:
-    """Where the file goes: inside a catalog folder on disk that a user's path names."""
-    if not refs:
+def _ignore_shipped(refs: Sequence[VersionRef]) -> None:
+    """Warn, once a process, of a history cache inside the catalog's folder: whoever
+    wrote the catalog could have written it, so it is not read."""
+    folder = refs[0].where.catalog_dir if refs else None
+    if not isinstance(folder, Path):
+        return
+    shipped = folder / CACHE_DIR / CACHE_FILE
+    if str(shipped) in _warned or _kind(shipped) is None:
+        return
+    _warned.add(str(shipped))
+    warnings.warn(
+        f"{shipped}: ignored: a history cache inside a catalog folder is never read "
+        f"(whoever wrote the catalog could have written it); the history is built from "
+        f"the manifests and kept in {cache_folder()}; delete {folder / CACHE_DIR}",
+        CacheWarning,
+        stacklevel=4,
+    )
+
+
+def _cache_path(key: str) -> Path | None:
+    """The file of ``key`` in the cache folder, made when absent; None (with a warning,
+    once) when the folder cannot be made or others may write it."""
+    folder = cache_folder()
+    try:
+        private = private_folder(folder, check=2)
+    except OSError:
         return None
-    folder = refs[0].where.catalog_dir
-    if not isinstance(folder, Path) or not refs[0].source.startswith("path "):
+    if not private:
+        if str(folder) not in _warned:
+            _warned.add(str(folder))
+            warnings.warn(
+                f"{folder}: the history cache is not used: this folder or its parent is "
+                "a link, another user's, or writable by others; make it yours alone "
+                "(chmod 700) or set XDG_CACHE_HOME to a folder of your own",
+                CacheWarning,
+                stacklevel=4,
+            )
         return None
-    return folder / CACHE_DIR / CACHE_FILE
+    return folder / f"{key}.json"
+
+
+def _mine(path: Path) -> bool:
+    """Whether ``path`` itself is a regular file (not a link) of this user."""
+    try:
+        found = os.lstat(path)
+    except OSError:
+        return False
+    owner = found.st_uid == os.getuid() if hasattr(os, "getuid") else True
+    return stat.S_ISREG(found.st_mode) and owner
 
 
 def _kind(path: Path) -> int | None:
@@ -128,16 +198,20 @@ def _kind(path: Path) -> int | None:
         return None
 
 
-def _read(path: Path, key: str) -> HistoryIndex | None:
-    """The index in ``path`` when it is a regular file holding a consistent index of ``key``."""
-    if _kind(path) != stat.S_IFREG:
+def _read(path: Path, key: str, name: str, refs: Sequence[VersionRef]) -> HistoryIndex | None:
+    """The index in ``path`` when it is a regular file of this user holding a consistent
+    index of ``key``: catalog ``name`` in the versions of ``refs``."""
+    if not _mine(path):
         return None
     try:
         text = read_text(path, CatalogError, "the history cache", "delete it")
         data = _CacheFile.model_validate_json(text)
     except (CatalogError, ValidationError, ValueError):
         return None
-    if data.key != key or not _consistent(data):
+    versions = tuple(ref.where.name for ref in refs)
+    if data.key != key or data.name != name or data.versions != versions:
+        return None
+    if not _consistent(data):
         return None
     return HistoryIndex(
         name=data.name,
@@ -170,15 +244,9 @@ def _consistent(data: _CacheFile) -> bool:
 
 
 def _write(path: Path, index: HistoryIndex) -> None:
-    """Write ``index`` to ``path`` when its folder is a real one (made if absent) and the
-    file is absent or a regular file; a folder that cannot be written is passed over."""
-    folder = path.parent
-    if _kind(folder) is None:
-        try:
-            folder.mkdir()
-        except OSError:
-            return
-    if _kind(folder) != stat.S_IFDIR or _kind(path) not in (None, stat.S_IFREG):
+    """Write ``index`` to ``path`` (in the private cache folder) unless something else
+    than a regular file is there, then keep the :data:`MAX_CACHE_FILES` newest files."""
+    if _kind(path) not in (None, stat.S_IFREG):
         return
     data = _CacheFile(
         format=FORMAT,
@@ -196,3 +264,20 @@ def _write(path: Path, index: HistoryIndex) -> None:
     )
     with contextlib.suppress(CatalogError):  # a cache not kept is built again next time
         write_text(path, data.model_dump_json(), CatalogError)
+    _prune(path.parent)
+
+
+def _prune(folder: Path) -> None:
+    """Delete the least recently written index files past :data:`MAX_CACHE_FILES`."""
+    try:
+        files = [
+            (entry.stat().st_mtime, entry.path)
+            for entry in os.scandir(folder)
+            if entry.name.endswith(".json")
+        ]
+    except OSError:
+        return
+    files.sort(reverse=True)
+    for _, stale in files[MAX_CACHE_FILES:]:
+        with contextlib.suppress(OSError):
+            os.unlink(stale)

@@ -25,19 +25,20 @@ from catalog.changes.history.index import (
     build_index,
     check_versions,
 )
-from catalog.changes.history.lineage import Lineage, lineages
+from catalog.changes.history.lineage import Holder, Lineage, holders, lineages
 from catalog.changes.history.results import (
     Blame,
     BlameLine,
     GrepResult,
+    IdHolder,
     LogEntry,
     PartLog,
 )
 from catalog.changes.history.textquery import TextQuery
 from catalog.errors import NotFoundError, UsageError
 from catalog.io.catalog_path import CatalogPath, check_name, parse_spec
-from catalog.lang.shapes import guess
 from catalog.schema.manifest import PartKind
+from catalog.text.suggest import guess
 from catalog.tokens import TokenCounter, get_counter
 
 if TYPE_CHECKING:
@@ -53,24 +54,24 @@ def open_history(
     name: str,
     *,
     paths: Iterable[str | Path] = (),
-    store: CatalogPath | None = None,
+    catalog_path: CatalogPath | None = None,
     cache: bool = True,
 ) -> CatalogHistory:
-    """The history of catalog ``name`` as found in ``store`` (by default a
+    """The history of catalog ``name`` as found in ``catalog_path`` (by default a
     :class:`~catalog.io.catalog_path.CatalogPath` of ``paths``, ``CATALOG_PATH``,
     entry points and the bundled catalogs).
 
-    The index is taken from memory or from ``_cache/history.json`` in the
-    catalog's folder when the manifests are the ones it was built from, and
-    built otherwise (``cache=False``: no file read or written; see
-    :mod:`catalog.changes.history.cache`). A version folder that loading refuses
+    The index is taken from memory or from the user's history cache when the
+    manifests are the ones it was built from, and built otherwise
+    (``cache=False``: no file read or written; a cache a catalog folder carries is
+    never read; see :mod:`catalog.changes.history.cache`). A version folder that loading refuses
     for its name is refused here too, with the same error
     (:func:`~catalog.changes.history.index.check_versions`).
     """
-    store = store or CatalogPath(paths)
-    refs = store.versions(check_name(name))
+    catalog_path = catalog_path or CatalogPath(paths)
+    refs = catalog_path.versions(check_name(name))
     if not refs:
-        store.find(name)  # raises, saying why: no such catalog, or no version in it
+        catalog_path.find(name)  # raises, saying why: no such catalog, or no version in it
     check_versions(refs)
     bodies = Bodies(refs)
     index = cached_index(name, refs, lambda key: build_index(name, key, refs, bodies), keep=cache)
@@ -99,7 +100,39 @@ class CatalogHistory:
     @cached_property
     def lineages(self) -> tuple[Lineage, ...]:
         """Every part's life across the versions (see :mod:`.lineage`)."""
-        return tuple(lineages(self.index))
+        return tuple(lineages(self.index, self._bodies))
+
+    @cached_property
+    def _taken(self) -> frozenset[tuple[int, str]]:
+        """The (version, id) where a part took an id another part had before."""
+        counted: dict[str, int] = {}
+        for lineage in self.lineages:
+            for part_id in {s.id for s in lineage.stretches}:
+                counted[part_id] = counted.get(part_id, 0) + 1
+        return frozenset(
+            (holder.start, part_id)
+            for part_id, count in counted.items()
+            if count > 1
+            for holder in holders(self.lineages, part_id)[1:]
+        )
+
+    def holders(self, part: str, shown: Lineage | None = None) -> tuple[IdHolder, ...]:
+        """The parts that had the id ``part``, oldest first, when more than one did (none
+        otherwise); ``shown`` marks the one an answer is about."""
+        found = holders(self.lineages, part)
+        if len(found) < 2:
+            return ()
+        return tuple(self._holder(holder, holder.lineage is shown) for holder in found)
+
+    def _holder(self, holder: Holder, shown: bool) -> IdHolder:
+        last = holder.lineage.last
+        return IdHolder(
+            first=self.versions[holder.start],
+            last=self.versions[holder.end - 1],
+            newest=self.versions[last.end - 1],
+            now=last.id,
+            shown=shown,
+        )
 
     @cached_property
     def _moved(self) -> dict[str, frozenset[int]]:
@@ -207,26 +240,36 @@ class CatalogHistory:
         kind: str | None = None,
         versions: str | None = None,
         counter: str | TokenCounter | Callable[[str], int] | None = None,
+        as_of: str | None = None,
     ) -> PartLog:
         """Every version where ``part`` (following its renames) or a part of ``kind`` was
         added, changed, renamed or removed, oldest first; ``versions`` keeps the
         entries of the versions that PEP 440 specifier selects.
 
-        ``part`` names the part that has that id in the newest version holding it
-        (an id can be taken by a new part once the old one was renamed). Each
-        entry's tokens and delta are those ``catalog diff`` gives for the version
-        before and the entry's: counted with ``counter``, by default the entry's
-        version's tokenizer.
+        ``part`` names the part that has that id in the newest version holding it,
+        or, with ``as_of``, in the newest version that specifier selects: an id can
+        be taken by another part once its own was renamed or removed, and the log
+        then lists the parts that held it (:attr:`PartLog.holders`). Each entry's
+        tokens and delta are those ``catalog diff`` gives for the version before and
+        the entry's: counted with ``counter``, by default the entry's version's
+        tokenizer.
         """
         if part is None and kind is None:
             raise UsageError("name a part, or a kind of parts", hint="e.g. --kind reminder")
+        if as_of is not None and part is None:
+            raise UsageError("--as-of chooses which part held an id: name the part")
         _check_kind(kind)
+        held: tuple[IdHolder, ...] = ()
         if part is not None:
-            found = [lin for lin in self.lineages if any(s.id == part for s in lin.stretches)]
-            if not found:
-                raise self._unknown(part)
-            chosen = max(found, key=lambda lin: max(s.end for s in lin.stretches if s.id == part))
+            if as_of is not None:
+                chosen = self._lineage_at(part, self._version(as_of))
+            else:
+                found = holders(self.lineages, part)
+                if not found:
+                    raise self._unknown(part)
+                chosen = found[-1].lineage
             chosen_ones: Sequence[Lineage] = [chosen]
+            held = self.holders(part, chosen)
         else:  # the parts that are of that kind in some version
             records = self.index.records
             chosen_ones = [
@@ -238,7 +281,9 @@ class CatalogHistory:
         entries = [
             item
             for lineage in chosen_ones
-            for item in lineage_log(self.index, lineage, self._bodies, self._moved, tokens)
+            for item in lineage_log(
+                self.index, lineage, self._bodies, self._moved, tokens, self._taken
+            )
         ]
         keep = set(self.selected(versions))
         kept: list[tuple[int, LogEntry]] = sorted(
@@ -249,7 +294,7 @@ class CatalogHistory:
             ),
             key=lambda item: (item[0], item[1].id),
         )
-        return PartLog(self.name, part, kind, tuple(entry for _, entry in kept))
+        return PartLog(self.name, part, kind, tuple(entry for _, entry in kept), held)
 
     def blame(self, part: str, version: str | None = None) -> Blame:
         """Each line of ``part``'s body in the newest version ``version`` selects, with
@@ -266,6 +311,7 @@ class CatalogHistory:
                 BlameLine(number, text, self.versions[since])
                 for number, (text, since) in enumerate(dated, 1)
             ),
+            holders=self.holders(part, lineage),
         )
 
     def grep(

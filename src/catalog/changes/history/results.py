@@ -17,6 +17,7 @@ __all__ = [
     "BlameLine",
     "GrepMatch",
     "GrepResult",
+    "IdHolder",
     "LogChange",
     "LogEntry",
     "PartLog",
@@ -40,7 +41,8 @@ class LogEntry:
     (:data:`~catalog.changes.classify.TextClass`, None when it did not): the
     same as ``change`` for a text change, the body's change for a rename.
     ``similarity`` is a rename's (1.0: the same body); ``sha256`` the body's in
-    this version (None once removed).
+    this version (None once removed). ``reused`` is set on an ``added`` or
+    ``renamed`` entry whose id another part had before: the part is not that one.
     """
 
     version: str
@@ -53,10 +55,12 @@ class LogEntry:
     text: TextClass | None = None
     similarity: float | None = None
     sha256: str | None = None
+    reused: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form of the entry."""
         return {
+            "reused": self.reused,
             "version": self.version,
             "change": self.change,
             "id": self.id,
@@ -71,22 +75,49 @@ class LogEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class IdHolder:
+    """One of the parts that held an id, one after another: from version ``first`` to
+    ``last`` (absent in some between, maybe), known in the newest version holding it
+    (``newest``) as ``now``; ``shown`` when it is the part the answer is about."""
+
+    first: str
+    last: str
+    newest: str
+    now: str
+    shown: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"first", "last", "newest", "now", "shown"}``."""
+        return {
+            "first": self.first,
+            "last": self.last,
+            "newest": self.newest,
+            "now": self.now,
+            "shown": self.shown,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class PartLog:
     """The log of one part (``part``, following its renames) or of every part of
-    ``kind``, oldest first."""
+    ``kind``, oldest first. ``holders`` lists the parts that had the id ``part``, oldest
+    first, when more than one did (an id given to another text once its part was
+    removed or renamed); the log follows the one marked ``shown``."""
 
     catalog: str
     part: str | None
     kind: str | None
     entries: tuple[LogEntry, ...]
+    holders: tuple[IdHolder, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"catalog", "part", "kind", "entries": [...]}``."""
+        """``{"catalog", "part", "kind", "entries": [...], "holders": [...]}``."""
         return {
             "catalog": self.catalog,
             "part": self.part,
             "kind": self.kind,
             "entries": [entry.to_dict() for entry in self.entries],
+            "holders": [holder.to_dict() for holder in self.holders],
         }
 
 
@@ -105,20 +136,23 @@ class BlameLine:
 
 @dataclass(frozen=True, slots=True)
 class Blame:
-    """Each line of part ``part``'s body in ``version`` with the version it dates from."""
+    """Each line of part ``part``'s body in ``version`` with the version it dates from;
+    ``holders`` as in :class:`PartLog`: the parts that had the id, when more than one."""
 
     catalog: str
     version: str
     part: str
     lines: tuple[BlameLine, ...]
+    holders: tuple[IdHolder, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"catalog", "version", "part", "lines": [...]}``."""
+        """``{"catalog", "version", "part", "lines": [...], "holders": [...]}``."""
         return {
             "catalog": self.catalog,
             "version": self.version,
             "part": self.part,
             "lines": [line.to_dict() for line in self.lines],
+            "holders": [holder.to_dict() for holder in self.holders],
         }
 
 

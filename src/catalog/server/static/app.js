@@ -6,7 +6,7 @@
 const $ = (selector) => document.querySelector(selector);
 
 // Hidden characters (controls, bidi, zero-width, tags) written as <U+XXXX>, by the rule of
-// catalog.lang.visible, which the page carries: a bidi override cannot reorder a label.
+// catalog.text.visible, which the page carries: a bidi override cannot reorder a label.
 const HIDDEN = new RegExp(document.body.dataset.hidden, "gu");
 const codePoint = (c) => c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
 const visible = (text) => text.replace(HIDDEN, (run) => [...run].map((c) => "<U+" + codePoint(c) + ">").join(""));
@@ -111,6 +111,8 @@ function playground() {
       context.variables = variables;
       const tools = [...form.querySelectorAll("[data-tool]:checked")].map((i) => i.dataset.tool);
       if (form.querySelector("[data-tool]")) context.tools = tools;
+      const model = $("#model").value.trim();
+      if (model) context.model = model;
     } catch (e) {
       asked++; // an answer still on its way is for the form as it was
       showPlayError(e);

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from catalog.lang.shapes import close_matches
+from catalog.text.suggest import close_matches
 from tests.conftest import run_cli, write_catalog
 
 
