@@ -3,8 +3,8 @@
 Usage: ``python scripts/smoke_plain_install.py CATALOG [ARG...]``, where
 ``CATALOG [ARG...]`` runs the program (``/venv/bin/catalog``, or
 ``python -m catalog``). Meant for an install of the wheel WITHOUT extras: every
-command but ``serve`` must succeed, and ``serve`` must exit 2 naming the extra to
-install. Any exit status 3 (an internal error), any traceback, or any other
+command but ``serve`` and ``mcp`` must succeed, and those two must exit 2 naming the
+extra to install. Any exit status 3 (an internal error), any traceback, or any other
 status than the expected one fails the run (exit 1), listing each failure.
 Uses the standard library alone, so any interpreter can run it; it works in a
 new temporary folder and ignores ``CATALOG_PATH``.
@@ -50,6 +50,7 @@ SMOKE: tuple[tuple[int, tuple[str, ...], str], ...] = (
     (0, ("release", "list", "--store", "sqlite:///prompts.sqlite"), ""),
     (2, ("serve",), "pip install 'agent-prompt-catalog[serve]'"),
     (2, ("serve", "--port", "0"), "pip install 'agent-prompt-catalog[serve]'"),
+    (2, ("mcp",), "pip install 'agent-prompt-catalog[mcp]'"),
 )
 """Each command: the exit status it must have, its words, and a text its output holds."""
 

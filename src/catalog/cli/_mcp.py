@@ -6,7 +6,6 @@ import argparse
 
 from catalog.cli._common import EXIT_OK, add_format
 from catalog.conversations.connect import default_store_url
-from catalog.errors import UsageError
 
 __all__ = ["register", "run"]
 
@@ -33,15 +32,10 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Serve until the client closes the connection."""
-    try:
-        from catalog.mcp.server import build_server, serve_stdio
-    except ImportError as exc:
-        raise UsageError(
-            f"catalog mcp needs the mcp extra ({exc.name} is not installed)",
-            hint="pip install 'agent-prompt-catalog[mcp]'",
-        ) from None
+    """Serve until the client closes the connection. Without the mcp extra, the import
+    fails and the command says what to install (the registry's ``extra``)."""
     from catalog.mcp.library import PromptLibrary
+    from catalog.mcp.server import build_server, serve_stdio
 
     library = PromptLibrary(args.path, store_url=args.store)
     try:
