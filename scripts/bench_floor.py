@@ -40,6 +40,64 @@ def _between(text: str, start: str, end: str) -> str:
     return text.split(start, 1)[1].split(end, 1)[0]
 
 
+def _environment(env: Any) -> str:
+    """The environment section for ``env``, as the bundled body renders it."""
+    system = "not known"
+    if env.os:
+        system = env.os + (f" {env.os_version}" if env.os_version else "")
+        if env.platform and env.platform.lower() != env.os.lower():
+            system += f" ({env.platform})"
+    elif env.platform:
+        system = env.platform
+    lines = [
+        "# Environment",
+        "",
+        f"- Working directory: {env.cwd or 'not known'}",
+        f"- Operating system: {system}",
+        f"- Shell: {env.shell or 'not known'}",
+    ]
+    if env.cwd:
+        lines.append(f"- Git repository: {'yes' if env.is_git_repo else 'no'}")
+    if env.is_git_repo and env.git_branch:
+        lines.append(f"- Current branch: {env.git_branch}")
+    if env.date:
+        zone = f" ({env.timezone})" if env.timezone else ""
+        lines.append(f"- Today's date: {env.date}{zone}")
+    if env.model:
+        lines.append(f"- Model: {env.model}")
+    if not (env.cwd and (env.os or env.platform) and env.shell):
+        lines += [
+            "",
+            "Where a fact above is not known and matters, find it out with your "
+            "tools or ask the user.",
+        ]
+    resolve = "; resolve relative paths against the working directory above" if env.cwd else ""
+    trust = "trust today's date above, and " if env.date else ""
+    lines += [
+        "",
+        f"Use absolute paths in tool calls{resolve}. Your knowledge has a cut-off, so "
+        f"{trust}check current versions and APIs in the project's files or documentation "
+        "rather than relying on memory.",
+    ]
+    return "\n".join(lines)
+
+
+def _tool_bash(tools: tuple[str, ...], head: str, file_work: str, tail: str) -> str:
+    """The Bash tool's description for ``tools``, from its fixed pieces."""
+    text = head
+    if any(name in tools for name in ("Read", "Grep", "Glob", "Edit")):
+        text += "\n\n" + file_work
+    if "Read" in tools:
+        text += "\n- reading files: Read, not `cat`, `head` or `tail`"
+    if "Grep" in tools:
+        text += "\n- searching contents: Grep, not `grep` or `rg`"
+    if "Glob" in tools:
+        text += "\n- finding files: Glob, not `find` or `ls -R`"
+    if "Edit" in tools:
+        text += "\n- changing files: Edit, not `sed` or `awk`"
+    return text + "\n\n" + tail
+
+
 def make_floor(cat: Any) -> Callable[[Any], tuple[str, list[tuple[str, str]]]]:
     """The hand-written builder for ``cat`` (coding-agent 1.2.0's bodies)."""
     body = {part.id: part.body.strip("\n").rstrip() for part in cat.parts}
@@ -58,59 +116,8 @@ def make_floor(cat: Any) -> Callable[[Any], tuple[str, list[tuple[str, str]]]]:
     }
     separator = cat.separator
 
-    def environment(env: Any) -> str:
-        system = "not known"
-        if env.os:
-            system = env.os + (f" {env.os_version}" if env.os_version else "")
-            if env.platform and env.platform.lower() != env.os.lower():
-                system += f" ({env.platform})"
-        elif env.platform:
-            system = env.platform
-        lines = [
-            "# Environment",
-            "",
-            f"- Working directory: {env.cwd or 'not known'}",
-            f"- Operating system: {system}",
-            f"- Shell: {env.shell or 'not known'}",
-        ]
-        if env.cwd:
-            lines.append(f"- Git repository: {'yes' if env.is_git_repo else 'no'}")
-        if env.is_git_repo and env.git_branch:
-            lines.append(f"- Current branch: {env.git_branch}")
-        if env.date:
-            zone = f" ({env.timezone})" if env.timezone else ""
-            lines.append(f"- Today's date: {env.date}{zone}")
-        if env.model:
-            lines.append(f"- Model: {env.model}")
-        if not (env.cwd and (env.os or env.platform) and env.shell):
-            lines += [
-                "",
-                "Where a fact above is not known and matters, find it out with your "
-                "tools or ask the user.",
-            ]
-        resolve = "; resolve relative paths against the working directory above" if env.cwd else ""
-        trust = "trust today's date above, and " if env.date else ""
-        lines += [
-            "",
-            f"Use absolute paths in tool calls{resolve}. Your knowledge has a cut-off, so "
-            f"{trust}check current versions and APIs in the project's files or documentation "
-            "rather than relying on memory.",
-        ]
-        return "\n".join(lines)
-
-    def tool_bash(tools: tuple[str, ...]) -> str:
-        text = bash_head
-        if any(name in tools for name in ("Read", "Grep", "Glob", "Edit")):
-            text += "\n\n" + bash_file_work
-        if "Read" in tools:
-            text += "\n- reading files: Read, not `cat`, `head` or `tail`"
-        if "Grep" in tools:
-            text += "\n- searching contents: Grep, not `grep` or `rg`"
-        if "Glob" in tools:
-            text += "\n- finding files: Glob, not `find` or `ls -R`"
-        if "Edit" in tools:
-            text += "\n- changing files: Edit, not `sed` or `awk`"
-        return text + "\n\n" + bash_tail
+    def bash(tools: tuple[str, ...]) -> str:
+        return _tool_bash(tools, bash_head, bash_file_work, bash_tail)
 
     def floor(context: Any) -> tuple[str, list[tuple[str, str]]]:
         tools = context.tools
@@ -118,7 +125,7 @@ def make_floor(cat: Any) -> Callable[[Any], tuple[str, list[tuple[str, str]]]]:
             plain_opening + "\n" + principles,
             body["security-policy"],
             body["censoring-malicious-activities"],
-            environment(context.env),
+            _environment(context.env),
         ]
         if "Glob" in tools:
             texts.append(glob_usage + ("\n" + glob_task if "Task" in tools else ""))
@@ -127,7 +134,7 @@ def make_floor(cat: Any) -> Callable[[Any], tuple[str, list[tuple[str, str]]]]:
         texts += [body[part] for tool, part in _TOOL_PARTS if tool in tools]
         texts += [body[part] for part in _GUIDANCE]
         described = [
-            (name, tool_bash(tools) if name == "Bash" else tool_texts[name])
+            (name, bash(tools) if name == "Bash" else tool_texts[name])
             for name in tool_names
             if name in tools
         ]

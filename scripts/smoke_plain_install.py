@@ -3,7 +3,7 @@
 Usage: ``python scripts/smoke_plain_install.py CATALOG [ARG...]``, where
 ``CATALOG [ARG...]`` runs the program (``/venv/bin/catalog``, or
 ``python -m catalog``). Meant for an install of the wheel WITHOUT extras: every
-command but ``serve`` and ``mcp`` must succeed, and those two must exit 2 naming the
+command but ``serve`` and ``mcp`` must succeed, and those must exit 2 naming the
 extra to install. Any exit status 3 (an internal error), any traceback, or any other
 status than the expected one fails the run (exit 1), listing each failure.
 Uses the standard library alone, so any interpreter can run it; it works in a

@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -23,6 +24,7 @@ __all__ = [
     "running_process",
     "running_server",
     "serving_in_thread",
+    "serving_releases",
     "write_demo_catalogs",
 ]
 
@@ -153,3 +155,22 @@ def serving_in_thread(settings: ServerSettings) -> Iterator[str]:
         server.should_exit = True
         thread.join(timeout=30)
         listening.close()
+
+
+@contextlib.contextmanager
+def serving_releases(
+    root: Path, name: str, releases: Mapping[str, Sequence[Mapping[str, Any]]]
+) -> Iterator[Any]:
+    """Write ``releases`` (version -> parts) as catalog ``name`` under ``root`` and serve
+    them in process: yield a FastAPI test client."""
+    from fastapi.testclient import TestClient
+
+    from catalog.server.app import create_app
+
+    for version, parts in releases.items():
+        write_catalog(root / "catalogs", name, version, parts)
+    settings = ServerSettings(
+        paths=(str(root / "catalogs"),), store_url=f"sqlite:///{root / 'prompts.sqlite'}"
+    )
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as served:
+        yield served

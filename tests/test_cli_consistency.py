@@ -138,7 +138,7 @@ def test_an_unknown_word_far_from_any_command_lists_them(
     code, _, err = run(capsys, "zzzzzz")
     assert code == 2
     assert "did you mean" not in err
-    assert "commands: assemble, blame, completion, diff" in err
+    assert "commands: assemble, blame, completion, cost, diff" in err
 
 
 def test_only_the_command_run_is_imported() -> None:

@@ -630,6 +630,6 @@ def test_markdown_escapes_names_and_descriptions(make_catalog: Callable[..., Pat
     ],
 )
 def test_markdown_code_spans_hold_any_backtick_run(value: str, expected: str) -> None:
-    from catalog.changes.render import _md_code
+    from catalog.changes.render import md_code
 
-    assert _md_code(value) == expected
+    assert md_code(value) == expected

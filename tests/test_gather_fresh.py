@@ -106,3 +106,9 @@ def test_the_command_sees_the_change_within_one_process(
     _rewrite(system, "NEW base\n")
     assert main(["assemble", "pi", *options]) == 0
     assert capsys.readouterr().out.startswith("NEW base")
+
+
+def test_an_unknown_option_is_refused_as_python_refuses_a_keyword(tmp_path: Path) -> None:
+    cat = catalog.load("coding-agent")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'colck'"):
+        catalog.gather(cat, tmp_path, colck=None)  # type: ignore[call-arg]

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import catalog.changes.history.catalog_history as opening
+from catalog import clear_caches
 from catalog.changes.history import cache, open_history
 from catalog.io.catalog_path import CatalogPath
 from tests.test_history import STORY, write_history
@@ -22,7 +22,7 @@ from tests.test_history import STORY, write_history
 def _fresh_memory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Every open starts as a new process would: nothing kept in memory, nothing said,
     an empty cache folder."""
-    monkeypatch.setattr(cache, "_memory", OrderedDict())
+    clear_caches()
     monkeypatch.setattr(cache, "_warned", set())
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
 
@@ -62,7 +62,7 @@ def test_the_index_is_built_once_and_read_back(root: Path, monkeypatch: pytest.M
     assert json.loads(written.read_text(encoding="utf-8"))["versions"][0] == "1.0.0"
     assert written.name == json.loads(written.read_text(encoding="utf-8"))["key"] + ".json"
     assert not (root / "story" / "_cache").exists()  # nothing written in a catalog folder
-    monkeypatch.setattr(cache, "_memory", OrderedDict())
+    clear_caches()
     no_building(monkeypatch)
     assert answers(root) == first
     # The cache folder is no version.
@@ -104,7 +104,7 @@ def test_a_damaged_cache_is_built_again_and_replaced(root: Path, damage: Any) ->
     written = cached_file()
     good = json.loads(written.read_text(encoding="utf-8"))
     written.write_text(damage(good), encoding="utf-8")
-    cache._memory.clear()
+    clear_caches()
     assert answers(root) == first
     assert json.loads(written.read_text(encoding="utf-8")) == good
 
@@ -116,7 +116,7 @@ def test_links_and_files_in_the_way_are_left_alone(root: Path, tmp_path: Path) -
     elsewhere.write_text("keep me\n", encoding="utf-8")
     written.unlink()
     written.symlink_to(elsewhere)
-    cache._memory.clear()
+    clear_caches()
     assert answers(root) == first
     assert elsewhere.read_text(encoding="utf-8") == "keep me\n"
     assert written.is_symlink()
@@ -127,7 +127,7 @@ def test_a_fifo_for_the_cache_file_is_neither_read_nor_written(root: Path) -> No
     written = cached_file()
     written.unlink()
     os.mkfifo(written)
-    cache._memory.clear()
+    clear_caches()
     assert answers(root)[0] == ("1.0.0", "added")  # would block on reading or writing it
     assert not written.is_file()
 

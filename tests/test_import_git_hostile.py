@@ -129,6 +129,18 @@ def hostile(tmp_path: Path) -> tuple[Path, Path]:
     return repo, markers
 
 
+def run_catalog(*command: str) -> None:
+    """Run ``catalog`` in a process of its own, as a person would; it must succeed."""
+    done = subprocess.run(
+        [sys.executable, "-m", "catalog", *command],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+
+
 def assert_imported(out: Path) -> None:
     for version in RELEASES:
         cat = catalog.load("cc", f"=={version}", paths=[out])
@@ -140,15 +152,7 @@ def assert_imported(out: Path) -> None:
 def test_no_program_the_repository_names_runs(hostile: tuple[Path, Path], tmp_path: Path) -> None:
     repo, markers = hostile
     out = tmp_path / "out"
-    command = ["import", "piebald", "--git", str(repo), "--name", "cc", "--out", str(out / "cli")]
-    done = subprocess.run(
-        [sys.executable, "-m", "catalog", *command],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
+    run_catalog("import", "piebald", "--git", str(repo), "--name", "cc", "--out", str(out / "cli"))
     assert_imported(out / "cli")
     report = import_releases(read_history(repo), name="cc", out=out / "library")
     assert [v.version for v in report.versions] == RELEASES
@@ -172,15 +176,7 @@ def test_import_git_runs_nothing_the_repository_names(
         (repo / ".git" / "refs" / "tags" / tag).write_text(oid + "\n")
     out = tmp_path / "out"
     command = ["import", "git", str(repo), "--name", "cc", "--out", str(out), "--tags", "v*"]
-    command += ["--include", "system-prompts/*.md", "--root", "system-prompts"]
-    done = subprocess.run(
-        [sys.executable, "-m", "catalog", *command],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
+    run_catalog(*command, "--include", "system-prompts/*.md", "--root", "system-prompts")
     for version in RELEASES:
         cat = catalog.load("cc", f"=={version}", paths=[out])
         files = data.FILES[version].items()

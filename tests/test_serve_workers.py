@@ -17,7 +17,7 @@ httpx = pytest.importorskip("httpx")
 
 from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
-from catalog.cli._serve import _listen  # noqa: E402
+from catalog.io.listening import listen  # noqa: E402
 from tests.conftest import run_cli  # noqa: E402
 from tests.serving import running_process, write_demo_catalogs  # noqa: E402
 
@@ -27,7 +27,7 @@ def _nodelay(sock: socket.socket) -> int:
 
 
 def test_the_listening_socket_gives_accepted_connections_tcp_nodelay() -> None:
-    listening = _listen("127.0.0.1", 0)
+    listening = listen("127.0.0.1", 0)
     with listening:
         assert listening.proto == socket.IPPROTO_TCP  # what asyncio checks before it sets it
         # A worker gets the socket by its descriptor, as uvicorn passes it: the Python

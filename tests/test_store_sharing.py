@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import time
 import tomllib
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ import pytest
 import tomli_w
 
 import catalog
+from catalog.cache import BoundedCache
 from catalog.errors import CatalogError, ManifestError
 from catalog.importers.piebald.read import read_history
 from catalog.importers.piebald.write import ImportReport, import_releases
@@ -128,9 +128,8 @@ def test_the_shared_files_kept_are_bounded_by_their_size(
     _age(one)
     _age(two)
     # Room for one of the two files only: each pushes the other out.
-    monkeypatch.setattr(loader, "_VERIFIED_CHARS", len(one.read_text(encoding="utf-8")) + 1)
-    monkeypatch.setattr(loader, "_verified", OrderedDict())
-    monkeypatch.setattr(loader, "_verified_chars", [0])
+    room = len(one.read_text(encoding="utf-8")) + 1
+    monkeypatch.setattr(loader, "_VERIFIED", BoundedCache(512, weight=room))
     seen = _reads(monkeypatch)
     for _ in range(2):
         assert [p.id for p in load_dir(shared / "1.1").parts] == ["a", "c"]
@@ -285,8 +284,8 @@ def test_imported_versions_share_bodies_in_memory(
     imported: tuple[History, ImportReport],
 ) -> None:
     history, report = imported
-    store = CatalogPath([report.folder.parent], use_env=False, use_entry_points=False)
-    first, second = (store.load("synthetic", f"=={v}") for v in history.versions[-2:])
+    catalog_path = CatalogPath([report.folder.parent], use_env=False, use_entry_points=False)
+    first, second = (catalog_path.load("synthetic", f"=={v}") for v in history.versions[-2:])
     ids = {p.id for p in first.parts}
     same = [p.id for p in second.parts if p.id in ids and p.body == first.part(p.id).body]
     assert len(same) > len(second.parts) // 2
@@ -343,8 +342,8 @@ def test_stamp_rewrites_only_the_manifests_own_parts(
 
 
 def test_reading_a_manifest_only_gives_its_shared_records(shared: Path) -> None:
-    store = CatalogPath([shared.parent], use_env=False, use_entry_points=False)
-    refs = {str(ref.version): ref for ref in store.versions("demo")}
+    catalog_path = CatalogPath([shared.parent], use_env=False, use_entry_points=False)
+    refs = {str(ref.version): ref for ref in catalog_path.versions("demo")}
     assert [p.id for p in refs["1.0"].manifest().part] == ["a", "b"]
     assert [(p.id, p.description) for p in refs["1.1"].manifest().part] == [
         ("a", "new"),

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from pathlib import Path
 
+    from catalog.cache import clear_caches
     from catalog.changes.compute import CatalogDiff, diff
     from catalog.conversations import PromptStore, Sessions, SQLiteStore, StoredPrompt
     from catalog.engine.catalog import Catalog
@@ -64,6 +65,7 @@ __all__ = [
     "StoredPrompt",
     "UsageError",
     "__version__",
+    "clear_caches",
     "diff",
     "gather",
     "load",
@@ -88,6 +90,7 @@ _LAZY = {
     "StoredPrompt": "catalog.conversations",
     "SourceWarning": "catalog.gathering",
     "load_dir": "catalog.io.catalog_path",
+    "clear_caches": "catalog.cache",
 }
 """Public names and the module each is imported from on first use."""
 

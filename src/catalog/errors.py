@@ -30,6 +30,7 @@ __all__ = [
     "NotFoundError",
     "Problem",
     "RecordError",
+    "ReviewError",
     "SessionError",
     "SourceError",
     "StoreUnavailableError",
@@ -275,6 +276,12 @@ class ImporterError(CatalogError, ValueError):
 
 class LockError(CatalogError, ValueError):
     """A lock file is malformed, or the installed catalog does not match it."""
+
+
+class ReviewError(CatalogError, ValueError):
+    """A review or a cost cannot be worked out: a revision that names no commit, a
+    prices file that is malformed, a model the prices do not list, a bound that does not
+    parse, a comment the code host refused."""
 
 
 class SourceError(CatalogError, OSError):

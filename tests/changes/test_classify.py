@@ -10,8 +10,10 @@ import pytest
 
 import catalog
 from catalog.changes.classify import inside_placeholders, text_class, words
+from catalog.changes.history import open_history
 from catalog.changes.render import render_text
 from catalog.io.catalog_path import load_dir
+from tests.conftest import write_catalog
 
 
 @pytest.mark.parametrize(
@@ -131,3 +133,18 @@ def test_a_case_only_edit_is_shown_by_default_in_a_diff(
     assert [(p.id, p.status, p.change) for p in changes.changes] == [("rule", "changed", "prose")]
     assert "rule" in render_text(changes)
     assert "only in whitespace" not in render_text(changes)
+
+
+def test_a_group_change_is_an_assembly_change(tmp_path: Path) -> None:
+    """A part's ``group`` is an assembly key: diff and log report a part joining a group
+    as an assembly change."""
+    root = tmp_path / "catalogs"
+    old = write_catalog(root, "demo", "1.0.0", [{"id": "a", "body": "A."}, {"id": "b"}])
+    new = write_catalog(
+        root, "demo", "1.1.0", [{"id": "a", "body": "A.", "group": "g"}, {"id": "b"}]
+    )
+    result = catalog.diff(load_dir(old), load_dir(new))
+    changed = {p.id: (p.change, [(f.key, f.old, f.new) for f in p.fields]) for p in result.changes}
+    assert changed == {"a": ("assembly", [("group", None, "g")])}
+    entries = open_history("demo", paths=[root], cache=False).log("a").entries
+    assert [(e.version, e.change) for e in entries] == [("1.0.0", "added"), ("1.1.0", "assembly")]

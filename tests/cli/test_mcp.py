@@ -50,3 +50,20 @@ def test_without_the_extra_every_other_command_runs(capsys: pytest.CaptureFixtur
     assert code == 0
     assert out.strip()
     assert not [name for name in sys.modules if name.partition(".")[0] in _HIDDEN]
+
+
+def test_over_http_off_loopback_a_token_is_required(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("mcp")
+    monkeypatch.delenv("CATALOG_SERVE_TOKEN", raising=False)
+    code, _, err = run_cli(capsys, "mcp", "--http", "--host", "0.0.0.0")
+    assert code == 2
+    assert "binding to 0.0.0.0 exposes the server to other machines" in err
+    code, _, err = run_cli(capsys, "mcp", "--http", "--token", "a" * 40)
+    assert code == 2
+    assert "--token is no longer accepted" in err
+    monkeypatch.setenv("CATALOG_SERVE_TOKEN", "short-token")
+    code, _, err = run_cli(capsys, "mcp", "--http")
+    assert code == 2
+    assert "$CATALOG_SERVE_TOKEN: the token is too short to be safe" in err

@@ -53,3 +53,24 @@ def test_model_wins_over_the_context_file_and_set_over_model(
     code, out, _ = run_cli(capsys, *argv, "--set", "env.model=x")
     assert code == 0
     assert out == "For GPT.\n\nModel gpt-4o; env x.\n"
+
+
+def test_explain_and_show_tell_the_groups(
+    make_catalog: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = make_catalog(
+        parts=[
+            {"id": "gpt", "group": "provider", "when": 'startswith(model, "gpt")', "body": "G."},
+            {"id": "fallback", "group": "provider", "body": "F."},
+        ]
+    )
+    code, out, err = run_cli(capsys, "assemble", str(folder), "--model", "gpt-5", "--explain")
+    assert (code, out) == (0, "G.\n")
+    rows = [" ".join(line.split()) for line in err.splitlines() if line.startswith("  ")]
+    assert rows == [
+        "+ gpt 2 group provider: taken (when 'startswith(model, \"gpt\")' is true)",
+        "- fallback group provider: taken by gpt",
+    ]
+    code, out, _ = run_cli(capsys, "show", str(folder))
+    assert code == 0
+    assert "main / true (group provider)" in out

@@ -86,6 +86,30 @@ def test_a_cache_shipped_in_the_catalog_folder_is_never_read(
     assert f"catalog: warning: {shipped}: ignored" in err
 
 
+def test_the_servers_pages_show_what_assembly_sends(tmp_path: Path) -> None:
+    pytest.importorskip("fastapi", reason="the serve extra is not installed")
+    from fastapi.testclient import TestClient
+
+    from catalog.server.app import create_app
+    from catalog.server.state import ServerSettings
+
+    root = _catalogs(tmp_path / "catalogs")
+    shipped = root / "agent" / "_cache" / "history.json"
+    shipped.parent.mkdir()
+    shipped.write_text(_crafted(root, tmp_path), encoding="utf-8")
+    settings = ServerSettings(paths=(str(root),), store_url="sqlite://")
+    with (
+        pytest.warns(cache.CacheWarning),
+        TestClient(create_app(settings), base_url="http://127.0.0.1") as client,
+    ):
+        page = client.get("/catalogs/agent/parts/rules").text
+        searched = client.get("/catalogs/agent", params={"q": "delete whatever"}).text
+        assembled = client.post("/api/assemble", json={"catalog": "agent"}).json()["text"]
+    assert NEW.strip() in assembled
+    assert NEW.strip() in page
+    assert "1 part(s) hold it" in searched and "No part holds" not in searched
+
+
 def test_a_crafted_file_in_a_cache_folder_others_can_write_is_not_read(tmp_path: Path) -> None:
     root = _catalogs(tmp_path / "catalogs")
     crafted = _crafted(root, tmp_path)

@@ -162,4 +162,5 @@ def test_a_store_password_is_in_no_log_line(
             assert password in _cmdline(process.pid)  # the operator's own choice, not ours
     text = log.read_text()
     assert "does not exist" in text  # the store's failure was logged and warned about
+    assert "--store holds a password" in text  # and told to use PGPASSWORD instead
     assert password not in text

@@ -107,6 +107,10 @@ def test_data_entries_become_parts_with_conditions_from_rules(tmp_path: Path) ->
             [[rule]]
             parts = "model-gpt-5*"
             when = 'startswith(model_id, "gpt-5")'
+
+            [[data]]
+            file = "core/models.json"
+            path = "models.*.instructions"
             """
         )
     )
@@ -115,6 +119,9 @@ def test_data_entries_become_parts_with_conditions_from_rules(tmp_path: Path) ->
         repo, name="codex", out=out, tags=["v*"], includes=[], rules=load_rules(rules)
     )
     assert [v.parts for v in done.report.versions] == [1, 2]
+    assert done.idle_rules == (
+        f"{rules}:15: data 2: file 'core/models.json', path 'models.*.instructions' finds no text",
+    )
     catalog = load_dir(out / "codex" / "1.1")
     parts = {p.id: (p.body, p.decl.meta["source"]) for p in catalog.parts}
     assert {p.decl.when for p in catalog.parts} == {'startswith(model_id, "gpt-5")'}

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from catalog.errors import ImporterError
-from catalog.importers.git import ReleaseReader, choose_tags, part_id
+from catalog.importers.git import ReleaseReader, choose_tags, import_git, part_id
 from catalog.importers.gitrepo import GitRepo
 from tests.importers.githistory import History
 
@@ -95,3 +95,16 @@ def test_includes_reach_every_depth_they_match(
     )
     (found,) = _read(history.save(), (include,))
     assert set(found) == expected
+
+
+def test_only_the_tags_asked_for_are_read(tmp_path: Path) -> None:
+    history = History(tmp_path / "repo")
+    commit = history.commit({"p/a.md": "A"})
+    history.tag("v1", commit)
+    repo = history.save()
+    (repo / ".git" / "refs" / "tags" / "broken").write_text("0" * 40 + "\n")  # no such object
+    out = tmp_path / "out"
+    done = import_git(repo, name="agent", out=out, tags=["v*"], includes=["p/*"], roots=["p"])
+    assert [v.version for v in done.report.versions] == ["1"]
+    with pytest.raises(ImporterError, match=f"git object {'0' * 40} is missing"):
+        import_git(repo, name="agent", out=out, tags=["b*"], includes=["p/*"])

@@ -184,3 +184,69 @@ def test_a_condition_that_does_not_compile_names_the_rule_and_release(
     # Checked before writing: the release before it is written, not this one.
     assert (tmp_path / "out" / "agent" / "1.0.0").is_dir()
     assert not (tmp_path / "out" / "agent" / "2.0.0").exists()
+
+
+def test_a_body_the_rules_make_a_template_is_checked_in_every_release(tmp_path: Path) -> None:
+    history = History(tmp_path / "repo")
+    history.tag("v1.0.0", history.commit({"p/a.md": "Hello {{ 1 + 1 }}."}))
+    history.tag("v1.1.0", history.commit({"p/a.md": "Hello\n{{ 1 + }}."}))
+    rules = _rules(tmp_path, '[[rule]]\nparts = "a"\ntemplate = true\n')
+    with pytest.raises(ImporterError) as caught:
+        _run(history.save(), tmp_path / "out", rules)
+    assert (caught.value.file, caught.value.line) == ("v1.1.0:p/a.md", 2)
+    assert caught.value.message.startswith("release v1.1.0: ")
+    assert load_dir(tmp_path / "out" / "agent" / "1.0.0").assemble({}).text == "Hello 2."
+
+
+def test_rules_make_groups_of_alternatives_picked_by_model(repo: Path, tmp_path: Path) -> None:
+    rules = _rules(
+        tmp_path,
+        """
+        [[rule]]
+        parts = "{gpt,claude,misc}"
+        group = "provider"
+
+        [[rule]]
+        parts = "gpt"
+        order = 10
+        when = '"gpt" in model'
+
+        [[rule]]
+        parts = "claude"
+        order = 20
+        when = '"claude" in model'
+
+        [[rule]]
+        parts = "misc"
+        order = 30
+
+        [[rule]]
+        parts = "plan"
+        agents = ["*"]
+        when = "false"
+        versions = "<1"
+        """,
+    )
+    out = tmp_path / "out"
+    done = _run(repo, out, rules)
+    assert done.idle_rules == (
+        f"{rules}:19: rule 5: versions '<1' matches no release of its parts",
+    )
+    catalog = load_dir(out / "agent" / "2.0.0")
+    assert catalog.part("gpt").decl.group == "provider"
+    picked = {
+        model: [p.id for p in catalog.assemble({"model": model}).parts if p.id != "plan"]
+        for model in ("gpt-5", "claude-opus", "llama")
+    }
+    assert picked == {"gpt-5": ["gpt"], "claude-opus": ["claude"], "llama": ["misc"]}
+
+
+EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples" / "importing").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
+def test_the_example_rules_files_read(path: Path) -> None:
+    # Their imports of the sample histories are checked in test_git_samples.py.
+    rules = load_rules(path)
+    assert len(rules.rules) >= 5
+    assert all(rule.line is not None for rule in rules.rules)

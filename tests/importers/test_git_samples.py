@@ -97,13 +97,16 @@ def test_every_opencode_release_imports_as_git_holds_it(
     assert code == 0, err
     tags = _tags(opencode, "v")
     assert len(tags) == 13
-    store = CatalogPath([out])
+    catalog_path = CatalogPath([out])
     for tag in tags:
-        catalog = store.load("opencode", f"=={tag[1:]}")
+        catalog = catalog_path.load("opencode", f"=={tag[1:]}")
         assert {p.id: p.body for p in catalog.parts} == _files_at(
             opencode, tag, OPENCODE_PROMPTS, ".txt"
         ), tag
     assert "13 version(s) imported" in text
+    assert (out / "opencode" / "LICENSE").read_text() == _git(
+        opencode, "show", f"{tags[-1]}:LICENSE"
+    )
 
 
 def test_every_codex_release_imports_with_its_data_file(
@@ -122,9 +125,9 @@ def test_every_codex_release_imports_with_its_data_file(
         str(Version(t.removeprefix("rust-v"))) for t in tags
     ]
     assert report["idle_rules"] == []
-    store = CatalogPath([out])
+    catalog_path = CatalogPath([out])
     for tag in tags:
-        catalog = store.load("codex", f"=={Version(tag.removeprefix('rust-v'))}")
+        catalog = catalog_path.load("codex", f"=={Version(tag.removeprefix('rust-v'))}")
         parts = {p.id: p.body for p in catalog.parts}
         # Files: as git holds them, one part each.
         for folder in ("codex-rs/core", "codex-rs/core/templates/compact"):
@@ -151,7 +154,7 @@ def test_every_codex_release_imports_with_its_data_file(
             if isinstance(m.get("base_instructions"), str)
         }
         assert {k: v for k, v in parts.items() if k.startswith("model-")} == expected, tag
-    newest = store.load("codex")
+    newest = catalog_path.load("codex")
     assert any(p.decl.placeholders == "double-brace" for p in newest.parts)
 
 
@@ -173,79 +176,53 @@ def test_codex_assembles_a_model_s_own_instructions(codex: Path, tmp_path: Path,
 
 # opencode's packages/opencode/src/session/system.ts, provider(), as each sample
 # release writes it: (test on the model id, the file returned), first match wins.
+Pick = tuple[Callable[[str], bool], str]
+
+
+def _has(*words: str, lower: bool = False) -> Callable[[str], bool]:
+    """``model.includes(word) || ...`` (of ``model.toLowerCase()`` with ``lower``)."""
+    return lambda model: any(word in (model.lower() if lower else model) for word in words)
+
+
 def _gpt_family(model: str) -> bool:
-    return "gpt-" in model or "o1" in model or "o3" in model
+    return _has("gpt-", "o1", "o3")(model)
 
 
-_PICKS: dict[str, list[tuple[Callable[[str], bool], str]]] = {
-    "0.5.5": [
-        (lambda m: "gpt-5" in m, "copilot-gpt-5"),
-        (_gpt_family, "beast"),
-        (lambda m: "gemini-" in m, "gemini"),
-        (lambda m: "claude" in m, "anthropic"),
-        (lambda m: True, "qwen"),
-    ],
-    "1.0.0": [
-        (lambda m: "gpt-5" in m, "codex"),
-        (_gpt_family, "beast"),
-        (lambda m: "gemini-" in m, "gemini"),
-        (lambda m: "claude" in m, "anthropic"),
-        (lambda m: True, "qwen"),
-    ],
+def _always(model: str) -> bool:
+    return True
+
+
+_OLD: list[Pick] = [
+    (_gpt_family, "beast"),
+    (_has("gemini-"), "gemini"),
+    (_has("claude"), "anthropic"),
+]
+_NEW: list[Pick] = [
+    (_has("gemini-"), "gemini"),
+    (_has("claude"), "anthropic"),
+    (_has("trinity", lower=True), "trinity"),
+]
+_BEAST: Pick = (_has("gpt-4", "o1", "o3"), "beast")
+_GPT: list[Pick] = [
+    _BEAST,
+    (lambda m: "gpt" in m and "codex" in m, "codex"),
+    (_has("gpt"), "gpt"),
+]
+_PICKS: dict[str, list[Pick]] = {
+    "0.5.5": [(_has("gpt-5"), "copilot-gpt-5"), *_OLD, (_always, "qwen")],
+    "1.0.0": [(_has("gpt-5"), "codex"), *_OLD, (_always, "qwen")],
     "1.0.100": [
-        (lambda m: "gpt-5" in m, "codex"),
-        (_gpt_family, "beast"),
-        (lambda m: "gemini-" in m, "gemini"),
-        (lambda m: "claude" in m, "anthropic"),
-        (lambda m: "polaris-alpha" in m, "polaris"),
-        (lambda m: True, "qwen"),
+        (_has("gpt-5"), "codex"),
+        *_OLD,
+        (_has("polaris-alpha"), "polaris"),
+        (_always, "qwen"),
     ],
-    "1.1.27": [
-        (lambda m: "gpt-5" in m, "codex_header"),
-        (_gpt_family, "beast"),
-        (lambda m: "gemini-" in m, "gemini"),
-        (lambda m: "claude" in m, "anthropic"),
-        (lambda m: True, "qwen"),
-    ],
-    "1.3.0": [
-        (lambda m: "gpt-4" in m or "o1" in m or "o3" in m, "beast"),
-        (lambda m: "gpt" in m, "codex"),
-        (lambda m: "gemini-" in m, "gemini"),
-        (lambda m: "claude" in m, "anthropic"),
-        (lambda m: "trinity" in m.lower(), "trinity"),
-        (lambda m: True, "default"),
-    ],
-    "1.3.4": [
-        (lambda m: "gpt-4" in m or "o1" in m or "o3" in m, "beast"),
-        (lambda m: "gpt" in m and "codex" in m, "codex"),
-        (lambda m: "gpt" in m, "gpt"),
-        (lambda m: "gemini-" in m, "gemini"),
-        (lambda m: "claude" in m, "anthropic"),
-        (lambda m: "trinity" in m.lower(), "trinity"),
-        (lambda m: True, "default"),
-    ],
-    "1.4.8": [
-        (lambda m: "gpt-4" in m or "o1" in m or "o3" in m, "beast"),
-        (lambda m: "gpt" in m and "codex" in m, "codex"),
-        (lambda m: "gpt" in m, "gpt"),
-        (lambda m: "gemini-" in m, "gemini"),
-        (lambda m: "claude" in m, "anthropic"),
-        (lambda m: "trinity" in m.lower(), "trinity"),
-        (lambda m: "kimi" in m.lower(), "kimi"),
-        (lambda m: True, "default"),
-    ],
-    "1.17.18": [
-        (lambda m: "muse-spark" in m, "meta"),
-        (lambda m: "gpt-4" in m or "o1" in m or "o3" in m, "beast"),
-        (lambda m: "gpt" in m and "codex" in m, "codex"),
-        (lambda m: "gpt" in m, "gpt"),
-        (lambda m: "gemini-" in m, "gemini"),
-        (lambda m: "claude" in m, "anthropic"),
-        (lambda m: "trinity" in m.lower(), "trinity"),
-        (lambda m: "kimi" in m.lower(), "kimi"),
-        (lambda m: True, "default"),
-    ],
+    "1.1.27": [(_has("gpt-5"), "codex_header"), *_OLD, (_always, "qwen")],
+    "1.3.0": [_BEAST, (_has("gpt"), "codex"), *_NEW, (_always, "default")],
+    "1.3.4": [*_GPT, *_NEW, (_always, "default")],
+    "1.4.8": [*_GPT, *_NEW, (_has("kimi", lower=True), "kimi"), (_always, "default")],
 }
+_PICKS["1.17.18"] = [(_has("muse-spark"), "meta"), *_PICKS["1.4.8"]]
 _PICKS["1.1.26"] = _PICKS["1.0.0"]
 _PICKS["1.15.2"] = _PICKS["1.4.8"]
 _PICKS["1.18.3"] = _PICKS["1.17.18"]
@@ -275,11 +252,11 @@ def test_opencode_assembles_the_prompt_its_selection_code_picks(
     report = json.loads(text)
     assert report["idle_rules"] == []
     assert report["unmatched_parts"] == []
-    store = CatalogPath([out])
+    catalog_path = CatalogPath([out])
     checked = 0
     for tag in _tags(opencode, "v"):
         version = tag[1:]
-        catalog = store.load("opencode", f"=={version}")
+        catalog = catalog_path.load("opencode", f"=={version}")
         for model in MODELS:
             for provider in ("anthropic", "openai", "opencode"):
                 prompt = catalog.assemble({"model": model, "env": {"provider": provider}})
@@ -301,22 +278,22 @@ def test_opencode_assembles_the_prompt_its_selection_code_picks(
     assert checked == 13 * len(MODELS) * 3
 
 
-def _lineages(repo: Path, tags: list[str], folder: str) -> list[list[tuple[str, str, str]]]:
+def _lineages(
+    repo: Path, tags: list[str], prefix: str, folders: list[str]
+) -> list[list[tuple[str, str, str]]]:
     """Each file's history as ``git diff -M`` between consecutive releases tells it:
     a list of (version, change, path), a rename continuing the list it renames."""
     open_: dict[str, list[tuple[str, str, str]]] = {}
     done: list[list[tuple[str, str, str]]] = []
     previous = None
     for tag in tags:
-        version = tag[1:]
+        version = str(Version(tag.removeprefix(prefix)))
         if previous is None:
-            lines = [
-                f"A\t{folder}/{n}"
-                for n in _git(repo, "ls-tree", "--name-only", f"{tag}:{folder}").split()
-            ]
+            listing = _git(repo, "ls-tree", "-r", "--name-only", tag, "--", *folders)
+            lines = [f"A\t{path}" for path in listing.splitlines()]
         else:
             lines = _git(
-                repo, "diff", "-M", "--name-status", previous, tag, "--", folder
+                repo, "diff", "-M", "--name-status", previous, tag, "--", *folders
             ).splitlines()
         for line in lines:
             status, *paths = line.split("\t")
@@ -335,22 +312,50 @@ def _lineages(repo: Path, tags: list[str], folder: str) -> list[list[tuple[str, 
     return done + list(open_.values())
 
 
-def test_opencode_log_agrees_with_git(opencode: Path, tmp_path: Path, cli: Run) -> None:
+CODEX_FOLDERS = ["codex-rs/core/templates", "codex-rs/protocol/src/prompts"]
+
+
+@pytest.mark.parametrize(
+    ("sample", "prefix", "folders", "reused"),
+    [
+        ("opencode", "v", [OPENCODE_PROMPTS], 1),  # codex.txt, deleted in 1.1.27, then reused
+        ("codex", "rust-v", CODEX_FOLDERS, 0),
+    ],
+)
+def test_log_agrees_with_git(
+    sample: str,
+    prefix: str,
+    folders: list[str],
+    reused: int,
+    shared_fixtures: Path,
+    tmp_path: Path,
+    cli: Run,
+) -> None:
+    repo = _clone(shared_fixtures, tmp_path, sample)
     out = tmp_path / "out"
-    code, _, err = cli("import", "git", str(opencode), "--name", "opencode", "--out", str(out),
-                       *OPENCODE)  # fmt: skip
+    options = ["--tags", f"{prefix}*"]
+    for folder in folders:
+        options += ["--include", f"{folder}/**", "--root", folder]
+    code, _, err = cli("import", "git", str(repo), "--name", sample, "--out", str(out), *options)
     assert code == 0, err
-    lineages = _lineages(opencode, _tags(opencode, "v"), OPENCODE_PROMPTS)
+    tags = _tags(repo, prefix)
+    versions = [str(Version(tag.removeprefix(prefix))) for tag in tags]
+    lineages = _lineages(repo, tags, prefix, folders)
     last_holder = {}
     for history in lineages:
         last_holder[history[-1][2]] = history  # a reused path: the later history holds it
     checked = 0
     for history in lineages:
         path = history[-1][2]
-        part = path.rsplit("/", 1)[1].removesuffix(".txt")
+        root = next(folder for folder in folders if path.startswith(folder + "/"))
+        part = path[len(root) + 1 :].rsplit(".", 1)[0].replace("/", "-").lower()
+        args = ["--path", str(out), "log", sample, part, "--format", "json"]
         if last_holder[path] is not history:
-            continue  # asked by id, log follows the id's latest holder
-        code, text, err = cli("--path", str(out), "log", "opencode", part, "--format", "json")
+            # An id another file took since: asked as of the last release holding it.
+            gone = versions.index(history[-1][0])
+            args += ["--as-of", f"=={versions[gone - 1]}"]
+            reused -= 1
+        code, text, err = cli(*args)
         assert code == 0, err
         got = [
             (
@@ -361,4 +366,5 @@ def test_opencode_log_agrees_with_git(opencode: Path, tmp_path: Path, cli: Run) 
         ]
         assert got == [(version, change) for version, change, _ in history], part
         checked += 1
-    assert checked == len(lineages) - 1  # codex.txt's first holder, deleted in 1.1.27
+    assert checked == len(lineages) > 10
+    assert reused == 0

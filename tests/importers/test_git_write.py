@@ -74,6 +74,8 @@ def test_every_release_tag_becomes_a_version_read_from_its_own_tree(
     assert _parts(out, "2.0.0") == {"system": "Be brief!", "modes-plan": "New plan."}
     assert done.tags.pre_releases == ("v2.1.0rc1",)
     assert done.tags.not_versions == ("vnext",)  # "nightly" does not match v*
+    # The repository's licence, as the last release holding one has it, beside the versions.
+    assert (out / "agent" / "LICENSE").read_text() == "MIT"
 
 
 def test_pre_releases_are_imported_with_pre(history: History, tmp_path: Path) -> None:
@@ -104,9 +106,9 @@ def test_log_agrees_with_git_on_renames_and_reused_names(
     out = tmp_path / "out"
     _import(history.path, out)
 
-    def log(part: str) -> list[tuple[str, str]]:
+    def log(part: str, *more: str) -> list[tuple[str, str]]:
         code, text, err = run_cli(
-            capsys, "--path", str(out), "log", "agent", part, "--format", "json"
+            capsys, "--path", str(out), "log", "agent", part, "--format", "json", *more
         )
         assert code == 0, err
         return [(e["version"], e["change"]) for e in json.loads(text)["entries"]]
@@ -117,6 +119,8 @@ def test_log_agrees_with_git_on_renames_and_reused_names(
     assert log("system") == [("1.0.0", "added"), ("1.1.0", "prose")]
     assert log("modes-planning") == [("1.0.0", "added"), ("1.1.0", "renamed"), ("1.2.0", "removed")]
     assert log("modes-plan") == [("2.0.0", "added")]
+    # The id as of 1.0.0: the file renamed away in 1.1.0, not the text given its name later.
+    assert log("modes-plan", "--as-of", "==1.0.0") == log("modes-planning")
 
 
 def test_importing_again_writes_only_new_releases(history: History, tmp_path: Path) -> None:
@@ -219,3 +223,17 @@ def test_a_thousand_tags_read_each_changed_tree_and_blob_once(tmp_path: Path) ->
     # Known from an earlier release: prompts/ 900 times; prompts/deep/ 98 of the
     # 100 times prompts/ was read.
     assert reader.stats.trees_reused == 900 + 98
+
+
+def test_importing_a_clone_elsewhere_keeps_the_versions_there(
+    history: History, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    _import(history.path, out)
+    moved = tmp_path / "elsewhere"
+    history.path.rename(moved)
+    again = _import(moved, out)
+    # Only the first line (where the repository was) would differ: the parts are the same.
+    assert {v.status for v in again.report.versions} == {"unchanged"}
+    first_line = (out / "agent" / "1.0.0" / "catalog.toml").read_text().splitlines()[0]
+    assert str(history.path) in first_line

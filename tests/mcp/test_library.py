@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from catalog.errors import ContextError, NotFoundError, UsageError
+from catalog.errors import CatalogError, ContextError, NotFoundError, UsageError
 from catalog.mcp.library import PromptLibrary
 from tests.conftest import run_cli, write_catalog
 
@@ -72,3 +72,30 @@ def test_a_release_of_another_catalog_is_refused(
             library.get("acme", {"verbose": "true"})
     finally:
         library.close()
+
+
+def test_the_model_argument_is_the_contexts_model(tmp_path: Path) -> None:
+    parts = [
+        {"id": "gpt", "group": "p", "when": 'startswith(model, "gpt")', "body": "GPT {{ model }}."},
+        {"id": "any", "group": "p", "body": "Any {{ env.model }}."},
+    ]
+    write_catalog(tmp_path / "c", "per-model", "1.0.0", parts)
+    library = PromptLibrary([tmp_path / "c"], store_url="sqlite://")
+    assert library.get("per-model", {"model-name": "gpt-5"}).prompt.text == "GPT gpt-5."
+    assert library.get("per-model", {"model-name": "o3"}).prompt.text == "Any o3."
+
+
+def test_a_catalog_that_does_not_load_is_left_out_with_a_warning(
+    root: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    broken = root / "broken" / "1.0.0"
+    broken.mkdir(parents=True)
+    (broken / "catalog.toml").write_text("[catalog\n", encoding="utf-8")
+    library = PromptLibrary([root])
+    with caplog.at_level("WARNING", logger="catalog.mcp"):
+        names = {entry.catalog for entry in library.entries()}
+    assert "acme" in names
+    assert "broken" not in names
+    assert "catalog broken is left out" in caplog.text
+    with pytest.raises(CatalogError):
+        library.get("broken")

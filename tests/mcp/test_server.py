@@ -257,3 +257,58 @@ def test_each_request_is_a_span_carrying_the_prompt_it_answered(tmp_path: Path, 
         span.attributes["catalog.prompt.fingerprint"] == hashlib.sha256(b"Hello world!").hexdigest()
     )
     assert span.attributes["catalog.prompt.tokens"] == result.meta["tokens"]
+
+
+_SERVING = re.compile(r"serving MCP on (http://\S+/mcp)")
+
+
+def test_over_http_every_request_needs_the_token(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import subprocess
+    import time
+
+    import httpx
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    command = Path(sys.executable).with_name(configured()["command"])
+    log = tmp_path / "log"
+    token = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+    (tmp_path / "token").write_text(token + "\n", encoding="ascii")
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [str(command), "mcp", "--http", "--port", "0", "--token-file", str(tmp_path / "token")],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        deadline = time.monotonic() + SECONDS
+        while not (found := _SERVING.search(log.read_text(errors="replace"))):
+            assert process.poll() is None, log.read_text(errors="replace")
+            assert time.monotonic() < deadline, log.read_text(errors="replace")
+            time.sleep(0.1)
+        url = found.group(1)
+        refused = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=30)
+        assert refused.status_code == 401
+        assert "Authorization: Bearer" in refused.json()["error"]
+
+        async def main() -> Any:
+            headers = {"Authorization": f"Bearer {token}"}
+            with anyio.fail_after(SECONDS):
+                async with (
+                    httpx2.AsyncClient(headers=headers, timeout=30) as http,
+                    streamable_http_client(url, http_client=http) as (read, write),
+                    ClientSession(read, write) as session,
+                ):
+                    await session.initialize()
+                    listing = await session.list_prompts()
+                    return [p.name for p in listing.prompts], await session.get_prompt("pi")
+
+        names, prompt = anyio.run(main)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    assert "coding-agent.explore" in names
+    assert prompt.messages[0].content.text == cli_text(capsys, "pi")
+    assert token not in log.read_text(errors="replace")  # never written to the log

@@ -16,7 +16,7 @@ from catalog.server.app import create_app
 from catalog.server.state import ServerSettings
 from tests.serving import write_demo_catalogs
 
-TOKEN = "s3cret-Token_1"
+TOKEN = "s3cret-Token_1-0f9e8d7c6b5a49382716"
 _RIGHT = {"Authorization": f"Bearer {TOKEN}"}
 
 

@@ -14,21 +14,13 @@ pytest.importorskip("fastapi", reason="the serve extra is not installed")
 
 from fastapi.testclient import TestClient
 
-from catalog.server.app import create_app
-from catalog.server.state import ServerSettings
 from tests.changes.test_lineage import STORY
-from tests.conftest import write_catalog
-from tests.serving import html_page
+from tests.serving import html_page, serving_releases
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    for version, parts in STORY.items():
-        write_catalog(tmp_path / "catalogs", "agent", version, parts)
-    settings = ServerSettings(
-        paths=(str(tmp_path / "catalogs"),), store_url=f"sqlite:///{tmp_path / 'p.sqlite'}"
-    )
-    with TestClient(create_app(settings), base_url="http://127.0.0.1") as served:
+    with serving_releases(tmp_path, "agent", STORY) as served:
         yield served
 
 

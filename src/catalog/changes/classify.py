@@ -47,7 +47,7 @@ condition, agents...) with the same text; ``metadata``: only descriptive keys
 # Part keys that change what a catalog assembles; the rest only describe a part.
 ASSEMBLY_KEYS = frozenset(
     {"kind", "name", "order", "when", "agents", "stability", "slot", "template", "required",
-     "priority"}
+     "priority", "group"}
 )  # fmt: skip
 
 # Manifest keys compared for a part, in report order (body, sha256 and tokens
@@ -63,6 +63,7 @@ PART_KEYS = (
     "template",
     "required",
     "priority",
+    "group",
     "description",
     "file",
     "reference_tokens",

@@ -33,6 +33,7 @@ __all__ = [
     "PromptDiff",
     "Status",
     "diff",
+    "fit_context",
     "human_name",
     "lines",
     "unified_diff",
@@ -492,7 +493,7 @@ def _part_diffs(old: Catalog, new: Catalog, count: TokenCounter) -> tuple[PartDi
     return tuple(found)
 
 
-def _fit_context(catalog: Catalog, context: Context) -> tuple[Context, list[str]]:
+def fit_context(catalog: Catalog, context: Context) -> tuple[Context, list[str]]:
     """The context without the variables and overrides ``catalog`` does not declare."""
     notes: list[str] = []
     variables = {k: v for k, v in context.variables.items() if k in catalog.variable_types}
@@ -528,7 +529,7 @@ def _side(
 ) -> tuple[_Side, list[str]]:
     if agent not in catalog.agents:
         return _Side(), [f"agent {agent!r} does not exist in {_label(catalog)}: no prompt"]
-    fitted, notes = _fit_context(catalog, context)
+    fitted, notes = fit_context(catalog, context)
     prompt = catalog.assemble(fitted, agent=agent, counter=count)
     ids = tuple(p.id for p in prompt.parts)
     return _Side(prompt.text, prompt.tokens, prompt.fingerprint, ids), notes

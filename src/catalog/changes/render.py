@@ -21,6 +21,7 @@ from catalog.changes.compute import (
     FieldChange,
     ItemDiff,
     PartDiff,
+    PromptDiff,
     _jsonable,
     lines,
 )
@@ -30,6 +31,8 @@ from catalog.text.visible import json_visible, visible, visible_line
 
 __all__ = [
     "FOLDED",
+    "md_code",
+    "md_escape",
     "render_html",
     "render_json",
     "render_markdown",
@@ -241,18 +244,9 @@ def render_text(result: CatalogDiff, *, color: bool = False, all_changes: bool =
     unified diff. Every line is made :func:`~catalog.text.visible.visible` before
     it is coloured: the colours are the only escape sequences written.
     """
-    rows: list[tuple[str, str]] = []  # (colour mark or "", line)
-
-    def diff_lines(unified: str, indent: str) -> list[tuple[str, str]]:
-        out = []
-        for line in unified.split("\n") if unified else ():
-            code = line[:1] if line[:1] in "+-@" and not line.startswith(("+++", "---")) else ""
-            out.append((code, indent + line))
-        return out
-
     if result.identical:
         return visible_line(f"{result.old_label} and {result.new_label} are identical") + "\n"
-    rows.append(("!", _headline(result)))
+    rows: list[tuple[str, str]] = [("!", _headline(result))]  # (colour mark or "", line)
     if result.settings:
         rows.append(("", "\ncatalog:"))
         rows.extend(("", f"  ~ {c.key}: {_show(c.old)} -> {_show(c.new)}") for c in result.settings)
@@ -263,6 +257,28 @@ def render_text(result: CatalogDiff, *, color: bool = False, all_changes: bool =
                 mark = _MARK[item.status]
                 detail = _item_detail(item, "->")
                 rows.append((mark, f"  {mark} {item.name}" + (f"  {detail}" if detail else "")))
+    rows += _text_parts(result, all_changes)
+    if result.prompt is not None:
+        rows += _text_prompt(result.prompt)
+    painted = []
+    for code, line in rows:
+        shown = visible(line)
+        painted.append(f"\x1b[{_COLOURS[code]}m{shown}\x1b[0m" if color and code else shown)
+    return "\n".join(painted) + "\n"
+
+
+def _diff_lines(unified: str, indent: str) -> list[tuple[str, str]]:
+    """The lines of a unified diff, indented, each with its colour mark."""
+    out = []
+    for line in unified.split("\n") if unified else ():
+        code = line[:1] if line[:1] in "+-@" and not line.startswith(("+++", "---")) else ""
+        out.append((code, indent + line))
+    return out
+
+
+def _text_parts(result: CatalogDiff, all_changes: bool) -> list[tuple[str, str]]:
+    """The ``parts:`` section of :func:`render_text`, each line with its colour mark."""
+    rows: list[tuple[str, str]] = []
     listed = _listed(result, all_changes)
     folded = _folded_line(result, all_changes)
     if listed or folded:
@@ -275,30 +291,29 @@ def render_text(result: CatalogDiff, *, color: bool = False, all_changes: bool =
         rows.append((mark, f"  {mark} {name}  ({part.kind}, order {order})  {tokens}"))
         if part.status in ("changed", "renamed"):
             rows.extend(("", f"      {phrase}") for phrase in _describe_fields(part))
-            rows.extend(diff_lines(part.unified, "        "))
+            rows.extend(_diff_lines(part.unified, "        "))
     if folded:
         rows.append(("", f"  {folded} (--all lists them)"))
-    if result.prompt is not None:
-        prompt = result.prompt
-        rows.append(
-            (
-                "",
-                f"\nprompt (agent {prompt.agent}): tokens {prompt.old_tokens} -> "
-                f"{prompt.new_tokens} ({_signed(prompt.token_delta)})"
-                + ("; identical" if prompt.identical else ""),
-            )
+    return rows
+
+
+def _text_prompt(prompt: PromptDiff) -> list[tuple[str, str]]:
+    """The ``prompt`` section of :func:`render_text`, each line with its colour mark."""
+    rows = [
+        (
+            "",
+            f"\nprompt (agent {prompt.agent}): tokens {prompt.old_tokens} -> "
+            f"{prompt.new_tokens} ({_signed(prompt.token_delta)})"
+            + ("; identical" if prompt.identical else ""),
         )
-        rows.extend(("", f"  note: {note}") for note in prompt.notes)
-        if prompt.parts_added:
-            rows.append(("+", f"  + parts now used: {', '.join(prompt.parts_added)}"))
-        if prompt.parts_removed:
-            rows.append(("-", f"  - parts no longer used: {', '.join(prompt.parts_removed)}"))
-        rows.extend(diff_lines(prompt.unified, "    "))
-    painted = []
-    for code, line in rows:
-        shown = visible(line)
-        painted.append(f"\x1b[{_COLOURS[code]}m{shown}\x1b[0m" if color and code else shown)
-    return "\n".join(painted) + "\n"
+    ]
+    rows.extend(("", f"  note: {note}") for note in prompt.notes)
+    if prompt.parts_added:
+        rows.append(("+", f"  + parts now used: {', '.join(prompt.parts_added)}"))
+    if prompt.parts_removed:
+        rows.append(("-", f"  - parts no longer used: {', '.join(prompt.parts_removed)}"))
+    rows.extend(_diff_lines(prompt.unified, "    "))
+    return rows
 
 
 # ------------------------------------------------------------------ Markdown
@@ -311,10 +326,10 @@ _MD_INLINE = re.compile(r"[\\`*_\[\]<|~]|&(?=#?\w+;)")
 _MD_BLOCK_MARK = re.compile(r"^(?:[#>+-]|\d+(?=[.)]))")
 
 
-def _md_escape(text: str) -> str:
+def md_escape(text: str) -> str:
     """``text`` (a part name, a description, a label) as literal Markdown on one line.
 
-    Ids and values go into code spans instead (:func:`_md_code`), which show
+    Ids and values go into code spans instead (:func:`md_code`), which show
     them as they are.
     """
     text = _MD_INLINE.sub(lambda m: "\\" + m.group(), " ".join(words(text)))
@@ -326,7 +341,7 @@ def _md_escape(text: str) -> str:
     return f"\\{text}"
 
 
-def _md_code(value: Any) -> str:
+def md_code(value: Any) -> str:
     text = value if isinstance(value, str) else _show(value)
     text = text.replace("\n", "\\n")
     # CommonMark: a code span's fence must be longer than any backtick run inside it.
@@ -337,12 +352,12 @@ def _md_code(value: Any) -> str:
 
 
 def _md_phrase(change: FieldChange) -> str:
-    return _phrase(change, "→", _md_code, _md_escape)
+    return _phrase(change, "→", md_code, md_escape)
 
 
 def _md_label(name: str, part_id: str) -> str:
-    escaped = _md_escape(name)
-    return escaped if name == part_id else f"{escaped} ({_md_code(part_id)})"
+    escaped = md_escape(name)
+    return escaped if name == part_id else f"{escaped} ({md_code(part_id)})"
 
 
 def render_markdown(result: CatalogDiff, *, all_changes: bool = False) -> str:
@@ -355,7 +370,7 @@ def render_markdown(result: CatalogDiff, *, all_changes: bool = False) -> str:
     are shown as ``<U+XXXX>``.
     """
     rows = [
-        f"### {_md_escape(result.old_label)} → {_md_escape(result.new_label)}",
+        f"### {md_escape(result.old_label)} → {md_escape(result.new_label)}",
         "",
         f"**Tokens: {result.old_tokens} → {result.new_tokens} ({_signed(result.token_delta)})** "
         f"({result.counter}, all part bodies)",
@@ -364,7 +379,7 @@ def render_markdown(result: CatalogDiff, *, all_changes: bool = False) -> str:
         total, missing = _reference_total(result, "→")
         who = "`reference_tokens`"
         if result.reference_counter:
-            who = f"counted by {_md_escape(result.reference_counter)}"
+            who = f"counted by {md_escape(result.reference_counter)}"
         rows += ["", f"**Reference tokens: {total}** ({who}{missing})"]
     rows.append("")
     if result.identical:
@@ -379,7 +394,7 @@ def render_markdown(result: CatalogDiff, *, all_changes: bool = False) -> str:
         elif part.status == "removed":
             rows.append(f"- **REMOVED:** {label} {tokens}")
         else:
-            phrases = _describe_fields(part, _md_phrase, _md_code)
+            phrases = _describe_fields(part, _md_phrase, md_code)
             detail = f": {'; '.join(phrases)}" if phrases else ""
             if part.status == "renamed":
                 old = _md_label(part.old_name or str(part.old_id), str(part.old_id))
@@ -394,13 +409,13 @@ def render_markdown(result: CatalogDiff, *, all_changes: bool = False) -> str:
         for item in items:
             mark = {"added": "**NEW:** ", "removed": "**REMOVED:** ", "changed": ""}[item.status]
             detail = "; ".join(_md_phrase(c) for c in item.fields)
-            rows.append(f"- {mark}{title} {_md_code(item.name)}{': ' + detail if detail else ''}")
+            rows.append(f"- {mark}{title} {md_code(item.name)}{': ' + detail if detail else ''}")
     rows.extend(f"- catalog setting {_md_phrase(change)}" for change in result.settings)
     if result.prompt is not None:
         prompt = result.prompt
         rows += [
             "",
-            f"Assembled prompt (agent {_md_code(prompt.agent)}): {prompt.old_tokens} → "
+            f"Assembled prompt (agent {md_code(prompt.agent)}): {prompt.old_tokens} → "
             f"{prompt.new_tokens} tokens ({_signed(prompt.token_delta)})"
             + (", identical." if prompt.identical else "."),
         ]

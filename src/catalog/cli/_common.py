@@ -30,6 +30,7 @@ from catalog.cli._options import (
 )
 from catalog.cli._report import write_warning
 from catalog.engine.catalog import Catalog
+from catalog.engine.prompt import CACHE_TTLS
 from catalog.errors import CatalogError, ContextError
 from catalog.io.catalog_path import CatalogPath
 from catalog.io.contexts import load_context
@@ -58,6 +59,7 @@ __all__ = [
     "add_context_options",
     "add_counter",
     "add_format",
+    "add_price_options",
     "common_parser",
     "context_from_args",
     "context_requested",
@@ -70,6 +72,39 @@ __all__ = [
     "warn_notes",
     "write_output",
 ]
+
+
+DEFAULT_TURNS = 10
+"""The turns of a conversation ``cost`` and ``review`` price when not told."""
+
+
+def _turns(text: str) -> int:
+    """A number of turns from the command line: a whole number, at least 1."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of turns (1 or more)")
+    return int(text)
+
+
+def add_price_options(parser: argparse.ArgumentParser) -> None:
+    """``--turns``, ``--ttl`` and ``--prices``: how a conversation's cost is worked out."""
+    parser.add_argument(
+        "--turns",
+        type=_turns,
+        default=DEFAULT_TURNS,
+        metavar="N",
+        help=f"turns of one conversation (default {DEFAULT_TURNS})",
+    )
+    parser.add_argument(
+        "--ttl",
+        choices=CACHE_TTLS,
+        default="5m",
+        help="the cache lifetime: 5m (writes cost 1.25x the input price, the default) or 1h (2x)",
+    )
+    parser.add_argument(
+        "--prices",
+        metavar="FILE",
+        help="a TOML file of model prices over the bundled ones (same format)",
+    )
 
 
 def make_catalog_path(args: argparse.Namespace) -> CatalogPath:

@@ -8,7 +8,12 @@ import argparse
 from catalog.cli import _import_git
 from catalog.cli._common import EXIT_OK, add_format, emit_json, emit_text
 from catalog.cli._formatters import RawHelpFormatter
-from catalog.cli._import_report import print_version, summary_json, summary_text
+from catalog.cli._import_report import (
+    add_shared_options,
+    print_version,
+    summary_json,
+    summary_text,
+)
 from catalog.importers.piebald.parse import UPSTREAM
 from catalog.importers.piebald.read import read_checkout, read_history
 from catalog.importers.piebald.write import import_releases
@@ -51,16 +56,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         metavar="SPEC",
         help="with --git: only releases matching this PEP 440 specifier, e.g. '>=2.1.30'",
     )
-    piebald.add_argument(
-        "--force",
-        action="store_true",
-        help="replace versions that exist with other content, and a NAME/LICENSE file "
-        "with another text",
-    )
-    # Unset unless given here, so that a --format given before `piebald` holds.
-    piebald.add_argument(
-        "--format", choices=("text", "json"), default=argparse.SUPPRESS, help="output format"
-    )
+    add_shared_options(piebald)
     piebald.set_defaults(func=run, parser=piebald)
     _import_git.register(formats)
 

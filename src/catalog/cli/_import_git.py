@@ -8,7 +8,12 @@ from typing import Any
 
 from catalog.cli._common import EXIT_OK, emit_json, emit_text
 from catalog.cli._formatters import RawHelpFormatter
-from catalog.cli._import_report import print_version, summary_json, summary_text
+from catalog.cli._import_report import (
+    add_shared_options,
+    print_version,
+    summary_json,
+    summary_text,
+)
 from catalog.importers.git.rules import Rules, load_rules
 from catalog.importers.git.write import DEFAULT_ORDER, GitImport, import_git
 
@@ -63,15 +68,7 @@ def register(formats: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     )
     git.add_argument("--rules", metavar="FILE", help="a rules file (TOML): see docs/importing.md")
     git.add_argument("--pre", action="store_true", help="import pre-release tags too")
-    git.add_argument(
-        "--force",
-        action="store_true",
-        help="replace versions that exist with other content",
-    )
-    # Unset unless given here, so that a --format given before `git` holds.
-    git.add_argument(
-        "--format", choices=("text", "json"), default=argparse.SUPPRESS, help="output format"
-    )
+    add_shared_options(git)
     git.set_defaults(func=run, parser=git)
 
 

@@ -1,14 +1,30 @@
-"""What ``catalog import`` prints for any source: a line per version, then the summary."""
+"""What ``catalog import`` shares for any source: the options every source takes, and
+what it prints (a line per version, then the summary)."""
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import asdict
 from typing import Any
 
 from catalog.cli._common import emit_text
 from catalog.importers.report import ImportedVersion, ImportReport
 
-__all__ = ["print_version", "summary_json", "summary_text"]
+__all__ = ["add_shared_options", "print_version", "summary_json", "summary_text"]
+
+
+def add_shared_options(parser: argparse.ArgumentParser) -> None:
+    """``--force`` and ``--format``, as every source's parser takes them."""
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace versions that exist with other content, and a NAME/LICENSE file "
+        "with another text",
+    )
+    # Unset unless given here, so that a --format given before the source format holds.
+    parser.add_argument(
+        "--format", choices=("text", "json"), default=argparse.SUPPRESS, help="output format"
+    )
 
 
 def print_version(item: ImportedVersion) -> None:

@@ -37,9 +37,10 @@ global options (before or after the command):
   --color WHEN      auto (default), always or never
 
 exit status:
-  0  success (diff: identical)
+  0  success (diff: identical; review: no catalog changed)
   1  problems found (validate, stamp --check), catalogs differ (diff), the
-     installed catalog does not match the lock (verify), no part matches (grep)
+     installed catalog does not match the lock (verify), no part matches (grep),
+     prompts changed (review; with --fail-on: a bound is broken)
   2  bad usage or bad input (unknown command, catalog or version, malformed
      manifest, context or lock file, a typo in a condition...)
 

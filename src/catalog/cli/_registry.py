@@ -42,9 +42,14 @@ COMMANDS: dict[str, Command] = {
     "tokens": Command("per-part token table of an assembled prompt"),
     "variables": Command("list a catalog's variables and template bindings"),
     "diff": Command("compare two catalog versions (parts, conditions, order, tokens)"),
+    "review": Command(
+        "review the prompt changes between two git revisions: diffs, tokens, cache cost"
+    ),
+    "cost": Command("what a prompt costs per conversation on a model, with and without caching"),
     "log": Command("every version where a part was added, changed, renamed or removed"),
     "blame": Command("each line of a part with the version that introduced it"),
     "grep": Command("which parts say a text, from which version to which"),
+    "variants": Command("which part of each group each model gets, and where a variant drifted"),
     "lock": Command("write a lock file: exact version, part hashes, prompt fingerprints"),
     "verify": Command("check the installed catalog against a lock file"),
     "validate": Command("check catalogs: manifests, names, hashes, token estimates, cache order"),

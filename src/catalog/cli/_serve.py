@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import errno
 import logging
 import logging.config
 import os
 import shutil
 import socket
-import stat
 import sys
 import tempfile
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from catalog.cli._common import EXIT_OK, add_format
+from catalog.cli._listening import add_listening_options, checked_token, start_listening
 from catalog.conversations.connect import default_store_url, open_store
 from catalog.conversations.urls import url_secrets
 from catalog.errors import (
@@ -26,55 +25,13 @@ from catalog.errors import (
 from catalog.io.catalog_path import (
     CatalogPath,
 )
-from catalog.server.logs import (
-    json_log_config,
-    text_log_config,
-)
 
 if TYPE_CHECKING:
     from catalog.server.state import ServerSettings
 
-__all__ = ["TOKEN_ENV", "WRITER_ENV", "register", "run"]
+__all__ = ["WRITER_ENV", "register", "run"]
 
-TOKEN_ENV = "CATALOG_SERVE_TOKEN"
 WRITER_ENV = "CATALOG_SERVE_WRITER"
-_MAX_TOKEN_FILE = 4096
-
-
-def _token(args: argparse.Namespace) -> str | None:
-    """The server's token: read from ``--token-file``, else ``$CATALOG_SERVE_TOKEN``;
-    refused when weak (:func:`~catalog.server.state.token_problem`). ``--token TOKEN``
-    is refused: every user of the machine reads a process's arguments."""
-    from catalog.server.state import token_problem
-
-    if args.token is not None:
-        raise UsageError(
-            "--token is no longer accepted: the process list shows a command's arguments "
-            "to every user of the machine",
-            hint=f"set {TOKEN_ENV} or give --token-file FILE (a file readable by the "
-            "server's user alone)",
-        )
-    if args.token_file is not None:
-        given = f"--token-file {args.token_file}"
-        try:
-            # Not blocking: a named pipe is refused, not waited on.
-            descriptor = os.open(args.token_file, os.O_RDONLY | os.O_NONBLOCK)
-            with os.fdopen(descriptor, "rb") as file:
-                if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-                    raise UsageError(f"{given}: not a regular file", hint="give the token's file")
-                raw = file.read(_MAX_TOKEN_FILE + 1)
-        except OSError as exc:
-            raise UsageError(
-                f"{given}: cannot read it: {exc.strerror}", hint="give the token's file"
-            ) from None
-        # Not ASCII: U+FFFD, which the check below refuses.
-        token: str | None = raw.decode("ascii", errors="replace").strip("\r\n")
-    else:
-        given = f"${TOKEN_ENV}"
-        token = os.environ.get(TOKEN_ENV) or None
-    if token is not None and (problem := token_problem(token)) is not None:
-        raise UsageError(f"{given}: {problem}", hint="make one with e.g. `openssl rand -hex 32`")
-    return token
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -87,22 +44,13 @@ def register(parser: argparse.ArgumentParser) -> None:
         "`Authorization: Bearer TOKEN`. Install with: "
         "pip install 'agent-prompt-catalog[serve]'."
     )
-    parser.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8000, help="port (8000)")
+    add_listening_options(parser, needed_for="writes and conversation reads")
     parser.add_argument(
         "--store",
         default=None,
         metavar="URL",
         help="where prompts and templates live: sqlite:///FILE, sqlite:// (memory) or "
         f"postgresql://USER@HOST/DB (default: {default_store_url()})",
-    )
-    parser.add_argument("--token", default=None, help=argparse.SUPPRESS)
-    parser.add_argument(
-        "--token-file",
-        default=None,
-        metavar="FILE",
-        help=f"a file holding the token writes and conversation reads need (default: "
-        f"${TOKEN_ENV}); long and random (see docs/serving.md), required off loopback",
     )
     parser.add_argument(
         "--writer",
@@ -138,20 +86,12 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from catalog.server.app import create_app
-    from catalog.server.state import LOOPBACK, ServerSettings, writer_problem
+    from catalog.server.state import ServerSettings, writer_problem
 
-    token = _token(args)
-    if args.host not in LOOPBACK and token is None:
-        raise UsageError(
-            f"binding to {args.host} exposes the server to other machines",
-            hint=f"set {TOKEN_ENV} or give --token-file FILE so that writes need a token, "
-            "or bind to 127.0.0.1",
-        )
+    token = checked_token(args)
     writer = args.writer or os.environ.get(WRITER_ENV) or None
     if writer is not None and (problem := writer_problem(writer)) is not None:
         raise UsageError(problem, hint="name the server e.g. eu-west-1")
-    if not 0 <= args.port <= 65535:
-        raise UsageError(f"port {args.port} is out of range", hint="give a port from 1 to 65535")
     if args.workers < 1:
         raise UsageError(
             f"--workers {args.workers}: at least one process must serve",
@@ -159,6 +99,12 @@ def run(args: argparse.Namespace) -> int:
         )
     _check_metrics_folder()
     store_url = args.store or default_store_url()
+    if url_secrets(store_url):
+        sys.stderr.write(
+            "catalog: warning: --store holds a password, which the process list shows to "
+            "every user of this machine: give it through PGPASSWORD or a password file "
+            "(PGPASSFILE, ~/.pgpass) instead\n"
+        )
     _check_store(store_url)
     CatalogPath(args.path)  # a --path that is no folder fails now too
     settings = ServerSettings(
@@ -169,17 +115,10 @@ def run(args: argparse.Namespace) -> int:
         host=args.host,
         writer=writer,
     )
-    listening = _listen(args.host, args.port)
-    port: int = listening.getsockname()[1]  # the one the system chose for --port 0
-    # With --format json the log is JSON lines; otherwise uvicorn's own text.
-    hidden = (*url_secrets(store_url), *([] if token is None else [token]))
-    logs = json_log_config(hidden) if args.format == "json" else text_log_config(hidden)
-    logging.config.dictConfig(logs)
-    shown = f"[{args.host}]" if ":" in args.host else args.host
+    listening, url, logs = start_listening(args, hidden=url_secrets(store_url), token=token)
     logging.getLogger("catalog.server").info(
-        "serving on http://%s:%d with %d %s (press CTRL+C to quit)",
-        shown,
-        port,
+        "serving on %s with %d %s (press CTRL+C to quit)",
+        url,
         args.workers,
         "process" if args.workers == 1 else "processes",
     )
@@ -258,42 +197,3 @@ def _check_store(url: str) -> None:
             f"catalog: warning: {exc.file}: {exc.message}; serving without it: GET /system-prompt "
             "answers the default template and writes answer 503 until it can be reached\n"
         )
-
-
-def _listen(host: str, port: int) -> socket.socket:
-    """A socket listening on ``host``:``port`` whose accepted connections send small
-    answers at once (``TCP_NODELAY``); a port in use or an address this machine does
-    not have is a :class:`UsageError` saying what to do.
-
-    Without ``TCP_NODELAY`` a keep-alive request waits for the client's delayed
-    acknowledgement (about 40 ms on Linux) between an answer's headers and its body.
-    asyncio sets it on a connection accepted from a socket whose protocol says TCP,
-    which ``socket.create_server`` leaves unsaid: the socket is made again on the same
-    descriptor, saying it. Worker processes get the socket from uvicorn by its
-    descriptor, without that: the option set on the listening socket itself is given by
-    the operating system to every connection it accepts (Linux and the BSDs do).
-    """
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    try:
-        created = socket.create_server((host, port), family=family)
-    except OSError as exc:
-        if exc.errno == errno.EADDRINUSE:
-            raise UsageError(
-                f"port {port} on {host} is in use: stop the program using it, or choose "
-                "another port with --port"
-            ) from None
-        if exc.errno == errno.EACCES:
-            raise UsageError(
-                f"this user may not listen on port {port}",
-                hint="choose a port from 1024 up, e.g. --port 8000",
-            ) from None
-        reason = exc.strerror or str(exc)
-        raise UsageError(
-            f"cannot listen on {host}:{port}: {reason}",
-            hint="give --host an address of this machine, e.g. 127.0.0.1",
-        ) from None
-    listening = socket.socket(
-        family, socket.SOCK_STREAM, socket.IPPROTO_TCP, fileno=created.detach()
-    )
-    listening.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    return listening

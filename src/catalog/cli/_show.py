@@ -70,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
                 decl.kind,
                 decl.stability,
                 str(decl.tokens),
-                f"{','.join(decl.agents)} / {when}",
+                f"{','.join(decl.agents)} / {when}"
+                + (f" (group {decl.group})" if decl.group is not None else ""),
             ]
         )
     for line in aligned(table, right=(0, 4)):

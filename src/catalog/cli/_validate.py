@@ -8,7 +8,14 @@ import sys
 from dataclasses import asdict
 from typing import Any, NoReturn
 
-from catalog.cli._common import EXIT_OK, EXIT_PROBLEMS, add_format, emit_json, make_catalog_path
+from catalog.cli._common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    add_format,
+    emit_json,
+    make_catalog_path,
+)
+from catalog.engine.catalog import Catalog
 from catalog.errors import (
     CatalogError,
     ManifestError,
@@ -19,7 +26,9 @@ from catalog.io.catalog_path import (
     parse_ref,
 )
 from catalog.io.loader import version_folder
-from catalog.io.validate import check_catalog, error_problems
+from catalog.io.validate import Problem, check_catalog, error_problems
+from catalog.review.economics import cache_warnings
+from catalog.review.prices import ModelPrice, load_prices
 from catalog.text.visible import (
     visible,
 )
@@ -37,6 +46,19 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("targets", nargs="*", metavar="NAME[@SPEC]|DIR")
     parser.add_argument(
         "--strict", action="store_true", help="treat warnings as errors (exit 1 on any finding)"
+    )
+    parser.add_argument(
+        "--model",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="also warn where the prompt of an agent (empty context) caches badly on "
+        "model ID: a cache block under the model's minimum cacheable length, more "
+        "stability changes than breakpoints, stable parts after a part that changes "
+        "every turn; repeatable",
+    )
+    parser.add_argument(
+        "--prices", metavar="FILE", help="a TOML file of model prices over the bundled ones"
     )
     add_format(parser, "json")
     parser.set_defaults(func=run)
@@ -67,13 +89,29 @@ def _raise(exc: CatalogError) -> NoReturn:
     raise exc
 
 
+def _cache_problems(catalog: Catalog, models: list[ModelPrice]) -> list[Problem]:
+    """The cache warnings of every agent's prompt under an empty context, per model."""
+    problems: list[Problem] = []
+    for agent in catalog.agents:
+        prompt = catalog.assemble({}, agent=agent)
+        for model in models:
+            problems.extend(
+                Problem("warning", catalog.manifest_file, f"agent {agent!r}, {model.id}: {text}")
+                for text in cache_warnings(prompt, model)
+            )
+    return problems
+
+
 def run(args: argparse.Namespace) -> int:
     """Validate and report; exit 1 on errors (or on warnings with --strict)."""
     catalog_path = make_catalog_path(args)
+    prices = load_prices(args.prices) if args.model or args.prices else None
+    models = [prices.model(model) for model in args.model] if prices else []
     checked: list[dict[str, Any]] = []
     for label, load in _targets(catalog_path, args.targets):
         try:
-            problems = check_catalog(load())
+            catalog = load()
+            problems = check_catalog(catalog) + _cache_problems(catalog, models)
         except CatalogError as exc:
             problems = error_problems(exc, label)
         checked.append({"catalog": label, "ok": not problems, "problems": problems})

@@ -28,15 +28,14 @@ version), never answered with another version::
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from catalog.cache import BoundedCache
 from catalog.conversations.base import (
     LOCAL,
     Canary,
@@ -94,10 +93,14 @@ def catalog_path_loader(paths: Iterable[str | Path] = ()) -> Loader:
     """A :data:`Loader` finding versions on the catalog path (``paths`` first, as
     ``--path``), keeping the 32 versions used last compiled."""
     catalog_path = CatalogPath(paths)
+    kept: BoundedCache[tuple[str, str], Catalog] = BoundedCache(32)
 
-    @functools.lru_cache(maxsize=32)
     def load(name: str, version: str) -> Catalog:
-        return catalog_path.find(name, f"=={version}").load()
+        found = kept.get((name, version))
+        if found is None:
+            found = catalog_path.find(name, f"=={version}").load()
+            kept.put((name, version), found)
+        return found
 
     return load
 
@@ -109,18 +112,16 @@ class ReleaseCache:
 
     def __init__(self, max_age: float = RELEASE_CACHE_SECONDS) -> None:
         self.max_age = max_age
-        self._kept: OrderedDict[str, tuple[float, Release]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._kept: BoundedCache[str, tuple[float, Release]] = BoundedCache(_CACHED_LABELS)
+        self._lock = threading.Lock()  # a newer change is never replaced by an older read
 
     def get(self, label: str, read: Callable[[], Release | None]) -> Release | None:
         """Release ``label`` as kept, or as ``read`` gives it when older than the bound
         (an unknown label is not kept: it is read again next time)."""
         now = time.monotonic()
-        with self._lock:
-            kept = self._kept.get(label)
-            if kept is not None and now - kept[0] < self.max_age:
-                self._kept.move_to_end(label)
-                return kept[1]
+        kept = self._kept.get(label)
+        if kept is not None and now - kept[0] < self.max_age:
+            return kept[1]
         release = read()
         if release is not None:
             self._keep(release, now)
@@ -135,10 +136,7 @@ class ReleaseCache:
             kept = self._kept.get(release.label)
             if kept is not None and kept[1].number > release.number:
                 return  # a read that started earlier ended later: keep the newer change
-            self._kept[release.label] = (read_at, release)
-            self._kept.move_to_end(release.label)
-            while len(self._kept) > _CACHED_LABELS:
-                self._kept.popitem(last=False)
+            self._kept.put(release.label, (read_at, release))
 
 
 class Releases:

@@ -53,6 +53,7 @@ from catalog.conversations.base import PromptStore, StoredPrompt
 from catalog.conversations.connect import open_store
 from catalog.conversations.templates import TEMPLATE_VARIABLE, accepts_template
 from catalog.engine.catalog import Catalog
+from catalog.engine.telemetry import record_release
 from catalog.errors import SessionError
 from catalog.schema.context import Context, SessionInfo, coerce_context
 from catalog.schema.manifest import MAIN_AGENT
@@ -134,6 +135,8 @@ class Sessions:
                 variables = {**ctx.variables, TEMPLATE_VARIABLE: saved}
                 ctx = ctx.model_copy(update={"variables": variables})
         prompt = self.catalog.assemble(ctx, agent=self.agent)
+        if self.release is not None:
+            record_release(self.release)  # beside the prompt the assembly recorded
         return StoredPrompt(
             conversation_id=conversation_id,
             text=prompt.text,

@@ -17,11 +17,11 @@ from catalog.engine.assemble import assemble, reminders
 from catalog.engine.definitions import define
 from catalog.engine.plan import AgentInfo, AgentPlan, CatalogRules, CompiledPart
 from catalog.engine.prompt import AssembledPrompt, Reminder
+from catalog.engine.telemetry import record_prompt
 from catalog.errors import NotFoundError
 from catalog.lang.placeholders import unbound_names
 from catalog.schema.context import Context
 from catalog.schema.manifest import MAIN_AGENT, BindingDecl, Manifest
-from catalog.telemetry import record_prompt
 from catalog.text.suggest import did_you_mean, guess
 from catalog.tokens import TokenCounter
 
@@ -164,7 +164,7 @@ class Catalog:
     ) -> AssembledPrompt:
         """Select, order, render and join the parts for ``agent`` under ``context``; the
         prompt's identity goes on the current OpenTelemetry span, if one records
-        (:mod:`catalog.telemetry`)."""
+        (:mod:`catalog.engine.telemetry`)."""
         prompt = assemble(self.plan(agent), context, counter=counter)
         record_prompt(prompt)
         return prompt

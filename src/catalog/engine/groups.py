@@ -62,9 +62,15 @@ def check_groups(parts: Sequence[Alternative]) -> None:
         first = members[0].decl
         for member in members[1:]:
             _same_place(group, first, member)
-        if len(members) > 1:
-            for member in members:
-                _shares_an_agent(group, member, members)
+        alone = _alone(members) if len(members) > 1 else None
+        if alone is not None:
+            raise _error(
+                alone,
+                f"part {alone.decl.id!r} of group {group!r} is given to "
+                f"{', '.join(alone.decl.agents)}, which no other part of its group is given "
+                "to: it is never an alternative to them",
+                "give it the agents its alternatives have, or leave out its `group`",
+            )
         _all_reachable(group, members)
 
 
@@ -103,22 +109,21 @@ def _slot(slot: str | None) -> str:
     return "no slot" if slot is None else f"slot {slot!r}"
 
 
-def _overlap(one: Sequence[str], other: Sequence[str]) -> bool:
-    """Whether two parts' ``agents`` lists give them to some agent both."""
-    return ALL_AGENTS in one or ALL_AGENTS in other or not set(one).isdisjoint(other)
-
-
-def _shares_an_agent(group: str, member: Alternative, members: Sequence[Alternative]) -> None:
-    """``member`` is an alternative to another part of its group for some agent."""
-    agents = member.decl.agents
-    if any(other is not member and _overlap(agents, other.decl.agents) for other in members):
-        return
-    raise _error(
-        member,
-        f"part {member.decl.id!r} of group {group!r} is given to {', '.join(agents)}, "
-        "which no other part of its group is given to: it is never an alternative to them",
-        "give it the agents its alternatives have, or leave out its `group`",
-    )
+def _alone(members: Sequence[Alternative]) -> Alternative | None:
+    """The first of ``members`` given to no agent another member is given to (``*``
+    meaning every agent), in one pass over their agents."""
+    having: dict[str, int] = {}
+    for member in members:
+        for agent in set(member.decl.agents):
+            having[agent] = having.get(agent, 0) + 1
+    everyone = having.get(ALL_AGENTS, 0)
+    for member in members:
+        agents = set(member.decl.agents)
+        if ALL_AGENTS in agents or everyone > 0:
+            continue  # given to every agent, or another member is
+        if not any(having[agent] > 1 for agent in agents):
+            return member
+    return None
 
 
 def _all_reachable(group: str, members: Sequence[Alternative]) -> None:

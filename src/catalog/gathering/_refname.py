@@ -40,6 +40,11 @@ def ref_problem(ref: str) -> str | None:
         return f"it is longer than {MAX_REF_LENGTH} characters"
     if not ref.startswith("refs/"):
         return "it does not start with refs/"
+    return _character_problem(ref) or _shape_problem(ref)
+
+
+def _character_problem(ref: str) -> str | None:
+    """The first character of ``ref`` a ref may not hold, said; None when there is none."""
     for char in ref:
         if char in _FORBIDDEN:
             return f"it holds {char!r}"
@@ -47,10 +52,14 @@ def ref_problem(ref: str) -> str | None:
             return "it is not UTF-8 text"
         if unicodedata.category(char) in _REFUSED_CLASSES:
             return f"it holds the character U+{ord(char):04X}"
-    if ".." in ref:
-        return "it holds '..'"
-    if "@{" in ref:
-        return "it holds '@{'"
+    return None
+
+
+def _shape_problem(ref: str) -> str | None:
+    """What in the sequences and components of ``ref`` git refuses; None when nothing."""
+    for sequence in ("..", "@{"):
+        if sequence in ref:
+            return f"it holds {sequence!r}"
     if ref.endswith(("/", ".")):
         return f"it ends with {ref[-1]!r}"
     for component in ref.split("/"):

@@ -372,23 +372,13 @@ def gather(catalog: Catalog, cwd: str | Path, **options: Unpack[GatherOptions]) 
 
 
 def gather_with_provenance(
-    catalog: Catalog,
-    cwd: str | Path,
-    *,
-    base: Context | Mapping[str, Any] | None = None,
-    home: str | Path | None = None,
-    root: str | Path | None = None,
-    clock: Clock | None = None,
-    model: str = "",
-    provider: str = "",
-    environ: Mapping[str, str] | None = None,
-    git: bool = True,
-    follow_links: bool = False,
+    catalog: Catalog, cwd: str | Path, **options: Unpack[GatherOptions]
 ) -> Gathering:
     """Gather the context ``catalog`` declares for folder ``cwd``, with its provenance.
 
-    ``base`` holds what the caller knows already (tools, features, variables,
-    the ``touched_files`` that path-scoped rules match...): every value it
+    The options, all keywords: ``base`` holds what the caller knows already
+    (tools, features, variables, the ``touched_files`` that path-scoped rules
+    match...): every value it
     sets wins over a gathered one, tables merged key by key. ``home`` (an
     existing folder) replaces the user's home for ``~`` paths; ``root`` is the
     top of the project (the walk for instruction files stops there, ``file:``
@@ -397,12 +387,19 @@ def gather_with_provenance(
     ``environ`` replaces ``os.environ`` (for the user and the shell).
     ``follow_links`` reads files reached through a symbolic link that leads
     out of their reach (skipped by default): the project root for the
-    project's files, the home folder too for the user's own files.
+    project's files, the home folder too for the user's own files. ``model``
+    and ``provider`` go into ``env`` as given; ``git=False`` reads no git facts.
 
     The result (:class:`Gathering`) holds the context, every file looked at
     (taken, cut or left out, and why) and the notes; the notes are also
     issued as :class:`SourceWarning` warnings.
     """
+    unknown = sorted(set(options) - set(GatherOptions.__annotations__))
+    if unknown:
+        raise TypeError(
+            f"gather_with_provenance() got an unexpected keyword argument {unknown[0]!r}"
+        )
+    root, home, environ = options.get("root"), options.get("home"), options.get("environ")
     folder = _folder(cwd, "working directory")
     top = _folder(root, "project root") if root is not None else None
     if top is not None and not folder.is_relative_to(top):
@@ -412,15 +409,20 @@ def gather_with_provenance(
         )
     env_vars = default_environ() if environ is None else environ
     home_dir = _folder(home if home is not None else Path.home(), "home folder")
-    given = coerce_context(base, source="the base context")
+    given = coerce_context(options.get("base"), source="the base context")
     variables = {**catalog.variables, **given.variables}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SourceWarning)
         # Inside: finding the project root may warn (a marker another user owns).
         gatherer = _Gatherer(
-            catalog.manifest.sources, folder, home_dir, top, follow_links, variables
+            catalog.manifest.sources,
+            folder,
+            home_dir,
+            top,
+            options.get("follow_links", False),
+            variables,
         )
-        data = _gather_data(catalog, gatherer, given, base, clock, model, provider, env_vars, git)
+        data = _gather_data(catalog, gatherer, given, env_vars, options)
     notes: list[str] = []
     for warning in caught:
         if issubclass(warning.category, SourceWarning):
@@ -445,24 +447,22 @@ def _gather_data(
     catalog: Catalog,
     gatherer: _Gatherer,
     given: Context,
-    base: Context | Mapping[str, Any] | None,
-    clock: Clock | None,
-    model: str,
-    provider: str,
     env_vars: Mapping[str, str],
-    git: bool,
+    options: GatherOptions,
 ) -> dict[str, Any]:
-    """The gathered context as data, ``base`` laid on top."""
+    """The gathered context as data, the ``base`` of ``options`` laid on top."""
     folder = gatherer.cwd
+    base = options.get("base")
+    clock = options.get("clock")
     env: dict[str, Any] = {
         "cwd": str(folder),
         "home": str(gatherer.home),
-        "model": model,
-        "provider": provider,
+        "model": options.get("model", ""),
+        "provider": options.get("provider", ""),
     }
     env.update(machine_facts(env_vars))
     env.update(time_facts(clock or (lambda: datetime.now().astimezone())))
-    if git:
+    if options.get("git", True):
         env.update(git_facts(folder, gatherer.reaches.user))
     data: dict[str, Any] = {
         "env": env,

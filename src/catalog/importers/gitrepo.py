@@ -16,6 +16,7 @@ importer parse a file once however many commits contain it.
 from __future__ import annotations
 
 import string
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -135,21 +136,36 @@ class GitRepo:
         entries.reverse()
         return entries
 
-    def tags(self) -> dict[str, str]:
-        """Every tag's name (``v1.3.4``, without ``refs/tags/``) and the commit it names,
-        annotated tags peeled, in name order. A name git refuses is an error."""
+    def parents(self, oid: str) -> list[str]:
+        """The parents of commit ``oid`` (none past where a shallow clone stops)."""
+        if oid in self._shallow:
+            return []
+        commit = self._object(oid, Commit, f"commit {oid}")
+        return [parent.decode("ascii") for parent in commit.parents]
+
+    def tags(self, wanted: Callable[[str], bool] | None = None) -> dict[str, str]:
+        """The name (``v1.3.4``, without ``refs/tags/``) of every tag, or of those
+        ``wanted`` accepts, and the commit it names, annotated tags peeled, in name
+        order. A name git refuses is an error when it is wanted."""
         try:
-            names = sorted(self._refs.subkeys(Ref(b"refs/tags/")))
+            raws = sorted(self._refs.subkeys(Ref(b"refs/tags/")))
         except Exception as exc:  # dulwich's errors on damaged refs are of many kinds
             raise self._error(f"cannot list the tags: {_why(exc)}", _DAMAGED) from None
+        names = (raw.decode("utf-8", "surrogateescape") for raw in raws)
         return {
             name: self._commit_of(f"refs/tags/{name}")
-            for name in (raw.decode("utf-8", "surrogateescape") for raw in names)
+            for name in names
+            if wanted is None or wanted(name)
         }
 
     def tree(self, commit: str) -> list[TreeEntry]:
         """The entries of ``commit``'s top folder."""
         return self.entries(self.tree_of(commit), f"{commit[:12]}:")
+
+    def commit(self, rev: str) -> str:
+        """The commit id ``rev`` names (``HEAD``, a branch or tag name, a full ref name
+        or a commit id; annotated tags peeled)."""
+        return self._commit_of(rev)
 
     def entries(self, tree: str, where: str) -> list[TreeEntry]:
         """The entries of tree object ``tree`` (``where`` names it in errors), in the

@@ -26,18 +26,18 @@ a refused name gets the same answer whatever exists at that path.
 
 from __future__ import annotations
 
-import functools
 import os
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib.machinery import PathFinder
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from catalog.cache import BoundedCache
 from catalog.engine.catalog import Catalog
 from catalog.errors import BadReferenceError, CatalogError, ManifestError, NotFoundError
 from catalog.io.loader import (
@@ -202,8 +202,20 @@ def parse_ref(ref: str) -> tuple[str, str | None]:
     return checked, (spec if sep else None)
 
 
-@functools.cache
+# The installed entry points, found once a process (until :func:`catalog.clear_caches`).
+_ENTRY_POINTS: Final[BoundedCache[str, tuple[CatalogSource, ...]]] = BoundedCache(1)
+
+
 def _entry_point_sources() -> tuple[CatalogSource, ...]:
+    """The catalog sources installed distributions declare, found once (see above)."""
+    found = _ENTRY_POINTS.get(ENTRY_POINT_GROUP)
+    if found is None:
+        found = _find_entry_point_sources()
+        _ENTRY_POINTS.put(ENTRY_POINT_GROUP, found)
+    return found
+
+
+def _find_entry_point_sources() -> tuple[CatalogSource, ...]:
     if not _may_have_entry_points():
         return ()
     # Costly to import (about as long as loading a catalog): only when one may be declared.
@@ -391,6 +403,16 @@ class CatalogPath:
             f"no version of {name!r} satisfies {str(parse_spec(spec))!r}",
             hint=f"available versions: {', '.join(str(r.version) for r in available)}{hidden}",
         )
+
+    def select(self, name: str, spec: str | SpecifierSet | None = None) -> list[VersionRef]:
+        """Every version of ``name`` that satisfies ``spec``, oldest first (pre-releases as
+        :meth:`find` takes them); none is the error :meth:`find` gives."""
+        refs = self.versions(name)
+        selected = set(parse_spec(spec).filter((ref.version for ref in refs), prereleases=None))
+        chosen = [ref for ref in refs if ref.version in selected]
+        if not chosen:
+            self.find(name, spec)  # raises, saying why: no such catalog, no version, none fits
+        return chosen
 
     def load(self, name: str, spec: str | SpecifierSet | None = None) -> Catalog:
         """Load the newest version of ``name`` satisfying ``spec``."""

@@ -24,14 +24,13 @@ import os
 import posixpath
 import re
 import stat
-import threading
 import time
 import weakref
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
+from catalog.cache import BoundedCache
 from catalog.engine.catalog import Catalog
 from catalog.engine.compile import body_sha256, compile_catalog
 from catalog.engine.plan import CompiledPart
@@ -40,14 +39,7 @@ from catalog.io.manifests import MANIFEST_NAME, body_changed, parse_manifest, pa
 from catalog.io.positions import key_columns, key_lines
 from catalog.io.textfile import read_text
 from catalog.schema import validate
-from catalog.schema.manifest import (
-    ALL_AGENTS,
-    MAIN_AGENT,
-    Manifest,
-    PartDecl,
-    PartsFile,
-    unknown_agent,
-)
+from catalog.schema.manifest import Manifest, PartDecl, PartsFile
 from catalog.text.suggest import guess
 
 if TYPE_CHECKING:
@@ -361,6 +353,7 @@ def _shared_text(digest: str, text: str) -> str:
 
 
 _PART_KEY = re.compile(r"^part\[(\d+)\](.*)$")
+_MERGED_HINT = "see `catalog schema manifest` for the format of a part"
 
 
 class _PartSites:
@@ -398,7 +391,6 @@ def _merge_parts_files(version: VersionManifest, manifest: Manifest, sites: _Par
     """``manifest`` with the records of its ``[[parts_from]]`` files merged into ``part``
     (a later file's or the manifest's own part replacing one with the same id)."""
     merged: dict[str, tuple[PartDecl, tuple[str, str, int]]] = {}
-    known_agents = {MAIN_AGENT, ALL_AGENTS} | {a.name for a in manifest.agent}
     for number, source in enumerate(manifest.parts_from):
         text, file = _read_parts_file(version, number, source.file, source.sha256)
         records = _parsed_parts_file(source.sha256, text, file)
@@ -412,59 +404,44 @@ def _merge_parts_files(version: VersionManifest, manifest: Manifest, sites: _Par
                 hint="remove the id from `omit`",
             )
         for index, part in enumerate(records.part):
-            if part.id in omitted:
-                continue
-            try:
-                _check_record(part, manifest, known_agents)
-            except CatalogError as exc:
-                raise exc.located(
-                    file=file,
-                    key=("part", index),
-                    lines=key_lines(text),
-                    columns=key_columns(text),
-                ) from None
-            merged[part.id] = (part, (text, file, index))
+            if part.id not in omitted:
+                merged[part.id] = (part, (text, file, index))
     for index, part in enumerate(manifest.part):
         merged[part.id] = (part, sites.site(index))
     sites.reorder([site for _, site in merged.values()])
-    return manifest.model_copy(
-        update={"part": tuple(part for part, _ in merged.values()), "parts_from": ()}
-    )
+    # The merged manifest is checked by the model's own rules (an unknown agent, a
+    # `from` without a base...), each error then placed where its part is written.
+    fields = {name: getattr(manifest, name) for name in Manifest.model_fields}
+    fields.update(part=tuple(part for part, _ in merged.values()), parts_from=())
+    try:
+        return validate(Manifest, fields)
+    except RecordError as exc:
+        raise exc.as_error(ManifestError, _MERGED_HINT) from None
 
 
 _PARSED_LIMIT = 20_000  # records kept parsed, over all the files kept
-_parsed: OrderedDict[str, PartsFile] = OrderedDict()
-_parsed_records = [0]  # records in _parsed
-# threading.Lock itself: importing threading would cost every command a millisecond.
-_parsed_lock = threading.Lock()
+_PARSED: Final[BoundedCache[str, PartsFile]] = BoundedCache(64, weight=_PARSED_LIMIT)
 
 
 def _parsed_parts_file(digest: str, text: str, file: str) -> PartsFile:
     """``text`` (whose sha256 was checked to be ``digest``) parsed, once for the last
     few parts files: versions loaded together share one base, and its records."""
-    with _parsed_lock:
-        found = _parsed.get(digest)
-        if found is not None:
-            _parsed.move_to_end(digest)
-            return found
-    records = parse_parts_file(text, file)
-    with _parsed_lock:
-        if digest not in _parsed:
-            _parsed[digest] = records
-            _parsed_records[0] += len(records.part)
-        while _parsed_records[0] > _PARSED_LIMIT and len(_parsed) > 1:
-            _parsed_records[0] -= len(_parsed.popitem(last=False)[1].part)
-    return records
+    found = _PARSED.get(digest)
+    if found is None:
+        found = parse_parts_file(text, file)
+        _PARSED.put(digest, found, len(found.part))
+    return found
 
 
 # A parts file found, read and checked for one version is the same file for the next
 # version that names it while its inode, size and times are unchanged: an imported
 # history names each one from dozens of versions, and each would resolve, read and hash
 # it again. Keyed by the catalog folder, the file's path in it and the expected sha256.
-_VERIFIED_LIMIT = 512  # files kept
 _VERIFIED_CHARS = 32 * 1024 * 1024  # characters kept, over all the files kept
-_verified: OrderedDict[tuple[str, str, str], tuple[tuple[int, ...], str, str]] = OrderedDict()
-_verified_chars = [0]  # characters in _verified
+# (catalog folder, file, sha256) -> (signature, text, path), weighing the text's length
+_VERIFIED: Final[BoundedCache[tuple[str, str, str], tuple[tuple[int, ...], str, str]]] = (
+    BoundedCache(512, weight=_VERIFIED_CHARS)
+)
 # A file written this recently is read every time: a coarse clock could give a change
 # made just after it was read the same times (git's "racy" files). Any later change of
 # the file, backdated or not, changes its inode's change time, which the signature holds.
@@ -491,23 +468,13 @@ def _read_parts_file(
     unchanged)."""
     where = version.where
     key = (str(where.catalog_dir), where.inside(file) or file, sha256)
-    with _parsed_lock:
-        found = _verified.get(key)
+    found = _VERIFIED.get(key)
     if found is not None and _signature(found[2]) == found[0]:
         return found[1], found[2]
     text, path = _read_new_parts_file(version, number, file, sha256)
     signature = _signature(path)
     if signature is not None:
-        with _parsed_lock:
-            replaced = _verified.pop(key, None)
-            if replaced is not None:
-                _verified_chars[0] -= len(replaced[1])
-            _verified[key] = (signature, text, path)
-            _verified_chars[0] += len(text)
-            while len(_verified) > 1 and (
-                len(_verified) > _VERIFIED_LIMIT or _verified_chars[0] > _VERIFIED_CHARS
-            ):
-                _verified_chars[0] -= len(_verified.popitem(last=False)[1][1])
+        _VERIFIED.put(key, (signature, text, path), len(text))
     return text, path
 
 
@@ -538,19 +505,6 @@ def _read_new_parts_file(
             "you changed into the version's own manifest",
         )
     return text, str(resource)
-
-
-def _check_record(part: PartDecl, manifest: Manifest, known_agents: set[str]) -> None:
-    """What :class:`Manifest` checks of its own parts, for a part of a parts file."""
-    if part.from_ is not None and manifest.catalog.base is None:
-        raise ManifestError(
-            "`from` needs a base catalog, but the manifest's [catalog] has no `base`",
-            key="from",
-            hint='give the part a `file`, or add base = "NAME@SPEC" to the manifest',
-        )
-    for agent in part.agents:
-        if agent not in known_agents:
-            raise unknown_agent(agent, known_agents, key="agents")
 
 
 def _exists(resource: Traversable) -> bool:

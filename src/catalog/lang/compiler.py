@@ -38,6 +38,7 @@ from catalog.lang.functions import (
     FUNCTIONS,
     NOT_LITERAL,
     Arg,
+    Function,
     check_items,
     check_length,
 )
@@ -597,6 +598,23 @@ class _Compiler:
         )
 
     def _call(self, node: ast.Call, depth: int) -> _Node:
+        function, column = self._function(node)
+        args = [self.compile(arg, depth + 1) for arg in node.args]
+        try:
+            shape = function.shape(
+                [
+                    Arg(a.shape, a.literal, self._source.where(n))
+                    for a, n in zip(args, node.args, strict=True)
+                ]
+            )
+        except ExpressionError as exc:
+            raise self.at(exc, column) from None
+        run = _calling(function, column, tuple(arg.run for arg in args))
+        return self._combined(run, shape, tuple(args), builds=True)
+
+    def _function(self, node: ast.Call) -> tuple[Function, int]:
+        """The function ``node`` calls, checked to be one of :data:`FUNCTIONS` called
+        with positional arguments of the right count, and the column of its name."""
         func = node.func
         column = self._source.column(func)
         if not isinstance(func, ast.Name):
@@ -635,60 +653,7 @@ class _Compiler:
                 column,
                 function.doc,
             )
-        args = [self.compile(arg, depth + 1) for arg in node.args]
-        try:
-            shape = function.shape(
-                [
-                    Arg(a.shape, a.literal, self._source.where(n))
-                    for a, n in zip(args, node.args, strict=True)
-                ]
-            )
-        except ExpressionError as exc:
-            raise self.at(exc, column) from None
-        runs, call = tuple(arg.run for arg in args), function.call
-
-        def failed(exc: Exception) -> CatalogError:
-            if isinstance(exc, EvaluationBudgetError):
-                return exc
-            message = exc.message if isinstance(exc, CatalogError) else str(exc)
-            return EvaluationError(f"{name}(): {message}", column=column)
-
-        if len(runs) == 1:  # most calls: one argument, read without a list
-            only = runs[0]
-
-            def run(scope: Scope) -> Any:
-                value = only(scope)
-                try:
-                    result = call(value)
-                except Exception as exc:
-                    raise failed(exc) from None
-                charge(1 + cost(result) + cost(value))
-                return result
-
-        elif len(runs) == 2:  # the next most: two arguments, read without a list
-            first, second = runs
-
-            def run(scope: Scope) -> Any:
-                a, b = first(scope), second(scope)
-                try:
-                    result = call(a, b)
-                except Exception as exc:
-                    raise failed(exc) from None
-                charge(1 + cost(result) + cost(a) + cost(b))
-                return result
-
-        else:
-
-            def run(scope: Scope) -> Any:
-                values = list(map(operator.call, runs, repeat(scope)))  # the arguments' values
-                try:
-                    result = call(*values)
-                except Exception as exc:
-                    raise failed(exc) from None
-                charge(1 + cost(result) + sum(map(cost, values)))
-                return result
-
-        return self._combined(run, shape, tuple(args), builds=True)
+        return function, column
 
     def _sequence(self, node: ast.List | ast.Tuple, depth: int) -> _Node:
         items = tuple(self.compile(item, depth + 1) for item in node.elts)
@@ -697,3 +662,53 @@ class _Compiler:
         if isinstance(node, ast.Tuple):
             return self._combined(lambda scope: tuple(item(scope) for item in runs), shape, items)
         return self._combined(lambda scope: [item(scope) for item in runs], shape, items)
+
+
+def _calling(function: Function, column: int, runs: tuple[Run, ...]) -> Run:
+    """The closure calling ``function`` on what ``runs`` give, charging the budget for
+    the arguments and the result; one or two arguments are read without a list."""
+    name, call = function.name, function.call
+
+    def failed(exc: Exception) -> CatalogError:
+        if isinstance(exc, EvaluationBudgetError):
+            return exc
+        message = exc.message if isinstance(exc, CatalogError) else str(exc)
+        return EvaluationError(f"{name}(): {message}", column=column)
+
+    if len(runs) == 1:  # most calls: one argument, read without a list
+        only = runs[0]
+
+        def run(scope: Scope) -> Any:
+            value = only(scope)
+            try:
+                result = call(value)
+            except Exception as exc:
+                raise failed(exc) from None
+            charge(1 + cost(result) + cost(value))
+            return result
+
+        return run
+    if len(runs) == 2:  # the next most: two arguments, read without a list
+        first, second = runs
+
+        def run_two(scope: Scope) -> Any:
+            a, b = first(scope), second(scope)
+            try:
+                result = call(a, b)
+            except Exception as exc:
+                raise failed(exc) from None
+            charge(1 + cost(result) + cost(a) + cost(b))
+            return result
+
+        return run_two
+
+    def run_many(scope: Scope) -> Any:
+        values = list(map(operator.call, runs, repeat(scope)))  # the arguments' values
+        try:
+            result = call(*values)
+        except Exception as exc:
+            raise failed(exc) from None
+        charge(1 + cost(result) + sum(map(cost, values)))
+        return result
+
+    return run_many

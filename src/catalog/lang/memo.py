@@ -24,18 +24,18 @@ their hash is noted), so contexts met once, as a new clock reading makes them,
 push out nothing. The memory is shared by every remembered body of the
 process and bounded: at most :data:`MAX_ENTRIES` results and
 :data:`MAX_CHARACTERS` characters of results (as the caller counts them) and
-keys together; the least recently used go first. It is safe to use from
-several threads, and what it gives back is always what rendering gives.
+keys together (a :class:`~catalog.cache.BoundedCache`); the least recently
+used go first. It is safe to use from several threads, and what it gives back
+is always what rendering gives.
 """
 
 from __future__ import annotations
 
 import itertools
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Collection
 from typing import Final, TypeVar
 
+from catalog.cache import BoundedCache
 from catalog.lang.rows import Row, Values, row_reader
 from catalog.lang.values import Path, Scope, afford, spent
 
@@ -64,7 +64,7 @@ def remember(
     read = reader.read
     row: Callable[[Values], Row] | None = None if reader.by_name else reader.row
     body = next(_BODIES)  # keeps the keys of two bodies apart
-    entries, admits, put = _MEMORY.entries, _MEMORY.admits, _MEMORY.put
+    get, put, admits = _MEMORY.get, _MEMORY.put, _MET.admits
 
     def run(scope: Scope) -> _T:
         values = read(scope)
@@ -77,18 +77,13 @@ def remember(
                     # a tuple of other than texts: not a key
                     return compute(scope if row is None else row(values))
         key = (body, values, kinds)
-        # Each step is one atomic operation of the dictionary: a hit needs no lock.
-        found = entries.get(key)
-        if found is not None and (not found[2] or afford(found[2])):
-            try:  # noqa: SIM105 (contextlib.suppress costs two calls on every hit)
-                entries.move_to_end(key)
-            except KeyError:
-                pass  # pushed out by another thread meanwhile: what was found stays right
+        found = get(key)  # a hit takes no lock
+        if found is not None and (not found[1] or afford(found[1])):
             return found[0]  # type: ignore[return-value]
         before = spent()
         made = compute(scope if row is None else row(values))
         if found is None and admits(key):
-            put(key, made, size(made) + _size(values), spent() - before)
+            put(key, (made, spent() - before), size(made) + _size(values))
         return made
 
     return run
@@ -99,16 +94,11 @@ def _size(values: tuple[object, ...]) -> int:
     return len(repr(values))
 
 
-class _Memory:
-    """Results by key, least recently used first, within :data:`MAX_ENTRIES` and
-    :data:`MAX_CHARACTERS`."""
+class _Met:
+    """The hashes of keys met once: a result is kept the second time its key is met."""
 
     def __init__(self) -> None:
-        # key -> (result, characters, budget units computing it spent)
-        self.entries: OrderedDict[tuple[object, ...], tuple[object, int, int]] = OrderedDict()
-        self._characters = 0
-        self._met: set[int] = set()  # hashes of keys met once
-        self._lock = threading.Lock()
+        self._hashes: set[int] = set()
 
     def admits(self, key: tuple[object, ...]) -> bool:
         """Whether a result for ``key`` is worth keeping: its key was met before. The
@@ -117,37 +107,20 @@ class _Memory:
         clock reading) pushes out nothing. Each step is one atomic operation of the
         set: a race only decides whether a result is kept, never what it is."""
         marker = hash(key)
-        if marker in self._met:
-            self._met.discard(marker)
+        if marker in self._hashes:
+            self._hashes.discard(marker)
             return True
-        if len(self._met) >= MAX_ENTRIES:
-            self._met.clear()
-        self._met.add(marker)
+        if len(self._hashes) >= MAX_ENTRIES:
+            self._hashes.clear()
+        self._hashes.add(marker)
         return False
 
-    def put(self, key: tuple[object, ...], result: object, size: int, units: int) -> None:
-        """Keep ``result`` (of ``size`` characters with its key, computed spending
-        ``units`` of the budget), pushing out the least recently used results as the
-        bounds need."""
-        if size > MAX_CHARACTERS // 16:  # one large result would push out many
-            return
-        with self._lock:
-            if key in self.entries:
-                return
-            while self.entries and (
-                len(self.entries) >= MAX_ENTRIES or self._characters + size > MAX_CHARACTERS
-            ):
-                self._characters -= self.entries.popitem(last=False)[1][1]
-            self.entries[key] = (result, size, units)
-            self._characters += size
 
-    def usage(self) -> tuple[int, int]:
-        """How many results and characters are remembered now."""
-        with self._lock:
-            return len(self.entries), self._characters
-
-
-_MEMORY: Final = _Memory()
+# key -> (result, budget units computing it spent), weighing the characters of both
+_MEMORY: Final[BoundedCache[tuple[object, ...], tuple[object, int]]] = BoundedCache(
+    MAX_ENTRIES, weight=MAX_CHARACTERS, largest=MAX_CHARACTERS // 16
+)
+_MET: Final = _Met()
 _BODIES: Final = itertools.count()
 
 

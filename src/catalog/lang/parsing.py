@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import ast
 import bisect
-import functools
 import re
 import warnings
 from typing import Final, NoReturn
 
+from catalog.cache import BoundedCache
 from catalog.errors import ExpressionError
 from catalog.lang.values import MAX_DEPTH, MAX_NODES, MAX_SOURCE_LENGTH
 
@@ -111,7 +111,9 @@ class Source:
                 depth -= 1
 
 
-@functools.lru_cache(maxsize=512)
+_TREES: Final[BoundedCache[str, tuple[Source, ast.Expression]]] = BoundedCache(512)
+
+
 def parse(source: str) -> tuple[Source, ast.Expression]:
     """The checked tree of ``source`` and its :class:`Source`; raises
     :class:`ExpressionError` (with ``column``) for anything too long, too big,
@@ -120,6 +122,15 @@ def parse(source: str) -> tuple[Source, ast.Expression]:
     The last 512 texts parsed are remembered (their trees are only read): the
     plans of a catalog's agents compile the same conditions again.
     """
+    found = _TREES.get(source)
+    if found is None:
+        found = _parse_checked(source)
+        _TREES.put(source, found)
+    return found
+
+
+def _parse_checked(source: str) -> tuple[Source, ast.Expression]:
+    """:func:`parse` for a text not parsed lately."""
     text = source.strip()
     base = len(source) - len(source.lstrip())
     if not text:

@@ -161,57 +161,81 @@ def _expression_end(text: str, position: int, found: list[Token] | None = None) 
     literal's text), never recursion, however deep the nesting. With ``found``,
     the expression's tokens (see :func:`placeholder_tokens`) are added to it.
     """
-    stack = [0]  # each open level: the brace depth of code, or _TEMPLATE_TEXT
-    length = len(text)
-    piece = position  # where the current template literal's text started
-    while position < length:
+    scan = _Scan(text, found, position)
+    while position < len(text):
+        if scan.stack[-1] == _TEMPLATE_TEXT:
+            position = scan.template_text(position)
+        else:
+            position = scan.code(position)
+            if not scan.stack:
+                return position
+    return -1
+
+
+class _Scan:
+    """The state of :func:`_expression_end`: each open level (the brace depth of code,
+    or :data:`_TEMPLATE_TEXT`), where the current template literal's text started, and
+    the tokens found (when asked for)."""
+
+    def __init__(self, text: str, found: list[Token] | None, start: int) -> None:
+        self.text = text
+        self.found = found
+        self.stack = [0]
+        self.piece = start
+
+    def _emit(self, kind: Literal["code", "text"], value: str) -> None:
+        if self.found is not None:
+            self.found.append(Token(kind, value))
+
+    def template_text(self, position: int) -> int:
+        """Read on from ``position`` in a template literal's text: the next position."""
+        text = self.text
         char = text[position]
-        if stack[-1] == _TEMPLATE_TEXT:
-            if char == "\\":
-                position += 2
-            elif char == "`" or text.startswith("${", position):
-                if found is not None:
-                    found.append(Token("text", _decode(text[piece:position])))
-                if char == "`":
-                    stack.pop()
-                    position += 1
-                else:
-                    stack.append(0)
-                    if found is not None:
-                        found.append(Token("code", "${"))
-                    position += 2
-            else:
-                position += 1
-            continue
+        if char == "\\":
+            return position + 2
+        if char != "`" and not text.startswith("${", position):
+            return position + 1
+        self._emit("text", _decode(text[self.piece : position]))
+        if char == "`":
+            self.stack.pop()
+            return position + 1
+        self.stack.append(0)
+        self._emit("code", "${")
+        return position + 2
+
+    def code(self, position: int) -> int:
+        """Read on from ``position`` in code: the next position (just after the closing
+        ``}`` when the expression ends there, leaving the stack empty)."""
+        text = self.text
+        char = text[position]
         if char not in _CODE_BREAKS:
-            start = position
-            while position < length and text[position] not in _CODE_BREAKS:
-                position += 1
-            if found is not None:
-                found.append(Token("code", text[start:position]))
-            continue
+            end = position
+            while end < len(text) and text[end] not in _CODE_BREAKS:
+                end += 1
+            self._emit("code", text[position:end])
+            return end
         if char in "'\"":
             end = _string_end(text, position + 1, char)
-            if found is not None:
-                found.append(Token("text", _decode(text[position + 1 : end - 1])))
-            position = end
-            continue
+            self._emit("text", _decode(text[position + 1 : end - 1]))
+            return end
+        self._bracket(char, position)
+        if self.stack and char not in _SPACING and char != "`":
+            self._emit("code", char)
+        return position + 1
+
+    def _bracket(self, char: str, position: int) -> None:
+        """Open or close a level for ``char`` (a backquote or a brace) at ``position``."""
+        stack = self.stack
         if char == "`":
             stack.append(_TEMPLATE_TEXT)
-            piece = position + 1
+            self.piece = position + 1
         elif char == "{":
             stack[-1] += 1
         elif char == "}" and stack[-1] == 0:
             stack.pop()
-            if not stack:
-                return position + 1
-            piece = position + 1  # back in a template literal's text
+            self.piece = position + 1  # back in a template literal's text, if any
         elif char == "}":
             stack[-1] -= 1
-        if found is not None and char not in _SPACING and char != "`":
-            found.append(Token("code", char))
-        position += 1
-    return -1
 
 
 def _string_end(text: str, position: int, quote: str) -> int:

@@ -1,14 +1,15 @@
 """What ``catalog mcp`` offers, apart from the protocol: one prompt per catalog and agent
 with its arguments, the prompt a client asks for, and the part bodies as resources.
 
-A prompt is named like its agent's prompt in a trace (:func:`catalog.telemetry.prompt_name`):
+A prompt is named like its agent's prompt in a trace (:func:`catalog.engine.telemetry.prompt_name`):
 the catalog's name for the main agent, ``NAME.AGENT`` for a sub-agent. Its arguments
 are the version (:data:`VERSION_ARGUMENT`: a version, a PEP 440 specifier or a release
-label), the enabled tools (:data:`TOOLS_ARGUMENT`), the model (:data:`MODEL_ARGUMENT`,
-for ``env.model``) and each variable the newest version declares. Those three names
-hold a ``-``, which a variable's name never does, so they never clash with one. Every
-value is text, read as ``catalog assemble`` reads ``--set``, ``--tools`` and ``--set
-env.model=...`` (:mod:`catalog.io.settings`); an empty value is a value not given.
+label), the enabled tools (:data:`TOOLS_ARGUMENT`), the model (:data:`MODEL_ARGUMENT`, for
+the context's ``model`` and ``env.model``) and each variable the newest version
+declares. Those three names hold a ``-``, which a variable's name never does, so they
+never clash with one. Every value is text, read as ``catalog assemble`` reads
+``--set``, ``--tools`` and ``--model`` (:mod:`catalog.io.settings`); an empty value is
+a value not given.
 The text a prompt gives is exactly the text ``catalog assemble`` prints for the same
 inputs.
 
@@ -21,6 +22,7 @@ fetched here belongs to none). Part bodies are the resources
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,13 +32,14 @@ from catalog.conversations.connect import default_store_url, open_store
 from catalog.conversations.releases import Releases, catalog_path_loader
 from catalog.engine.catalog import Catalog
 from catalog.engine.prompt import AssembledPrompt
+from catalog.engine.telemetry import prompt_name, record_release
 from catalog.errors import CatalogError, ContextError, NotFoundError, UsageError
 from catalog.io.catalog_path import CatalogPath, check_name, parse_spec
 from catalog.io.settings import tool_list, typed_value
 from catalog.schema.context import coerce_context
 from catalog.schema.manifest import MAIN_AGENT
-from catalog.telemetry import prompt_name, record_release
 from catalog.text.suggest import did_you_mean
+from catalog.text.visible import visible
 
 __all__ = [
     "MODEL_ARGUMENT",
@@ -57,6 +60,7 @@ RESOURCE_TEMPLATE: Final = "catalog://{name}/{version}/{part}"
 """The URI of a part's body in any version."""
 
 _SCHEME: Final = "catalog://"
+_log = logging.getLogger("catalog.mcp")
 
 _FIXED = (
     (
@@ -65,7 +69,7 @@ _FIXED = (
         "default: the newest version",
     ),
     (TOOLS_ARGUMENT, "the enabled tools, comma-separated (Bash,Read,Grep)"),
-    (MODEL_ARGUMENT, "the model's name, for env.model"),
+    (MODEL_ARGUMENT, "the model id, for the context's model (and env.model)"),
 )
 
 
@@ -148,12 +152,12 @@ class PromptLibrary:
 
     def _loadable(self) -> Iterator[Catalog]:
         """The newest version of each catalog, by name, leaving out those that do not
-        load (asking for one of their prompts says why)."""
+        load, each with a warning in the log (asking for one of its prompts says why)."""
         for name in self._path.names():
             try:
                 yield self.newest(name)
-            except CatalogError:
-                continue
+            except CatalogError as exc:
+                _log.warning("catalog %s is left out: %s", name, visible(exc.message))
 
     def entries(self) -> list[PromptEntry]:
         """Every prompt, by catalog then agent (main first); a catalog whose newest
@@ -230,13 +234,14 @@ class PromptLibrary:
 
 def _context(catalog: Catalog, given: dict[str, str]) -> dict[str, Any]:
     """The context the arguments besides the version describe, read as the command line
-    reads ``--tools``, ``--set env.model=...`` and ``--set VARIABLE=...``."""
+    reads ``--tools``, ``--model`` and ``--set VARIABLE=...``."""
     data: dict[str, Any] = {}
     tools = given.pop(TOOLS_ARGUMENT, None)
     if tools is not None:
         data["tools"] = tool_list(tools)
     model = given.pop(MODEL_ARGUMENT, None)
     if model is not None:
+        data["model"] = model
         data["env"] = {"model": model}
     types = catalog.variable_types
     for key, raw in given.items():

@@ -63,7 +63,6 @@ def build_server(library: PromptLibrary) -> Server[Any]:
             prompts=[
                 types.Prompt(
                     name=entry.name,
-                    title=entry.name,
                     description=entry.description,
                     arguments=[
                         types.PromptArgument(name=a.name, description=a.description, required=False)

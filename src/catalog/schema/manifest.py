@@ -27,6 +27,7 @@ from pydantic_core import CoreSchema
 from catalog.errors import ManifestError
 from catalog.lang.placeholders import PlaceholderSyntax
 from catalog.schema._base import Items, SchemaModel
+from catalog.schema.context import Context
 from catalog.schema.sources import Sources
 from catalog.text.suggest import guess
 
@@ -47,6 +48,8 @@ __all__ = [
     "PartsFile",
     "PartsSource",
     "PlaceholderDecl",
+    "ReviewContextDecl",
+    "ReviewDecl",
     "Stability",
     "VariableDecl",
     "VariableType",
@@ -453,6 +456,28 @@ class PartsFile(SchemaModel):
         return self
 
 
+class ReviewContextDecl(SchemaModel):
+    """A ``[[review.context]]``: a named context under which ``catalog review`` assembles
+    the prompts of ``agents`` (every agent when left out) on both sides of a change."""
+
+    name: Annotated[str, Field(pattern=_SLUG)]
+    description: str = ""
+    agents: Annotated[Items[str] | None, AfterValidator(_some_agent)] = None
+    context: Context = Field(default_factory=Context)
+
+
+class ReviewDecl(SchemaModel):
+    """The ``[review]`` table: what ``catalog review`` shows of a change to this catalog.
+
+    ``models`` names the models (ids of the prices data, ``claude-sonnet-4-5``) whose
+    cache economics are worked out before and after; ``context`` lists the review
+    contexts. Without contexts, review uses an empty context for every agent.
+    """
+
+    models: Items[Annotated[str, Field(min_length=1)]] = ()
+    context: Items[ReviewContextDecl] = ()
+
+
 def unknown_agent(
     agent: str, known: Iterable[str], *, key: str | tuple[str | int, ...]
 ) -> ManifestError:
@@ -491,6 +516,7 @@ class Manifest(SchemaModel):
     sources: Sources = Field(default_factory=Sources)
     parts_from: Items[PartsSource] = ()
     part: Items[PartDecl] = ()
+    review: ReviewDecl = Field(default_factory=ReviewDecl)
 
     @model_validator(mode="after")
     def _check(self) -> Self:
@@ -498,6 +524,8 @@ class Manifest(SchemaModel):
         _no_duplicates("binding", [b.name for b in self.binding])
         _no_duplicates("agent", [a.name for a in self.agent])
         _no_duplicates("part", [p.id for p in self.part])
+        _no_duplicates_at(("review", "context"), "name", [c.name for c in self.review.context])
+        _no_duplicates_at(("review", "models"), None, list(self.review.models))
         known = {MAIN_AGENT, ALL_AGENTS} | {a.name for a in self.agent}
         _no_duplicates("parts_from", [p.file for p in self.parts_from])
         if self.catalog.base is None:
@@ -519,6 +547,10 @@ class Manifest(SchemaModel):
         agent_lists += [
             (("defaults", k, "agents"), d.agents or ()) for k, d in self.defaults.items()
         ]
+        agent_lists += [
+            (("review", "context", i, "agents"), c.agents or ())
+            for i, c in enumerate(self.review.context)
+        ]
         for key, agents in agent_lists:
             for agent in agents:
                 if agent not in known:
@@ -533,10 +565,13 @@ class Manifest(SchemaModel):
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """The manifest as plain data; ``parts_from`` left out when empty."""
+        """The manifest as plain data; ``parts_from`` and ``review`` left out when empty
+        (so a manifest without them keeps the dump, and the lock hash, it always had)."""
         data: dict[str, Any] = handler(self)
         if not self.parts_from:
             data.pop("parts_from", None)
+        if not (self.review.models or self.review.context):
+            data.pop("review", None)
         return data
 
     def with_defaults(self, part: PartDecl) -> PartDecl:
@@ -559,13 +594,21 @@ class Manifest(SchemaModel):
 
 
 def _no_duplicates(table: str, names: Sequence[str]) -> None:
+    _no_duplicates_at((table,), {"part": "id", "parts_from": "file"}.get(table, "name"), names)
+
+
+def _no_duplicates_at(table: tuple[str, ...], what: str | None, names: Sequence[str]) -> None:
+    """Refuse a name given twice in the list at key path ``table`` (each entry's key
+    ``what``, or the entries themselves when None)."""
     seen: dict[str, int] = {}
+    shown = ".".join(table)
     for index, name in enumerate(names):
         if name in seen:
-            what = {"part": "id", "parts_from": "file"}.get(table, "name")
+            key: tuple[str | int, ...] = (*table, index) if what is None else (*table, index, what)
             raise ManifestError(
-                f"duplicate {table} {what} {name!r} (first used by {table}[{seen[name]}])",
-                key=(table, index, what),
+                f"duplicate {shown} {what or 'entry'} {name!r} "
+                f"(first used by {shown}[{seen[name]}])",
+                key=key,
             )
         seen[name] = index
 

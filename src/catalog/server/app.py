@@ -27,6 +27,7 @@ from catalog.server import (
     prompts,
     release_pages,
     releases,
+    variant_pages,
 )
 from catalog.server.deps import checked_text
 from catalog.server.errors import ERROR_RESPONSES, HANDLERS
@@ -71,6 +72,7 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
     app.include_router(pages.router)
     app.include_router(history_pages.router)
     app.include_router(release_pages.router)
+    app.include_router(variant_pages.router)
     # The last added runs first: the timer, headers on every answer, then the host, then
     # the body.
     app.add_middleware(BodyGuard, limit=settings.max_body, seconds=settings.body_timeout)

@@ -9,12 +9,12 @@ Where a catalog comes from is told as a kind of place (:func:`source_kind`:
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from catalog.cache import BoundedCache
 from catalog.changes.history import CatalogHistory, open_history
 from catalog.conversations.templates import accepts_template
 from catalog.engine.catalog import Catalog
@@ -29,6 +29,8 @@ __all__ = ["CatalogEntry", "Library", "describe", "source_kind"]
 _KEEP = 32
 # Catalog histories kept in memory, each with the bodies its answers read.
 _HISTORIES = 8
+# Versions whose manifest figures (summary, parts, tokens) are kept, for the lists.
+_ROWS = 4096
 
 
 def source_kind(label: str) -> str:
@@ -63,10 +65,11 @@ class Library:
 
     def __init__(self, paths: Iterable[str | Path] = ()) -> None:
         self.catalog_path = CatalogPath(paths)
-        self._kept: OrderedDict[str, Catalog] = OrderedDict()
-        self._rows: dict[str, dict[str, Any]] = {}
-        self._histories: OrderedDict[str, tuple[tuple[str, ...], CatalogHistory]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._kept: BoundedCache[str, Catalog] = BoundedCache(_KEEP)
+        self._rows: BoundedCache[str, dict[str, Any]] = BoundedCache(_ROWS)
+        self._histories: BoundedCache[str, tuple[tuple[str, ...], CatalogHistory]] = BoundedCache(
+            _HISTORIES
+        )
         self._opening = threading.Lock()  # one history built at a time: it is CPU work
 
     def load(self, ref: str) -> Catalog:
@@ -74,15 +77,10 @@ class Library:
         name, spec = parse_ref(ref.strip())
         found = self.catalog_path.find(name, spec)
         key = f"{found.label} {found.source}"
-        with self._lock:
-            if key in self._kept:
-                self._kept.move_to_end(key)
-                return self._kept[key]
-        catalog = found.load()
-        with self._lock:
-            self._kept[key] = catalog
-            while len(self._kept) > _KEEP:
-                self._kept.popitem(last=False)
+        catalog = self._kept.get(key)
+        if catalog is None:
+            catalog = found.load()
+            self._kept.put(key, catalog)
         return catalog
 
     def history(self, name: str) -> CatalogHistory:
@@ -93,22 +91,15 @@ class Library:
         versions = tuple(
             f"{ref.label} {ref.source}" for ref in self.catalog_path.versions(check_name(name))
         )
-        with self._lock:
-            kept = self._histories.get(name)
-            if kept is not None and kept[0] == versions:
-                self._histories.move_to_end(name)
-                return kept[1]
+        kept = self._histories.get(name)
+        if kept is not None and kept[0] == versions:
+            return kept[1]
         with self._opening:
-            with self._lock:  # another request may have opened it meanwhile
-                kept = self._histories.get(name)
+            kept = self._histories.get(name)  # another request may have opened it meanwhile
             if kept is not None and kept[0] == versions:
                 return kept[1]
             history = open_history(name, catalog_path=self.catalog_path)
-        with self._lock:
-            self._histories[name] = (versions, history)
-            self._histories.move_to_end(name)
-            while len(self._histories) > _HISTORIES:
-                self._histories.popitem(last=False)
+            self._histories.put(name, (versions, history))
         return history
 
     def names(self) -> list[str]:
@@ -139,7 +130,7 @@ class Library:
             row = self._rows.get(key)
             if row is None:  # reading a large manifest costs; each is read once
                 manifest = ref.manifest()
-                row = self._rows[key] = {
+                row = {
                     "version": str(ref.version),
                     "summary": manifest.catalog.summary,
                     "parts": len(manifest.part),
@@ -149,6 +140,7 @@ class Library:
                     "reference_counter": manifest.catalog.reference_counter,
                     "source": source_kind(ref.source),
                 }
+                self._rows.put(key, row)
             rows.append(row)
         if not rows:
             self.catalog_path.find(name)  # raises the "no catalog named" error with its hint

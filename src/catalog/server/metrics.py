@@ -37,6 +37,7 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from catalog.conversations.base import StoredPrompt
+from catalog.engine.telemetry import request_span
 
 __all__ = [
     "MAX_RELEASE_SERIES",
@@ -132,7 +133,8 @@ def _route(scope: Scope) -> str:
 
 class RequestTimer:
     """Time every HTTP request into ``metrics``, whatever answers it (a guard, a route,
-    an error handler)."""
+    an error handler), within an OpenTelemetry span named by the method and the route
+    (:func:`~catalog.engine.telemetry.request_span`) when OpenTelemetry is installed."""
 
     def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
         self.app = app
@@ -144,6 +146,7 @@ class RequestTimer:
             return
         started = time.perf_counter()
         status = 500  # unless an answer starts: the request failed before one
+        method = scope["method"] if scope["method"] in _METHODS else "other"
 
         async def timed_send(message: Message) -> None:
             nonlocal status
@@ -151,13 +154,19 @@ class RequestTimer:
                 status = message["status"]
             await send(message)
 
-        try:
-            await self.app(scope, receive, timed_send)
-        finally:
-            method = scope["method"] if scope["method"] in _METHODS else "other"
-            self.metrics.request_seconds.labels(method, _route(scope), str(status)).observe(
-                time.perf_counter() - started
-            )
+        with request_span(method, {"http.request.method": method}) as span:
+            try:
+                await self.app(scope, receive, timed_send)
+            finally:
+                route = _route(scope)
+                self.metrics.request_seconds.labels(method, route, str(status)).observe(
+                    time.perf_counter() - started
+                )
+                if span is not None:
+                    if route != "unmatched":
+                        span.update_name(f"{method} {route}")
+                        span.set_attribute("http.route", route)
+                    span.set_attribute("http.response.status_code", status)
 
 
 router = APIRouter(tags=["metrics"])

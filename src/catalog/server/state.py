@@ -20,6 +20,7 @@ from catalog.conversations.base import LOCAL, ReleaseStore
 from catalog.conversations.connect import default_store_url, open_store
 from catalog.conversations.releases import ReleaseCache
 from catalog.errors import StoreUnavailableError, UsageError
+from catalog.io.listening import LOOPBACK, TOKEN_HINT, token_problem
 from catalog.schema.manifest import NAME_RULE, is_catalog_name
 from catalog.server.library import Library
 from catalog.server.metrics import Metrics
@@ -28,8 +29,6 @@ __all__ = [
     "BODY_SECONDS",
     "LOOPBACK",
     "MAX_BODY_BYTES",
-    "MIN_TOKEN_CHARACTERS",
-    "MIN_TOKEN_LENGTH",
     "RETRY_AFTER_SECONDS",
     "STORE_SECONDS",
     "ServerSettings",
@@ -51,43 +50,6 @@ STORE_SECONDS: Final = 10.0
 RETRY_AFTER_SECONDS: Final = 5.0
 """After the store failed, how long reads that have an answer without it (``GET
 /system-prompt``) give that answer at once rather than ask the store again."""
-
-LOOPBACK: Final = frozenset({"127.0.0.1", "::1", "localhost"})
-"""Addresses that only this machine reaches: the server binds here unless told otherwise."""
-
-
-MIN_TOKEN_LENGTH: Final = 32
-"""The fewest characters a token may have (``openssl rand -hex 16`` writes 32)."""
-MIN_TOKEN_CHARACTERS: Final = 8
-"""The fewest different characters a token may use: 32 random hexadecimal digits use
-fewer than 8 once in 25 million."""
-_TOKEN_HINT: Final = "make one with e.g. `openssl rand -hex 32`"
-
-
-def token_problem(token: str) -> str | None:
-    """Why ``token`` cannot be the server's token, or None. It must be printable ASCII
-    without spaces, which every HTTP client sends as it is (a header carries bytes, and
-    clients disagree on how other characters become them), and hard to guess: at
-    least :data:`MIN_TOKEN_LENGTH` characters, of at least
-    :data:`MIN_TOKEN_CHARACTERS` different ones, and not one text repeated (a word,
-    a short secret written twice)."""
-    if not token:
-        return "the token is empty"
-    if not token.isascii() or not token.isprintable() or " " in token:
-        return "the token must be printable ASCII without spaces"
-    if len(token) < MIN_TOKEN_LENGTH:
-        return (
-            f"the token is too short to be safe: {len(token)} characters, at least "
-            f"{MIN_TOKEN_LENGTH} needed"
-        )
-    if len(set(token)) < MIN_TOKEN_CHARACTERS:
-        return (
-            f"the token is too easy to guess: it uses {len(set(token))} different characters, "
-            f"at least {MIN_TOKEN_CHARACTERS} needed"
-        )
-    if (token + token).find(token, 1) < len(token):
-        return "the token is too easy to guess: it is one shorter text repeated"
-    return None
 
 
 def writer_problem(name: str) -> str | None:
@@ -127,7 +89,7 @@ class ServerSettings:
     def __post_init__(self) -> None:
         problem = None if self.token is None else token_problem(self.token)
         if problem is not None:
-            raise UsageError(problem, hint=_TOKEN_HINT)
+            raise UsageError(problem, hint=TOKEN_HINT)
         problem = None if self.writer is None else writer_problem(self.writer)
         if problem is not None:
             raise UsageError(problem, hint="name the server e.g. eu-west-1")

@@ -22,8 +22,6 @@ from __future__ import annotations
 import functools
 import math
 import sys
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import (
     dataclass,
@@ -35,6 +33,7 @@ from typing import (
     runtime_checkable,
 )
 
+from catalog.cache import BoundedCache
 from catalog.errors import UsageError
 
 if TYPE_CHECKING:
@@ -170,55 +169,36 @@ def get_counter(
     raise UsageError(f"not a token counter: {spec!r}", hint="pass an encoding name or a callable")
 
 
-class _CountMemo:
-    """Counts by (counter, text), the least recently used dropped first once the texts
-    kept pass ``limit`` bytes; safe to share between threads."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.largest = limit // 16
-        self.size = 0  # bytes of the texts kept
-        self._counts: OrderedDict[tuple[str, str], int] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def count(self, counter: str, text: str, compute: Callable[[str], int]) -> int:
-        """The count of ``text`` by ``counter``: remembered, else ``compute(text)``."""
-        key = (counter, text)
-        with self._lock:
-            found = self._counts.get(key)
-            if found is not None:
-                self._counts.move_to_end(key)
-                return found
-        value = compute(text)
-        cost = sys.getsizeof(text)
-        if cost > self.largest:
-            return value
-        with self._lock:
-            if key not in self._counts:
-                self._counts[key] = value
-                self.size += cost
-                while self.size > self.limit:
-                    (_, dropped), _ = self._counts.popitem(last=False)
-                    self.size -= sys.getsizeof(dropped)
-        return value
+# Counts by (counter, text), weighing the bytes of the texts (as Python counts a
+# string's size).
+_COUNTS: Final[BoundedCache[tuple[str, str], int]] = BoundedCache(
+    1 << 20, weight=MEMO_BYTES, largest=MEMO_BYTES // 16
+)
 
 
-_MEMO = _CountMemo(MEMO_BYTES)
+def _count(counter: str, text: str, compute: Callable[[str], int]) -> int:
+    """The count of ``text`` by ``counter``: remembered, else ``compute(text)``."""
+    key = (counter, text)
+    found = _COUNTS.get(key)
+    if found is None:
+        found = compute(text)
+        _COUNTS.put(key, found, sys.getsizeof(text))
+    return found
 
 
 def memo_bytes() -> int:
     """The bytes of the texts whose counts are remembered now (at most :data:`MEMO_BYTES`)."""
-    return _MEMO.size
+    return _COUNTS.usage()[1]
 
 
 def _tiktoken_count(encoding: str, text: str) -> int:
-    return _MEMO.count(
+    return _count(
         encoding, text, lambda t: len(_encoding(encoding).encode(t, disallowed_special=()))
     )
 
 
 def _claude_count(text: str) -> int:
-    return _MEMO.count(CLAUDE, text, _claude_estimate)
+    return _count(CLAUDE, text, _claude_estimate)
 
 
 def _claude_estimate(text: str) -> int:

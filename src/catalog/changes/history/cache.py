@@ -25,15 +25,14 @@ import contextlib
 import hashlib
 import os
 import stat
-import threading
 import warnings
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Literal
 
 from pydantic import ValidationError
 
+from catalog.cache import BoundedCache
 from catalog.changes.history.index import HistoryIndex, PartRecord, Rename, Run
 from catalog.errors import CatalogError
 from catalog.io.loader import manifest_text
@@ -63,10 +62,7 @@ CACHE_FILE = "history.json"
 """Where earlier versions kept the cache inside a catalog folder: ignored, with a warning."""
 MAX_CACHE_FILES: Final = 64
 """Most index files kept in the cache folder; the least recently written go first."""
-_MEMORY_LIMIT = 8  # indexes kept in memory
-
-_memory: OrderedDict[str, HistoryIndex] = OrderedDict()
-_memory_lock = threading.Lock()
+_MEMORY: Final[BoundedCache[str, HistoryIndex]] = BoundedCache(8)  # indexes kept in memory
 _warned: set[str] = set()  # the files ignored, each said once a process
 
 
@@ -121,21 +117,16 @@ def cached_index(
     """
     _ignore_shipped(refs)
     key = index_key(name, refs)
-    with _memory_lock:
-        found = _memory.get(key)
-        if found is not None:
-            _memory.move_to_end(key)
-            return found
+    found = _MEMORY.get(key)
+    if found is not None:
+        return found
     path = _cache_path(key) if keep else None
     found = _read(path, key, name, refs) if path is not None else None
     if found is None:
         found = build(key)
         if path is not None:
             _write(path, found)
-    with _memory_lock:
-        _memory[key] = found
-        while len(_memory) > _MEMORY_LIMIT:
-            _memory.popitem(last=False)
+    _MEMORY.put(key, found)
     return found
 
 

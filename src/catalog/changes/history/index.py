@@ -198,6 +198,8 @@ _RecordKey = tuple[str, str, int, str, int, str | None, str, str]
 
 def _record_key(decl: PartDecl) -> _RecordKey:
     """What identifies ``decl`` as a :class:`PartRecord` (all but where it was first seen)."""
+    # A key a part's dump leaves out when unset (``group``) is left out of its digest too,
+    # so that a record without it has the digest it had before the key existed.
     data = decl.model_dump(mode="json", include=set(PART_KEYS))
     return (
         decl.id,
@@ -206,7 +208,7 @@ def _record_key(decl: PartDecl) -> _RecordKey:
         decl.kind,
         decl.order,
         decl.file,
-        _digest([data[key] for key in sorted(ASSEMBLY_KEYS)]),
+        _digest([data[key] for key in sorted(ASSEMBLY_KEYS) if key in data]),
         _digest([data[key] for key in _DESCRIPTIVE_KEYS]),
     )
 

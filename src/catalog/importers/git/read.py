@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["GitRelease", "ReadStats", "ReleaseReader", "SourceFile", "part_id"]
 
 _WILD = "*?[{\\"
+_LICENSE = "LICENSE"  # kept beside the versions, as every import keeps its source's licence
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,10 +49,12 @@ class SourceFile:
 
 @dataclass(frozen=True, slots=True)
 class GitRelease:
-    """One release: its tag and its parts, in path order."""
+    """One release: its tag, its parts in path order, and the text of the repository's
+    top-level ``LICENSE`` (None when it has none)."""
 
     tag: ReleaseTag
     files: tuple[SourceFile, ...]
+    license: str | None = field(default=None, repr=False)
 
 
 @dataclass(slots=True)
@@ -125,11 +128,13 @@ class ReleaseReader:
         self._trees: dict[tuple[str, str], tuple[tuple[str, TreeEntry], ...]] = {}
         self._texts: dict[str, str] = {}
         self._entries: dict[tuple[str, int], list[SourceFile]] = {}
+        self.data_found = [0] * len(data)
+        """Texts each ``[[data]]`` table found, over every release read."""
 
     def release(self, tag: ReleaseTag) -> GitRelease:
         """Release ``tag``'s parts; an error names the release and how to leave it out."""
         try:
-            return GitRelease(tag, self._read(tag))
+            return self._read(tag)
         except ImporterError as exc:
             located = copy.copy(exc)
             located.message = f"release {tag.tag} (commit {tag.commit[:12]}): {exc.message}"
@@ -137,11 +142,14 @@ class ReleaseReader:
             located.hint = f"{exc.hint}; or {skip}" if exc.hint else skip
             raise located from None
 
-    def _read(self, tag: ReleaseTag) -> tuple[SourceFile, ...]:
+    def _read(self, tag: ReleaseTag) -> GitRelease:
         found = self._walk(self.git.tree_of(tag.commit), "", tag.commit[:12])
         parts: dict[str, SourceFile] = {}
+        license_text = None
         for path, entry in found:
             where = f"{tag.tag}:{path}"
+            if path == _LICENSE:
+                license_text = self._text(entry, where)
             if any(p.glob.match(path) for p in self._includes):
                 pid = part_id(path, self._roots)
                 self._add(parts, SourceFile(pid, path, entry.oid, None, self._text(entry, where)))
@@ -149,7 +157,9 @@ class ReleaseReader:
                 if pattern.glob.match(path):
                     for item in self._data_parts(entry, where, path, number, decl):
                         self._add(parts, item)
-        return tuple(sorted(parts.values(), key=lambda item: (item.path, item.id)))
+                        self.data_found[number] += 1
+        files = tuple(sorted(parts.values(), key=lambda item: (item.path, item.id)))
+        return GitRelease(tag, files, license_text)
 
     def _add(self, parts: dict[str, SourceFile], item: SourceFile) -> None:
         other = parts.get(item.id)
@@ -205,12 +215,13 @@ class ReleaseReader:
             if entry.is_folder:
                 if any(p.may_hold(path + "/") for p in patterns):
                     found.extend(self._walk(entry.oid, path + "/", commit))
-            elif any(p.glob.match(path) for p in patterns):
+            elif path == _LICENSE or any(p.glob.match(path) for p in patterns):
                 if entry.is_link:
                     raise ImporterError(
                         "a symbolic link: the importer never follows links",
                         file=f"{commit}:{path}",
-                        hint="narrow --include to leave it out",
+                        hint="the importer reads regular files only; narrow --include to "
+                        "leave it out",
                     )
                 if entry.is_file:
                     found.append((path, entry))

@@ -4,20 +4,20 @@ A repository's prompt files say nothing of when each is used: that lives in
 the code around them. A rules file (TOML) writes it down once for every
 release::
 
-    placeholders = "double-brace"       # how the bodies write placeholders
+    placeholders = "double-brace"        # how the bodies write placeholders
 
-    [[variable]]                        # exactly as in a manifest
+    [[variable]]                         # exactly as in a manifest
     name = "plan_mode"
     type = "bool"
 
-    [[rule]]                            # in file order, later ones win
-    parts = "gpt*"                      # a glob over part ids
-    versions = ">=1.3"                  # optional: a PEP 440 specifier
-    when = 'model.startswith("gpt")'    # any of when, kind, order, agents,
-    group = "provider"                  #   group, template, placeholders,
-    order = 20                          #   description
+    [[rule]]                             # in file order, later ones win
+    parts = "gpt*"                       # a glob over part ids
+    versions = ">=1.3"                   # optional: a PEP 440 specifier
+    when = 'startswith(model, "gpt")'    # any of when, kind, order, agents,
+    group = "provider"                   #   group, template, placeholders,
+    order = 20                           #   description
 
-    [[data]]                            # prompts inside a data file
+    [[data]]                             # prompts inside a data file
     file = "codex-rs/core/models.json"
     path = "models.*.base_instructions"
     key = "slug"
@@ -134,7 +134,7 @@ class Rules:
     file: str | None
     decl: ImportRules
     rules: tuple[Rule, ...]
-    lines: tuple[int | None, ...] = ()  # the line of each [[data]]
+    data_lines: tuple[int | None, ...] = ()  # the line of each [[data]]
 
     @classmethod
     def none(cls) -> Rules:

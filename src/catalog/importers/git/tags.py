@@ -9,14 +9,14 @@ both are counted, so that the import can say how many it left out.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from packaging.version import InvalidVersion, Version
 
 from catalog.text.globs import Glob
 
-__all__ = ["ReleaseTag", "TagChoice", "choose_tags", "tag_version"]
+__all__ = ["ReleaseTag", "TagChoice", "choose_tags", "tag_matcher", "tag_version"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,17 +50,23 @@ def tag_version(tag: str) -> Version | None:
         return None
 
 
+def tag_matcher(globs: Iterable[str]) -> Callable[[str], bool]:
+    """Whether a tag's name matches one of ``globs`` (each anchored at the start)."""
+    patterns = [Glob("/" + glob.lstrip("/")) for glob in globs]
+    return lambda name: any(pattern.match(name) for pattern in patterns)
+
+
 def choose_tags(tags: Mapping[str, str], globs: Iterable[str], *, pre: bool) -> TagChoice:
     """The releases among ``tags`` (name -> commit) whose name matches one of ``globs``,
     in version order. Of two tags giving equal versions (``v1.0`` and ``v1.0.0``), the
     later in name order is taken and the other counted as a duplicate."""
-    patterns = [Glob("/" + glob.lstrip("/")) for glob in globs]
+    matches = tag_matcher(globs)
     chosen: dict[Version, ReleaseTag] = {}
     not_versions: list[str] = []
     pre_releases: list[str] = []
     duplicates: list[str] = []
     for name in sorted(tags):
-        if not any(pattern.match(name) for pattern in patterns):
+        if not matches(name):
             continue
         version = tag_version(name)
         if version is None:

@@ -8,14 +8,15 @@ are stored once and shared across versions, as for every importer
 importing again writes only the releases that are new. Where each version
 comes from (the repository, the tag and its commit) is said in its manifest's
 first line, and each part's path in the repository (and data entry) in its
-``meta.source``.
+``meta.source``; the newest release's top-level ``LICENSE`` is kept as
+``LICENSE`` beside the versions.
 """
 
 from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, KeysView, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -25,13 +26,19 @@ import tomli_w
 from catalog.engine.compile import compile_catalog
 from catalog.errors import CatalogError, ImporterError, RecordError
 from catalog.importers.git.read import GitRelease, ReadStats, ReleaseReader, SourceFile
-from catalog.importers.git.rules import Rules
-from catalog.importers.git.tags import TagChoice, choose_tags
+from catalog.importers.git.rules import Rule, Rules
+from catalog.importers.git.tags import TagChoice, choose_tags, tag_matcher
 from catalog.importers.layers import PartLayers
-from catalog.importers.report import BuiltVersion, ImportedVersion, ImportReport, write_versions
+from catalog.importers.report import (
+    BuiltVersion,
+    ImportedVersion,
+    ImportReport,
+    catalog_table,
+    write_versions,
+)
 from catalog.importers.writer import Body, CatalogWriter
 from catalog.schema import validate
-from catalog.schema.manifest import CatalogInfo, Manifest, PartDecl
+from catalog.schema.manifest import Manifest, PartDecl
 
 __all__ = ["DEFAULT_ORDER", "GitImport", "import_git"]
 
@@ -79,7 +86,8 @@ def import_git(
 
     rules = rules or Rules.none()
     with GitRepo(repo) as git:
-        choice = choose_tags(git.tags(), tags, pre=pre)
+        # Only the tags asked for are read: a damaged or odd one elsewhere is no matter.
+        choice = choose_tags(git.tags(tag_matcher(tags)), tags, pre=pre)
         if not choice.releases:
             raise ImporterError(
                 f"no release tags match {' '.join(tags)}" + _left_out(choice),
@@ -96,9 +104,20 @@ def import_git(
             force=force,
             on_version=on_version,
         )
-        return GitImport(
-            report, choice, builder.unmatched_parts(), builder.idle_rules(), reader.stats
+        idle = builder.idle_rules() + _idle_data(rules, reader.data_found)
+        return GitImport(report, choice, builder.unmatched_parts(), idle, reader.stats)
+
+
+def _idle_data(rules: Rules, found: list[int]) -> tuple[str, ...]:
+    """Each ``[[data]]`` table that found no text in any release, in words."""
+    return tuple(
+        f"{rules.file}:{line}: data {number + 1}: file {decl.file!r}, path {decl.path!r} "
+        "finds no text"
+        for number, (decl, line, count) in enumerate(
+            zip(rules.decl.data, rules.data_lines, found, strict=True)
         )
+        if not count
+    )
 
 
 def _left_out(choice: TagChoice) -> str:
@@ -121,7 +140,10 @@ class _Builder:
         self._layers = PartLayers(writer)
         self._tables: dict[tuple[Any, ...], tuple[str, Body]] = {}
         self._unmatched: dict[str, None] = {}
-        self._checked: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
+        # (id, keys, and the blob of a templated body): what a compiled version checked
+        self._checked: set[tuple[str, tuple[tuple[str, str], ...], str | None]] = set()
+        self._by_part: dict[str, list[Rule]] = {}  # id -> the rules whose parts match it
+        self._last_ids: KeysView[str] = {}.keys()  # the parts of the release built last
         self._parts_matched = [False] * len(rules.rules)
         self._versions_matched = [rule.versions is None for rule in rules.rules]
         decl = rules.decl
@@ -132,20 +154,15 @@ class _Builder:
             self._head["agent"] = [a.model_dump(exclude_unset=True) for a in decl.agent]
 
     def build(self, release: GitRelease) -> BuiltVersion:
+        """``release`` as a version to write: its manifest, part records and bodies,
+        compiled first when its parts or their keys are new."""
         tag = release.tag
         version = self._writer.version_folder(str(tag.version))
-        info = {
-            "name": self._name,
-            "version": version,
-            "summary": "Prompts imported from a git repository, one version per release tag",
-        }
-        try:
-            validate(CatalogInfo, info)
-        except RecordError as exc:
-            raise ImporterError(
-                f"cannot import as catalog {self._name!r} {version!r}: {exc.problems[0].message}",
-                hint="a catalog name is lowercase letters, digits, '.', '_' and '-'",
-            ) from None
+        info = catalog_table(
+            self._name,
+            version,
+            summary="Prompts imported from a git repository, one version per release tag",
+        )
         records: dict[str, str] = {}
         bodies: list[Body] = []
         new_settings = False
@@ -158,44 +175,55 @@ class _Builder:
                 body = self._writer.body(item.text)
                 table = _part_table(item, settings, body, tag.tag)
                 self._tables[key] = tomli_w.dumps({"part": [table]}), body
-                new_settings = new_settings or (item.id, frozen) not in self._checked
-                self._checked.add((item.id, frozen))
+                checked = (item.id, frozen, item.blob if settings["template"] else None)
+                new_settings = new_settings or checked not in self._checked
+                self._checked.add(checked)
             records[item.id], body = self._tables[key]
             bodies.append(body)
-        if new_settings:
-            self._check(info, records, {f.id: f.text for f in release.files}, tag.tag, origins)
+        if new_settings or records.keys() != self._last_ids:
+            self._check(info, records, release, origins)
+        self._last_ids = records.keys()
         provenance = (
             f"# Imported from the git repository {self._repo}: tag {tag.tag}, commit {tag.commit}"
         )
         document = {"catalog": info, **self._head, "parts_from": self._layers.entries(records)}
         manifest = provenance + "\n" + tomli_w.dumps(document)
-        return BuiltVersion(version, manifest, records, tuple(bodies))
+        return BuiltVersion(version, manifest, records, tuple(bodies), release.license)
 
     def _check(
         self,
         info: dict[str, Any],
         records: dict[str, str],
-        texts: dict[str, str],
-        tag: str,
+        release: GitRelease,
         origins: dict[str, dict[str, int | None]],
     ) -> None:
-        """Compile the version as it will load, when a part has keys no version checked
-        before: a condition the rules got wrong is an error naming the rules file and
-        the release, before anything is written."""
+        """Compile the version as it will load, when its parts or their keys are not
+        those of a version checked before: a condition the rules got wrong, or a body
+        they make a template that is none, is an error naming the rules file (and the
+        rule's line) or the file (and its line), and the release, before anything of
+        the release is written."""
         parts = [tomllib.loads(table)["part"][0] for table in records.values()]
         ids = list(records)
+        tag = release.tag.tag
         try:
             manifest = validate(Manifest, {"catalog": info, **self._head, "part": parts})
             compile_catalog(
                 manifest,
-                texts,
+                {item.id: item.text for item in release.files},
                 manifest_text="",
                 manifest_file=self._rules.file or "",
                 locate=lambda error: error,
-                body_files={pid: f"{tag}:{pid}" for pid in ids},
+                body_files={item.id: f"{tag}:{item.path}" for item in release.files},
                 location=self._rules.file or "",
             )
         except CatalogError as exc:
+            if exc.file is not None:  # in a body the rules made a template
+                raise ImporterError(
+                    f"release {tag}: {exc.message}",
+                    file=exc.file,
+                    line=exc.line,
+                    hint="the rules make this body a template; set template = false for it",
+                ) from None
             found = re.match(r"part\[(\d+)\]\.?(\w*)", exc.key or "")
             pid = ids[int(found.group(1))] if found else None
             line = origins[pid].get(found.group(2)) if pid is not None and found else None
@@ -221,9 +249,9 @@ class _Builder:
         if self._rules.decl.placeholders != "dollar-brace":
             settings["placeholders"] = self._rules.decl.placeholders
         matched = False
-        for rule in self._rules.rules:
-            if not rule.parts.match(pid):
-                continue
+        if pid not in self._by_part:
+            self._by_part[pid] = [rule for rule in self._rules.rules if rule.parts.match(pid)]
+        for rule in self._by_part[pid]:
             self._parts_matched[rule.number] = True
             if rule.versions is not None and not rule.versions.contains(
                 release.tag.version, prereleases=True

@@ -16,6 +16,7 @@ from catalog.importers.report import (
     BuiltVersion,
     ImportedVersion,
     ImportReport,
+    catalog_table,
     write_versions,
 )
 from catalog.importers.writer import Body, CatalogWriter
@@ -23,10 +24,7 @@ from catalog.schema import (
     validate,
 )
 from catalog.schema.manifest import (
-    NAME_RULE,
-    CatalogInfo,
     PartDecl,
-    name_problem,
 )
 
 __all__ = [
@@ -86,25 +84,7 @@ def _manifest(
     provenance = f"# Claude Code {release.version} from {UPSTREAM}"
     if release.commit:
         provenance += f", commit {release.commit}"
-    info = {
-        "name": name,
-        "version": version,
-        "summary": summary,
-        "reference_counter": REFERENCE_COUNTER,
-    }
-    problem = name_problem(name)
-    if problem is not None:
-        raise ImporterError(
-            f"cannot import as catalog {name!r}: {problem}", hint=f"a catalog name is {NAME_RULE}"
-        )
-    try:
-        validate(CatalogInfo, info)
-    except RecordError as exc:
-        message = exc.problems[0].message
-        raise ImporterError(
-            f"cannot import as catalog {name!r} {version!r}: {message}",
-            hint="a version is PEP 440, e.g. 2.1.240",
-        ) from None
+    info = catalog_table(name, version, summary=summary, reference_counter=REFERENCE_COUNTER)
     records: dict[str, str] = {}
     bodies: list[Body] = []
     # The readers check this; a release made by hand is checked too.

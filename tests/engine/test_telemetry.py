@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from catalog import load_dir
-from catalog.telemetry import record_release, request_span
+from catalog.engine.telemetry import record_release, request_span
 
 TEXT = "Hello world!"  # 12 characters: 3 tokens counted as length/4
 
@@ -92,3 +92,44 @@ def test_without_opentelemetry_nothing_is_imported_or_recorded(
         record_release("production")
     assert prompt.text == TEXT
     assert not [n for n in sys.modules if n.partition(".")[0] == "opentelemetry"]
+
+
+def test_the_server_traces_each_request_and_the_prompt_a_release_chose(
+    demo: Path, spans: Any
+) -> None:
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from catalog.server.app import create_app
+    from catalog.server.state import ServerSettings
+
+    settings = ServerSettings(paths=(str(demo.parents[1]),), store_url="sqlite://")
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
+        answer = client.put("/releases/production", json={"catalog": "demo", "version": "1.2.0"})
+        assert answer.status_code == 200, answer.text
+        answer = client.put("/conversations/c-1", json={"release": "production"})
+        assert answer.status_code == 200, answer.text
+        assert client.get("/no/such/page").status_code == 404
+    by_name = {span.name: span for span in spans.get_finished_spans()}
+    constructed = by_name["PUT /conversations/{conversation_id}"]
+    assert constructed.kind.name == "SERVER"
+    assert constructed.attributes["http.request.method"] == "PUT"
+    assert constructed.attributes["http.route"] == "/conversations/{conversation_id}"
+    assert constructed.attributes["http.response.status_code"] == 200
+    # The prompt is on the span current when it was assembled: the request's, or one
+    # that the web framework opened inside it for the route.
+    [recorded] = [
+        span
+        for span in spans.get_finished_spans()
+        if span.context.trace_id == constructed.context.trace_id
+        and "gen_ai.prompt.name" in span.attributes
+    ]
+    assert recorded.attributes["gen_ai.prompt.name"] == "demo"
+    assert recorded.attributes["catalog.prompt.version"] == "1.2.0"
+    assert recorded.attributes["catalog.prompt.release"] == "production"
+    assert (
+        recorded.attributes["catalog.prompt.fingerprint"]
+        == hashlib.sha256(TEXT.encode()).hexdigest()
+    )
+    assert "catalog.prompt.version" not in by_name["PUT /releases/{label}"].attributes
+    assert by_name["GET"].attributes["http.response.status_code"] == 404
