@@ -103,6 +103,7 @@ def _as_json(name: str, done: GitImport) -> dict[str, Any]:
             "not_versions": list(done.tags.not_versions),
             "pre_releases": list(done.tags.pre_releases),
             "duplicates": list(done.tags.duplicates),
+            "not_commits": list(done.tags.not_commits),
         },
         "unmatched_parts": list(done.unmatched_parts),
         "idle_rules": list(done.idle_rules),
@@ -116,6 +117,7 @@ def _notes(done: GitImport) -> str:
         (done.tags.not_versions, "not versions"),
         (done.tags.pre_releases, "pre-releases (--pre takes them)"),
         (done.tags.duplicates, "equal to another tag's version"),
+        (done.tags.not_commits, "naming a tree or a blob, not a commit"),
     ):
         if tags:
             shown = ", ".join(tags[:_SHOWN]) + (", ..." if len(tags) > _SHOWN else "")

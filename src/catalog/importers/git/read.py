@@ -5,8 +5,11 @@ commit off the main line is read like any other. The walk goes down only the
 folders an ``--include`` glob (or a ``[[data]]`` file) can match under, and
 what it found under a tree is kept by the tree's id and path: a folder that
 did not change since an earlier release is not read again, nor is a file,
-whose text is kept by its blob's id. :class:`ReadStats` counts the objects
-read, so that the work an import does can be checked.
+whose text is kept by its blob's id while the releases read in turn hold it
+(so that memory holds two releases' texts, not the history's). A release
+whose files lie more than :data:`MAX_DEPTH` folders deep under a folder the
+walk goes down is refused. :class:`ReadStats` counts the objects read, so
+that the work an import does can be checked.
 
 A file's part id is its path under the longest ``--root`` holding it, without
 its extension, folders joined by ``-``, in lowercase with any character a
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from catalog.errors import ImporterError
 from catalog.importers.git.data import data_entries, data_format
@@ -29,7 +32,11 @@ if TYPE_CHECKING:
     from catalog.importers.git.rules import DataDecl
     from catalog.importers.gitrepo import GitRepo, TreeEntry
 
-__all__ = ["GitRelease", "ReadStats", "ReleaseReader", "SourceFile", "part_id"]
+__all__ = ["MAX_DEPTH", "GitRelease", "ReadStats", "ReleaseReader", "SourceFile", "part_id"]
+
+MAX_DEPTH: Final = 64
+"""Most folders deep the walk goes (git itself refuses trees deeper than 2,048 by default)."""
+_SHOWN_PATH: Final = 120  # characters of a too deep path an error shows
 
 _WILD = "*?[{\\"
 _LICENSE = "LICENSE"  # kept beside the versions, as every import keeps its source's licence
@@ -126,8 +133,12 @@ class ReleaseReader:
         self._data = [(_Pattern(decl.file, "[[data]] file"), decl) for decl in data]
         self._roots = tuple(root.strip("/") for root in roots if root.strip("/"))
         self._trees: dict[tuple[str, str], tuple[tuple[str, TreeEntry], ...]] = {}
+        # Texts (by blob) and data entries (by blob and table) of the release read
+        # last, and of the one being read: kept while consecutive releases share them.
         self._texts: dict[str, str] = {}
         self._entries: dict[tuple[str, int], list[SourceFile]] = {}
+        self._texts_now: dict[str, str] = {}
+        self._entries_now: dict[tuple[str, int], list[SourceFile]] = {}
         self.data_found = [0] * len(data)
         """Texts each ``[[data]]`` table found, over every release read."""
 
@@ -143,6 +154,8 @@ class ReleaseReader:
             raise located from None
 
     def _read(self, tag: ReleaseTag) -> GitRelease:
+        self._texts_now.clear()
+        self._entries_now.clear()
         found = self._walk(self.git.tree_of(tag.commit), "", tag.commit[:12])
         parts: dict[str, SourceFile] = {}
         license_text = None
@@ -159,6 +172,8 @@ class ReleaseReader:
                         self._add(parts, item)
                         self.data_found[number] += 1
         files = tuple(sorted(parts.values(), key=lambda item: (item.path, item.id)))
+        self._texts, self._texts_now = self._texts_now, {}
+        self._entries, self._entries_now = self._entries_now, {}
         return GitRelease(tag, files, license_text)
 
     def _add(self, parts: dict[str, SourceFile], item: SourceFile) -> None:
@@ -179,24 +194,26 @@ class ReleaseReader:
         self, entry: TreeEntry, where: str, path: str, number: int, decl: DataDecl
     ) -> list[SourceFile]:
         key = (entry.oid, number)
-        if key not in self._entries:
+        found = self._entries_now.get(key, self._entries.get(key))
+        if found is None:
             prefix = decl.prefix if decl.prefix is not None else part_id(path, self._roots) + "-"
             texts = data_entries(self._text(entry, where), where, decl, data_format(decl, path))
-            self._entries[key] = [
+            found = [
                 SourceFile(_slug(prefix + item.name), path, entry.oid, item.name, item.text)
                 for item in texts
             ]
-        return self._entries[key]
+        self._entries_now[key] = found
+        return found
 
     def _text(self, entry: TreeEntry, where: str) -> str:
-        text = self._texts.get(entry.oid)
+        text = self._texts_now.get(entry.oid, self._texts.get(entry.oid))
         if text is None:
             self.stats.blobs_read += 1
             raw = self.git.blob(entry.oid, where)
             text = decode_utf8(
                 raw, where, ImporterError, "import text files only: narrow --include"
             )
-            self._texts[entry.oid] = text
+        self._texts_now[entry.oid] = text
         return text
 
     def _walk(self, tree: str, folder: str, commit: str) -> tuple[tuple[str, TreeEntry], ...]:
@@ -207,6 +224,13 @@ class ReleaseReader:
         if known is not None:
             self.stats.trees_reused += 1
             return known
+        if folder.count("/") > MAX_DEPTH:
+            shown = folder if len(folder) <= _SHOWN_PATH else folder[:_SHOWN_PATH] + "..."
+            raise ImporterError(
+                f"folders nested more than {MAX_DEPTH} deep",
+                file=f"{commit}:{shown}",
+                hint="narrow --include to the folders that hold the prompts",
+            )
         self.stats.trees_read += 1
         patterns = [*self._includes, *(pattern for pattern, _ in self._data)]
         found: list[tuple[str, TreeEntry]] = []

@@ -17,9 +17,9 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Callable, KeysView, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import tomli_w
 
@@ -39,6 +39,9 @@ from catalog.importers.report import (
 from catalog.importers.writer import Body, CatalogWriter
 from catalog.schema import validate
 from catalog.schema.manifest import Manifest, PartDecl
+
+if TYPE_CHECKING:
+    from catalog.importers.gitrepo import GitRepo
 
 __all__ = ["DEFAULT_ORDER", "GitImport", "import_git"]
 
@@ -87,7 +90,7 @@ def import_git(
     rules = rules or Rules.none()
     with GitRepo(repo) as git:
         # Only the tags asked for are read: a damaged or odd one elsewhere is no matter.
-        choice = choose_tags(git.tags(tag_matcher(tags)), tags, pre=pre)
+        choice = _commits_only(git, choose_tags(git.tags(tag_matcher(tags)), tags, pre=pre))
         if not choice.releases:
             raise ImporterError(
                 f"no release tags match {' '.join(tags)}" + _left_out(choice),
@@ -98,14 +101,32 @@ def import_git(
         reader = ReleaseReader(git, tuple(includes), tuple(roots), rules.decl.data)
         writer = CatalogWriter(out, name)
         builder = _Builder(writer, name, str(repo), rules)
-        report = write_versions(
-            writer,
-            (builder.build(reader.release(tag)) for tag in choice.releases),
-            force=force,
-            on_version=on_version,
-        )
+        try:
+            report = write_versions(
+                writer,
+                (builder.build(reader.release(tag)) for tag in choice.releases),
+                force=force,
+                on_version=on_version,
+            )
+        except OSError as exc:  # the output folder: full, read-only, a name too long...
+            raise ImporterError(
+                f"cannot write: {exc.strerror or exc}",
+                file=str(exc.filename or out),
+                hint="check that --out is a folder you can write to",
+            ) from None
         idle = builder.idle_rules() + _idle_data(rules, reader.data_found)
         return GitImport(report, choice, builder.unmatched_parts(), idle, reader.stats)
+
+
+def _commits_only(git: GitRepo, choice: TagChoice) -> TagChoice:
+    """``choice`` without the tags that name no commit (a tree or a blob, as git
+    allows), which are counted instead; a missing object is an error."""
+    kinds = {tag.tag: git.kind(tag.commit, f"tag {tag.tag}") for tag in choice.releases}
+    return replace(
+        choice,
+        releases=tuple(tag for tag in choice.releases if kinds[tag.tag] == "commit"),
+        not_commits=tuple(name for name, kind in kinds.items() if kind != "commit"),
+    )
 
 
 def _idle_data(rules: Rules, found: list[int]) -> tuple[str, ...]:
@@ -124,6 +145,7 @@ def _left_out(choice: TagChoice) -> str:
     counts = [
         (len(choice.not_versions), "not versions"),
         (len(choice.pre_releases), "pre-releases"),
+        (len(choice.not_commits), "naming no commit"),
     ]
     said = [f"{count} {what}" for count, what in counts if count]
     return f" ({', '.join(said)})" if said else ""
