@@ -107,6 +107,7 @@ def _as_json(name: str, done: GitImport) -> dict[str, Any]:
         },
         "unmatched_parts": list(done.unmatched_parts),
         "idle_rules": list(done.idle_rules),
+        "idle_includes": list(done.idle_includes),
         "read": asdict(done.stats),
     }
 
@@ -129,4 +130,8 @@ def _notes(done: GitImport) -> str:
             + "\n"
         )
     lines.extend(f"{said}\n" for said in done.idle_rules)
+    lines.extend(
+        f"--include {glob!r} matches no file in any release imported\n"
+        for glob in done.idle_includes
+    )
     return "".join(lines)

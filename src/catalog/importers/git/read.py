@@ -141,6 +141,8 @@ class ReleaseReader:
         self._entries_now: dict[tuple[str, int], list[SourceFile]] = {}
         self.data_found = [0] * len(data)
         """Texts each ``[[data]]`` table found, over every release read."""
+        self.include_found = [0] * len(includes)
+        """Files each ``--include`` glob matched, over every release read."""
 
     def release(self, tag: ReleaseTag) -> GitRelease:
         """Release ``tag``'s parts; an error names the release and how to leave it out."""
@@ -163,7 +165,10 @@ class ReleaseReader:
             where = f"{tag.tag}:{path}"
             if path == _LICENSE:
                 license_text = self._text(entry, where)
-            if any(p.glob.match(path) for p in self._includes):
+            matching = [n for n, p in enumerate(self._includes) if p.glob.match(path)]
+            for number in matching:
+                self.include_found[number] += 1
+            if matching:
                 pid = part_id(path, self._roots)
                 self._add(parts, SourceFile(pid, path, entry.oid, None, self._text(entry, where)))
             for number, (pattern, decl) in enumerate(self._data):

@@ -59,13 +59,15 @@ _DEFAULTS: Final[dict[str, Any]] = {
 @dataclass(frozen=True, slots=True)
 class GitImport:
     """What an import from git did: the versions written, the tags left out, the
-    parts no rule matched, the rules that matched nothing, and the objects read."""
+    parts no rule matched, the rules that matched nothing, the objects read, and
+    the ``--include`` globs that matched no file in any release."""
 
     report: ImportReport
     tags: TagChoice
     unmatched_parts: tuple[str, ...] = ()
     idle_rules: tuple[str, ...] = ()
     stats: ReadStats = field(default_factory=ReadStats)
+    idle_includes: tuple[str, ...] = ()
 
 
 def import_git(
@@ -115,7 +117,12 @@ def import_git(
                 hint="check that --out is a folder you can write to",
             ) from None
         idle = builder.idle_rules() + _idle_data(rules, reader.data_found)
-        return GitImport(report, choice, builder.unmatched_parts(), idle, reader.stats)
+        idle_includes = tuple(
+            text for text, count in zip(includes, reader.include_found, strict=True) if not count
+        )
+        return GitImport(
+            report, choice, builder.unmatched_parts(), idle, reader.stats, idle_includes
+        )
 
 
 def _commits_only(git: GitRepo, choice: TagChoice) -> TagChoice:
