@@ -277,3 +277,30 @@ def test_reading_ten_thousand_releases_reads_each_tree_once(
     assert (reader.stats.trees_read, reader.stats.blobs_read) == (2, 1)
     # Each commit twice (peeling the tag, then its tree); the top tree, p/ and a.md once.
     assert reads[0] == 10_000 * 2 + 3
+
+
+@pytest.mark.parametrize(
+    "licence",
+    [(0o120000, b"/etc/passwd"), (0o160000, b""), b"\xff\xfe not UTF-8"],
+    ids=["link", "submodule", "not-utf8"],
+)
+def test_a_licence_the_catalog_cannot_keep_is_left_out(
+    licence: bytes | tuple[int, bytes], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    history = History(tmp_path / "repo")
+    history.tag("v1", history.commit({"p/a.md": "A", "LICENSE": licence}))
+    code, _, err = _cli(capsys, history.save(), tmp_path / "out")
+    assert code == 0, err
+    assert _ids(tmp_path / "out", "1") == ["p-a"]
+    assert not (tmp_path / "out" / "a" / "LICENSE").exists()
+
+
+def test_a_blob_over_the_size_limit_is_refused_unread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    history = History(tmp_path / "repo")
+    history.tag("v1", history.commit({"p/a.md": "A", "p/huge.md": b"x" * (33 * 1024 * 1024)}))
+    code, _, err = _cli(capsys, history.save(), tmp_path / "out")
+    assert code == 2
+    assert "p/huge.md" in err and "is refused" in err
+    assert not (tmp_path / "out" / "a" / "1").exists()

@@ -164,7 +164,7 @@ class ReleaseReader:
         for path, entry in found:
             where = f"{tag.tag}:{path}"
             if path == _LICENSE:
-                license_text = self._text(entry, where)
+                license_text = self._license(entry, where)
             matching = [n for n, p in enumerate(self._includes) if p.glob.match(path)]
             for number in matching:
                 self.include_found[number] += 1
@@ -210,6 +210,14 @@ class ReleaseReader:
         self._entries_now[key] = found
         return found
 
+    def _license(self, entry: TreeEntry, where: str) -> str | None:
+        """The licence's text; None when it is no text the catalog can keep (not UTF-8,
+        too large): the licence is kept beside the prompts, never a reason to fail."""
+        try:
+            return self._text(entry, where)
+        except ImporterError:
+            return None
+
     def _text(self, entry: TreeEntry, where: str) -> str:
         text = self._texts_now.get(entry.oid, self._texts.get(entry.oid))
         if text is None:
@@ -244,16 +252,17 @@ class ReleaseReader:
             if entry.is_folder:
                 if any(p.may_hold(path + "/") for p in patterns):
                     found.extend(self._walk(entry.oid, path + "/", commit))
-            elif path == _LICENSE or any(p.glob.match(path) for p in patterns):
-                if entry.is_link:
-                    raise ImporterError(
-                        "a symbolic link: the importer never follows links",
-                        file=f"{commit}:{path}",
-                        hint="the importer reads regular files only; narrow --include to "
-                        "leave it out",
-                    )
-                if entry.is_file:
-                    found.append((path, entry))
+                continue
+            wanted = any(p.glob.match(path) for p in patterns)
+            if wanted and entry.is_link:
+                raise ImporterError(
+                    "a symbolic link: the importer never follows links",
+                    file=f"{commit}:{path}",
+                    hint="the importer reads regular files only; narrow --include to leave it out",
+                )
+            # The licence is kept when it is a plain file; a link or a submodule is skipped.
+            if entry.is_file and (wanted or path == _LICENSE):
+                found.append((path, entry))
         result = tuple(found)
         self._trees[key] = result
         return result
