@@ -304,3 +304,17 @@ def test_a_blob_over_the_size_limit_is_refused_unread(
     assert code == 2
     assert "p/huge.md" in err and "is refused" in err
     assert not (tmp_path / "out" / "a" / "1").exists()
+
+
+def test_a_repository_path_with_a_line_feed_stays_in_the_manifest_comment(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    history = History(tmp_path / 'repo\n[catalog]\nname = "x"')
+    history.tag("v1", history.commit({"p/a.md": "A"}))
+    code, _, err = _cli(capsys, history.save(), tmp_path / "out")
+    assert code == 0, err
+    manifest = (tmp_path / "out" / "a" / "1" / "catalog.toml").read_text()
+    assert manifest.splitlines()[0].endswith(
+        f'repo<U+000A>[catalog]<U+000A>name = "x": tag v1, commit {history.commits["v1"]}'
+    )
+    assert load_dir(tmp_path / "out" / "a" / "1").name == "a"

@@ -39,6 +39,7 @@ from catalog.importers.report import (
 from catalog.importers.writer import Body, CatalogWriter
 from catalog.schema import validate
 from catalog.schema.manifest import Manifest, PartDecl
+from catalog.text.visible import visible_line
 
 if TYPE_CHECKING:
     from catalog.importers.gitrepo import GitRepo
@@ -212,8 +213,10 @@ class _Builder:
         if new_settings or records.keys() != self._last_ids:
             self._check(info, records, release, origins)
         self._last_ids = records.keys()
+        # One comment line whatever the path or tag holds (a line feed would end it).
         provenance = (
-            f"# Imported from the git repository {self._repo}: tag {tag.tag}, commit {tag.commit}"
+            f"# Imported from the git repository {visible_line(self._repo)}: "
+            f"tag {visible_line(tag.tag)}, commit {tag.commit}"
         )
         document = {"catalog": info, **self._head, "parts_from": self._layers.entries(records)}
         manifest = provenance + "\n" + tomli_w.dumps(document)
