@@ -318,3 +318,28 @@ def test_a_repository_path_with_a_line_feed_stays_in_the_manifest_comment(
         f'repo<U+000A>[catalog]<U+000A>name = "x": tag v1, commit {history.commits["v1"]}'
     )
     assert load_dir(tmp_path / "out" / "a" / "1").name == "a"
+
+
+def test_a_part_id_over_the_limit_is_an_error_naming_the_entry(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    history = History(tmp_path / "repo")
+    data = json.dumps({"k" * 100_000: "long", "short": "fine"})
+    history.tag("v1", history.commit({"p/a.md": "A", "d.json": data}))
+    rules = tmp_path / "rules.toml"
+    rules.write_text("[[data]]\nfile = 'd.json'\npath = '*'\n")
+    code, _, err = _cli(capsys, history.save(), tmp_path / "out", "--rules", str(rules))
+    assert code == 2
+    assert "d.json (entry 'kkkk" in err
+    assert "gives a part id of 100002 characters, more than 200" in err
+    assert len(err) < 1000
+
+
+def test_a_part_id_of_two_hundred_characters_is_imported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    history = History(tmp_path / "repo")
+    history.tag("v1", history.commit({"p/" + "a" * 200 + ".md": "A"}))
+    code, _, err = _cli(capsys, history.save(), tmp_path / "out", "--root", "p")
+    assert code == 0, err
+    assert _ids(tmp_path / "out", "1") == ["a" * 200]

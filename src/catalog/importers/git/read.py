@@ -32,10 +32,21 @@ if TYPE_CHECKING:
     from catalog.importers.git.rules import DataDecl
     from catalog.importers.gitrepo import GitRepo, TreeEntry
 
-__all__ = ["MAX_DEPTH", "GitRelease", "ReadStats", "ReleaseReader", "SourceFile", "part_id"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_ID_CHARS",
+    "GitRelease",
+    "ReadStats",
+    "ReleaseReader",
+    "SourceFile",
+    "part_id",
+]
 
 MAX_DEPTH: Final = 64
 """Most folders deep the walk goes (git itself refuses trees deeper than 2,048 by default)."""
+MAX_ID_CHARS: Final = 200
+"""Longest part id a file or a data entry may give: an id stays readable, and short
+enough to name a file."""
 _SHOWN_PATH: Final = 120  # characters of a too deep path an error shows
 
 _WILD = "*?[{\\"
@@ -191,7 +202,13 @@ class ReleaseReader:
             )
         if not item.id:
             raise ImporterError(
-                f"{item.path} gives an empty part id", hint="rename it, or narrow --include"
+                f"{_shown(item)} gives an empty part id", hint="rename it, or narrow --include"
+            )
+        if len(item.id) > MAX_ID_CHARS:
+            raise ImporterError(
+                f"{_shown(item)[:_SHOWN_PATH]} gives a part id of {len(item.id)} characters, "
+                f"more than {MAX_ID_CHARS}",
+                hint="give a --root nearer the file, or a shorter prefix in the [[data]] rule",
             )
         parts[item.id] = item
 
