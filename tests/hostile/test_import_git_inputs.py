@@ -241,3 +241,41 @@ def test_an_output_folder_given_as_a_link_is_written_through(
     code, _, err = _cli(capsys, repo, tmp_path / "link")
     assert code == 0, err
     assert load_dir(tmp_path / "real" / "a" / "1").parts[0].body == "A"
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        (["--tags", "v" + "*a" * 200], "--tags 'v*a*a"),
+        (["--include", "p/" + "*a" * 200], "--include 'p/*a*a"),
+    ],
+)
+def test_a_glob_too_long_is_an_error_naming_the_option(
+    options: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _repo(tmp_path, {"p/a.md": "A"}, ["v1"])
+    code, _, err = _cli(capsys, repo, tmp_path / "out", *options)
+    assert code == 2
+    assert said in err and "is not a glob: a glob longer than 256 characters" in err
+
+
+@pytest.mark.parametrize(
+    ("repo", "said"),
+    [
+        ("missing", "the git repository folder does not exist"),
+        ("file", "the git repository is not a folder"),
+        ("empty", "not a git repository"),
+    ],
+)
+def test_a_repository_that_is_none_is_an_error_naming_it(
+    repo: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / repo
+    if repo == "file":
+        path.write_text("x")
+    elif repo == "empty":
+        path.mkdir()
+    code, _, err = _cli(capsys, path, tmp_path / "out")
+    assert code == 2
+    assert f"{path}: {said}" in err
+    assert "--git" not in err  # an option of another importer

@@ -17,7 +17,8 @@ from typing import Final
 
 from packaging.version import InvalidVersion, Version
 
-from catalog.text.globs import Glob
+from catalog.errors import ImporterError
+from catalog.text.globs import Glob, GlobError
 
 __all__ = [
     "MAX_VERSION_CHARS",
@@ -67,7 +68,14 @@ def tag_version(tag: str) -> Version | None:
 
 def tag_matcher(globs: Iterable[str]) -> Callable[[str], bool]:
     """Whether a tag's name matches one of ``globs`` (each anchored at the start)."""
-    patterns = [Glob("/" + glob.lstrip("/")) for glob in globs]
+    patterns = []
+    for glob in globs:
+        try:
+            patterns.append(Glob("/" + glob.lstrip("/")))
+        except GlobError as exc:
+            raise ImporterError(
+                f"--tags {glob!r} is not a glob: {exc}", hint="give a glob like 'v*'"
+            ) from None
     return lambda name: any(pattern.match(name) for pattern in patterns)
 
 
