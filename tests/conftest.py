@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import tomli_w
 
-from catalog import Catalog, load_dir
+from catalog import Catalog, clear_caches, load_dir
 from tests.review.github_api import FakeGitHub, serving
 
 SHARED_VARIABLE = "CATALOG_TEST_SHARED"
@@ -247,8 +247,6 @@ def vendor_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
     """An installed distribution on ``sys.path`` whose entry point (group
     ``catalog.catalogs``) ships ``vendor-agent`` 0.3.0 ("Hi from a plugin."); yields the
     site folder."""
-    from catalog.io import catalog_path
-
     site = tmp_path / "site"
     package = site / "vendor_prompts"
     package.mkdir(parents=True)
@@ -259,11 +257,11 @@ def vendor_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: vendor-prompts\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text("[catalog.catalogs]\nvendor = vendor_prompts\n")
     monkeypatch.syspath_prepend(str(site))
-    catalog_path._entry_point_sources.cache_clear()
+    clear_caches()  # as a program would, after a package is installed
     try:
         yield site
     finally:
-        catalog_path._entry_point_sources.cache_clear()
+        clear_caches()
 
 
 _EXPORTER: list[Any] = []

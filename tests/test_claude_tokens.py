@@ -95,7 +95,8 @@ def test_features_equal_those_of_one_pattern_each_on_every_character_and_real_pa
 
 def _calibration() -> ModuleType:
     """The calibration script, which holds the fitting (the package only estimates)."""
-    path = Path(__file__).resolve().parents[1] / "scripts" / "calibrate_claude.py"
+    root = next(p for p in Path(__file__).resolve().parents if (p / "scripts").is_dir())
+    path = root / "scripts" / "calibrate_claude.py"
     spec = importlib.util.spec_from_file_location("calibrate_claude", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -284,8 +284,8 @@ def test_imported_versions_share_bodies_in_memory(
     imported: tuple[History, ImportReport],
 ) -> None:
     history, report = imported
-    store = CatalogPath([report.folder.parent], use_env=False, use_entry_points=False)
-    first, second = (store.load("synthetic", f"=={v}") for v in history.versions[-2:])
+    catalog_path = CatalogPath([report.folder.parent], use_env=False, use_entry_points=False)
+    first, second = (catalog_path.load("synthetic", f"=={v}") for v in history.versions[-2:])
     ids = {p.id for p in first.parts}
     same = [p.id for p in second.parts if p.id in ids and p.body == first.part(p.id).body]
     assert len(same) > len(second.parts) // 2
@@ -342,8 +342,8 @@ def test_stamp_rewrites_only_the_manifests_own_parts(
 
 
 def test_reading_a_manifest_only_gives_its_shared_records(shared: Path) -> None:
-    store = CatalogPath([shared.parent], use_env=False, use_entry_points=False)
-    refs = {str(ref.version): ref for ref in store.versions("demo")}
+    catalog_path = CatalogPath([shared.parent], use_env=False, use_entry_points=False)
+    refs = {str(ref.version): ref for ref in catalog_path.versions("demo")}
     assert [p.id for p in refs["1.0"].manifest().part] == ["a", "b"]
     assert [(p.id, p.description) for p in refs["1.1"].manifest().part] == [
         ("a", "new"),

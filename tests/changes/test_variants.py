@@ -54,8 +54,8 @@ def root(tmp_path: Path) -> Path:
 
 
 def test_each_model_gets_its_variant_and_drift_is_found(root: Path) -> None:
-    store = CatalogPath([root], use_env=False, use_entry_points=False)
-    found = variants([ref.load() for ref in store.select("agent")], MODELS)
+    catalog_path = CatalogPath([root], use_env=False, use_entry_points=False)
+    found = variants([ref.load() for ref in catalog_path.select("agent")], MODELS)
     assert found.versions == ("1.0.0", "1.1.0", "1.2.0", "1.3.0", "1.4.0")
     assert found.rows == (
         GroupRow("1.0.0", "provider", ("gpt", "anthropic", "default")),

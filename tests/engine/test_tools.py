@@ -19,6 +19,7 @@ def test_every_place_a_tool_is_tested_is_read(tmp_path: Path) -> None:
             {"id": "own", "when": '"Shell" in agent.tools'},
             {"id": "has", "when": 'contains(tools, "WebFetch")'},
             {"id": "lists", "when": 'intersect(tools, ["ls", "find"])'},
+            {"id": "guided", "when": "pick(guides, tools)"},
             {"id": "shells", "when": '"zsh" in shells'},
             {"id": "body", "template": True,
              "body": '{% if "Notebook" in tools %}n{% endif %}{{ "Todo" in tools }}'},
@@ -26,6 +27,7 @@ def test_every_place_a_tool_is_tested_is_read(tmp_path: Path) -> None:
         variables=[
             {"name": "shell_tools", "type": "list", "default": ["sh", "bash"]},
             {"name": "names", "type": "list", "default": ["AGENTS.md"]},
+            {"name": "guides", "type": "map", "default": {"Fetch": "Fetch with care."}},
         ],
         agents=[{"name": "explore", "tools": ["Glob"]}],
         extra={
@@ -36,7 +38,7 @@ def test_every_place_a_tool_is_tested_is_read(tmp_path: Path) -> None:
     )  # fmt: skip
     assert load_dir(folder).tool_names == {
         "Bash", "Grep", "Read", "Shell", "WebFetch", "ls", "find", "zsh", "sh", "bash",
-        "Notebook", "Todo", "Glob", "Edit",
+        "Notebook", "Todo", "Glob", "Edit", "Fetch",
     }  # fmt: skip
 
 

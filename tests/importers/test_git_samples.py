@@ -97,9 +97,9 @@ def test_every_opencode_release_imports_as_git_holds_it(
     assert code == 0, err
     tags = _tags(opencode, "v")
     assert len(tags) == 13
-    store = CatalogPath([out])
+    catalog_path = CatalogPath([out])
     for tag in tags:
-        catalog = store.load("opencode", f"=={tag[1:]}")
+        catalog = catalog_path.load("opencode", f"=={tag[1:]}")
         assert {p.id: p.body for p in catalog.parts} == _files_at(
             opencode, tag, OPENCODE_PROMPTS, ".txt"
         ), tag
@@ -125,9 +125,9 @@ def test_every_codex_release_imports_with_its_data_file(
         str(Version(t.removeprefix("rust-v"))) for t in tags
     ]
     assert report["idle_rules"] == []
-    store = CatalogPath([out])
+    catalog_path = CatalogPath([out])
     for tag in tags:
-        catalog = store.load("codex", f"=={Version(tag.removeprefix('rust-v'))}")
+        catalog = catalog_path.load("codex", f"=={Version(tag.removeprefix('rust-v'))}")
         parts = {p.id: p.body for p in catalog.parts}
         # Files: as git holds them, one part each.
         for folder in ("codex-rs/core", "codex-rs/core/templates/compact"):
@@ -154,7 +154,7 @@ def test_every_codex_release_imports_with_its_data_file(
             if isinstance(m.get("base_instructions"), str)
         }
         assert {k: v for k, v in parts.items() if k.startswith("model-")} == expected, tag
-    newest = store.load("codex")
+    newest = catalog_path.load("codex")
     assert any(p.decl.placeholders == "double-brace" for p in newest.parts)
 
 
@@ -252,11 +252,11 @@ def test_opencode_assembles_the_prompt_its_selection_code_picks(
     report = json.loads(text)
     assert report["idle_rules"] == []
     assert report["unmatched_parts"] == []
-    store = CatalogPath([out])
+    catalog_path = CatalogPath([out])
     checked = 0
     for tag in _tags(opencode, "v"):
         version = tag[1:]
-        catalog = store.load("opencode", f"=={version}")
+        catalog = catalog_path.load("opencode", f"=={version}")
         for model in MODELS:
             for provider in ("anthropic", "openai", "opencode"):
                 prompt = catalog.assemble({"model": model, "env": {"provider": provider}})

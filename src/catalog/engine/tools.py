@@ -8,7 +8,9 @@ part, in an agent's ``tools``, or a text tested against the enabled tools
 ``[definitions]`` (a definition holding part of the tools, such as
 ``intersect(tools, shell_tools)``, is searched as the tools are), ``[lines]``
 entries and the tags of template bodies. A variable's default list counts
-where it is tested against the tools (``intersect(tools, known_tools)``).
+where it is tested against the tools (``intersect(tools, known_tools)``), and
+so do the keys of a default mapping looked up by the tools (``pick(guides,
+tools)``).
 """
 
 from __future__ import annotations
@@ -49,11 +51,15 @@ def known_tools(manifest: Manifest, parts: Iterable[tuple[PartDecl, str]]) -> fr
 
 
 def _variable_texts(manifest: Manifest) -> dict[str, tuple[str, ...]]:
-    """The texts each variable's default stands for: itself, or the texts of its list."""
+    """The texts each variable's default stands for: itself, the texts of its list, or
+    its mapping's keys."""
     found: dict[str, tuple[str, ...]] = {}
     for variable in manifest.variable:
         default = variable.effective_default()
-        values = default if isinstance(default, tuple) else (default,)
+        if isinstance(default, Mapping):
+            values: tuple[object, ...] = tuple(default)
+        else:
+            values = default if isinstance(default, tuple) else (default,)
         found[variable.name] = tuple(value for value in values if isinstance(value, str))
     return found
 

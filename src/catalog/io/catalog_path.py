@@ -26,18 +26,18 @@ a refused name gets the same answer whatever exists at that path.
 
 from __future__ import annotations
 
-import functools
 import os
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib.machinery import PathFinder
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from catalog.cache import BoundedCache
 from catalog.engine.catalog import Catalog
 from catalog.errors import CatalogError, ManifestError, NotFoundError
 from catalog.io.loader import (
@@ -181,8 +181,20 @@ def parse_ref(ref: str) -> tuple[str, str | None]:
     return check_name(name), (spec if sep else None)
 
 
-@functools.cache
+# The installed entry points, found once a process (until :func:`catalog.clear_caches`).
+_ENTRY_POINTS: Final[BoundedCache[str, tuple[CatalogSource, ...]]] = BoundedCache(1)
+
+
 def _entry_point_sources() -> tuple[CatalogSource, ...]:
+    """The catalog sources installed distributions declare, found once (see above)."""
+    found = _ENTRY_POINTS.get(ENTRY_POINT_GROUP)
+    if found is None:
+        found = _find_entry_point_sources()
+        _ENTRY_POINTS.put(ENTRY_POINT_GROUP, found)
+    return found
+
+
+def _find_entry_point_sources() -> tuple[CatalogSource, ...]:
     if not _may_have_entry_points():
         return ()
     # Costly to import (about as long as loading a catalog): only when one may be declared.

@@ -1,14 +1,16 @@
 """Which texts an expression tests for membership in a collection, read from its tree.
 
-``"Bash" in tools``, ``"read" not in tools``, ``contains(tools, "grep")`` and
-``intersect(tools, ["grep", "find"])`` all test texts against ``tools``: a
+``"Bash" in tools``, ``"read" not in tools``, ``contains(tools, "grep")``,
+``intersect(tools, ["grep", "find"])`` and ``pick(guides, tools)`` (the keys
+of a mapping looked up by the tools) all test texts against ``tools``: a
 caller that wants to know every value a catalog reacts to (the tool names a
 page offers as toggles, the names an assembly warns about) reads them here
 instead of matching the source text. The other side may be a literal, a list
-of literals, a name whose texts the caller knows (a variable's default list)
-or a sum of those; the collection side a name the caller names, an attribute
-path (``agent.tools``), an ``intersect`` with one, or a choice between them
-(``a if c else tools``). Nothing is evaluated; the walk is linear in the tree.
+of literals, a name whose texts the caller knows (a variable's default list,
+or its default mapping's keys) or a sum of those; the collection side a name
+the caller names, an attribute path (``agent.tools``), an ``intersect`` with
+one, or a choice between them (``a if c else tools``). Nothing is evaluated;
+the walk is linear in the tree.
 """
 
 from __future__ import annotations
@@ -75,6 +77,8 @@ class _Walk:
                 self.found.update(self.texts(second))
             if _calls(node, "intersect") and self.collection(second):
                 self.found.update(self.texts(first))
+        elif _calls(node, "pick") and self.collection(node.args[1]):
+            self.found.update(self.texts(node.args[0]))
 
     def collection(self, node: ast.expr) -> bool:
         """Whether ``node``'s value is one of the collections or a part of one."""
