@@ -343,3 +343,17 @@ def test_a_part_id_of_two_hundred_characters_is_imported(
     code, _, err = _cli(capsys, history.save(), tmp_path / "out", "--root", "p")
     assert code == 0, err
     assert _ids(tmp_path / "out", "1") == ["a" * 200]
+
+
+def test_of_two_tags_of_one_version_the_one_naming_a_commit_is_taken(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    history = History(tmp_path / "repo")
+    history.tag("v1.0", history.commit({"p/a.md": "A"}))
+    history.ref("v1.0.0", history.blob(b"not a release"))  # the later name of 1.0
+    code, out, err = _cli(capsys, history.save(), tmp_path / "out", "--format", "json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert [v["version"] for v in report["versions"]] == ["1.0"]
+    assert report["skipped_tags"]["not_commits"] == ["v1.0.0"]
+    assert report["skipped_tags"]["duplicates"] == []

@@ -93,7 +93,7 @@ def import_git(
     rules = rules or Rules.none()
     with GitRepo(repo) as git:
         # Only the tags asked for are read: a damaged or odd one elsewhere is no matter.
-        choice = _commits_only(git, choose_tags(git.tags(tag_matcher(tags)), tags, pre=pre))
+        choice = _commits_only(git, git.tags(tag_matcher(tags)), tags, pre)
         if not choice.releases:
             raise ImporterError(
                 f"no release tags match {' '.join(tags)}" + _left_out(choice),
@@ -126,14 +126,15 @@ def import_git(
         )
 
 
-def _commits_only(git: GitRepo, choice: TagChoice) -> TagChoice:
-    """``choice`` without the tags that name no commit (a tree or a blob, as git
-    allows), which are counted instead; a missing object is an error."""
-    kinds = {tag.tag: git.kind(tag.commit, f"tag {tag.tag}") for tag in choice.releases}
+def _commits_only(git: GitRepo, found: dict[str, str], tags: Sequence[str], pre: bool) -> TagChoice:
+    """The releases among the tags ``found`` (name -> the object each names), leaving
+    out and counting those naming no commit (a tree or a blob, as git allows) before
+    equal versions are weighed; a missing object is an error."""
+    kinds = {name: git.kind(oid, f"tag {name}") for name, oid in found.items()}
+    commits = {name: oid for name, oid in found.items() if kinds[name] == "commit"}
     return replace(
-        choice,
-        releases=tuple(tag for tag in choice.releases if kinds[tag.tag] == "commit"),
-        not_commits=tuple(name for name, kind in kinds.items() if kind != "commit"),
+        choose_tags(commits, tags, pre=pre),
+        not_commits=tuple(name for name in found if name not in commits),
     )
 
 
