@@ -357,3 +357,22 @@ def test_of_two_tags_of_one_version_the_one_naming_a_commit_is_taken(
     assert [v["version"] for v in report["versions"]] == ["1.0"]
     assert report["skipped_tags"]["not_commits"] == ["v1.0.0"]
     assert report["skipped_tags"]["duplicates"] == []
+
+
+@pytest.mark.parametrize(("kept", "blobs_read"), [(None, 2), (1, 6)])
+def test_texts_kept_between_releases_are_bounded(
+    kept: int | None, blobs_read: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if kept is not None:  # a bound below one text: every text is read again
+        monkeypatch.setattr("catalog.importers.git.read.KEPT_CHARS", kept)
+    history = History(tmp_path / "repo")
+    for number in range(6):  # a.md goes back and forth between two texts
+        history.tag(f"v{number}", history.commit({"p/a.md": "AB"[number % 2] * 10}))
+    with GitRepo(history.save()) as git:
+        reader = ReleaseReader(git, ("p/*.md",), ("p",))
+        texts = [
+            reader.release(tag).files[0].text
+            for tag in choose_tags(git.tags(), ["v*"], pre=False).releases
+        ]
+    assert texts == ["A" * 10, "B" * 10] * 3
+    assert reader.stats.blobs_read == blobs_read

@@ -5,8 +5,9 @@ commit off the main line is read like any other. The walk goes down only the
 folders an ``--include`` glob (or a ``[[data]]`` file) can match under, and
 what it found under a tree is kept by the tree's id and path: a folder that
 did not change since an earlier release is not read again, nor is a file,
-whose text is kept by its blob's id while the releases read in turn hold it
-(so that memory holds two releases' texts, not the history's). A release
+whose text is kept by its blob's id, the most recently used texts up to
+:data:`KEPT_CHARS` in all (so that memory is bounded however long the
+history: a text dropped is read again when a later release holds it). A release
 whose files lie more than :data:`MAX_DEPTH` folders deep under a folder the
 walk goes down is refused. :class:`ReadStats` counts the objects read, so
 that the work an import does can be checked.
@@ -19,8 +20,9 @@ part id cannot hold as ``-`` (``prompt/Plan Mode.txt`` -> ``plan-mode``).
 from __future__ import annotations
 
 import copy
+from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Generic, TypeVar
 
 from catalog.errors import ImporterError
 from catalog.importers.git.data import data_entries, data_format
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
     from catalog.importers.gitrepo import GitRepo, TreeEntry
 
 __all__ = [
+    "KEPT_CHARS",
     "MAX_DEPTH",
     "MAX_ID_CHARS",
     "GitRelease",
@@ -44,9 +47,13 @@ __all__ = [
 
 MAX_DEPTH: Final = 64
 """Most folders deep the walk goes (git itself refuses trees deeper than 2,048 by default)."""
+KEPT_CHARS: Final = 64 * 1024 * 1024
+"""Characters of texts (and of data entries) kept for releases read later."""
 MAX_ID_CHARS: Final = 200
 """Longest part id a file or a data entry may give: an id stays readable, and short
 enough to name a file."""
+_Key = TypeVar("_Key")
+_Value = TypeVar("_Value")
 _SHOWN_PATH: Final = 120  # characters of a too deep path an error shows
 
 _WILD = "*?[{\\"
@@ -127,6 +134,31 @@ class _Pattern:
         return self.folder.startswith(folder) or folder.startswith(self.folder)
 
 
+class _Recent(Generic[_Key, _Value]):
+    """Values by key, the most recently used kept up to :data:`KEPT_CHARS` in all
+    (each value's size given when it is put)."""
+
+    def __init__(self) -> None:
+        self._items: OrderedDict[_Key, tuple[_Value, int]] = OrderedDict()
+        self._size = 0
+
+    def get(self, key: _Key) -> _Value | None:
+        """The value kept for ``key`` (now the most recently used), or None."""
+        item = self._items.get(key)
+        if item is None:
+            return None
+        self._items.move_to_end(key)
+        return item[0]
+
+    def put(self, key: _Key, value: _Value, size: int) -> None:
+        """Keep ``value``, dropping the least recently used while over the limit."""
+        self._items[key] = (value, size)
+        self._size += size
+        while self._size > KEPT_CHARS and len(self._items) > 1:
+            _, (_, dropped) = self._items.popitem(last=False)
+            self._size -= dropped
+
+
 class ReleaseReader:
     """Reads releases from ``git``: the files ``includes`` match, as parts named under
     ``roots``, and the entries of the data files ``data`` names."""
@@ -144,12 +176,8 @@ class ReleaseReader:
         self._data = [(_Pattern(decl.file, "[[data]] file"), decl) for decl in data]
         self._roots = tuple(root.strip("/") for root in roots if root.strip("/"))
         self._trees: dict[tuple[str, str], tuple[tuple[str, TreeEntry], ...]] = {}
-        # Texts (by blob) and data entries (by blob and table) of the release read
-        # last, and of the one being read: kept while consecutive releases share them.
-        self._texts: dict[str, str] = {}
-        self._entries: dict[tuple[str, int], list[SourceFile]] = {}
-        self._texts_now: dict[str, str] = {}
-        self._entries_now: dict[tuple[str, int], list[SourceFile]] = {}
+        self._texts: _Recent[str, str] = _Recent()  # by blob
+        self._entries: _Recent[tuple[str, int], list[SourceFile]] = _Recent()  # blob, table
         self.data_found = [0] * len(data)
         """Texts each ``[[data]]`` table found, over every release read."""
         self.include_found = [0] * len(includes)
@@ -167,8 +195,6 @@ class ReleaseReader:
             raise located from None
 
     def _read(self, tag: ReleaseTag) -> GitRelease:
-        self._texts_now.clear()
-        self._entries_now.clear()
         found = self._walk(self.git.tree_of(tag.commit), "", tag.commit[:12])
         parts: dict[str, SourceFile] = {}
         license_text = None
@@ -188,8 +214,6 @@ class ReleaseReader:
                         self._add(parts, item)
                         self.data_found[number] += 1
         files = tuple(sorted(parts.values(), key=lambda item: (item.path, item.id)))
-        self._texts, self._texts_now = self._texts_now, {}
-        self._entries, self._entries_now = self._entries_now, {}
         return GitRelease(tag, files, license_text)
 
     def _add(self, parts: dict[str, SourceFile], item: SourceFile) -> None:
@@ -216,7 +240,7 @@ class ReleaseReader:
         self, entry: TreeEntry, where: str, path: str, number: int, decl: DataDecl
     ) -> list[SourceFile]:
         key = (entry.oid, number)
-        found = self._entries_now.get(key, self._entries.get(key))
+        found = self._entries.get(key)
         if found is None:
             prefix = decl.prefix if decl.prefix is not None else part_id(path, self._roots) + "-"
             texts = data_entries(self._text(entry, where), where, decl, data_format(decl, path))
@@ -224,7 +248,7 @@ class ReleaseReader:
                 SourceFile(_slug(prefix + item.name), path, entry.oid, item.name, item.text)
                 for item in texts
             ]
-        self._entries_now[key] = found
+            self._entries.put(key, found, sum(len(item.text) for item in found))
         return found
 
     def _license(self, entry: TreeEntry, where: str) -> str | None:
@@ -236,14 +260,14 @@ class ReleaseReader:
             return None
 
     def _text(self, entry: TreeEntry, where: str) -> str:
-        text = self._texts_now.get(entry.oid, self._texts.get(entry.oid))
+        text = self._texts.get(entry.oid)
         if text is None:
             self.stats.blobs_read += 1
             raw = self.git.blob(entry.oid, where)
             text = decode_utf8(
                 raw, where, ImporterError, "import text files only: narrow --include"
             )
-        self._texts_now[entry.oid] = text
+            self._texts.put(entry.oid, text, len(text))
         return text
 
     def _walk(self, tree: str, folder: str, commit: str) -> tuple[tuple[str, TreeEntry], ...]:
