@@ -279,3 +279,17 @@ def test_a_repository_that_is_none_is_an_error_naming_it(
     assert code == 2
     assert f"{path}: {said}" in err
     assert "--git" not in err  # an option of another importer
+
+
+@pytest.mark.parametrize("blocker", ["a", "a/_blobs", "a/1"])
+def test_a_file_where_the_import_writes_a_folder_is_an_error(
+    blocker: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _repo(tmp_path, {"p/a.md": "A"}, ["v1"])
+    path = tmp_path / "out" / blocker
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("in the way")
+    code, _, err = _cli(capsys, repo, tmp_path / "out")
+    assert code == 2, err
+    assert "Traceback" not in err and "internal error" not in err
+    assert path.read_text() == "in the way"
