@@ -39,13 +39,10 @@ exhaust its memory.
 
 The body is compiled once into steps that one loop walks (texts, values to
 write, branches and loops: :mod:`catalog.lang._render`, with the expressions
-compiled to closures); a body without any tag is returned as it is, and a
-body without loops renders along the path its branches take
-(:mod:`catalog.lang._paths`), walked step by step only for a path it does not
-keep or a render that fails. Compiling with ``constants`` (the ``part`` and
-``agent`` of one agent's plan) substitutes them: an ``{% if %}`` whose test is
-known keeps only the branch that runs, and a ``{{ }}`` whose value is known
-becomes text (see :mod:`catalog.lang.compiler`).
+compiled to closures); a body without any tag is returned as it is. Compiling
+with ``constants`` (the ``part`` and ``agent`` of one agent's plan) substitutes
+them: an ``{% if %}`` whose test is known keeps only the branch that runs,
+and a ``{{ }}`` whose value is known becomes text (see :mod:`catalog.lang.compiler`).
 
 A body spends an evaluation budget when it runs a loop, calls a function or
 adds: the running one (an assembly's, shared by all its parts), else one of its
@@ -66,7 +63,6 @@ from typing import Any, Final, Literal, TypeAlias
 
 from catalog.errors import EvaluationError, ExpressionError, TemplateError
 from catalog.lang._lexing import OPENER, Lines, Token, tokenize, trim_block_lines
-from catalog.lang._paths import Paths
 from catalog.lang._render import (
     MAX_LOOP_ITERATIONS,
     MAX_OUTPUT_LENGTH,
@@ -91,7 +87,6 @@ from catalog.lang.values import (
     budgeted,
     charge,
     render_value,
-    retried,
 )
 from catalog.text.suggest import did_you_mean
 
@@ -121,7 +116,6 @@ _FOR: Final = re.compile(r"\s*(\S+)\s+in\s+(.*)", re.DOTALL)
 
 
 _UNWRITABLE: Final = (TypeError, ValueError, OverflowError, RecursionError)
-_FAILED: Final = (EvaluationError, *_UNWRITABLE)
 _NO_SCOPE: Final[Scope] = types.MappingProxyType({})
 _Piece: TypeAlias = "str | Write | If | For"
 
@@ -194,19 +188,7 @@ def compile_template(
         return text
 
     walked = budgeted(render, "the body") if spends else render
-    if texts is None:
-        return Template(source, roots, False, walked, reads)
-    paths = Paths(steps, texts)  # type: ignore[arg-type]
-
-    def along(scope: Scope) -> str:
-        text = paths.render(scope, walk)
-        if spends:
-            charge(len(text))
-        return text
-
-    fast = budgeted(along, "the body") if spends else along
-    # A path that fails is walked again, to raise the error where the walk meets it.
-    return Template(source, roots, False, retried(fast, walked, _FAILED), reads)
+    return Template(source, roots, False, walked, reads)
 
 
 def tag_expressions(source: str) -> list[str]:
