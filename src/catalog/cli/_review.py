@@ -137,7 +137,7 @@ def _command(args: argparse.Namespace) -> str:
     words = ["catalog", "review", args.base, *([args.head] if args.head else [])]
     for path in args.path:
         words += ["--path", path]
-    return "`" + shlex.join(words) + "`"
+    return shlex.join(words)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -156,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
             sides.append(CommitRevision(repo, "HEAD"))
         settings = Settings(prices, args.turns, args.ttl, args.counter)
         result = review(base, head, _roots(top, args.path, sides), settings)
-    markdown = render_markdown(result, whole=_command(args))
+    markdown = render_markdown(result, command=_command(args))
     if args.format == "json":
         emit_json(render_json(result))
     elif args.format == "markdown":
