@@ -124,10 +124,11 @@ def _run_steps(
             ["bash", "-e", "-c", step["run"]],
             cwd=repo.repo,
             env=env,
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,  # one log, in order, as a runner keeps it
             text=True,
         )
-        done[step["id"]] = (ran.returncode, ran.stdout + ran.stderr)
+        done[step["id"]] = (ran.returncode, ran.stdout)
         for line in output.read_text().splitlines():
             name, _, value = line.partition("=")
             values[f"steps.{step['id']}.outputs.{name}"] = value

@@ -134,10 +134,10 @@ def _roots(top: Path, given: list[str], sides: list[Revision]) -> list[str]:
 
 
 def _command(args: argparse.Namespace) -> str:
-    words = ["catalog", "review", args.base, *([args.head] if args.head else [])]
+    words = ["catalog", "review"]
     for path in args.path:
         words += ["--path", path]
-    return shlex.join(words)
+    return shlex.join([*words, "--", args.base, *([args.head] if args.head else [])])
 
 
 def run(args: argparse.Namespace) -> int:
