@@ -296,7 +296,8 @@ def resolve(repo: GitRepo, rev: str) -> str:
     that says so when it names none (a tree, a blob, a ref git refuses, an object a
     shallow clone lacks)."""
     try:
-        return repo.commit(rev)
+        oid = repo.commit(rev)
+        repo.tree_of(oid)  # a commit id is taken as written: check that it is a commit
     except ImporterError as exc:
         raise ReviewError(
             exc.message,
@@ -304,6 +305,7 @@ def resolve(repo: GitRepo, rev: str) -> str:
             hint="BASE and HEAD must name commits of this clone: give a commit id, a branch "
             "or a tag, and fetch them (fetch-depth: 0 with actions/checkout)",
         ) from None
+    return oid
 
 
 def merge_base(repo: GitRepo, base: str, head: str) -> str:
