@@ -41,8 +41,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.messy_history import history_from_folders
-from tests.synthetic_history import build_history
+from tests._support.messy_history import history_from_folders
+from tests._support.synthetic_history import build_history
 
 from catalog.changes.history import cache, open_history
 from catalog.importers.piebald.read import read_history

@@ -48,8 +48,8 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.postgres_server import bin_dir, create_database, throwaway_postgres  # noqa: E402
-from tests.serving import running_server  # noqa: E402
+from tests._support.postgres_server import bin_dir, create_database, throwaway_postgres  # noqa: E402
+from tests._support.serving import running_server  # noqa: E402
 
 SHARED_CONVERSATIONS = 50
 CONTEXT = {"tools": ["Bash", "Read", "Grep"], "env": {"cwd": "/src", "os": "Linux"}}

@@ -4,7 +4,7 @@
 Token figures are exact counts of each body as written, with the tokenizer its
 manifest names (``cl100k_base``); run this after editing bodies, or after a
 tokenizer upgrade, and commit the result. ``--check`` changes nothing and
-exits 1 when a figure is stale (tests/test_coding_agent.py fails in that
+exits 1 when a figure is stale (tests/catalogs/test_coding_agent.py fails in that
 case too).
 
 Run: ``python scripts/retokenize.py [--check] [--root DIR]``.

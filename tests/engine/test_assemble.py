@@ -1,4 +1,6 @@
-"""Every step that turns a part's body into the prompt's text: leading blank lines and
+"""Assembly: selection, order, rendering, joining, sub-agents, overrides, reminders.
+
+And every step that turns a part's body into the prompt's text: leading blank lines and
 trailing whitespace go, blank bodies leave the part out, CRLF becomes LF, parts are
 joined by the separator; alike for a body known when the catalog loads, one rendered
 for each context, a tool's description, a reminder, a slot override and the texts the
@@ -6,14 +8,381 @@ context supplies."""
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
+import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from catalog import Catalog
-from catalog.io.catalog_path import load_dir
+from catalog import AssembledPrompt, Catalog, ContextError, NotFoundError, load_dir
+from catalog.engine.plan import AgentPlan
+
+
+@pytest.fixture
+def demo(make_catalog: Callable[..., Path]) -> Catalog:
+    folder = make_catalog(
+        parts=[
+            {"id": "identity", "order": 10, "slot": "identity", "body": "You are Demo.\n"},
+            {"id": "policy", "order": 20, "agents": ["*"], "body": "Be careful."},
+            {"id": "grep-docs", "order": 30, "when": '"Grep" in tools', "body": "Use Grep."},
+            {
+                "id": "project",
+                "order": 40,
+                "stability": "session",
+                "when": "len(project_files) > 0",
+                "body": (
+                    "{% for f in project_files %}## {{ f.path }}\n{{ f.content }}\n{% endfor %}"
+                ),
+            },
+            {"id": "maybe-empty", "order": 50, "body": "{% if plan_mode %}Plan first.{% endif %}"},
+            {
+                "id": "env",
+                "order": 90,
+                "stability": "session",
+                "agents": ["main", "explore"],
+                "body": "cwd: {{ env.cwd }}",
+            },
+            {
+                "id": "explore-self",
+                "kind": "agent",
+                "order": 5,
+                "agents": ["explore"],
+                "body": "You are {{ agent.name }}, a read-only searcher.",
+            },
+            {
+                "id": "bash-tool",
+                "kind": "tool",
+                "name": "Bash",
+                "order": 100,
+                "agents": ["*"],
+                "when": '"Bash" in tools',
+                "body": "Runs a shell command.",
+            },
+            {
+                "id": "todo-empty",
+                "kind": "reminder",
+                "order": 200,
+                "stability": "turn",
+                "when": "todo_empty",
+                "body": "<system-reminder>The todo list is empty.</system-reminder>",
+            },
+        ],
+        variables=[
+            {"name": "plan_mode", "type": "bool", "default": False},
+            {"name": "todo_empty", "type": "bool"},
+        ],
+        agents=[{"name": "explore", "description": "searches"}],
+    )
+    return load_dir(folder)
+
+
+def test_parts_are_selected_ordered_and_joined(demo: Catalog) -> None:
+    prompt = demo.assemble({"tools": ["Grep"], "env": {"cwd": "/src"}})
+    assert prompt.text == "You are Demo.\n\nBe careful.\n\nUse Grep.\n\ncwd: /src"
+    assert [p.id for p in prompt.parts] == ["identity", "policy", "grep-docs", "env"]
+
+
+def test_every_part_is_used_or_excluded_with_a_reason(demo: Catalog) -> None:
+    prompt = demo.assemble({})
+    reasons = {p.id: p.reason for p in prompt.excluded}
+    assert reasons == {
+        "grep-docs": "condition",
+        "project": "condition",
+        "maybe-empty": "empty",
+        "explore-self": "agent",
+        "bash-tool": "condition",
+        "todo-empty": "channel",
+    }
+    assert {p.id for p in prompt.parts} | set(reasons) == {p.id for p in demo.parts}
+    why = {p.id: p.why for p in prompt.excluded}
+    assert '"Grep" in tools' in why["grep-docs"]
+
+
+def test_each_agent_is_told_which_parts_it_is_not_given(demo: Catalog) -> None:
+    # The plans of all agents share one step per part: each agent's reasons stay its own.
+    main = {p.id: (p.reason, p.why) for p in demo.assemble({}).excluded}
+    explore = {p.id: (p.reason, p.why) for p in demo.assemble({}, agent="explore").excluded}
+    assert main["explore-self"] == ("agent", "not given to agent main (explore)")
+    assert explore["identity"] == ("agent", "not given to agent explore (main)")
+    assert explore["grep-docs"] == ("agent", "not given to agent explore (main)")
+    assert main["todo-empty"] == explore["todo-empty"] == ("channel", "a reminder: see reminders()")
+    assert "explore-self" not in explore and "env" not in explore
+    assert "identity" not in main and "policy" not in main
+    # A reminder given to main only is served to main only.
+    assert demo.reminders({"variables": {"todo_empty": True}}, agent="explore") == ()
+
+
+def test_each_agent_has_one_plan_made_once(demo: Catalog) -> None:
+    assert list(demo.plans) == list(demo.agents) == ["main", "explore"]
+    assert len(demo.plans) == 2 and "explore" in demo.plans and "exploer" not in demo.plans
+    first = demo.plan("explore")
+    assert demo.plan("explore") is first and demo.plans["explore"] is first
+    assert first.agent.name == "explore" and demo.plan("main").agent.name == "main"
+    with pytest.raises(KeyError):
+        demo.plans["exploer"]
+
+
+def test_threads_asking_for_a_plan_at_once_get_the_same_one(
+    make_catalog: Callable[..., Path],
+) -> None:
+    folder = make_catalog(
+        parts=[{"id": "identity", "order": 10, "body": "You are Demo.\n"}],
+        agents=[{"name": f"helper-{n}", "description": "helps"} for n in range(8)],
+    )
+    catalog = load_dir(folder)
+    start = threading.Barrier(8)
+
+    def ask(name: str) -> AgentPlan:
+        start.wait()
+        return catalog.plan(name)
+
+    with ThreadPoolExecutor(8) as pool:
+        plans = list(pool.map(ask, ["helper-3"] * 8))
+    assert all(plan is catalog.plan("helper-3") for plan in plans)
+
+
+def test_blank_part_leaves_no_doubled_separator(demo: Catalog) -> None:
+    prompt = demo.assemble({"variables": {"plan_mode": False}})
+    assert "\n\n\n" not in prompt.text
+    assert demo.assemble({"variables": {"plan_mode": True}}).text.count("Plan first.") == 1
+
+
+def test_context_values_are_data_never_template(demo: Catalog) -> None:
+    content = "Use {{ env.cwd }} and {% if true %}x{% endif %} literally."
+    prompt = demo.assemble({"project_files": [{"path": "/p/CLAUDE.md", "content": content}]})
+    assert f"## /p/CLAUDE.md\n{content}" in prompt.text
+
+
+def test_tools_go_to_the_tools_array_not_the_text(demo: Catalog) -> None:
+    prompt = demo.assemble({"tools": ["Bash"]})
+    assert [(t.name, t.description) for t in prompt.tools] == [("Bash", "Runs a shell command.")]
+    assert "Runs a shell command." not in prompt.text
+    assert demo.assemble({"tools": []}).tools == ()
+
+
+def test_subagent_gets_its_own_part_and_what_is_given_to_it(demo: Catalog) -> None:
+    prompt = demo.assemble(
+        {"env": {"cwd": "/w"}, "project_files": [{"path": "CLAUDE.md", "content": "secret rules"}]},
+        agent="explore",
+    )
+    assert prompt.text == "You are explore, a read-only searcher.\n\nBe careful.\n\ncwd: /w"
+    assert "secret rules" not in prompt.text
+    assert prompt.agent == "explore"
+
+
+def test_unknown_agent_lists_the_agents(demo: Catalog) -> None:
+    with pytest.raises(NotFoundError, match=re.escape("mean 'explore'? agents: explore, main")):
+        demo.assemble({}, agent="exploer")
+
+
+def test_slot_override_replaces_the_slot_in_place(demo: Catalog) -> None:
+    prompt = demo.assemble({"overrides": {"identity": "You are Custom {{ not a template }}."}})
+    assert prompt.text.startswith("You are Custom {{ not a template }}.\n\nBe careful.")
+    assert "You are Demo." not in prompt.text
+    assert ("identity", "overridden") in {(p.id, p.reason) for p in prompt.excluded}
+
+
+def test_unknown_slot_is_an_error(demo: Catalog) -> None:
+    with pytest.raises(ContextError, match="no slot 'identiy'"):
+        demo.assemble({"overrides": {"identiy": "x"}})
+
+
+def test_custom_prompt_replaces_everything_but_tools(demo: Catalog) -> None:
+    prompt = demo.assemble({"custom_prompt": "Only this.", "tools": ["Bash"]})
+    assert prompt.text == "Only this."
+    assert [t.name for t in prompt.tools] == ["Bash"]
+    assert all(
+        p.reason in ("custom-prompt", "agent", "channel", "condition") for p in prompt.excluded
+    )
+
+
+def test_preset_plus_append(demo: Catalog) -> None:
+    prompt = demo.assemble({"append": "Extra rules."})
+    assert prompt.text.endswith("cwd:\n\nExtra rules.")
+    assert prompt.text.startswith("You are Demo.")
+    assert prompt.parts[-1].id == "context:append"
+
+
+def test_reminders_are_served_separately(demo: Catalog) -> None:
+    assert demo.reminders({}) == ()
+    found = demo.reminders({"variables": {"todo_empty": True}})
+    assert [(r.id, r.text) for r in found] == [
+        ("todo-empty", "<system-reminder>The todo list is empty.</system-reminder>")
+    ]
+
+
+def test_unknown_or_mistyped_variable_is_an_error(demo: Catalog) -> None:
+    with pytest.raises(ContextError, match="unknown variable 'plan_mod'"):
+        demo.assemble({"variables": {"plan_mod": True}})
+    with pytest.raises(ContextError, match="type bool"):
+        demo.assemble({"variables": {"plan_mode": "yes"}})
+
+
+def test_static_prefix_covers_leading_static_parts(demo: Catalog) -> None:
+    prompt = demo.assemble({"tools": ["Grep"], "env": {"cwd": "/x"}})
+    assert prompt.static_prefix == "You are Demo.\n\nBe careful.\n\nUse Grep."
+
+
+def test_fingerprint_is_sha256_of_text(demo: Catalog) -> None:
+    import hashlib
+
+    prompt = demo.assemble({})
+    assert prompt.fingerprint == hashlib.sha256(prompt.text.encode()).hexdigest()
+
+
+def test_part_spans_point_into_the_text(demo: Catalog) -> None:
+    prompt = demo.assemble({"tools": ["Grep"], "env": {"cwd": "/w"}})
+    pieces = [prompt.text[used.start : used.end] for used in prompt.parts]
+    assert pieces == ["You are Demo.", "Be careful.", "Use Grep.", "cwd: /w"]
+
+
+def test_result_is_immutable(demo: Catalog) -> None:
+    prompt = demo.assemble({})
+    with pytest.raises(AttributeError):
+        prompt.text = "x"  # type: ignore[misc]
+
+
+def test_json_has_the_documented_keys(demo: Catalog) -> None:
+    data = demo.assemble({"tools": ["Bash"]}).to_dict()
+    assert set(data) == {
+        "catalog",
+        "version",
+        "agent",
+        "fingerprint",
+        "counter",
+        "tokens",
+        "budget",
+        "static_prefix_length",
+        "text",
+        "parts",
+        "excluded",
+        "tools",
+        "notes",
+    }
+    assert set(data["parts"][0]) == {
+        "id",
+        "kind",
+        "order",
+        "stability",
+        "tokens",
+        "why",
+        "start",
+        "end",
+    }
+
+
+def test_tie_break_is_by_id(make_catalog: Callable[..., Path]) -> None:
+    folder = make_catalog(
+        parts=[
+            {"id": "zeta", "order": 10, "body": "Z"},
+            {"id": "alpha", "order": 10, "body": "A"},
+        ]
+    )
+    assert load_dir(folder).assemble({}).text == "A\n\nZ"
+
+
+def test_explain_names_every_part(demo: Catalog) -> None:
+    table = demo.assemble({"tools": ["Grep"]}).explain()
+    ids = [part.id for part in demo.parts]
+    assert sorted(ids) == sorted(
+        ["identity", "policy", "grep-docs", "project", "maybe-empty", "env", "explore-self",
+         "bash-tool", "todo-empty"]
+    )  # fmt: skip
+    for part_id in ids:
+        assert part_id in table
+
+
+def test_explain_keeps_its_columns_whatever_the_length_of_an_id(
+    make_catalog: Callable[..., Path],
+) -> None:
+    long_id = "a-part-whose-id-is-longer-than-the-usual-column"
+    folder = make_catalog(
+        parts=[
+            {"id": "short", "order": 10, "body": "Short."},
+            {"id": long_id, "order": 20, "body": "Long."},
+            {"id": "never", "order": 30, "body": "No.", "when": '"Bash" in tools'},
+        ]
+    )
+    rows = load_dir(folder).assemble({}).explain().splitlines()[1:]
+    assert [row.split()[1] for row in rows] == ["short", long_id, "never"]
+    reason = len("  + ") + len(long_id) + len(" ") + 6 + len("  ")  # where the why begins
+    for row in rows:
+        assert row[reason - 2 : reason] == "  " and row[reason] != " ", row
+
+
+_SCRIPT = """
+import hashlib, sys
+import catalog
+context = {
+    "tools": ["Grep", "Bash", "Read", "Edit", "Glob", "TodoWrite", "read", "bash", "shell"],
+    "tool_info": {"Bash": {"snippet": "run", "guidelines": ["b", "a"]}, "Read": {}},
+    "guidelines": ["z", "y"],
+    "features": ["sessions", "memory", "b", "a"],
+    "env": {"cwd": "/w", "os": "Linux", "shell": "bash", "date": "2025-01-31"},
+    "project_files": [{"path": "/w/CLAUDE.md", "content": "x {{ y }}"}],
+    "files": {"b.md": "B", "a.md": "A"},
+    "skills": [{"name": "s2", "description": "two"}, {"name": "s1", "description": "one"}],
+    "mcp_servers": [{"name": "db", "instructions": "query"}, {"name": "docs"}],
+    "commands": [{"name": "review"}],
+    "output_style": {"name": "terse", "prompt": "Be brief."},
+    "identity": {"name": "Ada"},
+    "session": {"id": "c1"},
+}
+digest = hashlib.sha256()
+catalogs = [catalog.load_dir(sys.argv[1])]
+catalogs += [catalog.load(name) for name in catalog.CatalogPath().names()]
+for cat in catalogs:
+    for agent in cat.agents:
+        digest.update(cat.assemble(context, agent, counter="chars").to_json().encode())
+        digest.update(repr(cat.reminders(context, agent)).encode())
+print(len(catalogs), digest.hexdigest())
+"""
+
+
+@pytest.mark.slow
+def test_deterministic_across_processes_and_hash_seeds(demo: Catalog) -> None:
+    # Every agent of the demo and of every bundled catalog, under a context with
+    # mappings and unordered-looking lists: the whole JSON of each prompt
+    # (text, parts, reasons, tools) and the reminders must be byte-identical.
+    outputs = set()
+    for seed in ("0", "1", "12345"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        result = subprocess.run(
+            [sys.executable, "-c", _SCRIPT, demo.location],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
+        outputs.add(result.stdout)
+    assert len(outputs) == 1
+    count, _ = outputs.pop().split()
+    assert int(count) >= 6
+
+
+def test_assembled_prompt_type(demo: Catalog) -> None:
+    assert isinstance(demo.assemble(), AssembledPrompt)
+
+
+def test_context_texts_never_share_an_id_with_a_part(make_catalog: Callable[..., Path]) -> None:
+    folder = make_catalog(
+        parts=[
+            {"id": "append", "order": 10, "body": "A part named append."},
+            {"id": "custom-prompt", "order": 20, "body": "A part named custom-prompt."},
+        ]
+    )
+    cat = load_dir(folder)
+    ids = [p.id for p in cat.assemble({"append": "From the context."}).parts]
+    assert ids == ["append", "custom-prompt", "context:append"]
+    custom = cat.assemble({"custom_prompt": "Only this."})
+    assert [p.id for p in custom.parts] == ["context:custom-prompt"]
+
 
 # (body as written, text the prompt uses); expected values written by hand.
 TRIMMED = [

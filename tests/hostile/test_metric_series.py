@@ -16,7 +16,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from catalog.server.app import create_app
 from catalog.server.metrics import MAX_RELEASE_SERIES, OTHER_RELEASES
 from catalog.server.state import ServerSettings
-from tests.serving import write_demo_catalogs
+from tests._support.serving import write_demo_catalogs
 
 
 def _series(text: str) -> dict[str, set[str]]:

@@ -12,8 +12,8 @@ import pytest
 from catalog.conversations import Releases, ReleaseStore, ReleaseTarget, open_store
 from catalog.conversations.releases import catalog_path_loader
 from catalog.errors import SessionError
+from tests._support.postgres_server import fresh_database, postgres_server, store, store_url
 from tests.conftest import write_catalog
-from tests.postgres_server import fresh_database, postgres_server, store, store_url
 
 __all__ = ["fresh_database", "postgres_server", "store", "store_url"]
 

@@ -18,9 +18,9 @@ httpx = pytest.importorskip("httpx", reason="httpx is not installed")
 
 from catalog.errors import StoreUnavailableError, UsageError  # noqa: E402
 from catalog.server.state import ServerSettings  # noqa: E402
+from tests._support.postgres_server import postgres_server  # noqa: E402, F401
+from tests._support.serving import running_process, write_demo_catalogs  # noqa: E402
 from tests.conftest import run_cli  # noqa: E402
-from tests.postgres_server import postgres_server  # noqa: E402, F401
-from tests.serving import running_process, write_demo_catalogs  # noqa: E402
 
 TOKEN = "Strong-Token-7f3a9c2e1b8d4056aa91c3e7"
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests._support.piebald_data import git
 from tests.conftest import write_catalog
-from tests.piebald_data import git
 
 AGENTS = [{"name": "explore", "tools": ["Bash"]}]
 

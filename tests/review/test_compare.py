@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from tests._support.piebald_data import git
 from tests.conftest import run_cli as run
 from tests.conftest import write_catalog
-from tests.piebald_data import git
 from tests.review.repo import AGENTS, TwoCommits, parts, two_commits, write_side
 
 

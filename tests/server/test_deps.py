@@ -14,7 +14,10 @@ from fastapi.testclient import TestClient
 
 from catalog.server.app import create_app
 from catalog.server.state import ServerSettings
-from tests.serving import write_demo_catalogs
+from tests._support.serving import write_demo_catalogs
+
+TOKEN = "s3cret-Token_1-0123456789abcdefXY"
+
 
 TOKEN = "s3cret-Token_1-0f9e8d7c6b5a49382716"
 _RIGHT = {"Authorization": f"Bearer {TOKEN}"}
@@ -53,7 +56,14 @@ def _put(client: TestClient, headers: dict[str, str]) -> int:
 def test_a_write_or_read_with_anything_but_the_token_is_refused(
     client: TestClient, authorization: str
 ) -> None:
-    assert _put(client, {"Authorization": authorization}) == 401
+    refused = client.put(
+        "/system-prompt", json={"template": "T"}, headers={"Authorization": authorization}
+    )
+    assert refused.status_code == 401
+    assert refused.headers["www-authenticate"] == "Bearer"
+    assert refused.json()["error"]["message"] == (
+        "this server needs `Authorization: Bearer <token>` here"
+    )
     assert (
         client.get("/conversations/c", headers={"Authorization": authorization}).status_code == 401
     )
@@ -83,7 +93,9 @@ def test_a_write_from_another_sites_page_is_refused_even_with_the_token(
     client: TestClient, origin: str
 ) -> None:
     headers = {"Authorization": f"Bearer {TOKEN}", "Origin": origin}
-    assert _put(client, headers) == 403
+    refused = client.put("/system-prompt", json={"template": "T"}, headers=headers)
+    assert refused.status_code == 403
+    assert refused.json()["error"]["message"] == f"writes from {origin} are refused"
 
 
 def test_a_write_from_the_servers_own_page_is_taken(client: TestClient) -> None:

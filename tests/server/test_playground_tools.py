@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from catalog.server.app import create_app
 from catalog.server.state import ServerSettings
-from tests.serving import html_page
+from tests._support.serving import html_page
 
 
 @pytest.fixture

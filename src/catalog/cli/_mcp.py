@@ -72,4 +72,6 @@ def _serve_http(args: argparse.Namespace, server: Server[Any], token: str | None
         "serving MCP on %s%s (press CTRL+C to quit)", url, PATH
     )
     with listening:
-        serve_http(http_app(server, host=args.host, token=token), listening, logs)
+        port = listening.getsockname()[1]
+        app = http_app(server, host=args.host, port=port, token=token)
+        serve_http(app, listening, logs)

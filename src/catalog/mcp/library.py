@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from packaging.version import InvalidVersion, Version
+
 from catalog.conversations.connect import default_store_url, open_store
 from catalog.conversations.releases import Releases, catalog_path_loader
 from catalog.engine.catalog import Catalog
@@ -37,7 +39,7 @@ from catalog.errors import CatalogError, ContextError, NotFoundError, UsageError
 from catalog.io.catalog_path import CatalogPath, check_name, parse_spec
 from catalog.io.settings import tool_list, typed_value
 from catalog.schema.context import coerce_context
-from catalog.schema.manifest import MAIN_AGENT
+from catalog.schema.manifest import MAIN_AGENT, MAX_NAME_LENGTH
 from catalog.text.suggest import did_you_mean
 from catalog.text.visible import visible
 
@@ -60,6 +62,8 @@ RESOURCE_TEMPLATE: Final = "catalog://{name}/{version}/{part}"
 """The URI of a part's body in any version."""
 
 _SCHEME: Final = "catalog://"
+_MAX_URI_LENGTH: Final = 1000
+_SHOWN: Final = 100
 _log = logging.getLogger("catalog.mcp")
 
 _FIXED = (
@@ -162,7 +166,20 @@ class PromptLibrary:
     def entries(self) -> list[PromptEntry]:
         """Every prompt, by catalog then agent (main first); a catalog whose newest
         version does not load is left out (getting its prompt says why)."""
-        return [entry for catalog in self._loadable() for entry in _entries(catalog)]
+        names = set(self._path.names())
+        found = []
+        for entry in (entry for catalog in self._loadable() for entry in _entries(catalog)):
+            if _split(entry.name, names) == (entry.catalog, entry.agent):
+                found.append(entry)
+            else:
+                _log.warning(
+                    "sub-agent %s of %s is left out: its prompt's name %s is the catalog %s",
+                    entry.agent,
+                    entry.catalog,
+                    entry.name,
+                    entry.name,
+                )
+        return found
 
     def resources(self) -> list[PartResource]:
         """The parts of each catalog's newest version (any version's are read with
@@ -180,34 +197,24 @@ class PromptLibrary:
     def read(self, uri: str) -> str:
         """The body of the part ``catalog://NAME/VERSION/PART`` names, as written."""
         fields = uri.removeprefix(_SCHEME).split("/") if uri.startswith(_SCHEME) else []
-        if len(fields) != 3 or not all(fields):
+        if len(fields) != 3 or not all(fields) or len(uri) > _MAX_URI_LENGTH:
             raise NotFoundError(
-                f"{uri[:200]!r} is not a part's address", hint=f"write {RESOURCE_TEMPLATE}"
+                f"{_shown(uri)} is not a part's address", hint=f"write {RESOURCE_TEMPLATE}"
             )
         name, version, part = fields
+        if not _is_version(version):
+            raise NotFoundError(
+                f"{_shown(version)} is not a version, as written in a part's address",
+                hint=f"write {RESOURCE_TEMPLATE} with a version as resources/list shows it (1.2.0)",
+            )
         return self.newest(check_name(name), f"=={version}").part(part).body
-
-    def _split(self, name: str) -> tuple[str, str]:
-        """The catalog and agent a prompt's name means: the longest catalog name on the
-        path that the name is, or starts with followed by a dot."""
-        names = set(self._path.names())
-        if name in names:
-            return name, MAIN_AGENT
-        cut = len(name)
-        while (cut := name.rfind(".", 0, cut)) > 0:
-            if name[:cut] in names:
-                return name[:cut], name[cut + 1 :]
-        raise NotFoundError(
-            f"there is no prompt {name[:200]!r}",
-            hint=f"{did_you_mean(name, names, what='catalogs')}; a sub-agent's prompt is "
-            "NAME.AGENT",
-        )
 
     def get(self, name: str, arguments: Mapping[str, str] | None = None) -> Resolved:
         """Assemble the prompt ``name`` with ``arguments``: the text ``catalog assemble``
         prints for the same catalog, agent, version, tools, model and variables."""
-        given = {key: value for key, value in (arguments or {}).items() if value.strip()}
-        catalog_name, agent = self._split(name)
+        given = {key: _text(key, value) for key, value in (arguments or {}).items()}
+        given = {key: value for key, value in given.items() if value.strip()}
+        catalog_name, agent = _split(name, set(self._path.names()))
         spec = given.pop(VERSION_ARGUMENT, None)
         release = None if spec is None or _is_spec(spec) else spec.strip()
         if release is not None:
@@ -230,6 +237,22 @@ class PromptLibrary:
                 hint=f"ask for the prompt {target.catalog}, or give {name} a version",
             )
         return self._releases.load_version(release, target.version)
+
+
+def _split(name: str, names: set[str]) -> tuple[str, str]:
+    """The catalog and agent a prompt's name means, of the catalogs ``names``: the
+    longest catalog name that the name is, or starts with followed by a dot (so a
+    catalog ``a.b`` hides the sub-agent ``b`` of a catalog ``a``)."""
+    if name in names:
+        return name, MAIN_AGENT
+    cut = MAX_NAME_LENGTH + 1  # no longer catalog name: bounded work on any name
+    while (cut := name.rfind(".", 0, cut)) > 0:
+        if name[:cut] in names:
+            return name[:cut], name[cut + 1 :]
+    raise NotFoundError(
+        f"there is no prompt {_shown(name)}",
+        hint=f"{did_you_mean(name, names, what='catalogs')}; a sub-agent's prompt is NAME.AGENT",
+    )
 
 
 def _context(catalog: Catalog, given: dict[str, str]) -> dict[str, Any]:
@@ -255,6 +278,30 @@ def _context(catalog: Catalog, given: dict[str, str]) -> dict[str, Any]:
         variables = data.setdefault("variables", {})
         variables[key] = typed_value(raw, declared, key, given="argument")
     return data
+
+
+def _text(key: str, value: object) -> str:
+    """An argument's value, which the protocol says is text."""
+    if not isinstance(value, str):
+        raise ContextError(
+            f"argument {_shown(key)}: a {type(value).__name__}, not text",
+            hint="every argument's value is a string, as on the command line",
+        )
+    return value
+
+
+def _shown(text: str) -> str:
+    """``text`` quoted for a message (control and bidi characters escaped), cut to
+    :data:`_SHOWN` characters."""
+    return repr(f"{text[:_SHOWN]}..." if len(text) > _SHOWN else text)
+
+
+def _is_version(text: str) -> bool:
+    """Whether ``text`` is a version written the one way a version is listed."""
+    try:
+        return str(Version(text)) == text
+    except InvalidVersion:
+        return False
 
 
 def _is_spec(text: str) -> bool:

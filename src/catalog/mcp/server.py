@@ -9,13 +9,18 @@ agent, release (when a label chose the version), fingerprint and token count.
 MCP error carrying the project's message (its ``data`` holds the key and the
 hint): invalid params (-32602) for a prompt, version, tool or value that does not
 fit, resource not found (-32002) for a part, internal error (-32603) when the
-prompt store cannot be read. The SDK opens an OpenTelemetry span for every
+prompt store cannot be read (its message, which
+names the store, is logged, not sent). The SDK opens an OpenTelemetry span for every
 request (when OpenTelemetry is installed); an assembly records its prompt on it.
 """
 
 from __future__ import annotations
 
+import logging
+import os
+import sys
 from collections.abc import Callable
+from pathlib import PurePath
 from typing import Any, Final, TypeVar
 
 import anyio.to_thread
@@ -33,13 +38,31 @@ RESOURCE_NOT_FOUND: Final = -32002
 """The error code the protocol gives a resource that does not exist."""
 
 _MIME: Final = "text/markdown"
+_STORE_FAILED: Final = (
+    "the prompt store cannot be read, so no release label can be followed; the "
+    "server's log says why (give a version instead)"
+)
+_MAX_MESSAGE: Final = 4000
+_log = logging.getLogger("catalog.mcp")
 _T = TypeVar("_T")
 
 
 def _mcp_error(exc: CatalogError, code: int = types.INVALID_PARAMS) -> MCPError:
     """``exc`` as an MCP error: its text as the message, its key and hint as data."""
     data = {name: value for name, value in (("key", exc.key), ("hint", exc.hint)) if value}
-    return MCPError(code, str(exc), data or None)
+    text = str(exc)
+    for error in (exc, *exc.others):
+        if error.file:
+            text = text.replace(error.file, _in_catalog(error.file))
+    if len(text) > _MAX_MESSAGE:  # a long name repeated in an engine's message
+        text = f"{text[:_MAX_MESSAGE]}..."
+    return MCPError(code, text, data or None)
+
+
+def _in_catalog(file: str) -> str:
+    """Where ``file`` is within the catalogs (``NAME/VERSION/FILE``): the folders they
+    are served from are the server's business, not the client's."""
+    return "/".join(PurePath(file).parts[-3:])
 
 
 async def _answer(work: Callable[[], _T], *, missing: int = types.INVALID_PARAMS) -> _T:
@@ -48,7 +71,9 @@ async def _answer(work: Callable[[], _T], *, missing: int = types.INVALID_PARAMS
     try:
         return await anyio.to_thread.run_sync(work)
     except SessionError as exc:
-        raise _mcp_error(exc, types.INTERNAL_ERROR) from None
+        # Its message names where the store is, which the client has no business knowing.
+        _log.warning("the prompt store cannot be read: %s", exc.message)
+        raise MCPError(types.INTERNAL_ERROR, _STORE_FAILED) from None
     except NotFoundError as exc:
         raise _mcp_error(exc, missing) from None
     except CatalogError as exc:
@@ -150,11 +175,19 @@ def build_server(library: PromptLibrary) -> Server[Any]:
 
 
 def serve_stdio(server: Server[Any]) -> None:
-    """Answer one client over standard input and output until it closes them."""
+    """Answer one client over standard input and output until it closes either."""
     from mcp.server.stdio import stdio_server
 
     async def main() -> None:
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
 
-    anyio.run(main)
+    try:
+        anyio.run(main)
+    except* (BrokenPipeError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        # The client closed its end: nothing is left to answer, nor anyone to tell.
+        # Python's own flush of standard output at exit would fail too: point it
+        # at nothing.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
