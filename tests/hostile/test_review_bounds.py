@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from catalog.review import compare
+from tests._support.piebald_data import git
 from tests.conftest import run_cli as run
 from tests.conftest import write_catalog
-from tests.piebald_data import git
 
 
 def _repo(tmp_path: Path, catalogs: int, review: dict[str, Any] | None = None) -> tuple[Path, str]:
