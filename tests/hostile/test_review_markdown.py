@@ -134,3 +134,9 @@ def test_thousands_of_changed_prompts_are_counted_not_listed() -> None:
     assert _utf16(text) < COMMENT_LIMIT
     assert re.search(r"_\d+ more row\(s\) not listed: see `catalog review` in a terminal._", text)
     assert re.search(r"_\d+ more section\(s\) left out", text)
+
+
+def test_a_body_on_one_very_long_line_still_shows_its_start() -> None:
+    text = _comment(_prompt("-" + "a" * 50 + "\n+" + "b" * 100_000))
+    assert "+" + "b" * 1999 + " … (98001 more characters)\n" in text
+    assert "-" + "a" * 50 + "\n" in text

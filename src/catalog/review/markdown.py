@@ -42,6 +42,7 @@ _TABLE_SHARE: Final = 2  # the table takes at most half the budget
 _BACKTICKS: Final = re.compile(r"`{3,}")
 _PARTS: Final = 30  # parts listed as in or out per section; the rest counted
 _SHORT: Final = 300  # characters of a name, a reason or an error shown in one cell or line
+_LINE: Final = 2_000  # characters of one diff line shown (a minified body is one line)
 _MARKUP: Final = re.compile(r"[\[\]!`*_~\\|]")
 _PINGS: Final = re.compile(r"([@#])(?=[\w-])")  # @mention, #123, owner/repo#123
 
@@ -85,6 +86,15 @@ class _Section:
 
     head: str
     diffs: list[str]
+
+
+def _lines_cut(diff: str) -> str:
+    """``diff`` with every line over :data:`_LINE` characters cut, saying how much more
+    it holds, so a one-line body still shows its start."""
+    return "\n".join(
+        line if len(line) <= _LINE else f"{line[:_LINE]} … ({len(line) - _LINE} more characters)"
+        for line in diff.split("\n")
+    )
 
 
 def _fence(text: str) -> str:
@@ -146,7 +156,7 @@ def _section(version: VersionChange, prompt: PromptChange) -> _Section:
     if len(prompt.notes) > _PARTS:
         lines.append(f"- note: {len(prompt.notes) - _PARTS} more note(s)")
     lines.append("")
-    diffs = [visible(d) for d in (prompt.system_diff, prompt.tools_diff) if d]
+    diffs = [_lines_cut(visible(d)) for d in (prompt.system_diff, prompt.tools_diff) if d]
     return _Section("\n".join(lines) + "\n", diffs)
 
 
