@@ -15,7 +15,13 @@ from tests.conftest import run_cli as run
 from tests.conftest import write_catalog
 
 
-def _repo(tmp_path: Path, catalogs: int, review: dict[str, Any] | None = None) -> tuple[Path, str]:
+def _repo(
+    tmp_path: Path,
+    catalogs: int,
+    review: dict[str, Any] | None = None,
+    body: str = "You are agent {number}.",
+    variables: tuple[dict[str, Any], ...] = (),
+) -> tuple[Path, str]:
     """A repository whose second commit adds ``catalogs`` catalogs; (its folder, the first
     commit)."""
     repo = tmp_path / "repo"
@@ -30,7 +36,8 @@ def _repo(tmp_path: Path, catalogs: int, review: dict[str, Any] | None = None) -
             repo / "prompts",
             f"c{number}",
             "1.0.0",
-            [{"id": "intro", "body": f"You are agent {number}.", "order": 10}],
+            [{"id": "intro", "body": body.replace("{number}", str(number)), "order": 10}],
+            variables=variables,
             catalog={"tokenizer": "chars"},
             extra={"review": review} if review else None,
         )
@@ -75,3 +82,18 @@ def test_a_manifest_asking_for_too_many_prompts_or_models_is_refused_alone(
     repo2, first2 = _repo(tmp_path / "two", 1, {"models": models})
     code, data = _review(capsys, repo2, first2)
     assert code == 2 and f"names {compare.MAX_MODELS + 1} models, more than" in data["errors"][0]
+
+
+def test_after_versions_that_spend_their_evaluation_budget_the_rest_are_left_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(compare, "MAX_OVER_BUDGET", 2)
+    loops = "{% for x in xs %}{% for y in xs %}{% for z in xs %}{{ x }}{% endfor %}{% endfor %}"
+    body = "Agent {number}. " + loops + "{% endfor %}"
+    xs = {"name": "xs", "type": "list", "default": list(range(1000))}
+    repo, first = _repo(tmp_path, 4, body=body, variables=(xs,))
+    code, data = _review(capsys, repo, first)
+    assert code == 2
+    errors = [v["error"] for v in data["versions"]]
+    assert all("more than 100000 loop iterations" in e for e in errors[:2]), errors
+    assert all("left out: 2 versions already failed in evaluation" in e for e in errors[2:])

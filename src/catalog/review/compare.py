@@ -21,7 +21,7 @@ from typing import Literal
 from catalog.changes.compute import fit_context, unified_diff
 from catalog.engine.catalog import Catalog
 from catalog.engine.prompt import AssembledPrompt
-from catalog.errors import CatalogError, ReviewError
+from catalog.errors import CatalogError, EvaluationError, ReviewError
 from catalog.io.catalog_path import CatalogPath, CatalogSource, VersionRef
 from catalog.review.economics import Cost, conversation_cost, split
 from catalog.review.prices import Prices
@@ -55,6 +55,9 @@ MAX_MODELS = 20
 MAX_REVIEW_PROMPTS = 5_000
 """Most prompts assembled in one review, over every version: a change to more catalogs
 lists the versions past it as left out (an error, so the check fails), unloaded."""
+MAX_OVER_BUDGET = 10
+"""Versions whose evaluation may fail (a spent evaluation budget, too many loop
+iterations...) before the review stops loading more: each may cost a whole budget."""
 
 
 @dataclass
@@ -62,10 +65,17 @@ class _Budget:
     """The prompts one review may still assemble."""
 
     left: int = field(default_factory=lambda: MAX_REVIEW_PROMPTS)
+    over: int = 0
 
     def take(self, wanted: int) -> None:
         """Count ``wanted`` prompts, or refuse them when they are more than are left (or
         none is left)."""
+        if self.over >= MAX_OVER_BUDGET:
+            raise ReviewError(
+                f"left out: {self.over} versions already failed in evaluation, each "
+                "spending up to a whole evaluation budget",
+                hint="fix those versions' expressions, then review again",
+            )
         if wanted > self.left or not self.left:
             raise ReviewError(
                 f"left out: the review assembles at most {MAX_REVIEW_PROMPTS} prompts, and "
@@ -302,6 +312,8 @@ def _change(
         new = new_ref.load() if new_ref else None
         prompts = tuple(_prompts(old, new, settings, budget))
     except CatalogError as exc:
+        if isinstance(exc, EvaluationError):
+            budget.over += 1
         return VersionChange(root, name, status, catalog_status, *versions, error=_said(exc))
     return VersionChange(root, name, status, catalog_status, *versions, prompts=prompts)
 
