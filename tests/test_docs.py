@@ -7,7 +7,10 @@ comment right before the block says otherwise:
 - ``<!-- not run: WHY -->``: the block is left out (it needs the network, or
   it is an excerpt);
 - ``<!-- file: PATH -->``: the block, in any language, is written to ``PATH``
-  instead (e.g. a context file or a test file that a later block uses).
+  instead (e.g. a context file or a test file that a later block uses);
+- ``<!-- output of: COMMAND -->``: the block (a ``text`` one) is what COMMAND
+  prints, run where the page's blocks run, at that point of the page: the
+  test runs it and compares, so a shown output cannot drift from the code.
 
 Python blocks of a page share one namespace, as if typed into one session,
 and carry their own ``assert`` lines. Each line of a ``sh`` block is a
@@ -39,7 +42,7 @@ PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
 SRC = Path(catalog.__file__).resolve().parents[1]
 
 _FENCE = re.compile(r"^```(\w*)\s*$")
-_MARK = re.compile(r"^<!--\s*(not run|file):\s*(.*?)\s*-->\s*$")
+_MARK = re.compile(r"^<!--\s*(not run|file|output of):\s*(.*?)\s*-->\s*$")
 _EXIT = re.compile(r"#.*\bexit (\d+)")
 
 
@@ -103,24 +106,37 @@ def _commands(text: str) -> list[str]:
     return commands
 
 
-def _run_sh(block: Block, folder: Path) -> None:
+def _shell(command: str, folder: Path) -> subprocess.CompletedProcess[str]:
+    """``command`` run by bash in ``folder``, ``catalog`` and ``python`` being this tree's."""
     prelude = (
         f'catalog() {{ {shlex.quote(sys.executable)} -m catalog "$@"; }}\n'
         f'python() {{ {shlex.quote(sys.executable)} "$@"; }}\n'
     )
     env = {**os.environ, "HOME": str(folder), "PYTHONPATH": str(SRC), "NO_COLOR": "1"}
     env.pop("CATALOG_PATH", None)
+    return subprocess.run(
+        ["bash", "-c", prelude + command],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+
+
+def _check_output(block: Block, folder: Path) -> None:
+    done = _shell(block.arg, folder)
+    assert done.stdout == block.text, (
+        f"{block.page}:{block.line}: `{block.arg}` prints (exit {done.returncode}):\n"
+        f"{done.stdout}{done.stderr[-2000:]}"
+    )
+
+
+def _run_sh(block: Block, folder: Path) -> None:
     for command in _commands(block.text):
         expected = _EXIT.search(command)
-        done = subprocess.run(
-            ["bash", "-c", prelude + command],
-            cwd=folder,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=300,
-        )
+        done = _shell(command, folder)
         status = int(expected.group(1)) if expected else 0
         assert done.returncode == status, (
             f"{block.page}:{block.line}: `{command}` exited {done.returncode}, not {status}\n"
@@ -140,6 +156,10 @@ def _run_page(page: Path, folder: Path, monkeypatch: pytest.MonkeyPatch) -> int:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(block.text, encoding="utf-8")
             continue
+        if block.mark == "output of":
+            _check_output(block, folder)
+            ran += 1
+            continue
         if block.mark == "not run" or block.lang not in ("python", "sh"):
             continue
         ran += 1
@@ -158,7 +178,8 @@ def test_the_examples_of_the_page_run(
 ) -> None:
     ran = _run_page(page, tmp_path, monkeypatch)
     runnable = [b for b in blocks(page) if b.lang in ("python", "sh") and b.mark != "not run"]
-    assert ran == len([b for b in runnable if b.mark != "file"])
+    shown = [b for b in blocks(page) if b.mark == "output of"]
+    assert ran == len([b for b in runnable if b.mark not in ("file", "output of")]) + len(shown)
 
 
 def test_every_page_exists_and_the_readme_links_each() -> None:
@@ -205,6 +226,16 @@ def test_a_failing_example_fails(tmp_path: Path) -> None:
         _run_page(page, tmp_path, patch)
     page.write_text("```python\nassert 1 == 2\n```\n", encoding="utf-8")
     with pytest.MonkeyPatch.context() as patch, pytest.raises(AssertionError):
+        _run_page(page, tmp_path, patch)
+
+
+def test_a_shown_output_is_checked(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text("<!-- output of: echo hello -->\n```text\nhello\n```\n", encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        assert _run_page(page, tmp_path, patch) == 1
+    page.write_text("<!-- output of: echo hello -->\n```text\nhullo\n```\n", encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch, pytest.raises(AssertionError, match="prints"):
         _run_page(page, tmp_path, patch)
 
 
@@ -355,3 +386,75 @@ def test_the_cli_page_lists_every_command_and_every_option() -> None:
             if action.option_strings and flags == set(action.option_strings):
                 found = [f for f in flags if re.search(re.escape(f) + r"(?![\w-])", synopsis[name])]
                 assert found, f"docs/cli.md: `catalog {name}` does not list {sorted(flags)}"
+
+
+# -- links: every relative link of the README and the pages resolves, anchors included
+
+LINKED = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
+_LINK = re.compile(r"\[[^\]\n]*\]\(([^)\s]+)\)")
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
+_HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$")
+
+
+def _unfenced(text: str) -> list[str]:
+    """The lines of ``text`` outside its fenced blocks."""
+    parts = re.split(r"^```.*$", text, flags=re.MULTILINE)
+    return [line for part in parts[::2] for line in part.splitlines()]
+
+
+def anchors(text: str) -> set[str]:
+    """The anchors GitHub gives the headings of a Markdown ``text``: lower case, every
+    character but letters, digits, ``_``, ``-`` and spaces dropped, spaces as ``-``,
+    a repeated one numbered (``-1``, ``-2``)."""
+    found: set[str] = set()
+    for line in _unfenced(text):
+        heading = _HEADING.match(line)
+        if heading is None:
+            continue
+        slug = re.sub(r"[^\w\- ]", "", heading.group(1).replace("`", "").lower()).replace(" ", "-")
+        number, unique = 0, slug
+        while unique in found:
+            number += 1
+            unique = f"{slug}-{number}"
+        found.add(unique)
+    return found
+
+
+def broken_links(page: Path) -> list[str]:
+    """Each relative link of ``page`` whose file or anchor is not there."""
+    text = page.read_text(encoding="utf-8")
+    broken = []
+    prose = "\n".join(_CODE_SPAN.sub("", line) for line in _unfenced(text))
+    for target in _LINK.findall(prose):  # a link in code is not one
+        if re.match(r"[a-z]+:", target):  # https:, mailto:: not a file of the project
+            continue
+        path, _, anchor = target.partition("#")
+        linked = (page.parent / path).resolve() if path else page
+        if not linked.exists():
+            broken.append(f"{target}: no such file")
+        elif (
+            anchor
+            and linked.suffix == ".md"
+            and anchor not in anchors(linked.read_text(encoding="utf-8"))
+        ):
+            broken.append(f"{target}: no heading with anchor #{anchor}")
+    return broken
+
+
+@pytest.mark.parametrize("page", LINKED, ids=[str(p.relative_to(ROOT)) for p in LINKED])
+def test_every_relative_link_resolves(page: Path) -> None:
+    assert broken_links(page) == []
+
+
+def test_the_link_check_finds_a_broken_file_and_a_broken_anchor(tmp_path: Path) -> None:
+    (tmp_path / "other.md").write_text("# Title\n\n## `catalog serve`\n\n## Notes\n\n## Notes\n")
+    page = tmp_path / "page.md"
+    page.write_text(
+        "[ok](other.md#catalog-serve) [ok](other.md#notes-1) [ok](#here)\n\n# Here\n\n"
+        "[file](missing.md) [anchor](other.md#nowhere) `[code](missing.md)`\n"
+        "```\n[block](missing.md)\n```\n"
+    )
+    assert broken_links(page) == [
+        "missing.md: no such file",
+        "other.md#nowhere: no heading with anchor #nowhere",
+    ]

@@ -17,6 +17,7 @@ from typing import Self, TypeVar
 
 __all__ = [
     "OTHERS_SHOWN",
+    "BadReferenceError",
     "BudgetError",
     "CatalogError",
     "ContextError",
@@ -259,6 +260,13 @@ class BudgetError(CatalogError, ValueError):
 class UsageError(CatalogError, ValueError):
     """A call got an argument it cannot use: a token counter that is unknown or needs the
     network, more cache breakpoints than a request may carry."""
+
+
+class BadReferenceError(NotFoundError, UsageError):
+    """A ``NAME@SPEC`` that can name no catalog, refused before any folder is looked at:
+    a name outside the naming rule, an empty or malformed version specifier. A
+    :class:`NotFoundError` (nothing is found by it) that is a :class:`UsageError` too
+    (it is written wrong): a server answers it with 400, not 404."""
 
 
 class ImporterError(CatalogError, ValueError):

@@ -31,8 +31,8 @@ LOG = [  # version, change, tokens, delta: newest first, as the page lists them
     ("1.1.0", "prose", 20, +10),
     ("1.0.0", "added", 10, +10),
 ]
-CHART = ["1.0.0: 10 tokens", "1.1.0: 20 tokens", "1.2.0: 20 tokens", "1.3.0: 21 tokens",
-         "1.4.0: 0 tokens"]  # fmt: skip
+CHART = [f"{version}: {count} tokens (cl100k_base)" for version, count in  # the counter named
+         (("1.0.0", 10), ("1.1.0", 20), ("1.2.0", 20), ("1.3.0", 21), ("1.4.0", 0))]  # fmt: skip
 BLAME = [("1.0.0", "Line one."), ("1.1.0", "Line two, rewritten."), ("1.3.0", "Line  three.")]
 
 

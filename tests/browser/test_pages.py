@@ -145,10 +145,19 @@ def test_playground_shows_an_error_answers_message(browser: Any, server: str) ->
     context.clear()
     context.send_keys('{"env": "x"}')
     error = browser.find_element(By.ID, "play-error")
-    wait(
-        browser,
-        lambda _: error.text == "body.context.env: must be a table (an object), not text ('x')",
-    )
+    message = "body.context.env: must be a table (an object), not text ('x')"
+    wait(browser, lambda _: error.text.split("\n")[0] == message)
+    # The error is the first thing of the result, and the old result is gone.
+    prompt = browser.find_element(By.ID, "prompt")
+    assert error.location["y"] < total.location["y"] < prompt.location["y"]
+    assert (total.text, prompt.text) == ("…", "")
+    assert browser.find_elements(By.CSS_SELECTOR, "#explain tbody tr") == []
+    context.clear()
+    context.send_keys("{}")
+    wait(browser, lambda _: total.text.isdigit() and not error.is_displayed())
+    context.send_keys("{")  # JSON that does not parse: the same, before any request
+    wait(browser, lambda _: error.is_displayed() and prompt.text == "")
+    assert total.text == "…"
     # The 400 is logged as a failed load; the page's script failed nowhere.
     entries = browser.get_log("browser")
     assert [e for e in entries if e["level"] == "SEVERE" and e["source"] != "network"] == []

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.slow
 
 _PLAIN = (
     "import sys\n"
-    "for name in ('fastapi', 'uvicorn', 'jinja2', 'starlette', 'prometheus_client'):\n"
+    "for name in ('fastapi', 'uvicorn', 'jinja2', 'starlette', 'prometheus_client', 'mcp'):\n"
     "    sys.modules[name] = None\n"
     "from catalog.__main__ import main\n"
     "raise SystemExit(main())\n"

@@ -182,7 +182,7 @@ def test_every_store_refuses_the_same_texts_naming_the_field(store: PromptStore)
 
 
 def test_every_store_refuses_a_prompt_over_the_bound(store: PromptStore) -> None:
-    with pytest.raises(ContextError, match=f"at most {MAX_PROMPT_CHARS} are kept"):
+    with pytest.raises(ContextError, match=f"over the limit of {MAX_PROMPT_CHARS:,}"):
         store.add(_prompt("c", "x" * (MAX_PROMPT_CHARS + 1)))
     assert store.get("c") is None
     assert store.add(_prompt("c", "x" * MAX_PROMPT_CHARS)).text == "x" * MAX_PROMPT_CHARS

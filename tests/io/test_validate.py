@@ -154,7 +154,7 @@ def test_cli_prints_the_manifest_line_of_each_warning(
     line = (folder / "catalog.toml").read_text().splitlines().index("tokens = 7") + 1
     assert out.splitlines()[0] == (
         f"{folder}: warning: {folder}/catalog.toml:{line}: part 'intro': token estimate 7 is "
-        "stale, the body has 2 cl100k_base tokens (run `catalog stamp` on the folder)"
+        f"stale, the body has 2 cl100k_base tokens (run `catalog stamp {folder}`)"
     )
     assert code == 0
 

@@ -35,7 +35,7 @@ def test_a_prompt_name_is_the_longest_catalog_name_it_starts_with(root: Path) ->
     names = [entry.name for entry in library.entries() if entry.catalog.startswith("acme")]
     assert names == ["acme", "acme.bot", "acme.bot.x.y"]
     assert library.get("acme.bot").prompt.text == "Main."
-    assert library.get("acme.bot.x.y", {"verbose": "on"}).prompt.text == "Sub on."
+    assert library.get("acme.bot.x.y", {"verbose": "true"}).prompt.text == "Sub on."
     assert library.get("acme.bot.x.y", {"verbose": " "}).prompt.text == "Sub off."  # empty
     with pytest.raises(NotFoundError, match=r"catalog acme\.bot 1\.0\.0 has no agent 'z'"):
         library.get("acme.bot.z")

@@ -112,7 +112,7 @@ def test_arguments_are_read_as_the_cli_reads_them(capsys: pytest.CaptureFixture[
         "version-spec": "~=1.1.0",
         "enabled-tools": "Bash, Read,Grep",
         "model-name": "claude-opus-4-5",
-        "plan_mode": "yes",
+        "plan_mode": "true",
         "modified_files": "a.py,b.py",
         "context_used_percent": "85",
         "todo_list_empty": "",  # left empty by the client: not given
@@ -133,7 +133,7 @@ def test_arguments_are_read_as_the_cli_reads_them(capsys: pytest.CaptureFixture[
         "--set",
         "env.model=claude-opus-4-5",
         "--set",
-        "plan_mode=yes",
+        "plan_mode=true",
         "--set",
         "modified_files=a.py,b.py",
         "--set",
@@ -171,7 +171,10 @@ def test_errors_are_mcp_errors_with_the_project_s_messages() -> None:
     bad_value, unknown, agent, catalog, version, part = with_session(work)
     assert bad_value.error.code == -32602
     assert "argument plan_mode='maybe': not a valid bool" in bad_value.error.message
-    assert bad_value.error.data == {"key": "variables.plan_mode"}
+    assert bad_value.error.data == {
+        "key": "variables.plan_mode",
+        "hint": "write true or false (values are read as JSON)",
+    }
     assert "argument 'plan_mod': no such variable of coding-agent" in unknown.error.message
     assert "plan_mode" in unknown.error.data["hint"]
     assert "has no agent 'nobody'" in agent.error.message

@@ -15,6 +15,7 @@ import datetime as dt
 import pickle
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Annotated, Any, Literal, Self
 
 import pytest
@@ -30,12 +31,14 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
+from catalog import load_dir
 from catalog.errors import CatalogError, ManifestError, Problem, RecordError
 from catalog.io.manifests import parse_manifest
 from catalog.schema import Items, SchemaModel, keys_at, validate
 from catalog.schema._words import describe_value
 from catalog.schema.context import Context, Environment
-from catalog.schema.manifest import Manifest, PlaceholderDecl
+from catalog.schema.manifest import Manifest, PlaceholderDecl, name_problem
+from tests.conftest import write_catalog
 
 # -- records of the tests
 
@@ -1292,3 +1295,32 @@ def test_mistakes_are_placed_at_their_line(table: str, line: int, words: str) ->
 def test_a_manifest_without_the_table_dumps_as_before() -> None:
     manifest = parse_manifest(HEAD, "catalog.toml")
     assert "review" not in manifest.model_dump(by_alias=True)
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("mybot", None),
+        ("CC", "it has upper-case letters; 'cc' would do"),
+        ("claude code", "it holds ' ', which a name may not; 'claude-code' would do"),
+        (".hidden", "it starts with '.', not a letter or a digit; 'hidden' would do"),
+        ("", "it is empty"),
+        ("a" * 101, "it is 101 characters long, more than 100"),
+    ],
+)
+def test_name_problem(name: str, problem: str | None) -> None:
+    assert name_problem(name) == problem
+
+
+def test_an_unknown_agent_gets_a_did_you_mean(tmp_path: Path) -> None:
+    folder = write_catalog(
+        tmp_path,
+        parts=[{"id": "intro", "body": "Hi.", "agents": ["researchr"]}],
+        agents=[{"name": "researcher"}, {"name": "writer"}],
+    )
+    with pytest.raises(ManifestError) as caught:
+        load_dir(folder)
+    assert caught.value.message == (
+        "unknown agent 'researchr' (declared: main, researcher, writer); did you mean 'researcher'?"
+    )
+    assert caught.value.key == "part[0].agents"

@@ -192,7 +192,7 @@ def test_the_search_links_each_match_to_its_parthtml_page(client: TestClient) ->
     assert _matches(page) == [["beta also as alpha", "system", "1.0.0", "1.3.0", "4", "no"]]
     assert '<a href="/catalogs/hist/parts/beta">beta</a>' in page
     assert 'value="Line two"' in page  # the box keeps the query
-    assert "1 part(s) hold it in the 5 versions searched (newest 1.4.0)" in page
+    assert "1 part holds it in the 5 versions searched (newest 1.4.0)" in page
 
 
 def test_the_search_is_plain_text_unless_asked_for_a_pattern(client: TestClient) -> None:

@@ -210,3 +210,16 @@ def test_scripts_and_the_api_still_get_the_json_error(
     assert response.status_code in (404, 405)
     assert response.headers["content-type"] == "application/json"
     assert set(response.json()["error"]) == {"status", "message", "field", "hint"}
+
+
+def test_figures_of_two_counters_are_two_named_lines(client: TestClient) -> None:
+    page = html_page(client, "/catalogs/coding-agent")
+    lines = re.findall(r'<polyline class="counter-(\d)" points="([^"]*)"/>', page)
+    assert [(style, len(points.split())) for style, points in lines] == [("0", 2), ("1", 1)]
+    legend = re.findall(r'<li><span class="swatch counter-\d"></span>([^<]*)</li>', page)
+    assert legend == [
+        "tokens counted by cl100k_base: 1.0.0 to 1.1.0",
+        "tokens counted by chars: 1.2.0",
+    ]
+    assert re.search(r"<title>1\.2\.0: \d+ tokens \(chars\)</title>", page)
+    assert 'aria-label="tokens per version, counted by cl100k_base and chars"' in page

@@ -120,3 +120,38 @@ def test_an_unknown_or_malformed_label(client: TestClient) -> None:
 def test_every_page_links_to_the_releases(client: TestClient) -> None:
     for path in ("/", "/catalogs/demo", "/playground", "/editor", "/ui/releases"):
         assert '<a href="/ui/releases">Releases</a>' in html_page(client, path), path
+
+
+def _button(client: TestClient) -> str:
+    page = html_page(client, "/ui/releases/production")
+    found = re.search(r'<button id="rollback" type="button">(.*?)</button>', page)
+    assert found is not None
+    return found.group(1)
+
+
+def test_a_canary_added_is_rolled_back_alone(client: TestClient) -> None:
+    _set(client, "1.0.0", None)
+    _set(client, "1.0.0", {"version": "2.0.0", "percent": 10})
+    assert _button(client) == "Roll back the canary only: remove canary 2.0.0"
+
+
+def test_a_canary_changed_is_rolled_back_alone(client: TestClient) -> None:
+    _set(client, "1.0.0", {"version": "2.0.0", "percent": 10})
+    _set(client, "1.0.0", {"version": "2.0.0", "percent": 50})
+    assert _button(client) == "Roll back the canary only: canary 2.0.0 for 10%"
+
+
+def test_a_version_changed_is_rolled_back_with_its_canary(client: TestClient) -> None:
+    _set(client, "1.0.0", {"version": "2.0.0", "percent": 5})
+    _set(client, "2.0.0", None)
+    assert _button(client) == "Roll back production to 1.0.0, canary 2.0.0 for 5%"
+    assert client.post("/releases/production/rollback").json()["version"] == "1.0.0"
+
+
+def test_counts_read_right_in_the_singular(client: TestClient) -> None:
+    _set(client, "1.0.0", None)
+    assert "(1 change, newest first)" in html_page(client, "/ui/releases/production")
+    _set(client, "2.0.0", None)
+    assert "(2 changes, newest first)" in html_page(client, "/ui/releases/production")
+    version = html_page(client, "/catalogs/tpl/1.0.0")
+    assert " · 1 part, " in version

@@ -14,6 +14,7 @@ from catalog.cli._common import (
     load_ref,
     warn_notes,
 )
+from catalog.engine.prompt import check_prompt_size
 from catalog.lang.placeholders import written_as
 from catalog.text.visible import json_visible, visible
 
@@ -43,6 +44,12 @@ def run(args: argparse.Namespace) -> int:
     cat = load_ref(args, args.ref)
     context, gathering = gathering_from_args(args, cat)
     prompt = cat.assemble(context, agent=args.agent, counter=args.counter)
+    check_prompt_size(
+        prompt.text,
+        hint=f"`catalog tokens {cat.name}@{cat.version}` shows where the size goes; leave parts "
+        "out with the context where the catalog's conditions read it (--tools, --set, "
+        "--agent), else with an overlay",
+    )
     if args.format == "json":
         sys.stdout.write(json_visible(prompt.to_json()) + "\n")
     else:

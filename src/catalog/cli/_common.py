@@ -250,9 +250,10 @@ def gathering_from_args(
             raise ContextError(
                 f"--set {item!r} is not KEY=VALUE", hint="write e.g. --set plan_mode=true"
             )
-        declared = types.get(key)
+        name = key.removeprefix("variables.")  # either spelling of a declared variable
+        declared = types.get(name)
         if declared is not None:
-            data.setdefault("variables", {})[key] = typed_value(raw, declared, key)
+            data.setdefault("variables", {})[name] = typed_value(raw, declared, key)
         elif key.split(".")[0] in Context.model_fields:
             _set_path(data, key.split("."), guessed_value(raw))
         else:

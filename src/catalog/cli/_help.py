@@ -58,6 +58,16 @@ def topics(folder: Traversable) -> dict[str, Traversable]:
     return dict(sorted(found.items()))
 
 
+_SOURCE_LINK = "](../src/catalog/"
+"""How a page links a file of the package (a catalog's changelog) from the docs folder."""
+
+
+def _installed_links(text: str) -> str:
+    """``text`` with its links to files of the package pointing where this copy of the
+    package has them: installed, the pages are no longer beside the sources."""
+    return text.replace(_SOURCE_LINK, f"]({Path(__file__).resolve().parents[1]}/")
+
+
 def _title(page: Traversable) -> str:
     """The page's first heading, without its ``#``."""
     text = read_text(page, CatalogError, "a documentation page", "reinstall the package")
@@ -89,7 +99,9 @@ def run(args: argparse.Namespace) -> int:
             f"no documentation page {args.topic!r}",
             hint=did_you_mean(args.topic, pages, what="topics"),
         )
-    text = read_text(page, CatalogError, "a documentation page", "reinstall the package")
+    text = _installed_links(
+        read_text(page, CatalogError, "a documentation page", "reinstall the package")
+    )
     if args.format == "json":
         emit_json({"topic": args.topic.removesuffix(".md"), "text": text})
     else:

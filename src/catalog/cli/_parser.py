@@ -64,11 +64,38 @@ class ArgumentsError(UsageError):
 
 
 class _Parser(argparse.ArgumentParser):
+    """A parser whose errors are :class:`ArgumentsError`, and whose options go anywhere
+    among a command's words, even before an optional positional (``catalog log NAME
+    --path DIR PART``), where argparse alone would leave ``PART`` unrecognized."""
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
         # The innermost parser that ran is the one whose usage a stray word is told with.
         self.set_defaults(parser_=self)
+        self._intermixing = False
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        if self._intermixing or not self._intermixable():
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True  # argparse's intermixed parsing calls this method again
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
+
+    def _intermixable(self) -> bool:
+        """Whether argparse can parse this parser's words intermixed: a command's own
+        parser, without sub-commands, positionals that take the rest of the line, or
+        positionals in a group of exclusive arguments."""
+        positionals = self._get_positional_actions()
+        grouped = {id(a) for group in self._mutually_exclusive_groups for a in group._group_actions}
+        return bool(positionals) and all(
+            action.nargs not in (argparse.PARSER, argparse.REMAINDER) and id(action) not in grouped
+            for action in positionals
+        )
 
     def error(self, message: str) -> NoReturn:
         raise ArgumentsError(self, message)

@@ -31,8 +31,8 @@ from typing import (
 from packaging.version import InvalidVersion, Version
 
 from catalog.conversations.urls import scrub
+from catalog.engine.prompt import MAX_PROMPT_CHARS, check_prompt_size
 from catalog.errors import (
-    ContextError,
     StoreUnavailableError,
     UsageError,
 )
@@ -63,11 +63,6 @@ __all__ = [
 
 RETRY_SECONDS = 30.0
 """How long a store retries an operation that finds the database busy before giving up."""
-
-MAX_PROMPT_CHARS: Final = 2_000_000
-"""The longest prompt a store keeps (characters, about half a million tokens): a
-context that makes a longer one is refused rather than written to every store and
-memory that holds it."""
 
 _T = TypeVar("_T")
 
@@ -235,16 +230,6 @@ def check_texts(**texts: str) -> None:
         problem = text_problem(text, nul=True)
         if problem is not None:
             raise UsageError(problem.message, key=name, hint=problem.hint)
-
-
-def check_prompt_size(text: str) -> None:
-    """Refuse a prompt longer than :data:`MAX_PROMPT_CHARS` (a
-    :class:`~catalog.errors.ContextError`: the context made it)."""
-    if len(text) > MAX_PROMPT_CHARS:
-        raise ContextError(
-            f"the assembled prompt has {len(text)} characters; at most {MAX_PROMPT_CHARS} are kept",
-            hint="send a smaller context: the files and variables it carries make the prompt",
-        )
 
 
 def check_prompt(prompt: StoredPrompt) -> StoredPrompt:

@@ -33,12 +33,13 @@ from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any, Final, Literal, TypeAlias, TypeVar
 
-from catalog.errors import UsageError
+from catalog.errors import ContextError, UsageError
 from catalog.tokens import CharCounter, TokenCounter
 
 __all__ = [
     "CACHE_TTLS",
     "MAX_BREAKPOINTS",
+    "MAX_PROMPT_CHARS",
     "OPENAI_ROLES",
     "AssembledPrompt",
     "CacheBlock",
@@ -51,6 +52,7 @@ __all__ = [
     "UsedPart",
     "anthropic_system",
     "cache_blocks",
+    "check_prompt_size",
     "openai_message",
     "share_of",
 ]
@@ -68,6 +70,27 @@ CACHE_TTLS = ("5m", "1h")
 OPENAI_ROLES = ("system", "developer")
 """The roles an OpenAI chat message carrying instructions may have."""
 _RANK = {"static": 0, "session": 1, "turn": 2}
+
+MAX_PROMPT_CHARS: Final = 2_000_000
+"""The longest prompt handed on (characters, about half a million tokens, past any
+model's window): ``catalog assemble``, the server and every prompt store refuse a
+longer one rather than print, send or keep it."""
+
+
+def check_prompt_size(
+    text: str,
+    *,
+    hint: str = "send a smaller context: the files and variables it carries make the prompt",
+) -> None:
+    """Refuse a prompt longer than :data:`MAX_PROMPT_CHARS` (a
+    :class:`~catalog.errors.ContextError`: the context made it), with ``hint`` saying
+    how the caller makes a smaller one."""
+    if len(text) > MAX_PROMPT_CHARS:
+        raise ContextError(
+            f"the assembled prompt has {len(text):,} characters, over the limit of "
+            f"{MAX_PROMPT_CHARS:,}",
+            hint=hint,
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,6 +43,12 @@ def _shown(value: Any) -> Any:
     return value
 
 
+def _plural(count: int, word: str, words: str | None = None) -> str:
+    """``1 change``, ``2 changes``: a count and its word (``words`` when not ``word+s``),
+    the ``plural`` filter."""
+    return f"{count} {word if count == 1 else (words or word + 's')}"
+
+
 def environment(*loaders: BaseLoader) -> Environment:
     """A new environment that looks for a template in ``loaders`` first, then among
     this package's templates (``templates/``)."""
@@ -58,6 +64,7 @@ def environment(*loaders: BaseLoader) -> Environment:
         auto_reload=False,
     )
     env.filters["exact"] = Exact
+    env.filters["plural"] = _plural
     env.globals["hidden_pattern"] = Exact(script_pattern())
     return env
 

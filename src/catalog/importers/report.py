@@ -21,7 +21,7 @@ from catalog.errors import CatalogError, ImporterError, RecordError
 from catalog.importers.writer import Body, CatalogWriter, StoreSize, VersionStatus
 from catalog.io.loader import VersionDir, merged_manifest, read_manifest
 from catalog.schema import validate
-from catalog.schema.manifest import CatalogInfo, PartDecl
+from catalog.schema.manifest import NAME_RULE, CatalogInfo, PartDecl, name_problem
 
 __all__ = [
     "BuiltVersion",
@@ -126,13 +126,18 @@ def catalog_table(name: str, version: str, **keys: str) -> dict[str, str]:
     """The ``[catalog]`` table of version ``version`` of catalog ``name`` (with ``keys``),
     checked: a name or version the loader would refuse is an error before anything is
     written."""
+    problem = name_problem(name)
+    if problem is not None:  # said in words, with a name that would do
+        raise ImporterError(
+            f"cannot import as catalog {name!r}: {problem}", hint=f"a catalog name is {NAME_RULE}"
+        )
     info = {"name": name, "version": version, **keys}
     try:
         validate(CatalogInfo, info)
     except RecordError as exc:
         raise ImporterError(
             f"cannot import as catalog {name!r} {version!r}: {exc.problems[0].message}",
-            hint="a catalog name is lowercase letters, digits, '.', '_' and '-'",
+            hint="a version is PEP 440, e.g. 2.1.240",
         ) from None
     return info
 

@@ -39,7 +39,7 @@ from packaging.version import InvalidVersion, Version
 
 from catalog.cache import BoundedCache
 from catalog.engine.catalog import Catalog
-from catalog.errors import CatalogError, ManifestError, NotFoundError
+from catalog.errors import BadReferenceError, CatalogError, ManifestError, NotFoundError
 from catalog.io.loader import (
     MANIFEST_NAME,
     VersionDir,
@@ -87,11 +87,25 @@ def check_name(name: str) -> str:
     """
     if is_catalog_name(name):
         return name
-    raise NotFoundError(
-        f"{_shown(name)!r} is not a catalog name ({NAME_RULE})",
-        hint=f"a name never names a folder: add folders of catalogs with --path, {ENV_VAR} "
-        "or paths=",
+    raise BadReferenceError(
+        f"{_shown(name)!r} is not a catalog name ({NAME_RULE})", hint=_name_hint(name)
     )
+
+
+_SPEC_START = "=<>!~"
+"""The characters a PEP 440 specifier's operator is made of."""
+
+
+def _name_hint(name: str) -> str:
+    """What was likely meant by ``name``, which is not a catalog name: a version written
+    without its ``@`` (``mybot==1.0.0``), upper case (``MyBot``), else a folder."""
+    start = next((i for i, c in enumerate(name) if c in _SPEC_START), None)
+    if start and is_catalog_name(name[:start].strip()):
+        ref = f"{name[:start].strip()}@{name[start:].strip()}"
+        return f"a version follows an '@': write {_shown(ref)!r}"
+    if is_catalog_name(name.lower()):
+        return f"catalog names are lower case: did you mean {name.lower()!r}?"
+    return f"a name never names a folder: add folders of catalogs with --path, {ENV_VAR} or paths="
 
 
 def _shown(text: str) -> str:
@@ -145,7 +159,7 @@ def parse_spec(spec: str | SpecifierSet | None) -> SpecifierSet:
     if isinstance(spec, SpecifierSet):
         return spec
     if len(spec) > _MAX_SPEC_LENGTH:
-        raise NotFoundError(
+        raise BadReferenceError(
             f"the version specifier is {len(spec)} characters long, more than {_MAX_SPEC_LENGTH}",
             hint="write e.g. 1.0.0, ==1.1.0, ~=1.1 or >=1,<2",
         )
@@ -155,7 +169,7 @@ def parse_spec(spec: str | SpecifierSet | None) -> SpecifierSet:
     try:
         return SpecifierSet(text)
     except InvalidSpecifier:
-        raise NotFoundError(
+        raise BadReferenceError(
             f"{spec!r} is not a PEP 440 version specifier",
             hint="write e.g. 1.0.0, ==1.1.0, ~=1.1 or >=1,<2",
         ) from None
@@ -177,8 +191,15 @@ def parse_ref(ref: str) -> tuple[str, str | None]:
     specifier (None when absent)."""
     name, sep, spec = ref.partition("@")
     if not name:
-        raise NotFoundError(f"{_shown(ref)!r} names no catalog", hint="write NAME or NAME@SPEC")
-    return check_name(name), (spec if sep else None)
+        raise BadReferenceError(f"{_shown(ref)!r} names no catalog", hint="write NAME or NAME@SPEC")
+    checked = check_name(name)
+    if sep and not spec.strip():
+        raise BadReferenceError(
+            f"{_shown(ref)!r} has no version after its '@'",
+            hint=f"write {checked!r} for the newest version, or e.g. '{checked}@1.0.0' or "
+            f"'{checked}@~=1.1'",
+        )
+    return checked, (spec if sep else None)
 
 
 # The installed entry points, found once a process (until :func:`catalog.clear_caches`).

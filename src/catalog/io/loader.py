@@ -35,7 +35,7 @@ from catalog.engine.catalog import Catalog
 from catalog.engine.compile import body_sha256, compile_catalog
 from catalog.engine.plan import CompiledPart
 from catalog.errors import CatalogError, ManifestError, RecordError
-from catalog.io.manifests import MANIFEST_NAME, parse_manifest, parse_parts_file
+from catalog.io.manifests import MANIFEST_NAME, body_changed, parse_manifest, parse_parts_file
 from catalog.io.positions import key_columns, key_lines
 from catalog.io.textfile import read_text
 from catalog.schema import validate
@@ -328,12 +328,8 @@ def _body(
         what = str(part.file)
     digest = body_sha256(body.text)
     if check_hashes and digest != part.sha256:
-        raise ManifestError(
-            f"part {part.id!r}: {what} has sha256 {digest[:12]}..., "
-            f"the manifest says {part.sha256[:12]}...",
-            key=("part", index, "sha256"),
-            hint="the body changed since the manifest was written: review it, then run "
-            "`catalog stamp` on the folder to record the new hash",
+        raise body_changed(
+            part.id, what, digest, part.sha256, where.path, key=("part", index, "sha256")
         )
     return _Body(body.decl, _shared_text(digest, body.text), body.path, body.missing)
 

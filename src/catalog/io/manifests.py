@@ -10,6 +10,7 @@ that reads back identically.
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import TypeVar
 
@@ -21,10 +22,12 @@ from catalog.schema.manifest import Manifest, PartsFile
 
 __all__ = [
     "MANIFEST_NAME",
+    "body_changed",
     "dump_manifest",
     "manifest_error",
     "parse_manifest",
     "parse_parts_file",
+    "stamp_command",
 ]
 
 _M = TypeVar("_M", Manifest, PartsFile)
@@ -73,9 +76,38 @@ def manifest_error(exc: RecordError, text: str, file: str) -> ManifestError:
     hint = "see `catalog schema manifest` for the format"
     if first.kind == "missing" and first.loc[-1:] in (("sha256",), ("tokens",)):
         path = Path(file)
-        folder = str(path.parent) if path.name == MANIFEST_NAME else "DIR"
+        command = stamp_command(path.parent) if path.name == MANIFEST_NAME else "catalog stamp DIR"
         hint = (
-            f"parts are not stamped yet: run `catalog stamp {folder}` to record each body's "
+            f"parts are not stamped yet: run `{command}` to record each body's "
             "sha256 and tokens (with --path for an overlay's base), then try again"
         )
     return exc.as_error(ManifestError, hint).located(file=file, lines=key_lines(text))
+
+
+def stamp_command(folder: object) -> str:
+    """The command line that records the sha256 and tokens of every part of the version
+    folder ``folder``, quoted for a shell: what a hint tells a user to run."""
+    return f"catalog stamp {shlex.quote(str(folder))}"
+
+
+def body_changed(
+    part_id: str,
+    what: str,
+    digest: str,
+    recorded: str,
+    folder: object,
+    *,
+    key: tuple[str | int, ...] | None = None,
+    file: str | None = None,
+) -> ManifestError:
+    """The error for a part whose body ``what`` hashes to ``digest`` where the manifest
+    of the version folder ``folder`` records ``recorded``: its hint names the command
+    that records the new hash, once the change is reviewed."""
+    return ManifestError(
+        f"part {part_id!r}: {what} has sha256 {digest[:12]}..., "
+        f"the manifest says {recorded[:12]}...",
+        key=key,
+        file=file,
+        hint="the body changed since the manifest was written: review it, then run "
+        f"`{stamp_command(folder)}` to record the new hash",
+    )

@@ -11,6 +11,7 @@ characters: a model reads them, a reviewer does not see them).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from catalog.engine.catalog import (
@@ -22,6 +23,7 @@ from catalog.engine.plan import (
 from catalog.errors import (
     CatalogError,
 )
+from catalog.io.manifests import stamp_command
 from catalog.io.positions import (
     key_lines,
 )
@@ -102,7 +104,7 @@ def check_catalog(catalog: Catalog, *, count_tokens: bool = True) -> list[Proble
                 warn(
                     f"part {part.id!r}: token estimate {part.decl.tokens} is stale, "
                     f"the body has {actual} {counter.name} tokens "
-                    "(run `catalog stamp` on the folder)",
+                    f"(run `{stamp_command(Path(manifest_file).parent)}`)",
                     "part",
                     index[part.id],
                     "tokens",

@@ -23,6 +23,12 @@ __all__ = ["Source", "parse"]
 
 _NEWLINE: Final = re.compile(r"\r\n|\r|\n")
 _ASSIGNMENT: Final = re.compile(r"(?<![=!<>])=(?!=)")  # one '=', not part of ==, !=, <=, >=
+_C_OPERATORS: Final = (
+    ("&&", "and", re.compile(r"&&")),
+    ("||", "or", re.compile(r"\|\|")),
+    ("!", "not", re.compile(r"!(?!=)")),  # not the '!' of '!='
+)
+"""The operators of C-like languages a condition may be written with, and their words here."""
 _SYNTAX_HINT: Final = (
     "check the brackets and quotes are closed and each operator has its operands; "
     "`catalog help expressions` gives the grammar"
@@ -185,8 +191,11 @@ def _parse(text: str, base: int) -> ast.Expression:
     except SyntaxError as exc:
         column = _syntax_column(text, exc)
         hint = _SYNTAX_HINT
-        if "&&" in text or "||" in text:
-            hint = "write 'and' / 'or' instead of '&&' / '||'"
+        written = [
+            f"'{word}' instead of '{op}'" for op, word, at in _C_OPERATORS if at.search(text)
+        ]
+        if written:
+            hint = f"write {', '.join(written)}"
         elif _NEWLINE.search(text) and _parses(_NEWLINE.sub(" ", text)):
             hint = "wrap an expression written on several lines in parentheses"
         elif _ASSIGNMENT.search(text):

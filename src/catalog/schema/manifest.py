@@ -8,7 +8,7 @@ problem at its line.
 """
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Annotated, Any, Literal, Self
 
 from packaging.version import InvalidVersion, Version
@@ -29,6 +29,7 @@ from catalog.lang.placeholders import PlaceholderSyntax
 from catalog.schema._base import Items, SchemaModel
 from catalog.schema.context import Context
 from catalog.schema.sources import Sources
+from catalog.text.suggest import guess
 
 __all__ = [
     "ALL_AGENTS",
@@ -55,6 +56,8 @@ __all__ = [
     "VersionText",
     "fits_type",
     "is_catalog_name",
+    "name_problem",
+    "unknown_agent",
 ]
 
 MAIN_AGENT = "main"
@@ -82,6 +85,33 @@ def is_catalog_name(name: str) -> bool:
     """Whether ``name`` is a catalog name: the one rule for every name the package is
     given (a manifest's, a lock's, the library's, the command line's, the server's)."""
     return len(name) <= MAX_NAME_LENGTH and _NAME.fullmatch(name) is not None
+
+
+_NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-")
+
+
+def name_problem(name: str) -> str | None:
+    """What keeps ``name`` from being a catalog name, in words, with a name that would do
+    when one is near (``'CC'``: upper-case letters, ``'cc'`` would do); None for a name."""
+    if is_catalog_name(name):
+        return None
+    if not name:
+        return "it is empty"
+    if len(name) > MAX_NAME_LENGTH:
+        return f"it is {len(name)} characters long, more than {MAX_NAME_LENGTH}"
+    problems = []
+    if any(c.isascii() and c.isupper() for c in name):
+        problems.append("it has upper-case letters")
+    others = sorted({c for c in name.lower() if c not in _NAME_CHARACTERS})
+    if others:
+        shown = ", ".join(repr(c) for c in others[:5])
+        problems.append(f"it holds {shown}, which a name may not")
+    if name[0] in "._-":
+        problems.append(f"it starts with {name[0]!r}, not a letter or a digit")
+    near = "".join(c if c in _NAME_CHARACTERS else "-" for c in name.lower()).lstrip("._-")
+    if is_catalog_name(near):
+        problems.append(f"{near!r} would do")
+    return "; ".join(problems)
 
 
 def _catalog_name(name: str) -> str:
@@ -448,6 +478,20 @@ class ReviewDecl(SchemaModel):
     context: Items[ReviewContextDecl] = ()
 
 
+def unknown_agent(
+    agent: str, known: Iterable[str], *, key: str | tuple[str | int, ...]
+) -> ManifestError:
+    """The error for a part or a default naming ``agent``, which is not among the
+    ``known`` agents: the declared ones listed, and the closest, if one is close."""
+    declared = sorted(set(known) - {ALL_AGENTS})
+    close = guess(agent, declared)
+    return ManifestError(
+        f"unknown agent {agent!r} (declared: {', '.join(declared)})"
+        + (f"; {close}" if close else "; add an [[agent]] table or fix the name"),
+        key=key,
+    )
+
+
 class Manifest(SchemaModel):
     """A whole ``catalog.toml``.
 
@@ -510,12 +554,7 @@ class Manifest(SchemaModel):
         for key, agents in agent_lists:
             for agent in agents:
                 if agent not in known:
-                    declared = ", ".join(sorted(known - {ALL_AGENTS}))
-                    raise ManifestError(
-                        f"unknown agent {agent!r} (declared: {declared}); "
-                        "add an [[agent]] table or fix the name",
-                        key=key,
-                    )
+                    raise unknown_agent(agent, known, key=key)
         for name in self.lines:
             if name in self.definitions:
                 raise ManifestError(

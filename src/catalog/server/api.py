@@ -29,7 +29,7 @@ from catalog.schema.manifest import (
 )
 from catalog.server.bodies import Ref, RequestBody
 from catalog.server.deps import State
-from catalog.server.errors import public
+from catalog.server.errors import public, public_hint
 from catalog.server.library import describe
 
 __all__ = ["router"]
@@ -61,7 +61,7 @@ def list_catalogs(state: State) -> dict[str, Any]:
         problem = None
         if entry.problem is not None:
             message, hint = entry.problem.message, entry.problem.hint
-            problem = {"message": public(message, state), "hint": public(hint, state)}
+            problem = {"message": public(message, state), "hint": public_hint(hint, state)}
         entries.append({"name": entry.name, "versions": list(entry.versions), "problem": problem})
     return {"catalogs": entries}
 

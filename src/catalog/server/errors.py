@@ -34,6 +34,7 @@ from starlette.exceptions import HTTPException
 
 from catalog.errors import (
     OTHERS_SHOWN,
+    BadReferenceError,
     CatalogError,
     ContextError,
     NotFoundError,
@@ -46,7 +47,15 @@ from catalog.server.headers import SECURITY_HEADERS
 from catalog.server.state import ServerState
 from catalog.server.templating import page
 
-__all__ = ["ERROR_RESPONSES", "HANDLERS", "ErrorAnswer", "ErrorDetail", "error_response", "public"]
+__all__ = [
+    "ERROR_RESPONSES",
+    "HANDLERS",
+    "ErrorAnswer",
+    "ErrorDetail",
+    "error_response",
+    "public",
+    "public_hint",
+]
 
 _log = logging.getLogger("catalog.server")
 
@@ -148,6 +157,24 @@ def public(text: str | None, state: ServerState) -> str | None:
     return text
 
 
+_WHERE_CATALOGS_ARE_ADDED = ("--path", "CATALOG_PATH", "paths=")
+"""How the command line and Python add folders of catalogs: nothing an HTTP client can do."""
+
+
+def public_hint(hint: str | None, state: ServerState) -> str | None:
+    """``hint`` for an HTTP client: :func:`public`, without the clauses (``;``-separated)
+    that tell how to add folders of catalogs, which only the server's operator can."""
+    shown = public(hint, state)
+    if not shown:
+        return None
+    kept = [
+        clause
+        for clause in shown.split("; ")
+        if not any(word in clause for word in _WHERE_CATALOGS_ARE_ADDED)
+    ]
+    return "; ".join(kept) or None
+
+
 def _state(request: Request) -> ServerState:
     state: ServerState = request.app.state.server
     return state
@@ -166,7 +193,9 @@ def _library_error(request: Request, exc: Exception) -> JSONResponse | HTMLRespo
             "the prompt store is busy or unreachable",
             hint="retry later; the server's log says why",
         )
-    if isinstance(exc, NotFoundError):
+    if isinstance(exc, BadReferenceError):  # written wrong: nothing was looked for
+        status = 400
+    elif isinstance(exc, NotFoundError):
         status = 404
     elif isinstance(exc, SessionError):
         status = 409
@@ -184,7 +213,11 @@ def _library_error(request: Request, exc: Exception) -> JSONResponse | HTMLRespo
         if exc.unlisted:
             message += f" (and {exc.unlisted} more problems)"
     return _answer(
-        request, status, public(message, state) or "", field=field, hint=public(exc.hint, state)
+        request,
+        status,
+        public(message, state) or "",
+        field=field,
+        hint=public_hint(exc.hint, state),
     )
 
 
@@ -251,6 +284,8 @@ def _http_error(request: Request, exc: Exception) -> JSONResponse | HTMLResponse
     """An HTTP error as every error is answered; FastAPI's to a body that is not UTF-8
     (raised from the decoding error) in the project's words."""
     assert isinstance(exc, HTTPException)
+    if exc.status_code == 400 and isinstance(exc.__cause__, RecursionError):
+        return _too_deep(request, exc.__cause__)
     if exc.status_code == 400 and isinstance(exc.__cause__, UnicodeError):
         return error_response(
             400,
@@ -266,12 +301,14 @@ _ROUTES_HINT = "GET /openapi.json lists the routes and the methods each takes"
 
 
 def _too_deep(request: Request, exc: Exception) -> JSONResponse | HTMLResponse:
+    """A body nested too deeply to read (FastAPI's parser reports it as a 400 caused by
+    the ``RecursionError``): a 422 naming the body, as any JSON that cannot be read."""
     return _answer(
         request,
-        400,
-        "the request body is nested too deeply",
+        422,
+        "body: the JSON is nested too deeply to read",
         field="body",
-        hint="flatten the data",
+        hint="send the data less deeply nested: a context is a few levels deep",
     )
 
 

@@ -23,6 +23,7 @@ from catalog.errors import UsageError
 from catalog.server.charts import token_chart
 from catalog.server.deps import State
 from catalog.server.templating import page
+from catalog.tokens import get_counter
 
 __all__ = ["router", "search"]
 
@@ -83,7 +84,9 @@ def part_page(
     to another part once its own was removed or renamed, the page lists the parts that
     held it and shows the newest, or the one holding it in ``as_of``."""
     history = state.library.history(name)
-    log = history.log(part, as_of=as_of)
+    # One counter for every version, the newest's, named by the chart and the timeline.
+    counter = get_counter(tokenizer=history.index.tokenizers[-1])
+    log = history.log(part, as_of=as_of, counter=counter)
     versions = history.versions
     position = {version: step for step, version in enumerate(versions)}
     entries = log.entries
@@ -105,7 +108,9 @@ def part_page(
         "removed": last.version if removed else None,
         "held": sum(present for _, present in figures),
         "count": len(versions),
-        "token_chart": token_chart(versions, tokens, [None] * len(versions)),
+        "token_chart": token_chart(
+            versions, tokens, [None] * len(versions), [counter.name] * len(versions)
+        ),
         "entries": [_entry(history, entry, position) for entry in reversed(entries)],
         "blame": blame,
         "holders": log.holders,

@@ -135,7 +135,9 @@ class Library:
                     "summary": manifest.catalog.summary,
                     "parts": len(manifest.part),
                     "tokens": sum(part.tokens for part in manifest.part),
+                    "counter": manifest.catalog.tokenizer,
                     "reference_tokens": _reference(manifest.part),
+                    "reference_counter": manifest.catalog.reference_counter,
                     "source": source_kind(ref.source),
                 }
                 self._rows.put(key, row)

@@ -47,6 +47,7 @@ router = APIRouter(include_in_schema=False)
 _STATIC = {"app.js": "text/javascript", "style.css": "text/css"}
 _NEWEST = 5  # versions the home page names per catalog, newest first
 _CONTEXT = '{"env": {"cwd": "/home/user/project", "os": "Linux"}}'  # the playground's first
+_PLAYGROUND = "coding-agent"  # the catalog the playground opens on, when the path has it
 RefQuery = Annotated[str, Query(min_length=1, max_length=200)]
 PartQuery = Annotated[
     str | None, Query(max_length=200, description="one part's id: its change alone")
@@ -102,7 +103,13 @@ def catalog_page(
     rows = state.library.versions(name)
     versions = [row["version"] for row in rows]
     chart = token_chart(
-        versions, [r["tokens"] for r in rows], [r["reference_tokens"] for r in rows]
+        versions,
+        [r["tokens"] for r in rows],
+        [r["reference_tokens"] for r in rows],
+        [r["counter"] for r in rows],
+        reference_counter=next(
+            (r["reference_counter"] for r in reversed(rows) if r["reference_counter"]), None
+        ),
     )
     found = None
     if q:
@@ -152,9 +159,12 @@ def playground(
     request: Request, state: State, catalog: Annotated[str | None, Query(max_length=200)] = None
 ) -> HTMLResponse:
     """Pick version, agent, tools, variables and a context; the prompt, the explain
-    table and the token total follow every change."""
+    table and the token total follow every change. Without ``catalog``, it opens on the
+    bundled catalog that assembles under the first context, not the first by name (an
+    imported release may be too long to assemble)."""
     library = state.library
-    cat = library.load(catalog or library.names()[0])
+    names = library.names()
+    cat = library.load(catalog or (_PLAYGROUND if _PLAYGROUND in names else names[0]))
     info = describe(cat)
     context = {
         "page": "playground",

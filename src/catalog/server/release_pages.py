@@ -21,7 +21,7 @@ from catalog.server.deps import State
 from catalog.server.releases import releases_of
 from catalog.server.templating import page
 
-__all__ = ["router"]
+__all__ = ["rollback_action", "router"]
 
 router = APIRouter(include_in_schema=False)
 
@@ -45,6 +45,22 @@ def _row(release: Release) -> dict[str, Any]:
         "when": changed.strftime("%Y-%m-%d %H:%M:%S UTC"),
         "iso": changed.isoformat(timespec="seconds"),
     }
+
+
+def _canary(row: dict[str, Any]) -> str:
+    canary = row["canary"]
+    return "no canary" if canary is None else f"canary {canary.version} for {row['percent']}%"
+
+
+def rollback_action(current: dict[str, Any], back: dict[str, Any]) -> str:
+    """What the rollback button says it will do: put the release's version back, or,
+    when the latest change touched the canary alone, the canary only."""
+    if current["version"] == back["version"] and current["catalog"] == back["catalog"]:
+        if back["canary"] is None:
+            return f"Roll back the canary only: remove canary {current['canary'].version}"
+        return f"Roll back the canary only: {_canary(back)}"
+    also = "" if back["canary"] is None else f", {_canary(back)}"
+    return f"Roll back {back['label']} to {back['version']}{also}"
 
 
 @router.get("/ui/releases", response_class=HTMLResponse)
@@ -72,6 +88,7 @@ def release_page(
         "release": rows[-1],
         "history": rows[::-1],
         "back_to": rows[-2] if len(rows) > 1 else None,
+        "rollback": rollback_action(rows[-1], rows[-2]) if len(rows) > 1 else None,
         "done": done == rows[-1]["change"],
         "needs_token": state.settings.token is not None,
     }

@@ -6,6 +6,7 @@ ends with the same kind of hint, written here once.
 
 from __future__ import annotations
 
+import re
 import typing
 
 __all__ = ["close_matches", "did_you_mean", "guess"]
@@ -13,10 +14,25 @@ __all__ = ["close_matches", "did_you_mean", "guess"]
 
 def close_matches(name: str, candidates: typing.Iterable[str], *, n: int = 3) -> list[str]:
     """The spellings among ``candidates`` closest to ``name`` (likely typos of it),
-    closest first, at most ``n``; the same whatever order ``candidates`` come in."""
+    closest first, at most ``n``; the same whatever order ``candidates`` come in.
+
+    A candidate that differs only in case (``MyBot``: ``mybot``), or that is one of
+    the words of ``name`` (``os_name``, ``os-version``: ``os``), is what was meant:
+    when there is one, only those are named, not a merely similar spelling
+    (``hostname``)."""
     import difflib  # only when a hint is written: most commands never need it
 
-    return difflib.get_close_matches(name, list(candidates), n=n, cutoff=0.6)
+    known = sorted(set(candidates))
+    words = set(_WORDS.split(name.lower()))
+    meant = [c for c in known if c.lower() == name.lower() and c != name]
+    meant += [c for c in known if c.lower() in words and c not in meant and c != name]
+    if meant:
+        return meant[:n]
+    return difflib.get_close_matches(name, known, n=n, cutoff=0.6)
+
+
+_WORDS = re.compile(r"[_.\-\s]+")
+"""What separates the words of a name."""
 
 
 def guess(name: str, candidates: typing.Iterable[str], *, n: int = 3) -> str:

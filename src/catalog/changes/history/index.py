@@ -29,6 +29,7 @@ from catalog.changes.classify import ASSEMBLY_KEYS, PART_KEYS, find_renames, mov
 from catalog.engine.compile import body_sha256
 from catalog.errors import CatalogError, ManifestError
 from catalog.io.loader import check_folder_names, merged_manifest, read_body, read_manifest
+from catalog.io.manifests import body_changed
 
 if TYPE_CHECKING:
     from catalog.engine.catalog import Catalog
@@ -179,12 +180,8 @@ class Bodies:
                 raise ManifestError(exc.message, file=manifest, hint=exc.hint) from None
         digest = body_sha256(text)
         if digest != record.sha256:
-            raise ManifestError(
-                f"part {record.id!r}: {path} has sha256 {digest[:12]}..., "
-                f"the manifest says {record.sha256[:12]}...",
-                file=str(where.manifest_path),
-                hint="the body changed since the manifest was written: review it, then run "
-                "`catalog stamp` on the folder to record the new hash",
+            raise body_changed(
+                record.id, path, digest, record.sha256, where.path, file=str(where.manifest_path)
             )
         if keep:
             self._kept[record.sha256] = text

@@ -56,12 +56,14 @@ function fillExplain(result) {
   const body = $("#explain tbody");
   body.replaceChildren();
   const classes = ["", "id", "num", "why"];
+  const labels = ["", "part", "tokens", "why"]; // a narrow page shows each cell's column
   for (const cells of rows) {
     const tr = document.createElement("tr");
     tr.className = cells[0] === "-" ? "out" : "in";
     cells.forEach((cell, index) => {
       const td = document.createElement("td");
       td.className = classes[index];
+      td.dataset.label = labels[index];
       td.textContent = visible(String(cell));
       tr.appendChild(td);
     });
@@ -69,12 +71,33 @@ function fillExplain(result) {
   }
 }
 
+// The playground's failure, at the top of the result, with the result cleared: a prompt
+// left on screen under an error would read as the answer to the form as it is now.
+function showPlayError(failure) {
+  const error = $("#play-error");
+  error.replaceChildren();
+  error.hidden = failure === null;
+  if (failure === null) return;
+  const message = document.createElement("p");
+  message.textContent = visible(failure.message);
+  error.appendChild(message);
+  if (failure.hint) {
+    const hint = document.createElement("p");
+    hint.className = "hint";
+    hint.textContent = "hint: " + visible(failure.hint);
+    error.appendChild(hint);
+  }
+  for (const id of ["#counter", "#total"]) $(id).textContent = "…";
+  $("#fingerprint").textContent = "";
+  $("#prompt").textContent = "";
+  $("#explain tbody").replaceChildren();
+}
+
 function playground() {
   const form = $("#play-form");
   const name = document.body.dataset.name;
   let asked = 0;
   const update = async () => {
-    const error = $("#play-error");
     let context;
     try {
       context = JSON.parse($("#context").value || "{}");
@@ -91,7 +114,8 @@ function playground() {
       const model = $("#model").value.trim();
       if (model) context.model = model;
     } catch (e) {
-      error.textContent = visible(e.message);
+      asked++; // an answer still on its way is for the form as it was
+      showPlayError(e);
       return;
     }
     const mine = ++asked;
@@ -102,13 +126,14 @@ function playground() {
         context,
       });
       if (mine !== asked) return; // a newer request is on its way
-      error.textContent = "";
+      showPlayError(null);
+      $("#counter").textContent = visible(result.counter);
       $("#total").textContent = String(result.tokens);
       $("#fingerprint").textContent = "fingerprint " + result.fingerprint.slice(0, 12);
       $("#prompt").textContent = visible(result.text);
       fillExplain(result);
     } catch (e) {
-      if (mine === asked) error.textContent = visible(e.message);
+      if (mine === asked) showPlayError(e);
     }
   };
   const later = debounce(update, 120);
