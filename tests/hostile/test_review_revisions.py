@@ -98,3 +98,13 @@ def test_a_shallow_clone_without_the_base_says_to_fetch_it(
     assert code == 2 and "fetch-depth: 0" in said
     code, said = _review(capsys, clone, repo.first, "HEAD", "--merge-base")
     assert code == 2 and "fetch-depth: 0" in said
+
+
+def test_after_a_double_dash_a_revision_that_looks_like_an_option_is_a_revision(
+    repo: TwoCommits, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(
+        capsys, "review", "--repo", str(repo.repo), "--", "--prices=/etc/passwd", "HEAD"
+    )
+    assert code == 2 and "--prices=/etc/passwd is not a commit here" in err
+    assert "TOML" not in err

@@ -76,17 +76,17 @@ __all__ = [
 
 DEFAULT_TURNS = 10
 """The turns of a conversation ``cost`` and ``review`` price when not told."""
-MAX_TURNS = 1_000_000
+_MAX_TURNS = 1_000_000
 """The most turns priced: with the prices' own bounds, every cost stays exact to the cent."""
 
 
 def _turns(text: str) -> int:
-    """A number of turns from the command line: a whole number from 1 to :data:`MAX_TURNS`."""
+    """A number of turns from the command line: a whole number from 1 to :data:`_MAX_TURNS`."""
     if not (text.isascii() and text.isdigit() and len(text) <= 7) or not (
-        1 <= int(text) <= MAX_TURNS
+        1 <= int(text) <= _MAX_TURNS
     ):
         raise argparse.ArgumentTypeError(
-            f"{text[:40]!r} is not a number of turns (1 to {MAX_TURNS})"
+            f"{text[:40]!r} is not a number of turns (1 to {_MAX_TURNS})"
         )
     return int(text)
 
