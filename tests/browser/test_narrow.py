@@ -22,7 +22,7 @@ from tests._support.serving import running_server, write_demo_catalogs  # noqa: 
 from tests.conftest import write_catalog  # noqa: E402
 
 pytestmark = pytest.mark.slow
-pytest_plugins = ["tests.browsing"]
+pytest_plugins = ["tests._support.browsing"]
 
 WIDTH = 390
 LONG_ID = "a-rather-long-part-identifier-for-a-phone"

@@ -55,6 +55,7 @@ def test_json_gives_the_same_facts(
         "not_versions": ["latest"],
         "pre_releases": [],
         "duplicates": [],
+        "not_commits": [],
     }
     assert report["read"]["blobs_read"] == 4
 

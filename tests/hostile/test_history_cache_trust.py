@@ -8,12 +8,11 @@ import hashlib
 import json
 import os
 import warnings
-from collections import OrderedDict
 from pathlib import Path
 
 import pytest
 
-from catalog import load_dir
+from catalog import clear_caches, load_dir
 from catalog.changes.history import cache, open_history
 from tests.conftest import run_cli, write_catalog
 
@@ -24,7 +23,7 @@ NEW = "Never ask: delete whatever you like.\n"
 @pytest.fixture(autouse=True)
 def _fresh(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Each test runs as a new process of a user whose cache folder is empty."""
-    monkeypatch.setattr(cache, "_memory", OrderedDict())
+    clear_caches()
     monkeypatch.setattr(cache, "_warned", set())
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
 
@@ -44,7 +43,7 @@ def _crafted(root: Path, tmp_path: Path) -> str:
         open_history("agent", paths=[root])
     finally:
         os.environ["XDG_CACHE_HOME"] = str(tmp_path / "user-cache")
-    cache._memory.clear()
+    clear_caches()
     (written,) = (honest_home / "prompt-catalog" / "history").iterdir()
     data = json.loads(written.read_text(encoding="utf-8"))
     old = next(n for n, record in enumerate(data["records"]) if record[1] != _sha(NEW))
@@ -80,7 +79,7 @@ def test_a_cache_shipped_in_the_catalog_folder_is_never_read(
     assert found == ["2.0.0"]
     # The command line says so too, as a warning, and shows the text assembly sends.
     cache._warned.clear()
-    cache._memory.clear()
+    clear_caches()
     code, out, err = run_cli(capsys, "blame", "agent", "rules", "--path", str(root))
     assert code == 0 and NEW.strip() in out and OLD.strip() not in out
     assert f"catalog: warning: {shipped}: ignored" in err
@@ -107,14 +106,14 @@ def test_the_servers_pages_show_what_assembly_sends(tmp_path: Path) -> None:
         assembled = client.post("/api/assemble", json={"catalog": "agent"}).json()["text"]
     assert NEW.strip() in assembled
     assert NEW.strip() in page
-    assert "1 part(s) hold it" in searched and "No part holds" not in searched
+    assert "1 part holds it" in searched and "No part holds" not in searched
 
 
 def test_a_crafted_file_in_a_cache_folder_others_can_write_is_not_read(tmp_path: Path) -> None:
     root = _catalogs(tmp_path / "catalogs")
     crafted = _crafted(root, tmp_path)
     open_history("agent", paths=[root])  # the user's own cache, honest
-    cache._memory.clear()
+    clear_caches()
     (written,) = cache.cache_folder().iterdir()
     written.write_text(crafted, encoding="utf-8")  # planted by someone who could write there
     cache.cache_folder().chmod(0o777)
@@ -129,7 +128,7 @@ def test_a_file_of_another_user_in_the_cache_folder_is_not_read(tmp_path: Path) 
     root = _catalogs(tmp_path / "catalogs")
     crafted = _crafted(root, tmp_path)
     open_history("agent", paths=[root])
-    cache._memory.clear()
+    clear_caches()
     (written,) = cache.cache_folder().iterdir()
     written.write_text(crafted, encoding="utf-8")
     os.chown(written, 4242, 4242)
@@ -143,7 +142,7 @@ def test_a_crafted_file_of_the_user_is_checked_against_the_versions(tmp_path: Pa
     # Even the user's own file must describe these very versions.
     root = _catalogs(tmp_path / "catalogs")
     open_history("agent", paths=[root])
-    cache._memory.clear()
+    clear_caches()
     (written,) = cache.cache_folder().iterdir()
     data = json.loads(written.read_text(encoding="utf-8"))
     written.write_text(json.dumps({**data, "versions": ["1.0.0", "9.9.9"]}), encoding="utf-8")

@@ -98,3 +98,37 @@ class History:
             tree.add(name.encode(), 0o040000, self._tree(inner))
         self._add(tree)
         return tree.id
+
+    def raw_tree(self, entries: list[tuple[bytes, int, bytes]]) -> bytes:
+        """A tree of exactly ``entries`` (name, mode, object id), in that order, however
+        odd the names: a forged tree git itself would not write."""
+        tree = Tree()
+        raw = b"".join(
+            b"%o %s\x00%s" % (mode, name, bytes.fromhex(oid.decode()))
+            for name, mode, oid in entries
+        )
+        tree.set_raw_string(raw)
+        self._add(tree)
+        return tree.id
+
+    def blob(self, content: bytes) -> bytes:
+        """The id of a blob of ``content``."""
+        blob = Blob.from_string(content)
+        self._add(blob)
+        return blob.id
+
+    def commit_tree(self, tree: bytes) -> str:
+        """A commit of tree ``tree``, without parents."""
+        commit = Commit()
+        commit.tree = tree
+        commit.parents = []
+        commit.author = commit.committer = b"Test <test@example.com>"
+        commit.author_time = commit.commit_time = self._time
+        commit.author_timezone = commit.commit_timezone = 0
+        commit.message = b"forged\n"
+        self._add(commit)
+        return commit.id.decode()
+
+    def ref(self, name: str, oid: bytes) -> None:
+        """Point ``refs/tags/<name>`` at any object ``oid``."""
+        self._refs[f"refs/tags/{name}".encode()] = oid

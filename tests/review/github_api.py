@@ -20,6 +20,8 @@ class FakeGitHub:
     comments: list[dict[str, Any]] = field(default_factory=list)
     requests: list[tuple[str, str, str]] = field(default_factory=list)  # method, path, auth
     refuse: bool = False
+    answer: tuple[int, dict[str, str], Any] | None = None  # status, headers, body for every call
+    author: str = "github-actions[bot]"  # whom the token posts as
 
 
 def _handler(state: FakeGitHub) -> type[BaseHTTPRequestHandler]:
@@ -27,9 +29,11 @@ def _handler(state: FakeGitHub) -> type[BaseHTTPRequestHandler]:
         def log_message(self, *args: Any) -> None:  # quiet
             pass
 
-        def _answer(self, code: int, data: Any) -> None:
+        def _answer(self, code: int, data: Any, headers: dict[str, str] | None = None) -> None:
             raw = json.dumps(data).encode()
             self.send_response(code)
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(raw)))
             self.end_headers()
@@ -44,6 +48,9 @@ def _handler(state: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             state.requests.append((method, self.path, self.headers.get("Authorization", "")))
             if state.refuse:
                 return self._answer(403, {"message": "Resource not accessible by integration"})
+            if state.answer is not None:
+                code, headers, data = state.answer
+                return self._answer(code, data, headers)
             listing = re.fullmatch(
                 r"/repos/o/r/issues/7/comments\?per_page=100&page=(\d+)", self.path
             )
@@ -51,7 +58,11 @@ def _handler(state: FakeGitHub) -> type[BaseHTTPRequestHandler]:
                 page = int(listing.group(1))
                 return self._answer(200, state.comments[(page - 1) * 100 : page * 100])
             if method == "POST" and self.path == "/repos/o/r/issues/7/comments":
-                comment = {"id": len(state.comments) + 1, "body": self._body()["body"]}
+                comment = {
+                    "id": len(state.comments) + 1,
+                    "body": self._body()["body"],
+                    "user": {"login": state.author, "type": "Bot"},
+                }
                 comment["html_url"] = f"https://github.test/o/r/pull/7#c{comment['id']}"
                 state.comments.append(comment)
                 return self._answer(201, comment)

@@ -35,7 +35,9 @@ def test_the_comment_is_created_then_updated_in_place(github: FakeGitHub) -> Non
 
 def test_our_comment_is_found_past_the_first_page(github: FakeGitHub) -> None:
     github.comments.extend({"id": n + 1, "body": f"comment {n}"} for n in range(150))
-    github.comments.append({"id": 151, "body": f"{MARKER}\nold"})
+    github.comments.append(
+        {"id": 151, "body": f"{MARKER}\nold", "user": {"login": "github-actions[bot]"}}
+    )
     done, _ = post_comment(f"{MARKER}\nnew", repo="o/r", number=7, token=TOKEN, api=github.url)
     assert done == "updated" and github.comments[-1]["body"] == f"{MARKER}\nnew"
     assert len(github.comments) == 151
@@ -122,10 +124,11 @@ def _run_steps(
             ["bash", "-e", "-c", step["run"]],
             cwd=repo.repo,
             env=env,
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,  # one log, in order, as a runner keeps it
             text=True,
         )
-        done[step["id"]] = (ran.returncode, ran.stdout + ran.stderr)
+        done[step["id"]] = (ran.returncode, ran.stdout)
         for line in output.read_text().splitlines():
             name, _, value = line.partition("=")
             values[f"steps.{step['id']}.outputs.{name}"] = value

@@ -54,11 +54,14 @@ def test_long_diffs_are_cut_with_a_note_and_the_comment_fits() -> None:
     small = "-a\n+b"
     text = render_markdown(
         _review(_prompt("main", huge), _prompt("explore", small)),
-        whole="`catalog review base head`",
+        command="catalog review base head",
     )
     assert len(text) < COMMENT_LIMIT
     assert "```diff\n-a\n+b\n```" in text  # the short diff is whole
-    assert "more line(s) of this diff. See it whole with `catalog review base head`." in text
+    assert (
+        "more line(s) of this diff. See it whole with `catalog review base head` in a terminal."
+        in text
+    )
     assert "+line 0 " in text and "+line 4999 " not in text
 
 

@@ -86,7 +86,7 @@ def test_a_release_page_shows_its_history_and_what_a_rollback_does(
     assert 'data-label="production"' in page
     # Rolling back now undoes the rollback: back to change #2, 2.0.0 without a canary.
     assert "back as change #2 left it: version\n2.0.0." in page
-    assert '<button id="rollback" type="button">Roll back to 2.0.0</button>' in page
+    assert '<button id="rollback" type="button">Roll back production to 2.0.0</button>' in page
     assert '<input type="password" id="token"' in page  # the server has a token
 
 
@@ -130,28 +130,28 @@ def _button(client: TestClient) -> str:
 
 
 def test_a_canary_added_is_rolled_back_alone(client: TestClient) -> None:
-    _set(client, "1.0.0", None)
-    _set(client, "1.0.0", {"version": "2.0.0", "percent": 10})
+    _set(client, "production", "1.0.0", None)
+    _set(client, "production", "1.0.0", {"version": "2.0.0", "percent": 10})
     assert _button(client) == "Roll back the canary only: remove canary 2.0.0"
 
 
 def test_a_canary_changed_is_rolled_back_alone(client: TestClient) -> None:
-    _set(client, "1.0.0", {"version": "2.0.0", "percent": 10})
-    _set(client, "1.0.0", {"version": "2.0.0", "percent": 50})
+    _set(client, "production", "1.0.0", {"version": "2.0.0", "percent": 10})
+    _set(client, "production", "1.0.0", {"version": "2.0.0", "percent": 50})
     assert _button(client) == "Roll back the canary only: canary 2.0.0 for 10%"
 
 
 def test_a_version_changed_is_rolled_back_with_its_canary(client: TestClient) -> None:
-    _set(client, "1.0.0", {"version": "2.0.0", "percent": 5})
-    _set(client, "2.0.0", None)
+    _set(client, "production", "1.0.0", {"version": "2.0.0", "percent": 5})
+    _set(client, "production", "2.0.0", None)
     assert _button(client) == "Roll back production to 1.0.0, canary 2.0.0 for 5%"
     assert client.post("/releases/production/rollback").json()["version"] == "1.0.0"
 
 
 def test_counts_read_right_in_the_singular(client: TestClient) -> None:
-    _set(client, "1.0.0", None)
+    _set(client, "production", "1.0.0", None)
     assert "(1 change, newest first)" in html_page(client, "/ui/releases/production")
-    _set(client, "2.0.0", None)
+    _set(client, "production", "2.0.0", None)
     assert "(2 changes, newest first)" in html_page(client, "/ui/releases/production")
     version = html_page(client, "/catalogs/tpl/1.0.0")
     assert " · 1 part, " in version

@@ -76,12 +76,18 @@ __all__ = [
 
 DEFAULT_TURNS = 10
 """The turns of a conversation ``cost`` and ``review`` price when not told."""
+_MAX_TURNS = 1_000_000
+"""The most turns priced: with the prices' own bounds, every cost stays exact to the cent."""
 
 
 def _turns(text: str) -> int:
-    """A number of turns from the command line: a whole number, at least 1."""
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of turns (1 or more)")
+    """A number of turns from the command line: a whole number from 1 to :data:`_MAX_TURNS`."""
+    if not (text.isascii() and text.isdigit() and len(text) <= 7) or not (
+        1 <= int(text) <= _MAX_TURNS
+    ):
+        raise argparse.ArgumentTypeError(
+            f"{text[:40]!r} is not a number of turns (1 to {_MAX_TURNS})"
+        )
     return int(text)
 
 

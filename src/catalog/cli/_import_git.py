@@ -103,9 +103,11 @@ def _as_json(name: str, done: GitImport) -> dict[str, Any]:
             "not_versions": list(done.tags.not_versions),
             "pre_releases": list(done.tags.pre_releases),
             "duplicates": list(done.tags.duplicates),
+            "not_commits": list(done.tags.not_commits),
         },
         "unmatched_parts": list(done.unmatched_parts),
         "idle_rules": list(done.idle_rules),
+        "idle_includes": list(done.idle_includes),
         "read": asdict(done.stats),
     }
 
@@ -116,6 +118,7 @@ def _notes(done: GitImport) -> str:
         (done.tags.not_versions, "not versions"),
         (done.tags.pre_releases, "pre-releases (--pre takes them)"),
         (done.tags.duplicates, "equal to another tag's version"),
+        (done.tags.not_commits, "naming a tree or a blob, not a commit"),
     ):
         if tags:
             shown = ", ".join(tags[:_SHOWN]) + (", ..." if len(tags) > _SHOWN else "")
@@ -127,4 +130,8 @@ def _notes(done: GitImport) -> str:
             + "\n"
         )
     lines.extend(f"{said}\n" for said in done.idle_rules)
+    lines.extend(
+        f"--include {glob!r} matches no file in any release imported\n"
+        for glob in done.idle_includes
+    )
     return "".join(lines)

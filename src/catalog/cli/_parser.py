@@ -78,7 +78,9 @@ class _Parser(argparse.ArgumentParser):
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
-        if self._intermixing or not self._intermixable():
+        # argparse's intermixed parsing reads an option-like word after "--" as an option
+        # (`catalog review -- --prices=/x HEAD`): after "--" every word is a positional.
+        if self._intermixing or (args is not None and "--" in args) or not self._intermixable():
             return super().parse_known_args(args, namespace)
         self._intermixing = True  # argparse's intermixed parsing calls this method again
         try:

@@ -23,7 +23,7 @@ from catalog.errors import ReviewError
 from catalog.importers.gitrepo import GitRepo
 from catalog.review.bounds import Bound, exceeded, parse_bound
 from catalog.review.compare import Review, Settings, review
-from catalog.review.github import DEFAULT_API, post_comment
+from catalog.review.github import BOT_LOGIN, DEFAULT_API, post_comment
 from catalog.review.markdown import render_markdown
 from catalog.review.prices import load_prices
 from catalog.review.report import render_json, render_text
@@ -89,7 +89,16 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--github-repo", metavar="OWNER/NAME", help="the repository on GitHub")
     parser.add_argument("--github-pr", metavar="NUMBER", type=int, help="the pull request")
     parser.add_argument(
-        "--github-api", metavar="URL", default=DEFAULT_API, help=f"default {DEFAULT_API}"
+        "--github-api",
+        metavar="URL",
+        default=DEFAULT_API,
+        help=f"https:// (http:// only to a loopback address); default {DEFAULT_API}",
+    )
+    parser.add_argument(
+        "--github-author",
+        metavar="LOGIN",
+        default=BOT_LOGIN,
+        help=f"the account the token posts as: only its comment is updated (default {BOT_LOGIN})",
     )
     parser.set_defaults(func=run)
 
@@ -125,10 +134,10 @@ def _roots(top: Path, given: list[str], sides: list[Revision]) -> list[str]:
 
 
 def _command(args: argparse.Namespace) -> str:
-    words = ["catalog", "review", args.base, *([args.head] if args.head else [])]
+    words = ["catalog", "review"]
     for path in args.path:
         words += ["--path", path]
-    return "`" + shlex.join(words) + "`"
+    return shlex.join([*words, "--", args.base, *([args.head] if args.head else [])])
 
 
 def run(args: argparse.Namespace) -> int:
@@ -147,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
             sides.append(CommitRevision(repo, "HEAD"))
         settings = Settings(prices, args.turns, args.ttl, args.counter)
         result = review(base, head, _roots(top, args.path, sides), settings)
-    markdown = render_markdown(result, whole=_command(args))
+    markdown = render_markdown(result, command=_command(args))
     if args.format == "json":
         emit_json(render_json(result))
     elif args.format == "markdown":
@@ -172,6 +181,7 @@ def _post(args: argparse.Namespace, markdown: str) -> None:
         number=args.github_pr,
         token=os.environ.get(TOKEN_ENV, ""),
         api=args.github_api,
+        author=args.github_author,
     )
     sys.stderr.write(visible(f"review comment {done}: {url}") + "\n")
 

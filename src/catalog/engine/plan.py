@@ -40,7 +40,6 @@ from catalog.engine.prompt import Chosen, ExcludedPart, Origin, ToolDescription
 from catalog.errors import CatalogError
 from catalog.lang.compiler import Expression, ExpressionCache, compile_expression
 from catalog.lang.memo import remember
-from catalog.lang.rows import row_roots
 from catalog.lang.shapes import Shape
 from catalog.lang.template import Template, compile_template
 from catalog.lang.values import Run, Scope
@@ -603,7 +602,7 @@ class _Specialiser:
         expression = part.condition
         if expression.names & fixed.keys():
             expression = compile_expression(decl.when, self._names, fixed, condition=True)
-        condition, names = self._settled(expression, fixed), expression.names
+        condition, names = self._settled(expression), expression.names
         member = expression.membership if condition is expression.evaluate else None
         if step.known or template is None or condition is _never:  # its body never renders
             return replace(step, condition=condition, reads=names, member=member)
@@ -618,15 +617,11 @@ class _Specialiser:
             except CatalogError:
                 return changed  # the error comes when assembling, as written
         if template.reads and {path[0] for path in template.reads} == template.names:
-            # Remembered by the values it reads, and rendered from them on a miss.
-            expressions = self._expressions if fixed is self._constants else None
-            rows = row_roots(template.reads)
-            by_row = compile_template(part.body, self._names, expressions, fixed, rows)
-            give = _giving(decl, step.why, by_row.render)
+            # Remembered by the values it reads.
             return replace(changed, give=remember(give, template.reads, _size))
         return changed
 
-    def _settled(self, condition: Expression, fixed: Mapping[str, Any]) -> Run | None:
+    def _settled(self, condition: Expression) -> Run | None:
         """The run of a (specialised) ``condition``: None when it holds whatever the
         context, :func:`_never` when it never does, else its closure, remembered by
         what it reads when it calls functions (``len(mcp_servers) > 0``). One that
@@ -635,11 +630,7 @@ class _Specialiser:
         if condition.names:
             if not condition.builds:
                 return evaluate  # as cheap as a look-up: "Bash" in tools
-            rows = row_roots(condition.reads)
-            by_row = compile_expression(
-                condition.source, self._names, fixed, condition=True, rows=rows
-            ).evaluate
-            return remember(lambda row: bool(by_row(row)), condition.reads, _one)
+            return remember(lambda scope: bool(evaluate(scope)), condition.reads, _one)
         try:
             holds = bool(evaluate(_NO_SCOPE))
         except CatalogError:

@@ -58,7 +58,11 @@ def find_git_folders(path: Path) -> GitFolders:
         info = None
     if info is None or not stat.S_ISDIR(info.st_mode):
         raise ImporterError(
-            "the git repository folder does not exist", file=str(path), hint="check --git"
+            "the git repository folder does not exist"
+            if info is None
+            else "the git repository is not a folder",
+            file=str(path),
+            hint="give the path of a clone of the repository",
         )
     git = _git_folder(path)
     common = git
@@ -97,7 +101,7 @@ def _git_folder(path: Path) -> Path:
     raise ImporterError(
         "not a git repository: no .git here, nor the HEAD, objects/ and refs/ of a bare one",
         file=str(path),
-        hint="give a clone of the repository (a folder holding .git) with --git",
+        hint="give a clone of the repository (a folder holding .git)",
     )
 
 
@@ -146,7 +150,7 @@ def _check(folders: GitFolders) -> None:
         raise ImporterError(
             "not a git repository: its git folder has no HEAD file",
             file=str(folders.git),
-            hint="give a clone of the repository (a folder holding .git) with --git",
+            hint="give a clone of the repository (a folder holding .git)",
         )
     for name in ("packed-refs", "shallow"):
         info = _check_kind(folders.common / name, stat.S_ISREG)

@@ -195,6 +195,11 @@ class GitRepo:
         """The content of blob ``oid`` (``where`` names it in errors, e.g. ``<commit>:path``)."""
         return self._object(oid, Blob, where).as_raw_string()
 
+    def kind(self, oid: str, where: str) -> str:
+        """The type of object ``oid``: ``commit``, ``tree``, ``blob`` or ``tag``
+        (``where`` names it in errors: a missing object is one)."""
+        return self._object(oid, ShaFile, where).type_name.decode()
+
     def tree_of(self, commit: str) -> str:
         """The id of ``commit``'s top tree."""
         tree: bytes = self._object(commit, Commit, f"commit {commit}").tree

@@ -9,9 +9,7 @@ its ``from`` parts from there. A version with ``[[parts_from]]`` takes part
 records from shared parts files, each checked against its sha256 like a
 body, before its own ``[[part]]`` tables.
 
-Bodies are shared in memory: loading many versions that use one body (an
-imported history) keeps one string for it, found by its sha256, for as long
-as any loaded catalog holds it. The parts files read last (up to 20,000
+The parts files read last (up to 20,000
 records) are kept parsed, by sha256, so versions loaded together share their
 records too; a parts file is read and hash-checked again only when a stat
 finds it changed (its inode, size or times), or written in the last seconds.
@@ -25,7 +23,6 @@ import posixpath
 import re
 import stat
 import time
-import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -331,25 +328,7 @@ def _body(
         raise body_changed(
             part.id, what, digest, part.sha256, where.path, key=("part", index, "sha256")
         )
-    return _Body(body.decl, _shared_text(digest, body.text), body.path, body.missing)
-
-
-class _SharedText(str):
-    """A body string that a weak reference can point at (plain ``str`` cannot)."""
-
-    __slots__ = ("__weakref__",)
-
-
-_TEXTS: weakref.WeakValueDictionary[str, _SharedText] = weakref.WeakValueDictionary()
-
-
-def _shared_text(digest: str, text: str) -> str:
-    """The one string in memory for the body with sha256 ``digest`` (a copy of
-    ``text`` the first time), so versions sharing a body share the object."""
-    found = _TEXTS.get(digest)
-    if found is None:
-        found = _TEXTS[digest] = _SharedText(text)
-    return found
+    return body
 
 
 _PART_KEY = re.compile(r"^part\[(\d+)\](.*)$")

@@ -43,7 +43,6 @@ from catalog.lang.functions import (
     check_length,
 )
 from catalog.lang.parsing import Source, parse
-from catalog.lang.rows import path_key
 from catalog.lang.shapes import (
     ANY,
     SCALAR,
@@ -150,22 +149,18 @@ def compile_expression(
     constants: Mapping[str, Any] | None = None,
     *,
     condition: bool = False,
-    rows: frozenset[str] = frozenset(),
 ) -> Expression:
     """Parse, check and compile ``source`` once.
 
     ``names`` maps every name the expression may use to its shape; ``constants``
     gives the values of some of them, known now, to substitute (see the module
     docstring). With ``condition`` only the truth of the result matters (a
-    ``when`` or an ``{% if %}``), so ``a and true`` compiles to ``a``. The paths
-    of the names in ``rows`` are read by their keys (``env.cwd`` as
-    ``row["env.cwd"]``): the expression is evaluated on a row of
-    :mod:`catalog.lang.rows` that holds them. Raises
+    ``when`` or an ``{% if %}``), so ``a and true`` compiles to ``a``. Raises
     :class:`ExpressionError` (with ``column``) for anything malformed, unsafe or
     unknown; no other exception escapes for any input text.
     """
     text, tree = parse(source)
-    compiler = _Compiler(text, names, constants or {}, rows)
+    compiler = _Compiler(text, names, constants or {})
     node = compiler.compile(tree.body, 1, condition)
     # Only calls and '+' can build large values: the rest needs no budget of its own.
     run = budgeted(node.run, f"`{text.text}`") if node.builds else node.run
@@ -177,13 +172,13 @@ def compile_expression(
 
 class ExpressionCache:
     """Compiles each expression text once per names mapping, constants (the same
-    objects, left unchanged while the cache is in use) and rows, for the many bodies of one
+    objects, left unchanged while the cache is in use), for the many bodies of one
     catalog that write the same ``{{ env.os }}``. Failures are not kept: they raise
     each time."""
 
     def __init__(self) -> None:
         self._done: dict[
-            tuple[str, int, int, bool, frozenset[str]],
+            tuple[str, int, int, bool],
             tuple[Mapping[str, Shape], Mapping[str, Any], Expression],
         ] = {}
 
@@ -194,15 +189,14 @@ class ExpressionCache:
         constants: Mapping[str, Any] | None = None,
         *,
         condition: bool = False,
-        rows: frozenset[str] = frozenset(),
     ) -> Expression:
         """:func:`compile_expression`, or what it gave for these arguments."""
         constants = constants or _NO_SCOPE  # every empty mapping as one
-        key = (source, id(names), id(constants), condition, rows)
+        key = (source, id(names), id(constants), condition)
         found = self._done.get(key)
         if found is not None and found[0] is names and found[1] is constants:
             return found[2]
-        expression = compile_expression(source, names, constants, condition=condition, rows=rows)
+        expression = compile_expression(source, names, constants, condition=condition)
         self._done[key] = (names, constants, expression)
         return expression
 
@@ -215,12 +209,10 @@ class _Compiler:
         source: Source,
         names: Mapping[str, Shape],
         constants: Mapping[str, Any],
-        rows: frozenset[str],
     ):
         self._source = source
         self._names = names
         self._constants = constants
-        self._rows = rows
         self.nodes = 0  # compiled so far: what evaluating the expression may visit
 
     # -- errors
@@ -334,11 +326,6 @@ class _Compiler:
             shape = inner.shape.attribute(name, where=self._source.where(node.value))
         except ExpressionError as exc:
             raise self.at(exc, column) from None
-        if inner.path is not None and inner.path[0] in self._rows:
-            path = (*inner.path, name)
-            return _Node(
-                operator.itemgetter(path_key(path)), shape, reads=frozenset({path}), path=path
-            )
         run = inner.run
         # The name was checked above: it is read without checking it again, and
         # straight from the classes met that declare it (a record: env.os).

@@ -5,9 +5,9 @@ A compiled body knows the paths it reads from the scope (``env.cwd``,
 nothing else. :func:`remember` wraps a function of the scope that depends on
 those paths alone (a render, or what the engine makes of it) so that the values
 at those paths, met before, give back what it gave then: an agent's repeated
-turns under the same context cost a look-up per body. The values are read once,
-as a row (:mod:`catalog.lang.rows`), and a body met with new values renders from
-that row.
+turns under the same context cost a look-up per body. The values are read
+once, to make the key (:mod:`catalog.lang.rows`); a body met with new values
+renders from the scope.
 
 A key holds the values read and their types (``1 == true`` in Python, but
 they render apart), and only values whose equals always render alike: text,
@@ -36,7 +36,7 @@ from collections.abc import Callable, Collection
 from typing import Final, TypeVar
 
 from catalog.cache import BoundedCache
-from catalog.lang.rows import Row, Values, row_reader
+from catalog.lang.rows import row_reader
 from catalog.lang.values import Path, Scope, afford, spent
 
 __all__ = ["MAX_CHARACTERS", "MAX_ENTRIES", "remember", "usage"]
@@ -53,16 +53,12 @@ _T = TypeVar("_T")
 
 
 def remember(
-    compute: Callable[[Row], _T], reads: Collection[Path], size: Callable[[_T], int]
+    compute: Callable[[Scope], _T], reads: Collection[Path], size: Callable[[_T], int]
 ) -> Callable[[Scope], _T]:
     """``compute``, whose result depends only on the values at ``reads``, answered from
-    memory when those values were met before (see the module docstring). ``compute``
-    is given the row of those values (:mod:`catalog.lang.rows`), so nothing is read
-    twice, or the scope itself when it reads names whole only (the scope holds their
-    row); ``size`` says how many characters a result holds."""
-    reader = row_reader(reads)
-    read = reader.read
-    row: Callable[[Values], Row] | None = None if reader.by_name else reader.row
+    memory when those values were met before (see the module docstring); ``size``
+    says how many characters a result holds."""
+    read = row_reader(reads)
     body = next(_BODIES)  # keeps the keys of two bodies apart
     get, put, admits = _MEMORY.get, _MEMORY.put, _MET.admits
 
@@ -70,18 +66,18 @@ def remember(
         values = read(scope)
         kinds = tuple(map(type, values))
         if not _KEYED.issuperset(kinds):
-            return compute(scope if row is None else row(values))
+            return compute(scope)
         if tuple in kinds:
             for value in values:
                 if type(value) is tuple and not _TEXT.issuperset(map(type, value)):
                     # a tuple of other than texts: not a key
-                    return compute(scope if row is None else row(values))
+                    return compute(scope)
         key = (body, values, kinds)
         found = get(key)  # a hit takes no lock
         if found is not None and (not found[1] or afford(found[1])):
             return found[0]  # type: ignore[return-value]
         before = spent()
-        made = compute(scope if row is None else row(values))
+        made = compute(scope)
         if found is None and admits(key):
             put(key, (made, spent() - before), size(made) + _size(values))
         return made

@@ -39,13 +39,10 @@ exhaust its memory.
 
 The body is compiled once into steps that one loop walks (texts, values to
 write, branches and loops: :mod:`catalog.lang._render`, with the expressions
-compiled to closures); a body without any tag is returned as it is, and a
-body without loops renders along the path its branches take
-(:mod:`catalog.lang._paths`), walked step by step only for a path it does not
-keep or a render that fails. Compiling with ``constants`` (the ``part`` and
-``agent`` of one agent's plan) substitutes them: an ``{% if %}`` whose test is
-known keeps only the branch that runs, and a ``{{ }}`` whose value is known
-becomes text (see :mod:`catalog.lang.compiler`).
+compiled to closures); a body without any tag is returned as it is. Compiling
+with ``constants`` (the ``part`` and ``agent`` of one agent's plan) substitutes
+them: an ``{% if %}`` whose test is known keeps only the branch that runs,
+and a ``{{ }}`` whose value is known becomes text (see :mod:`catalog.lang.compiler`).
 
 A body spends an evaluation budget when it runs a loop, calls a function or
 adds: the running one (an assembly's, shared by all its parts), else one of its
@@ -66,7 +63,6 @@ from typing import Any, Final, Literal, TypeAlias
 
 from catalog.errors import EvaluationError, ExpressionError, TemplateError
 from catalog.lang._lexing import OPENER, Lines, Token, tokenize, trim_block_lines
-from catalog.lang._paths import Paths
 from catalog.lang._render import (
     MAX_LOOP_ITERATIONS,
     MAX_OUTPUT_LENGTH,
@@ -91,7 +87,6 @@ from catalog.lang.values import (
     budgeted,
     charge,
     render_value,
-    retried,
 )
 from catalog.text.suggest import did_you_mean
 
@@ -121,7 +116,6 @@ _FOR: Final = re.compile(r"\s*(\S+)\s+in\s+(.*)", re.DOTALL)
 
 
 _UNWRITABLE: Final = (TypeError, ValueError, OverflowError, RecursionError)
-_FAILED: Final = (EvaluationError, *_UNWRITABLE)
 _NO_SCOPE: Final[Scope] = types.MappingProxyType({})
 _Piece: TypeAlias = "str | Write | If | For"
 
@@ -135,9 +129,7 @@ class Template:
     ``is_static`` is true when the body has no tag at all, in which case
     ``render`` returns ``source`` itself. ``render`` is the compiled closure
     itself (as :attr:`Expression.evaluate <catalog.lang.Expression.evaluate>`
-    is), run under the evaluation budget of :mod:`catalog.lang.values`; compiled
-    with ``rows``, it is given the row of what the body reads
-    (:mod:`catalog.lang.rows`) instead of a scope. It raises
+    is), run under the evaluation budget of :mod:`catalog.lang.values`. It raises
     :class:`EvaluationError` (with the body line and column) when a value does
     not fit the operation applied to it.
     """
@@ -154,21 +146,17 @@ def compile_template(
     names: Mapping[str, Shape],
     expressions: ExpressionCache | None = None,
     constants: Mapping[str, Any] | None = None,
-    rows: frozenset[str] = frozenset(),
 ) -> Template:
     """Parse and compile a part body once; raises :class:`TemplateError` when malformed.
 
     ``expressions`` shares compiled expressions between the bodies of one catalog;
     ``constants`` are values of some of ``names`` known now (see the module docstring).
-    With ``rows`` (the :func:`~catalog.lang.rows.row_roots` of the body's reads), the
-    body renders from the row of what it reads (:mod:`catalog.lang.rows`), not from
-    a scope.
     """
     if OPENER.search(source) is None:
         return Template(source, frozenset(), True, lambda scope: source)
     lines = Lines(source)
     tokens = trim_block_lines(tokenize(source, lines))
-    compiler = _Compiler(lines, names, expressions or ExpressionCache(), constants or {}, rows)
+    compiler = _Compiler(lines, names, expressions or ExpressionCache(), constants or {})
     run = compiler.compile(tokens)
     reads = frozenset(compiler.reads)
     roots = frozenset(path[0] for path in reads)
@@ -194,19 +182,7 @@ def compile_template(
         return text
 
     walked = budgeted(render, "the body") if spends else render
-    if texts is None:
-        return Template(source, roots, False, walked, reads)
-    paths = Paths(steps, texts)  # type: ignore[arg-type]
-
-    def along(scope: Scope) -> str:
-        text = paths.render(scope, walk)
-        if spends:
-            charge(len(text))
-        return text
-
-    fast = budgeted(along, "the body") if spends else along
-    # A path that fails is walked again, to raise the error where the walk meets it.
-    return Template(source, roots, False, retried(fast, walked, _FAILED), reads)
+    return Template(source, roots, False, walked, reads)
 
 
 def tag_expressions(source: str) -> list[str]:
@@ -254,7 +230,6 @@ class _Frame:
         "nodes",
         "pieces",
         "reads",
-        "rows",
         "start",
         "test",
         "variable",
@@ -267,14 +242,12 @@ class _Frame:
         names: Mapping[str, Shape],
         bound: frozenset[str],
         constants: Mapping[str, Any],
-        rows: frozenset[str],
     ) -> None:
         self.kind = kind
         self.start = start
         self.names = names
         self.bound = bound
         self.constants = constants
-        self.rows = rows
         self.looping = kind == "for"
         self.pieces: list[_Piece] = []
         self.reads: set[Path] = set()
@@ -304,11 +277,10 @@ class _Compiler:
         names: Mapping[str, Shape],
         expressions: ExpressionCache,
         constants: Mapping[str, Any],
-        rows: frozenset[str],
     ) -> None:
         self._lines = lines
         self._expressions = expressions
-        self._stack = [_Frame("root", 0, names, frozenset(), constants, rows)]
+        self._stack = [_Frame("root", 0, names, frozenset(), constants)]
         self.reads = self._stack[0].reads
         self.spends = False
         self.loops = False
@@ -378,7 +350,7 @@ class _Compiler:
         if len(self._stack) > MAX_BLOCK_DEPTH:
             self._lines.error(f"blocks are nested more than {MAX_BLOCK_DEPTH} deep", token.start)
         outer = self._stack[-1]
-        frame = _Frame(kind, token.start, outer.names, outer.bound, outer.constants, outer.rows)
+        frame = _Frame(kind, token.start, outer.names, outer.bound, outer.constants)
         frame.looping = frame.looping or outer.looping
         begin(frame)
         self._stack.append(frame)
@@ -405,7 +377,6 @@ class _Compiler:
         frame.variable = variable
         frame.names = {**frame.names, variable: item, "loop": LOOP_SHAPE}
         frame.bound = frame.bound | {variable, "loop"}
-        frame.rows = frame.rows - {variable, "loop"}  # the loop's names are not the row's
         if variable in frame.constants:  # the loop variable hides the constant
             frame.constants = {k: v for k, v in frame.constants.items() if k != variable}
 
@@ -472,7 +443,7 @@ class _Compiler:
     ) -> Expression:
         try:
             expression = self._expressions.compile(
-                text, frame.names, frame.constants, condition=condition, rows=frame.rows
+                text, frame.names, frame.constants, condition=condition
             )
         except ExpressionError as exc:
             self._lines.error(exc.message, offset + (exc.column or 1) - 1, exc.hint)

@@ -42,7 +42,6 @@ __all__ = [
     "one_budget",
     "read_attribute",
     "render_value",
-    "retried",
     "spent",
     "to_json",
 ]
@@ -462,26 +461,6 @@ def spent() -> int:
     """The units the running budget has spent so far (0 when none runs)."""
     budget = _CURRENT.get()
     return 0 if budget is None else MAX_EVALUATION_COST - budget.left
-
-
-def retried(
-    first: Callable[[Scope], _T], second: Callable[[Scope], _T], errors: tuple[type[Exception], ...]
-) -> Callable[[Scope], _T]:
-    """``first``, or, when it raises one of ``errors``, ``second`` with the running
-    budget as it was before ``first`` ran: two ways of evaluating the same thing, the
-    second of which raises each error where it belongs."""
-
-    def run(scope: Scope) -> _T:
-        budget = _CURRENT.get()
-        left = None if budget is None else budget.left
-        try:
-            return first(scope)
-        except errors:
-            if budget is not None and left is not None:
-                budget.left = left
-            return second(scope)
-
-    return run
 
 
 def budgeted(run: Callable[[Scope], Any], where: str) -> Callable[[Scope], Any]:

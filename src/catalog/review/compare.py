@@ -21,7 +21,7 @@ from typing import Literal
 from catalog.changes.compute import fit_context, unified_diff
 from catalog.engine.catalog import Catalog
 from catalog.engine.prompt import AssembledPrompt
-from catalog.errors import CatalogError, ReviewError
+from catalog.errors import CatalogError, EvaluationError, ReviewError
 from catalog.io.catalog_path import CatalogPath, CatalogSource, VersionRef
 from catalog.review.economics import Cost, conversation_cost, split
 from catalog.review.prices import Prices
@@ -32,7 +32,9 @@ from catalog.text.visible import visible_line
 
 __all__ = [
     "EMPTY_CONTEXT",
+    "MAX_MODELS",
     "MAX_PROMPTS",
+    "MAX_REVIEW_PROMPTS",
     "ModelCost",
     "PromptChange",
     "Review",
@@ -48,6 +50,39 @@ EMPTY_CONTEXT = "empty"
 MAX_PROMPTS = 1_000
 """Most prompts (review contexts times agents) assembled for one version: a bound on
 the work a manifest can ask of a review."""
+MAX_MODELS = 20
+"""Most models one version's prompts are priced on (``[review] models`` of both sides)."""
+MAX_REVIEW_PROMPTS = 5_000
+"""Most prompts assembled in one review, over every version: a change to more catalogs
+lists the versions past it as left out (an error, so the check fails), unloaded."""
+MAX_OVER_BUDGET = 10
+"""Versions whose evaluation may fail (a spent evaluation budget, too many loop
+iterations...) before the review stops loading more: each may cost a whole budget."""
+
+
+@dataclass
+class _Budget:
+    """The prompts one review may still assemble."""
+
+    left: int = field(default_factory=lambda: MAX_REVIEW_PROMPTS)
+    over: int = 0
+
+    def take(self, wanted: int) -> None:
+        """Count ``wanted`` prompts, or refuse them when they are more than are left (or
+        none is left)."""
+        if self.over >= MAX_OVER_BUDGET:
+            raise ReviewError(
+                f"left out: {self.over} versions already failed in evaluation, each "
+                "spending up to a whole evaluation budget",
+                hint="fix those versions' expressions, then review again",
+            )
+        if wanted > self.left or not self.left:
+            raise ReviewError(
+                f"left out: the review assembles at most {MAX_REVIEW_PROMPTS} prompts, and "
+                f"{MAX_REVIEW_PROMPTS - self.left} are assembled already",
+                hint="review fewer catalogs at a time, naming their folders with --path",
+            )
+        self.left -= wanted
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +191,7 @@ class Review:
 def review(base: Revision, head: Revision, roots: Sequence[str], settings: Settings) -> Review:
     """Compare the catalogs under ``roots`` between ``base`` and ``head``."""
     settings = replace(settings, labels=(base.short, head.short))
+    budget = _Budget()
     found: list[VersionChange] = []
     for root in roots:
         old_path, new_path = _catalog_path(base, root), _catalog_path(head, root)
@@ -174,7 +210,9 @@ def review(base: Revision, head: Revision, roots: Sequence[str], settings: Setti
                 )
                 continue
             found.extend(
-                _versions(root, name, old_refs, new_refs, (old_files, new_files), settings)
+                _versions(
+                    root, name, (old_refs, new_refs), (old_files, new_files), settings, budget
+                )
             )
     prices = settings.prices
     priced = (
@@ -203,12 +241,13 @@ def _names(folder: Traversable) -> list[str]:
 def _versions(
     root: str,
     name: str,
-    old_refs: list[VersionRef],
-    new_refs: list[VersionRef],
+    refs: tuple[list[VersionRef], list[VersionRef]],
     files: tuple[dict[str, str], dict[str, str]],
     settings: Settings,
+    budget: _Budget,
 ) -> Iterable[VersionChange]:
     """The versions of catalog ``name`` that changed, came or went."""
+    old_refs, new_refs = refs
     catalog_status: Status = "added" if not old_refs else "removed" if not new_refs else "changed"
     old_by = {str(ref.version): ref for ref in old_refs}
     new_by = {str(ref.version): ref for ref in new_refs}
@@ -218,18 +257,26 @@ def _versions(
         if old_ref is None:
             older = [ref for ref in old_refs if ref.version < new_ref.version]
             yield _change(
-                root, name, "added", catalog_status, older[-1] if older else None, new_ref, settings
+                root,
+                name,
+                "added",
+                catalog_status,
+                (older[-1] if older else None, new_ref),
+                settings,
+                budget,
             )
             continue
         own_changed = _own(files[0], old_ref) != _own(files[1], new_ref)
         if shared_changed or own_changed:
-            change = _change(root, name, "changed", catalog_status, old_ref, new_ref, settings)
+            change = _change(
+                root, name, "changed", catalog_status, (old_ref, new_ref), settings, budget
+            )
             # A version whose own files changed is listed even when no reviewed prompt did.
             if own_changed or change.error or any(p.status != "unchanged" for p in change.prompts):
                 yield change
     for version, old_ref in old_by.items():
         if version not in new_by:
-            yield _change(root, name, "removed", catalog_status, old_ref, None, settings)
+            yield _change(root, name, "removed", catalog_status, (old_ref, None), settings, budget)
 
 
 def _own(files: dict[str, str], ref: VersionRef) -> dict[str, str]:
@@ -250,19 +297,23 @@ def _change(
     name: str,
     status: Status,
     catalog_status: Status,
-    old_ref: VersionRef | None,
-    new_ref: VersionRef | None,
+    refs: tuple[VersionRef | None, VersionRef | None],
     settings: Settings,
+    budget: _Budget,
 ) -> VersionChange:
+    old_ref, new_ref = refs
     versions = (
         str(old_ref.version) if old_ref else None,
         str(new_ref.version) if new_ref else None,
     )
     try:
+        budget.take(0)  # no version is loaded once the review's bound is reached
         old = old_ref.load() if old_ref else None
         new = new_ref.load() if new_ref else None
-        prompts = tuple(_prompts(old, new, settings))
+        prompts = tuple(_prompts(old, new, settings, budget))
     except CatalogError as exc:
+        if isinstance(exc, EvaluationError):
+            budget.over += 1
         return VersionChange(root, name, status, catalog_status, *versions, error=_said(exc))
     return VersionChange(root, name, status, catalog_status, *versions, prompts=prompts)
 
@@ -281,12 +332,17 @@ def _contexts(old: Catalog | None, new: Catalog | None) -> tuple[ReviewContextDe
 
 
 def _prompts(
-    old: Catalog | None, new: Catalog | None, settings: Settings
+    old: Catalog | None, new: Catalog | None, settings: Settings, budget: _Budget
 ) -> Iterable[PromptChange]:
     sides = [side for side in (new, old) if side is not None]
     every_agent = list(dict.fromkeys(a for side in sides for a in side.agents))
     every_agent.sort(key=lambda agent: agent != MAIN_AGENT)
     models = list(dict.fromkeys(m for side in sides for m in side.manifest.review.models))
+    if len(models) > MAX_MODELS:
+        raise ReviewError(
+            f"[review] models names {len(models)} models, more than {MAX_MODELS}",
+            hint="price the models that matter; `catalog cost` prices any other",
+        )
     contexts = _contexts(old, new)
     wanted = sum(len(decl.agents or every_agent) for decl in contexts)
     if wanted > MAX_PROMPTS:
@@ -294,6 +350,7 @@ def _prompts(
             f"the review contexts ask for {wanted} prompts, more than {MAX_PROMPTS}",
             hint="declare fewer [[review.context]] entries, or name their agents",
         )
+    budget.take(wanted)
     for decl in contexts:
         for agent in decl.agents or every_agent:
             a = _assemble(old, decl, agent, settings.counter)

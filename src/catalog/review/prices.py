@@ -27,7 +27,10 @@ from catalog.text.suggest import did_you_mean
 
 __all__ = ["ModelPrice", "Prices", "load_prices"]
 
-_Amount = Annotated[float, Field(ge=0)]
+_Amount = Annotated[float, Field(ge=0, le=1_000_000, allow_inf_nan=False)]
+"""A price in dollars per million tokens: up to a million, so every cost stays exact."""
+_Multiplier = Annotated[float, Field(ge=0, le=1_000, allow_inf_nan=False)]
+"""A cache multiplier of the input price."""
 _DATED: Final = re.compile(r"-\d{8}$")  # a dated snapshot id: claude-sonnet-4-5-20250929
 _HINT: Final = "see the bundled prices.toml (`catalog cost --help`) for the format"
 
@@ -38,19 +41,19 @@ class _SourceTable(SchemaModel):
 
 
 class _CacheTable(SchemaModel):
-    write_5m: _Amount = 1.25
-    write_1h: _Amount = 2
-    read: _Amount = 0.1
-    max_breakpoints: Annotated[int, Field(ge=0)] = 4
+    write_5m: _Multiplier = 1.25
+    write_1h: _Multiplier = 2
+    read: _Multiplier = 0.1
+    max_breakpoints: Annotated[int, Field(ge=0, le=1_000)] = 4
 
 
 class _ModelTable(SchemaModel):
     name: str = ""
     input_per_mtok: _Amount
-    min_cacheable_tokens: Annotated[int, Field(ge=0)]
-    write_5m: _Amount | None = None
-    write_1h: _Amount | None = None
-    read: _Amount | None = None
+    min_cacheable_tokens: Annotated[int, Field(ge=0, le=1_000_000_000)]
+    write_5m: _Multiplier | None = None
+    write_1h: _Multiplier | None = None
+    read: _Multiplier | None = None
 
 
 class _PricesFile(SchemaModel):

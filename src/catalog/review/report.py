@@ -28,8 +28,10 @@ _TTL_WORDS: Final = {"5m": "5-minute", "1h": "1-hour"}
 
 
 def money(amount: Decimal) -> str:
-    """``$0.0241``: dollars to four places, rounded half up."""
-    return f"${amount.quantize(_PLACES, ROUND_HALF_UP)}"
+    """``$0.0241``: dollars to four places, rounded half up (``$0.0000``, never
+    ``$-0.0000``, for a loss of less than half a hundredth of a cent)."""
+    shown = amount.quantize(_PLACES, ROUND_HALF_UP)
+    return f"${shown if shown else abs(shown)}"
 
 
 def signed(number: int) -> str:

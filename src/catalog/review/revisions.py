@@ -31,7 +31,7 @@ from typing import IO, Any, Final
 from dulwich.objects import Blob
 from packaging.version import InvalidVersion, Version
 
-from catalog.errors import ReviewError
+from catalog.errors import ImporterError, ReviewError
 from catalog.importers.gitrepo import GitRepo, TreeEntry
 from catalog.io.loader import MANIFEST_NAME
 from catalog.io.textfile import MAX_FILE_BYTES, read_capped
@@ -45,6 +45,7 @@ __all__ = [
     "WorkingTree",
     "catalog_roots",
     "merge_base",
+    "resolve",
 ]
 
 MAX_ENTRIES: Final = 200_000
@@ -96,7 +97,7 @@ class CommitRevision(Revision):
 
     def __init__(self, repo: GitRepo, rev: str) -> None:
         self.repo = repo
-        self.commit = repo.commit(rev)
+        self.commit = resolve(repo, rev)
         self.label = rev if rev == self.commit else f"{rev} ({self.commit[:12]})"
         self.short = self.commit[:12]
         self._root = repo.tree_of(self.commit)
@@ -290,12 +291,29 @@ def _is_version(name: str) -> bool:
     return True
 
 
+def resolve(repo: GitRepo, rev: str) -> str:
+    """The commit ``rev`` (a commit id, a branch or a tag) names in ``repo``; an error
+    that says so when it names none (a tree, a blob, a ref git refuses, an object a
+    shallow clone lacks)."""
+    try:
+        oid = repo.commit(rev)
+        repo.tree_of(oid)  # a commit id is taken as written: check that it is a commit
+    except ImporterError as exc:
+        raise ReviewError(
+            exc.message,
+            file=exc.file,
+            hint="BASE and HEAD must name commits of this clone: give a commit id, a branch "
+            "or a tag, and fetch them (fetch-depth: 0 with actions/checkout)",
+        ) from None
+    return oid
+
+
 def merge_base(repo: GitRepo, base: str, head: str) -> str:
     """The first commit ``base`` also descends from, walking back from ``head`` breadth
     first: what a pull request's diff starts from. An error when their histories do not
     meet within :data:`MAX_COMMITS` commits."""
-    ancestors = _ancestors(repo, repo.commit(base))
-    queue, seen = deque([repo.commit(head)]), set[str]()
+    ancestors = _ancestors(repo, resolve(repo, base))
+    queue, seen = deque([resolve(repo, head)]), set[str]()
     while queue:
         oid = queue.popleft()
         if oid in ancestors:

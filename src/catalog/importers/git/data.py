@@ -109,7 +109,7 @@ def _children(node: Any, step: str) -> list[tuple[str, Any]]:
 
 
 def _parse(text: str, where: str, fmt: str) -> Any:
-    hint = "the data file must be valid; leave the release out with --tags, or fix the rule"
+    hint = "the data file must be valid here, or the [[data]] rule must not name it"
     if fmt == "json":
         return parse_json(text, where, ImporterError, hint)
     if fmt == "toml":

@@ -5,8 +5,12 @@ commit off the main line is read like any other. The walk goes down only the
 folders an ``--include`` glob (or a ``[[data]]`` file) can match under, and
 what it found under a tree is kept by the tree's id and path: a folder that
 did not change since an earlier release is not read again, nor is a file,
-whose text is kept by its blob's id. :class:`ReadStats` counts the objects
-read, so that the work an import does can be checked.
+whose text is kept by its blob's id, the most recently used texts up to
+:data:`KEPT_CHARS` in all (so that memory is bounded however long the
+history: a text dropped is read again when a later release holds it). A release
+whose files lie more than :data:`MAX_DEPTH` folders deep under a folder the
+walk goes down is refused. :class:`ReadStats` counts the objects read, so
+that the work an import does can be checked.
 
 A file's part id is its path under the longest ``--root`` holding it, without
 its extension, folders joined by ``-``, in lowercase with any character a
@@ -16,8 +20,9 @@ part id cannot hold as ``-`` (``prompt/Plan Mode.txt`` -> ``plan-mode``).
 from __future__ import annotations
 
 import copy
+from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final, Generic, TypeVar
 
 from catalog.errors import ImporterError
 from catalog.importers.git.data import data_entries, data_format
@@ -29,7 +34,27 @@ if TYPE_CHECKING:
     from catalog.importers.git.rules import DataDecl
     from catalog.importers.gitrepo import GitRepo, TreeEntry
 
-__all__ = ["GitRelease", "ReadStats", "ReleaseReader", "SourceFile", "part_id"]
+__all__ = [
+    "KEPT_CHARS",
+    "MAX_DEPTH",
+    "MAX_ID_CHARS",
+    "GitRelease",
+    "ReadStats",
+    "ReleaseReader",
+    "SourceFile",
+    "part_id",
+]
+
+MAX_DEPTH: Final = 64
+"""Most folders deep the walk goes (git itself refuses trees deeper than 2,048 by default)."""
+KEPT_CHARS: Final = 64 * 1024 * 1024
+"""Characters of texts (and of data entries) kept for releases read later."""
+MAX_ID_CHARS: Final = 200
+"""Longest part id a file or a data entry may give: an id stays readable, and short
+enough to name a file."""
+_Key = TypeVar("_Key")
+_Value = TypeVar("_Value")
+_SHOWN_PATH: Final = 120  # characters of a too deep path an error shows
 
 _WILD = "*?[{\\"
 _LICENSE = "LICENSE"  # kept beside the versions, as every import keeps its source's licence
@@ -109,6 +134,31 @@ class _Pattern:
         return self.folder.startswith(folder) or folder.startswith(self.folder)
 
 
+class _Recent(Generic[_Key, _Value]):
+    """Values by key, the most recently used kept up to :data:`KEPT_CHARS` in all
+    (each value's size given when it is put)."""
+
+    def __init__(self) -> None:
+        self._items: OrderedDict[_Key, tuple[_Value, int]] = OrderedDict()
+        self._size = 0
+
+    def get(self, key: _Key) -> _Value | None:
+        """The value kept for ``key`` (now the most recently used), or None."""
+        item = self._items.get(key)
+        if item is None:
+            return None
+        self._items.move_to_end(key)
+        return item[0]
+
+    def put(self, key: _Key, value: _Value, size: int) -> None:
+        """Keep ``value``, dropping the least recently used while over the limit."""
+        self._items[key] = (value, size)
+        self._size += size
+        while self._size > KEPT_CHARS and len(self._items) > 1:
+            _, (_, dropped) = self._items.popitem(last=False)
+            self._size -= dropped
+
+
 class ReleaseReader:
     """Reads releases from ``git``: the files ``includes`` match, as parts named under
     ``roots``, and the entries of the data files ``data`` names."""
@@ -126,10 +176,12 @@ class ReleaseReader:
         self._data = [(_Pattern(decl.file, "[[data]] file"), decl) for decl in data]
         self._roots = tuple(root.strip("/") for root in roots if root.strip("/"))
         self._trees: dict[tuple[str, str], tuple[tuple[str, TreeEntry], ...]] = {}
-        self._texts: dict[str, str] = {}
-        self._entries: dict[tuple[str, int], list[SourceFile]] = {}
+        self._texts: _Recent[str, str] = _Recent()  # by blob
+        self._entries: _Recent[tuple[str, int], list[SourceFile]] = _Recent()  # blob, table
         self.data_found = [0] * len(data)
         """Texts each ``[[data]]`` table found, over every release read."""
+        self.include_found = [0] * len(includes)
+        """Files each ``--include`` glob matched, over every release read."""
 
     def release(self, tag: ReleaseTag) -> GitRelease:
         """Release ``tag``'s parts; an error names the release and how to leave it out."""
@@ -149,8 +201,11 @@ class ReleaseReader:
         for path, entry in found:
             where = f"{tag.tag}:{path}"
             if path == _LICENSE:
-                license_text = self._text(entry, where)
-            if any(p.glob.match(path) for p in self._includes):
+                license_text = self._license(entry, where)
+            matching = [n for n, p in enumerate(self._includes) if p.glob.match(path)]
+            for number in matching:
+                self.include_found[number] += 1
+            if matching:
                 pid = part_id(path, self._roots)
                 self._add(parts, SourceFile(pid, path, entry.oid, None, self._text(entry, where)))
             for number, (pattern, decl) in enumerate(self._data):
@@ -171,7 +226,13 @@ class ReleaseReader:
             )
         if not item.id:
             raise ImporterError(
-                f"{item.path} gives an empty part id", hint="rename it, or narrow --include"
+                f"{_shown(item)} gives an empty part id", hint="rename it, or narrow --include"
+            )
+        if len(item.id) > MAX_ID_CHARS:
+            raise ImporterError(
+                f"{_shown(item)[:_SHOWN_PATH]} gives a part id of {len(item.id)} characters, "
+                f"more than {MAX_ID_CHARS}",
+                hint="give a --root nearer the file, or a shorter prefix in the [[data]] rule",
             )
         parts[item.id] = item
 
@@ -179,14 +240,24 @@ class ReleaseReader:
         self, entry: TreeEntry, where: str, path: str, number: int, decl: DataDecl
     ) -> list[SourceFile]:
         key = (entry.oid, number)
-        if key not in self._entries:
+        found = self._entries.get(key)
+        if found is None:
             prefix = decl.prefix if decl.prefix is not None else part_id(path, self._roots) + "-"
             texts = data_entries(self._text(entry, where), where, decl, data_format(decl, path))
-            self._entries[key] = [
+            found = [
                 SourceFile(_slug(prefix + item.name), path, entry.oid, item.name, item.text)
                 for item in texts
             ]
-        return self._entries[key]
+            self._entries.put(key, found, sum(len(item.text) for item in found))
+        return found
+
+    def _license(self, entry: TreeEntry, where: str) -> str | None:
+        """The licence's text; None when it is no text the catalog can keep (not UTF-8,
+        too large): the licence is kept beside the prompts, never a reason to fail."""
+        try:
+            return self._text(entry, where)
+        except ImporterError:
+            return None
 
     def _text(self, entry: TreeEntry, where: str) -> str:
         text = self._texts.get(entry.oid)
@@ -196,7 +267,7 @@ class ReleaseReader:
             text = decode_utf8(
                 raw, where, ImporterError, "import text files only: narrow --include"
             )
-            self._texts[entry.oid] = text
+            self._texts.put(entry.oid, text, len(text))
         return text
 
     def _walk(self, tree: str, folder: str, commit: str) -> tuple[tuple[str, TreeEntry], ...]:
@@ -207,6 +278,13 @@ class ReleaseReader:
         if known is not None:
             self.stats.trees_reused += 1
             return known
+        if folder.count("/") > MAX_DEPTH:
+            shown = folder if len(folder) <= _SHOWN_PATH else folder[:_SHOWN_PATH] + "..."
+            raise ImporterError(
+                f"folders nested more than {MAX_DEPTH} deep",
+                file=f"{commit}:{shown}",
+                hint="narrow --include to the folders that hold the prompts",
+            )
         self.stats.trees_read += 1
         patterns = [*self._includes, *(pattern for pattern, _ in self._data)]
         found: list[tuple[str, TreeEntry]] = []
@@ -215,16 +293,17 @@ class ReleaseReader:
             if entry.is_folder:
                 if any(p.may_hold(path + "/") for p in patterns):
                     found.extend(self._walk(entry.oid, path + "/", commit))
-            elif path == _LICENSE or any(p.glob.match(path) for p in patterns):
-                if entry.is_link:
-                    raise ImporterError(
-                        "a symbolic link: the importer never follows links",
-                        file=f"{commit}:{path}",
-                        hint="the importer reads regular files only; narrow --include to "
-                        "leave it out",
-                    )
-                if entry.is_file:
-                    found.append((path, entry))
+                continue
+            wanted = any(p.glob.match(path) for p in patterns)
+            if wanted and entry.is_link:
+                raise ImporterError(
+                    "a symbolic link: the importer never follows links",
+                    file=f"{commit}:{path}",
+                    hint="the importer reads regular files only; narrow --include to leave it out",
+                )
+            # The licence is kept when it is a plain file; a link or a submodule is skipped.
+            if entry.is_file and (wanted or path == _LICENSE):
+                found.append((path, entry))
         result = tuple(found)
         self._trees[key] = result
         return result

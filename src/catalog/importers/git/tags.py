@@ -3,20 +3,34 @@
 A repository tags each release with its version behind a prefix of its own
 (``v1.3.4``, ``rust-v0.46.0``): the version is the tag with everything before
 its first digit removed, read as a PEP 440 version. A tag that gives none
-(``nightly``, ``v1.x``) is skipped, as is a pre-release unless asked for;
-both are counted, so that the import can say how many it left out.
+(``nightly``, ``v1.x``, a version longer than :data:`MAX_VERSION_CHARS`, which
+no folder could be named after) is skipped, as is a pre-release unless asked
+for, and a tag naming no commit (a tree or a blob, as git allows); all are
+counted, so that the import can say how many it left out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Final
 
 from packaging.version import InvalidVersion, Version
 
-from catalog.text.globs import Glob
+from catalog.errors import ImporterError
+from catalog.text.globs import Glob, GlobError
 
-__all__ = ["ReleaseTag", "TagChoice", "choose_tags", "tag_matcher", "tag_version"]
+__all__ = [
+    "MAX_VERSION_CHARS",
+    "ReleaseTag",
+    "TagChoice",
+    "choose_tags",
+    "tag_matcher",
+    "tag_version",
+]
+
+MAX_VERSION_CHARS: Final = 64
+"""Longest version (normalised) a tag may give: it names the version's folder."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +51,7 @@ class TagChoice:
     not_versions: tuple[str, ...] = ()
     pre_releases: tuple[str, ...] = ()
     duplicates: tuple[str, ...] = ()
+    not_commits: tuple[str, ...] = ()
 
 
 def tag_version(tag: str) -> Version | None:
@@ -45,14 +60,22 @@ def tag_version(tag: str) -> Version | None:
     if digit is None:
         return None
     try:
-        return Version(tag[digit:])
+        version = Version(tag[digit:])
     except InvalidVersion:
         return None
+    return version if len(str(version)) <= MAX_VERSION_CHARS else None
 
 
 def tag_matcher(globs: Iterable[str]) -> Callable[[str], bool]:
     """Whether a tag's name matches one of ``globs`` (each anchored at the start)."""
-    patterns = [Glob("/" + glob.lstrip("/")) for glob in globs]
+    patterns = []
+    for glob in globs:
+        try:
+            patterns.append(Glob("/" + glob.lstrip("/")))
+        except GlobError as exc:
+            raise ImporterError(
+                f"--tags {glob!r} is not a glob: {exc}", hint="give a glob like 'v*'"
+            ) from None
     return lambda name: any(pattern.match(name) for pattern in patterns)
 
 

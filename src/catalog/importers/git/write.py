@@ -17,9 +17,9 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Callable, KeysView, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import tomli_w
 
@@ -39,6 +39,10 @@ from catalog.importers.report import (
 from catalog.importers.writer import Body, CatalogWriter
 from catalog.schema import validate
 from catalog.schema.manifest import Manifest, PartDecl
+from catalog.text.visible import visible_line
+
+if TYPE_CHECKING:
+    from catalog.importers.gitrepo import GitRepo
 
 __all__ = ["DEFAULT_ORDER", "GitImport", "import_git"]
 
@@ -56,13 +60,15 @@ _DEFAULTS: Final[dict[str, Any]] = {
 @dataclass(frozen=True, slots=True)
 class GitImport:
     """What an import from git did: the versions written, the tags left out, the
-    parts no rule matched, the rules that matched nothing, and the objects read."""
+    parts no rule matched, the rules that matched nothing, the objects read, and
+    the ``--include`` globs that matched no file in any release."""
 
     report: ImportReport
     tags: TagChoice
     unmatched_parts: tuple[str, ...] = ()
     idle_rules: tuple[str, ...] = ()
     stats: ReadStats = field(default_factory=ReadStats)
+    idle_includes: tuple[str, ...] = ()
 
 
 def import_git(
@@ -87,7 +93,7 @@ def import_git(
     rules = rules or Rules.none()
     with GitRepo(repo) as git:
         # Only the tags asked for are read: a damaged or odd one elsewhere is no matter.
-        choice = choose_tags(git.tags(tag_matcher(tags)), tags, pre=pre)
+        choice = _commits_only(git, git.tags(tag_matcher(tags)), tags, pre)
         if not choice.releases:
             raise ImporterError(
                 f"no release tags match {' '.join(tags)}" + _left_out(choice),
@@ -98,14 +104,38 @@ def import_git(
         reader = ReleaseReader(git, tuple(includes), tuple(roots), rules.decl.data)
         writer = CatalogWriter(out, name)
         builder = _Builder(writer, name, str(repo), rules)
-        report = write_versions(
-            writer,
-            (builder.build(reader.release(tag)) for tag in choice.releases),
-            force=force,
-            on_version=on_version,
-        )
+        try:
+            report = write_versions(
+                writer,
+                (builder.build(reader.release(tag)) for tag in choice.releases),
+                force=force,
+                on_version=on_version,
+            )
+        except OSError as exc:  # the output folder: full, read-only, a name too long...
+            raise ImporterError(
+                f"cannot write: {exc.strerror or exc}",
+                file=str(exc.filename or out),
+                hint="check that --out is a folder you can write to",
+            ) from None
         idle = builder.idle_rules() + _idle_data(rules, reader.data_found)
-        return GitImport(report, choice, builder.unmatched_parts(), idle, reader.stats)
+        idle_includes = tuple(
+            text for text, count in zip(includes, reader.include_found, strict=True) if not count
+        )
+        return GitImport(
+            report, choice, builder.unmatched_parts(), idle, reader.stats, idle_includes
+        )
+
+
+def _commits_only(git: GitRepo, found: dict[str, str], tags: Sequence[str], pre: bool) -> TagChoice:
+    """The releases among the tags ``found`` (name -> the object each names), leaving
+    out and counting those naming no commit (a tree or a blob, as git allows) before
+    equal versions are weighed; a missing object is an error."""
+    kinds = {name: git.kind(oid, f"tag {name}") for name, oid in found.items()}
+    commits = {name: oid for name, oid in found.items() if kinds[name] == "commit"}
+    return replace(
+        choose_tags(commits, tags, pre=pre),
+        not_commits=tuple(name for name in found if name not in commits),
+    )
 
 
 def _idle_data(rules: Rules, found: list[int]) -> tuple[str, ...]:
@@ -124,6 +154,7 @@ def _left_out(choice: TagChoice) -> str:
     counts = [
         (len(choice.not_versions), "not versions"),
         (len(choice.pre_releases), "pre-releases"),
+        (len(choice.not_commits), "naming no commit"),
     ]
     said = [f"{count} {what}" for count, what in counts if count]
     return f" ({', '.join(said)})" if said else ""
@@ -183,8 +214,10 @@ class _Builder:
         if new_settings or records.keys() != self._last_ids:
             self._check(info, records, release, origins)
         self._last_ids = records.keys()
+        # One comment line whatever the path or tag holds (a line feed would end it).
         provenance = (
-            f"# Imported from the git repository {self._repo}: tag {tag.tag}, commit {tag.commit}"
+            f"# Imported from the git repository {visible_line(self._repo)}: "
+            f"tag {visible_line(tag.tag)}, commit {tag.commit}"
         )
         document = {"catalog": info, **self._head, "parts_from": self._layers.entries(records)}
         manifest = provenance + "\n" + tomli_w.dumps(document)
