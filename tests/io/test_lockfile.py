@@ -15,8 +15,17 @@ import pytest
 import catalog
 from catalog import LockError
 from catalog.cli import main
+from catalog.errors import ContextError
 from catalog.io.catalog_path import CatalogPath
-from catalog.io.lockfile import read_lock, verify
+from catalog.io.lockfile import (
+    dump_lock,
+    make_lock,
+    manifest_sha256,
+    parse_lock,
+    read_lock,
+    verify,
+    verify_report,
+)
 from tests.conftest import run_cli as run
 from tests.conftest import sha, write_catalog
 
@@ -388,3 +397,211 @@ def test_agents_without_a_context_pin_each_agent_for_an_empty_context(
     prompts = tomllib.loads(target.read_text())["prompt"]
     assert sorted(p["agent"] for p in prompts) == ["explore", "main"]
     assert run(capsys, "verify", str(target), *path)[0] == 0
+
+
+# The exact words, keys and lines of each report: a user reads them and tools parse them.
+
+_REWRITE = "write the lock again with `catalog lock`"
+
+
+def test_the_manifest_hash_is_sha256_of_canonical_json(root: Path) -> None:
+    # The format of the hash, so that a lock written by one release verifies with the
+    # next: sorted keys, no spaces, non-ASCII text as UTF-8 (not \u escapes).
+    write_catalog(root, "demo", "1.0.0", [{**PARTS[0], "meta": {"note": "Grüße"}}, *PARTS[1:]])
+    cat = catalog.load("demo", paths=[root])
+    data = cat.manifest.model_dump(mode="json")
+    assert data["part"][0]["meta"] == {"note": "Grüße"}
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert '"meta":{"note":"Grüße"}' in text
+    assert manifest_sha256(cat.manifest) == hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_a_context_is_recorded_as_json_values(root: Path) -> None:
+    write_catalog(root, "demo", "1.0.0", PARTS, variables=[{"name": "when", "type": "map"}])
+    cat = catalog.load("demo", paths=[root])
+    context = {"tools": ["Grep"], "variables": {"when": {"day": dt.date(2024, 1, 2)}}}
+    lock = make_lock(cat, [("dated.toml", context)])
+    (prompt,) = lock.prompt
+    assert prompt.data == {"tools": ["Grep"], "variables": {"when": {"day": "2024-01-02"}}}
+    text = dump_lock(lock)
+    assert text.startswith(
+        "# Written by `catalog lock`; check with `catalog verify`. Do not edit by hand.\n"
+    )
+    assert tomllib.loads(text)["prompt"][0]["data"]["variables"] == {"when": {"day": "2024-01-02"}}
+
+
+def test_a_lock_holding_a_date_is_written_with_json_values(root: Path, locked: Path) -> None:
+    read = read_lock(locked)
+    data = {"variables": {"when": dt.date(2024, 1, 2)}}
+    prompt = read.lock.prompt[0].model_copy(update={"data": data})
+    lock = read.lock.model_copy(update={"prompt": (prompt,)})
+    written = tomllib.loads(dump_lock(lock))["prompt"][0]["data"]
+    assert written == {"variables": {"when": "2024-01-02"}}
+
+
+def test_a_context_that_is_not_valid_is_named_by_its_label(root: Path) -> None:
+    cat = catalog.load("demo", paths=[root])
+    with pytest.raises(ContextError) as info:
+        make_lock(cat, [("team.toml", {"tools": 5})])
+    assert info.value.file == "team.toml"
+
+
+def test_a_lock_file_that_cannot_be_read_says_how_to_write_one(tmp_path: Path) -> None:
+    with pytest.raises(LockError) as info:
+        read_lock(tmp_path / "absent.lock")
+    assert "the lock file" in info.value.message
+    assert info.value.hint == "write one with `catalog lock NAME@VERSION -o FILE`"
+
+
+@pytest.mark.parametrize(
+    ("edit", "hint"),
+    [
+        (lambda t: t + "garbage = [\n", "fix the syntax or " + _REWRITE),
+        (
+            lambda t: t.replace("lock = 1", "lock = 7"),
+            "upgrade agent-prompt-catalog, or " + _REWRITE,
+        ),
+        (lambda t: t.replace('rules = "', 'rules = "xyz'), _REWRITE),
+        (lambda t: t.replace('os = "Linux"', "os = 5"), _REWRITE),
+    ],
+)
+def test_each_problem_of_a_lock_file_says_what_to_do(
+    locked: Path, edit: Callable[[str], str], hint: str
+) -> None:
+    with pytest.raises(LockError) as info:
+        parse_lock(edit(locked.read_text()), "team.lock")
+    assert (info.value.file, info.value.hint) == ("team.lock", hint)
+
+
+def test_each_difference_names_its_subject_and_line(root: Path, locked: Path) -> None:
+    lines = locked.read_text().splitlines()
+    fingerprint = tomllib.loads(locked.read_text())["prompt"][0]["fingerprint"]
+    # 1.0.0 gone, 1.1.0 with the same bodies in another order: the version, the prompt.
+    write_catalog(root, "demo", "1.1.0", [{**PARTS[0], "order": 25}, *PARTS[1:]])
+    shutil.rmtree(root / "demo" / "1.0.0")
+    compared, problems = verify(read_lock(locked), CatalogPath([root], use_env=False))
+    assert [(p.kind, p.subject, p.line) for p in problems] == [
+        ("version", "demo", lines.index('version = "1.0.0"') + 1),
+        ("prompt", f"{_context_of(lines)} (main)", _line(locked, "fingerprint = ")),
+    ]
+    assert problems[0].message == (
+        "locked version 1.0.0 is not installed; compared with 1.1.0 instead"
+    )
+    now = hashlib.sha256(b"Be careful.\n\nHello Linux.").hexdigest()
+    assert problems[1].message.endswith(
+        f"(agent main) changed: fingerprint {fingerprint[:12]}... is now {now[:12]}..."
+    )
+    report = verify_report(read_lock(locked), compared, problems)
+    assert report == {
+        "file": str(locked),
+        "catalog": "demo",
+        "locked_version": "1.0.0",
+        "installed_version": "1.1.0",
+        "ok": False,
+        "problems": [
+            {"kind": p.kind, "subject": p.subject, "message": p.message, "line": p.line}
+            for p in problems
+        ],
+    }
+
+
+def _context_of(lines: list[str]) -> str:
+    """The ``context = "..."`` value of the only prompt of a lock's lines."""
+    (line,) = [line for line in lines if line.startswith("context = ")]
+    return str(tomllib.loads(line)["context"])
+
+
+def test_a_manifest_change_names_the_catalog(root: Path, locked: Path) -> None:
+    write_catalog(root, "demo", "1.0.0", [{**PARTS[0], "when": '"Grep" in tools'}, *PARTS[1:]])
+    _, problems = verify(read_lock(locked), CatalogPath([root], use_env=False))
+    assert [(p.subject, p.message) for p in problems] == [
+        ("demo", "the manifest changed (order, conditions, agents or other settings)")
+    ]
+
+
+def test_a_missing_body_file_names_its_part(root: Path, locked: Path) -> None:
+    (root / "demo" / "1.0.0" / "rules.md").unlink()
+    _, problems = verify(read_lock(locked), CatalogPath([root], use_env=False))
+    assert (problems[0].kind, problems[0].subject) == ("missing-file", "rules")
+
+
+def test_a_catalog_not_installed_is_reported_as_json(tmp_path: Path, locked: Path) -> None:
+    read = read_lock(locked)
+    compared, problems = verify(read, CatalogPath([tmp_path], use_env=False))
+    assert compared is None
+    assert verify_report(read, compared, problems) == {
+        "file": str(locked),
+        "catalog": "demo",
+        "locked_version": "1.0.0",
+        "installed_version": None,
+        "ok": False,
+        "problems": [
+            {
+                "kind": "missing-catalog",
+                "subject": "demo",
+                "message": "no catalog named 'demo' is installed (a catalog kept in a folder "
+                "is found with --path or CATALOG_PATH, in Python with paths=)",
+                "line": _line(locked, "name = "),
+            }
+        ],
+    }
+
+
+def test_loading_with_a_lock_places_each_refusal(root: Path, locked: Path, tmp_path: Path) -> None:
+    write_catalog(root, "other", "1.0.0", PARTS)
+    refusals = [
+        (
+            ("other", None, root),
+            "the lock is for catalog 'demo', not 'other'",
+            "name = ",
+            "pass the lock file written for this catalog",
+        ),
+        (
+            ("demo", ">=2", root),
+            "the locked version 1.0.0 does not satisfy '>=2'",
+            'version = "1.0.0"',
+            "widen the specifier or lock a version that satisfies it",
+        ),
+        (
+            ("demo", None, tmp_path),
+            "no catalog named 'demo' is installed",
+            "name = ",
+            "add the folder that holds it with paths= or CATALOG_PATH",
+        ),
+    ]
+    for (name, spec, folder), message, at, hint in refusals:
+        with pytest.raises(LockError) as info:
+            catalog.load(name, spec, paths=[folder], lock=locked)
+        error = info.value
+        assert (error.message, error.file, error.line, error.hint) == (
+            message,
+            str(locked),
+            _line(locked, at),
+            hint,
+        )
+    assert str(catalog.load("demo", ">=1,<2", paths=[root], lock=locked).version) == "1.0.0"
+
+
+def test_loading_with_a_lock_names_the_first_difference_and_counts_the_rest(
+    root: Path, locked: Path
+) -> None:
+    hint = (
+        "review the change with `catalog diff`, then write the lock again with "
+        "`catalog lock`; `catalog verify` lists every difference"
+    )
+    # Only the manifest differs (a condition that still holds): one difference.
+    write_catalog(root, "demo", "1.0.0", [{**PARTS[0], "when": '"Grep" in tools'}, *PARTS[1:]])
+    with pytest.raises(LockError) as info:
+        catalog.load("demo", paths=[root], lock=locked)
+    assert (info.value.message, info.value.file, info.value.hint) == (
+        "catalog demo does not match the lock: the manifest changed "
+        "(order, conditions, agents or other settings)",
+        str(locked),
+        hint,
+    )
+    # A changed body changes the prompt too: two.
+    write_catalog(root, "demo", "1.0.0", [PARTS[0], {**PARTS[1], "body": "No."}, PARTS[2]])
+    with pytest.raises(LockError) as info:
+        catalog.load("demo", paths=[root], lock=locked)
+    assert info.value.message.startswith("catalog demo does not match the lock: part 'rules'")
+    assert info.value.message.endswith(" (and 1 more)")
