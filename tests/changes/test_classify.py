@@ -409,6 +409,18 @@ def test_a_shingle_in_eight_removed_bodies_still_finds_them() -> None:
     assert find_renames(removed, {"a": "common words here y"}) == []
 
 
+def test_a_long_body_is_scored_by_the_shingles_it_was_found_by() -> None:
+    # Nine long bodies open with the same four words: that shingle is boilerplate,
+    # left out of the index and out of a long body's score. "t" (16 words: 13
+    # shingles) and "n" (its last word changed: 13 shingles) share 12, the
+    # boilerplate one among them: 11 / (13 + 13 - 11) = 0.733, not 12 / 14.
+    opening = "you are a helper"
+    removed = {f"o{i}": f"{opening} " + " ".join(f"o{i}w{k}" for k in range(12)) for i in range(8)}
+    removed["t"] = f"{opening} " + " ".join(f"t{k}" for k in range(12))
+    added = {"n": removed["t"].replace("t11", "changed")}
+    assert find_renames(removed, added) == [("t", "n", 0.733)]
+
+
 def _heaviest(before: list[tuple[str, int]], after: list[tuple[str, int]]) -> int:
     """The weight of a heaviest common subsequence of the two orders (3 a part whose
     order is unchanged, 2 one renumbered), by the plain quadratic recurrence."""
@@ -451,6 +463,13 @@ def test_the_parts_kept_in_place_are_a_heaviest_common_order(
         ([("a", 1), ("b", 2), ("c", 3)], [("b", 2), ("c", 3), ("a", 1)], {"a"}),
         ([("a", 1), ("b", 2), ("c", 3)], [("c", 3), ("b", 2), ("a", 1)], {"b", "c"}),
         ([("a", 1), ("b", 2), ("x", 9)], [("y", 0), ("b", 2), ("a", 1)], {"b"}),  # not shared
+        # Ties between chains as heavy as each other: the parts first in the old order kept.
+        ([("a", 1), ("b", 2), ("c", 3)], [("b", 2), ("a", 1), ("c", 3)], {"b"}),
+        (
+            [("a", 1), ("b", 2), ("c", 3), ("d", 4)],
+            [("b", 2), ("d", 4), ("a", 1), ("c", 3)],
+            {"b", "d"},
+        ),
         (  # two unchanged weigh as much as three renumbered (6): a tie, the first kept
             [("u1", 1), ("u2", 2), ("r1", 3), ("r2", 4), ("r3", 5)],
             [("r1", 30), ("r2", 40), ("r3", 50), ("u1", 1), ("u2", 2)],
