@@ -45,7 +45,14 @@ MODULES: dict[str, tuple[list[str], list[str]]] = {
     ),
     "lockfile": (
         ["src/catalog/io/lockfile.py"],
-        ["tests/io/test_lockfile.py", "tests/importers/piebald/test_read.py"],
+        [
+            "tests/io/test_lockfile.py",
+            "tests/io/test_textfile.py",
+            "tests/io/test_catalog_path_names.py",
+            "tests/cli/test_init_completion_lock.py",
+            "tests/server/test_app.py",
+            "tests/importers/piebald/test_read.py",
+        ],
     ),
     "releases": (
         ["src/catalog/server/releases.py", "src/catalog/conversations/releases.py"],

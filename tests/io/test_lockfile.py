@@ -449,8 +449,11 @@ def test_a_context_that_is_not_valid_is_named_by_its_label(root: Path) -> None:
 def test_a_lock_file_that_cannot_be_read_says_how_to_write_one(tmp_path: Path) -> None:
     with pytest.raises(LockError) as info:
         read_lock(tmp_path / "absent.lock")
-    assert "the lock file" in info.value.message
-    assert info.value.hint == "write one with `catalog lock NAME@VERSION -o FILE`"
+    assert (info.value.message, info.value.file, info.value.hint) == (
+        "the lock file does not exist",
+        str(tmp_path / "absent.lock"),
+        "write one with `catalog lock NAME@VERSION -o FILE`",
+    )
 
 
 @pytest.mark.parametrize(
