@@ -64,7 +64,12 @@ MODULES: dict[str, tuple[list[str], list[str]]] = {
     ),
     "operators": (
         ["src/catalog/lang/_operators.py"],
-        ["tests/lang/test_compiler.py", "tests/lang/test_compiler_partial.py"],
+        [
+            "tests/lang/test_operators.py",
+            "tests/lang/test_compiler.py",
+            "tests/lang/test_compiler_partial.py",
+            "tests/hostile/test_budget_by_bytes.py",
+        ],
     ),
     "assemble": (
         ["src/catalog/engine/assemble.py"],
