@@ -73,7 +73,13 @@ MODULES: dict[str, tuple[list[str], list[str]]] = {
     ),
     "assemble": (
         ["src/catalog/engine/assemble.py"],
-        ["tests/engine/test_assemble.py"],
+        [
+            "tests/engine/test_assemble.py",
+            "tests/engine/test_groups.py",
+            "tests/engine/test_prompt.py",
+            "tests/engine/test_tools.py",
+            "tests/engine/test_definitions.py",
+        ],
     ),
     "compiler": (
         ["src/catalog/lang/compiler.py"],
