@@ -22,20 +22,11 @@ pytest.importorskip("mcp")
 httpx = pytest.importorskip("httpx")
 
 from catalog.mcp.http import MAX_SESSIONS  # noqa: E402
+from tests._support.mcp_messages import INIT  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "3f9c1a7be2d84605a1c9e7b3d5f20864"
 ACCEPT = "application/json, text/event-stream"
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
-}
 _SERVING = re.compile(r"serving MCP on (http://[^\s\"]+)/mcp")
 
 pytestmark = pytest.mark.slow

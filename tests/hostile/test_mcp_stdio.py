@@ -15,21 +15,12 @@ from typing import Any
 
 import pytest
 
+from tests._support.mcp_messages import INIT, INITIALIZED
+
 pytest.importorskip("mcp")
 
 ROOT = Path(__file__).resolve().parents[2]
 SECONDS = 120  # a bound for one whole exchange, however slow the machine
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
-}
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 pytestmark = pytest.mark.slow
 
