@@ -51,7 +51,6 @@ FINGERPRINT: Final = "catalog.prompt.fingerprint"
 TOKENS: Final = "catalog.prompt.tokens"
 
 _TRACE_MODULE: Final = "opentelemetry.trace"
-_LOADED: Final = sys.modules  # the same dictionary, looked up without the module `sys`
 
 
 class Identified(Protocol):
@@ -71,7 +70,8 @@ class Identified(Protocol):
 
 def prompt_name(catalog: str, agent: str) -> str:
     """The name of an agent's prompt: the catalog's name for its main agent, else
-    ``NAME.AGENT`` (a dot, which neither a catalog's nor an agent's name holds)."""
+    ``NAME.AGENT``. A catalog's name may hold dots too: a reader splits such a name at
+    the longest catalog name it starts with, as ``catalog mcp`` does."""
     return catalog if agent == MAIN_AGENT else f"{catalog}.{agent}"
 
 
@@ -86,7 +86,7 @@ def record_prompt(prompt: Identified, *, release: str | None = None) -> None:
     """Set ``prompt``'s identity on the current span, if one records (see the module
     docstring); ``release``: the label that chose its version. Every assembly calls
     it: without OpenTelemetry it costs one dictionary lookup."""
-    trace = _LOADED.get(_TRACE_MODULE)
+    trace = sys.modules.get(_TRACE_MODULE)
     if trace is None:
         return
     span = _recording_span(trace)
@@ -107,7 +107,7 @@ def record_prompt(prompt: Identified, *, release: str | None = None) -> None:
 
 def record_release(label: str) -> None:
     """Set the release label that chose the version on the current span, if one records."""
-    trace = _LOADED.get(_TRACE_MODULE)
+    trace = sys.modules.get(_TRACE_MODULE)
     span = None if trace is None else _recording_span(trace)
     if span is not None:
         span.set_attribute(RELEASE, label)
