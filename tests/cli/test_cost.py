@@ -168,3 +168,24 @@ def test_pi_1_1_0_on_sonnet_is_under_the_minimum(capsys: pytest.CaptureFixture[s
         "the cached prefix is 153 tokens, under the minimum of 1024 Claude Sonnet 4.5 "
         "caches: nothing is cached"
     )
+
+
+def test_the_model_priced_is_the_model_assembled_for(
+    make_catalog: Callable[..., Path], catalogs_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As with `catalog assemble --model`: a part for that model alone is in the prompt.
+    make_catalog(
+        "per-model",
+        "1.0.0",
+        [
+            {"id": "base", "order": 10, "body": "a" * 400},
+            {"id": "sonnet", "order": 20, "when": 'model == "claude-sonnet-4-5"',
+             "body": "b" * 4000},
+        ],
+        catalog={"tokenizer": "chars"},
+    )  # fmt: skip
+    words = ("per-model", "--path", str(catalogs_root), "--model")
+    sonnet = _cost(capsys, *words, "claude-sonnet-4-5")
+    other = _cost(capsys, *words, "claude-haiku-4-5")
+    assert sonnet["cached_prefix_tokens"] + sonnet["volatile_tokens"] == 1101  # 100 + 1 + 1000
+    assert other["cached_prefix_tokens"] + other["volatile_tokens"] == 100

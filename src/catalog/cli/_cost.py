@@ -32,7 +32,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         "prefix P (tools and the parts before the first turn part), the rest V, and "
         "p*(w*P + V + (N-1)*(r*P + V)) against N*(P+V)*p. Prices ship with the package "
         "(with their date and source); --prices gives your own. --model ID (required) "
-        "names the model priced, and is the context's env.model."
+        "names the model priced, and is the context's model (and env.model)."
     )
     parser.add_argument("ref", metavar="NAME[@SPEC]|DIR")
     parser.add_argument("--agent", default="main", help="main (default) or a sub-agent's name")
@@ -59,13 +59,7 @@ def run(args: argparse.Namespace) -> int:
             f"{cat.name} {cat.version} has no agent {args.agent!r}",
             hint=f"agents: {', '.join(cat.agents)}",
         )
-    if args.from_dir is None:
-        args.model = ""  # not a gathering option here: it goes into env.model below
-    context = context_from_args(args, cat)
-    if not context.env.model:
-        context = context.model_copy(
-            update={"env": context.env.model_copy(update={"model": model_id})}
-        )
+    context = context_from_args(args, cat)  # --model sets the context's model and env.model
     prompt = cat.assemble(context, agent=args.agent, counter=args.counter)
     warn_notes(args, prompt.notes)
     cost = conversation_cost(split(prompt), model, turns=args.turns, ttl=args.ttl)
