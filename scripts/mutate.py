@@ -59,7 +59,15 @@ MODULES: dict[str, tuple[list[str], list[str]]] = {
         [
             "tests/conversations/test_releases.py",
             "tests/server/test_releases.py",
+            "tests/server/test_releases_fleet.py",
+            "tests/server/test_release_pages.py",
             "tests/cli/test_release.py",
+            "tests/hostile/test_rollback_race.py",
+            "tests/hostile/test_server_secrets.py",
+            "tests/hostile/test_metric_series.py",
+            "tests/hostile/test_mcp_requests.py",
+            "tests/mcp/test_library.py",
+            "tests/engine/test_telemetry.py",
         ],
     ),
     "operators": (

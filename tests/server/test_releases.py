@@ -158,6 +158,39 @@ def test_writes_need_the_token_and_record_its_fingerprint(catalogs: Path, store_
         _error(client.put("/releases/p", json=body, headers=evil), 403)
 
 
+def test_an_unknown_release_is_a_404_saying_how_to_set_it(client: TestClient) -> None:
+    for response in (
+        client.get("/releases/production"),
+        client.post("/releases/production/rollback"),
+        client.put("/conversations/c", json={"release": "production"}),
+    ):
+        assert _error(response, 404) == {
+            "status": 404,
+            "message": "there is no release production",
+            "field": None,
+            "hint": "set it first (catalog release set production NAME@VERSION, "
+            "or PUT /releases/production)",
+        }
+
+
+def test_a_rollback_is_recorded_as_made_by_the_server_s_writer(
+    catalogs: Path, store_url: str
+) -> None:
+    settings = ServerSettings(paths=(str(catalogs),), store_url=store_url, writer="ops")
+    for client in _serve(settings):
+        client.put("/releases/p", json={"catalog": "demo", "version": "1.0.0"})
+        client.put("/releases/p", json={"catalog": "demo", "version": "2.0.0"})
+        back = client.post("/releases/p/rollback").json()
+        assert (back["who"], back["action"], back["version"], back["change"]) == (
+            "name:ops",
+            "rollback",
+            "1.0.0",
+            3,
+        )
+        history = client.get("/releases/p").json()["history"]
+        assert [c["who"] for c in history] == ["name:ops"] * 3
+
+
 # -- conversations of a release
 
 
@@ -220,8 +253,10 @@ def test_a_server_without_the_chosen_version_answers_409_naming_it(
     client.put("/releases/production", json={"catalog": "demo", "version": "2.0.0"})
     for other in _serve(ServerSettings(paths=(str(lacking),), store_url=store_url)):
         refused = _error(other.put("/conversations/c", json={"release": "production"}), 409)
-        assert "release production chose catalog demo 2.0.0" in refused["message"]
-        assert "cannot be loaded here" in refused["message"]
+        assert refused["message"].startswith(
+            "release production chose catalog demo 2.0.0, which cannot be loaded here: "
+        )
+        assert refused["hint"] == "install demo 2.0.0 on every server before a release names it"
         _error(other.get("/conversations/c"), 404)  # nothing stored, no other version used
         # Setting it through this server to a version it lacks is refused too.
         lacks = _error(
