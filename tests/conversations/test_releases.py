@@ -18,6 +18,7 @@ import pytest
 
 from catalog.conversations import (
     Canary,
+    Release,
     Releases,
     ReleaseStore,
     ReleaseTarget,
@@ -31,7 +32,7 @@ from catalog.conversations.releases import (
     catalog_path_loader,
     version_for,
 )
-from catalog.errors import NotFoundError, SessionError, UsageError
+from catalog.errors import CatalogError, NotFoundError, SessionError, UsageError
 from tests._support.postgres_server import fresh_database, postgres_server, store, store_url
 from tests.conftest import FakeTime, write_catalog
 
@@ -404,8 +405,13 @@ def test_a_version_that_cannot_be_loaded_is_never_replaced_by_another(
 def test_a_conversation_of_another_catalog_is_refused(releases: Releases) -> None:
     releases.set("production", "demo", "1.0.0")
     releases.store.add(StoredPrompt("taken", "Other.", "other", "1.0.0", "main", "fp"))
-    with pytest.raises(SessionError, match="not for release production of catalog demo"):
+    with pytest.raises(SessionError) as info:
         releases.construct("production", "taken")
+    assert info.value.message == (
+        "conversation 'taken' was constructed for catalog other 1.0.0, agent 'main', "
+        "not for release production of catalog demo, agent 'main'"
+    )
+    assert info.value.file == releases.store.location
     with pytest.raises(SessionError) as named:
         releases.sessions("taken")
     assert named.value.message == (
@@ -422,6 +428,43 @@ def test_a_conversation_of_another_catalog_is_refused(releases: Releases) -> Non
     assert unknown.value.hint == (
         "set it first (catalog release set staging NAME@VERSION, or PUT /releases/staging)"
     )
+
+
+def test_a_construction_uses_the_context_given(releases: Releases, catalogs: Path) -> None:
+    write_catalog(catalogs, "where", parts=[{"id": "cwd", "body": "Working in {{ env.cwd }}."}])
+    here = Releases(releases.store, load=catalog_path_loader([catalogs]))
+    here.set("staging", "where", "1.0.0")
+    stored, new = here.construct("staging", "c", {"env": {"cwd": "/srv/app"}})
+    assert (new, stored.text) == (True, "Working in /srv/app.")
+
+
+def test_a_construction_for_no_label_names_the_release_field(releases: Releases) -> None:
+    with pytest.raises(UsageError) as info:
+        releases.construct("Bad!", "c")
+    assert info.value.key == "release"
+    assert info.value.message.startswith("'Bad!' is not a release label (")
+    assert releases.store.get("c") is None
+
+
+def test_a_version_refused_here_says_what_is_installed(releases: Releases) -> None:
+    with pytest.raises(UsageError) as info:
+        releases.set("production", "demo", "9.0.0")
+    assert info.value.message == (
+        "catalog demo 9.0.0 cannot be loaded here: no version of 'demo' satisfies '==9.0.0'"
+    )
+    assert info.value.hint == "available versions: 1.0.0, 1.1.0, 2.0.0"
+
+
+def test_a_loader_s_refusal_without_a_hint_gets_one(store: ReleaseStore) -> None:
+    def refusing(name: str, version: str) -> Any:
+        raise CatalogError(f"{name} {version} is being installed")
+
+    with pytest.raises(UsageError) as info:
+        Releases(store, load=refusing).set("production", "demo", "1.0.0")
+    assert info.value.message == (
+        "catalog demo 1.0.0 cannot be loaded here: demo 1.0.0 is being installed"
+    )
+    assert info.value.hint == "install that version here (and on every server) first"
 
 
 def test_a_change_elsewhere_is_used_within_the_bound(
@@ -468,8 +511,56 @@ def test_a_store_without_releases_is_refused(releases: Releases) -> None:
     class Bare:
         location = "somewhere"
 
-    with pytest.raises(UsageError, match="the prompt store somewhere keeps no releases"):
+    with pytest.raises(UsageError) as info:
         Releases(Bare())  # type: ignore[arg-type]
+    assert info.value.message == "the prompt store somewhere keeps no releases"
+    assert info.value.hint == "use a store of the package (open_store), or implement ReleaseStore"
+
+
+# -- the cache constructions read releases through
+
+
+def _change(number: int, version: str) -> Release:
+    return Release("production", ReleaseTarget("demo", version), number, 0.0, "local", "set")
+
+
+def test_a_read_that_ends_after_a_newer_change_never_replaces_it(
+    fake_time: Callable[..., FakeTime],
+) -> None:
+    """A read of change #1 that was under way while this process made change #2 (and
+    kept it) ends after it: the cache keeps #2."""
+    from catalog.conversations import releases as module
+
+    fake_time(module)
+    cache = ReleaseCache()
+    newer = _change(2, "2.0.0")
+
+    def overtaken() -> Release:
+        cache.put(newer)  # the change made while this read was under way
+        return _change(1, "1.0.0")
+
+    assert cache.get("production", overtaken) == _change(1, "1.0.0")  # what it read
+    assert cache.get("production", lambda: _change(1, "1.0.0")) == newer
+
+
+def test_a_release_read_again_unchanged_is_kept_from_its_new_read(
+    fake_time: Callable[..., FakeTime],
+) -> None:
+    """A release read again at the bound, unchanged, counts as read then: a change made
+    after that read is used only a whole bound later."""
+    from catalog.conversations import releases as module
+
+    clock = fake_time(module)
+    cache = ReleaseCache(RELEASE_CACHE_SECONDS)
+    stored = [_change(1, "1.0.0")]
+    assert cache.get("production", lambda: stored[-1]) == _change(1, "1.0.0")
+    clock.sleep(RELEASE_CACHE_SECONDS)
+    assert cache.get("production", lambda: stored[-1]) == _change(1, "1.0.0")  # read again
+    stored.append(_change(2, "2.0.0"))  # changed elsewhere
+    clock.sleep(RELEASE_CACHE_SECONDS / 2)
+    assert cache.get("production", lambda: stored[-1]) == _change(1, "1.0.0")
+    clock.sleep(RELEASE_CACHE_SECONDS / 2)
+    assert cache.get("production", lambda: stored[-1]) == _change(2, "2.0.0")
 
 
 # -- a store made before releases existed

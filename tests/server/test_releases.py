@@ -4,7 +4,8 @@ for a release, what each refusal answers, and the figures of /metrics."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +16,12 @@ pytest.importorskip("fastapi", reason="the serve extra is not installed")
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
+from catalog.conversations import Releases, open_store
+from catalog.conversations.releases import RELEASE_CACHE_SECONDS, catalog_path_loader
 from catalog.server.app import create_app
 from catalog.server.state import ServerSettings
 from tests._support.serving import write_demo_catalogs
-from tests.conftest import write_catalog
+from tests.conftest import FakeTime, write_catalog
 
 BASE = "http://127.0.0.1"
 TOKEN = "s3cret-token-5b8c1e94d27a0f36c8e4"
@@ -223,6 +226,28 @@ def test_constructed_for_a_release_and_rebuilt_after_a_rollback(client: TestClie
     assert (named["version"], named["release"]) == ("2.0.0", None)
     again = client.post("/conversations/c1/rebuild", json={}).json()
     assert (again["version"], again["release"], again["revision"]) == ("2.0.0", None, 3)
+
+
+def test_constructions_use_a_release_as_the_server_read_it_until_the_bound(
+    client: TestClient, catalogs: Path, store_url: str, fake_time: Callable[..., FakeTime]
+) -> None:
+    """The server keeps the releases it read or changed for its constructions, one cache
+    for every request, each for at most the bound (the cache's clock moved by hand); the
+    API's reads always ask the store."""
+    from catalog.conversations import releases as module
+
+    clock = fake_time(module)
+    client.put("/releases/production", json={"catalog": "demo", "version": "1.0.0"})
+    with closing(open_store(store_url)) as shared:  # another server sharing the store
+        elsewhere = Releases(shared, load=catalog_path_loader([catalogs]))
+        elsewhere.set("production", "demo", "2.0.0", who="name:other")
+    assert client.get("/releases/production").json()["version"] == "2.0.0"
+    clock.sleep(RELEASE_CACHE_SECONDS / 2)
+    kept = client.put("/conversations/a", json={"release": "production"}).json()
+    assert kept["version"] == "1.0.0"  # as this server changed it
+    clock.sleep(RELEASE_CACHE_SECONDS / 2)
+    read = client.put("/conversations/b", json={"release": "production"}).json()
+    assert read["version"] == "2.0.0"  # read anew at the bound
 
 
 def test_what_a_construction_for_a_release_refuses(client: TestClient) -> None:
