@@ -787,41 +787,57 @@ def _spent(run: Callable[[], Any]) -> tuple[Any, int]:
     return one_budget(measured)
 
 
-@pytest.fixture
-def three_tools(make_catalog: Callable[..., Path]) -> Catalog:
-    """Three tool parts whose conditions each look for their tool in ``tools``."""
+SHORT = ("Bash", "Grep", "Read")
+# MCP tools have long names: past the 16 characters a single condition reads freely.
+LONG = ("mcp__github__create_issue", "mcp__github__list_issues", "mcp__github__get_issue")
+
+
+def _tool_parts(make: Callable[..., Path], names: tuple[str, ...]) -> Catalog:
+    """Tool parts ``tool-0``... whose conditions each look for their tool in ``tools``,
+    with the main agent's plan made (outside what a test measures)."""
     parts = [
-        {"id": name.lower(), "kind": "tool", "name": name, "when": f'"{name}" in tools',
-         "body": f"{name} tool."}
-        for name in ("Bash", "Grep", "Read")
+        {"id": f"tool-{n}", "kind": "tool", "name": name, "when": f'"{name}" in tools',
+         "body": f"Tool {n}."}
+        for n, name in enumerate(names)
     ]  # fmt: skip
-    catalog = load_dir(make_catalog(parts=parts))
-    catalog.plan("main")  # made once, outside what is measured
+    catalog = load_dir(make(parts=parts))
+    catalog.plan("main")
     return catalog
 
 
+def _tools(names: tuple[str, ...], count: int) -> dict[str, Any]:
+    """A context enabling the first two of ``names`` among ``count`` tools."""
+    return {"tools": [names[0], names[1], *(f"T{n}" for n in range(count - 2))]}
+
+
+@pytest.mark.parametrize("names", [SHORT, LONG])
 @pytest.mark.parametrize("count", [2, 64, 65, 200])
-def test_tool_parts_are_looked_up_in_any_number_of_tools(three_tools: Catalog, count: int) -> None:
-    tools = ["Bash", "Grep", *(f"T{n}" for n in range(count - 2))]
-    prompt = three_tools.assemble({"tools": tools})
+def test_tool_parts_are_looked_up_in_any_number_of_tools(
+    make_catalog: Callable[..., Path], names: tuple[str, ...], count: int
+) -> None:
+    prompt = _tool_parts(make_catalog, names).assemble(_tools(names, count))
     assert [(t.name, t.description) for t in prompt.tools] == [
-        ("Bash", "Bash tool."),
-        ("Grep", "Grep tool."),
+        (names[0], "Tool 0."),
+        (names[1], "Tool 1."),
     ]
     assert [(e.id, e.reason, e.why) for e in prompt.excluded] == [
-        ("read", "condition", "when '\"Read\" in tools' is false")
+        ("tool-2", "condition", f"when '\"{names[2]}\" in tools' is false")
     ]
 
 
-# A known text looked for in a tuple of at most SEARCHED_FREELY (64) items is read
-# directly, charging nothing; past that, each search costs what `in` charges: 16 units
-# an item and, for each, the 4 characters of "Bash", "Grep" or "Read" compared.
-@pytest.mark.parametrize(("count", "units"), [(2, 0), (64, 0), (65, 3 * (16 * 65 + 4 * 65))])
+# A run of tool parts looks each known name up in a tuple of at most SEARCHED_FREELY
+# (64) tools directly, charging nothing, however long the name; past that, each search
+# costs what `in` charges: 16 units an item and, for each, the 4 characters of "Bash",
+# "Grep" or "Read" compared.
+@pytest.mark.parametrize(
+    ("names", "count", "units"),
+    [(SHORT, 2, 0), (SHORT, 64, 0), (LONG, 64, 0), (SHORT, 65, 3 * (16 * 65 + 4 * 65))],
+)
 def test_looking_tool_parts_up_in_up_to_64_tools_spends_nothing(
-    three_tools: Catalog, count: int, units: int
+    make_catalog: Callable[..., Path], names: tuple[str, ...], count: int, units: int
 ) -> None:
-    context = {"tools": ["Bash", "Grep", *(f"T{n}" for n in range(count - 2))]}
-    assert _spent(lambda: three_tools.assemble(context))[1] == units
+    catalog = _tool_parts(make_catalog, names)
+    assert _spent(lambda: catalog.assemble(_tools(names, count)))[1] == units
 
 
 def test_a_body_known_when_the_plan_is_made_is_not_rendered_again(
