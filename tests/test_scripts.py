@@ -19,5 +19,7 @@ def test_the_script_imports_without_running(script: Path, monkeypatch: pytest.Mo
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    used = any(f"from {script.stem} import" in other.read_text(encoding="utf-8") for other in SCRIPTS)
+    used = any(
+        f"from {script.stem} import" in other.read_text(encoding="utf-8") for other in SCRIPTS
+    )
     assert callable(getattr(module, "main", None)) or used, f"{script.name}: no main(), unused"
