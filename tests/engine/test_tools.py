@@ -100,5 +100,7 @@ def test_ten_unknown_tools_are_named_and_the_rest_counted(
         f"tool {name!r} matches no part and no agent's tools of demo 1.0.0" for name in ten
     )
     assert _noted(make_catalog, {"tools": ten}) == named
+    eleven = _noted(make_catalog, {"tools": [*ten, "Bash", "Zz10"]})
+    assert eleven == (*named, "1 more tool matches no part and no agent's tools of demo 1.0.0")
     twelve = _noted(make_catalog, {"tools": [*ten, "Zz10", "Bash", "Zz11"]})
     assert twelve == (*named, "2 more tools match no part and no agent's tools of demo 1.0.0")
