@@ -144,10 +144,10 @@ def _tool_notes(rules: CatalogRules, ctx: Context) -> tuple[str, ...]:
             f"tool {name!r} matches no part and no agent's tools of {where}"
             + (f"; {close}" if close else "")
         )
-    if len(unknown) > _TOOL_NOTES:
-        notes.append(
-            f"{len(unknown) - _TOOL_NOTES} more tools match no part and no agent's tools of {where}"
-        )
+    more = len(unknown) - _TOOL_NOTES
+    if more > 0:
+        tools = "tool matches" if more == 1 else "tools match"
+        notes.append(f"{more} more {tools} no part and no agent's tools of {where}")
     return tuple(notes)
 
 
