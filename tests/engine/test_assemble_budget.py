@@ -202,6 +202,13 @@ def _over(cat: Catalog, context: Mapping[str, Any] | None = None) -> BudgetError
     return info.value
 
 
+def _budget_line(folder: Path) -> int:
+    """The line of ``token_budget`` in the version's manifest, found by reading it."""
+    lines = (folder / "catalog.toml").read_text(encoding="utf-8").splitlines()
+    [number] = [n for n, line in enumerate(lines, 1) if line.startswith("token_budget =")]
+    return number
+
+
 def _mixed(make: Callable[..., Path], budget: Mapping[str, Any] | None = None) -> Path:
     """Required parts of 12 and 20 tokens around an optional one of 7: the prompt is
     12 + 7 + 20 + 2 separators = 43 tokens, its required parts alone 12 + 20 + 2 = 34."""
@@ -224,8 +231,8 @@ def test_required_parts_over_the_catalogs_budget_name_themselves_and_the_manifes
         "rules (20)"
     )
     assert error.hint == _HINT_SOME_REQUIRED
-    assert error.file == str(folder / "catalog.toml")
-    assert error.key == "catalog.token_budget"
+    assert (error.file, error.key) == (str(folder / "catalog.toml"), "catalog.token_budget")
+    assert error.line == _budget_line(folder)
 
 
 def test_required_parts_over_the_contexts_budget_point_at_the_context(
@@ -270,8 +277,8 @@ def test_a_prompt_of_required_parts_only_over_budget_is_an_error(
         "budget of 21; none of its parts may be dropped"
     )
     assert error.hint == _HINT_ALL_REQUIRED
-    assert error.file == str(folder / "catalog.toml")
-    assert error.key == "catalog.token_budget"
+    assert (error.file, error.key) == (str(folder / "catalog.toml"), "catalog.token_budget")
+    assert error.line == _budget_line(folder)
     from_context = _over(load_dir(folder), {"token_budget": 25})
     assert from_context.message.endswith(
         "the system prompt is 26 len tokens, 1 over the budget of 25; none of its parts "
