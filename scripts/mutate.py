@@ -75,6 +75,7 @@ MODULES: dict[str, tuple[list[str], list[str]]] = {
         ["src/catalog/engine/assemble.py"],
         [
             "tests/engine/test_assemble.py",
+            "tests/engine/test_assemble_budget.py",
             "tests/engine/test_groups.py",
             "tests/engine/test_prompt.py",
             "tests/engine/test_tools.py",

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from catalog import load_dir
+from tests._support.git_history import History
 from tests.conftest import run_cli
-from tests.importers.githistory import History
 
 
 def _repo(tmp_path: Path, files: dict[str, str], tags: list[str]) -> Path:

@@ -14,8 +14,8 @@ from dulwich.objects import Commit, Tag
 from catalog import load_dir
 from catalog.importers.git import ReleaseReader, choose_tags
 from catalog.importers.gitrepo import GitRepo
+from tests._support.git_history import History
 from tests.conftest import run_cli
-from tests.importers.githistory import History
 
 FILE = 0o100644
 

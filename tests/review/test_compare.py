@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests._support.piebald_data import git
+from tests._support.review_repo import AGENTS, TwoCommits, parts, two_commits, write_side
 from tests.conftest import run_cli as run
 from tests.conftest import write_catalog
-from tests.review.repo import AGENTS, TwoCommits, parts, two_commits, write_side
 
 
 @pytest.fixture

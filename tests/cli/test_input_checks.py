@@ -1,4 +1,5 @@
-"""The command line's loose ends a new user found: each is an error or a warning now."""
+"""What the command line refuses or warns about in its input (versions, agents, tools,
+API options, context files): each an error with a hint or a warning, never a traceback."""
 
 from __future__ import annotations
 
