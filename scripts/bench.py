@@ -45,6 +45,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -349,8 +350,8 @@ def flagship(rounds: int, batch: int) -> None:
         "new": "contexts never seen (tools, OS, cwd): no memo answers",
     }
     if jinja is not None:
-        same = "the same text" if jinja(context) == given else "NOT the same text"
-        notes["jinja2"] = f"Jinja2 doing the same work on the Context ({same})"
+        alike = "the same text" if jinja(context) == given else "NOT the same text"
+        notes["jinja2"] = f"Jinja2 doing the same work on the Context ({alike})"
         agree = all(jinja(c)[0] == cat.assemble(c).text for c in fresh[:50])
         notes["jinja2 new"] = "Jinja2 on the never-seen contexts " + (
             "(the same texts)" if agree else "(NOT the same texts)"
@@ -398,7 +399,7 @@ def main() -> None:
             catalog_path = catalog.CatalogPath(
                 [root / folder], use_env=False, use_entry_points=False
             )
-            load = timed(lambda s=catalog_path: s.load("bench", "==1.0.0"), 30)
+            load = timed(partial(catalog_path.load, "bench", "==1.0.0"), 30)
             print(f"load one version ({label:>12}) {load * 1e3:8.2f} ms")
         cat = catalog.CatalogPath([root / "one"], use_env=False).load("bench")
         context = catalog.Context.model_validate(
