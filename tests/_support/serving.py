@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from starlette.testclient import TestClient
 
 from catalog.server.state import ServerSettings
 from tests.conftest import write_catalog
@@ -69,7 +70,7 @@ def write_demo_catalogs(root: Path) -> Path:
     return root
 
 
-def html_page(client: httpx.Client, path: str, status: int = 200) -> str:
+def html_page(client: TestClient, path: str, status: int = 200) -> str:
     """The HTML page ``client`` gets for ``path``, checked to answer ``status``."""
     response = client.get(path)
     assert response.status_code == status, response.text
