@@ -10,6 +10,7 @@ import time
 import tomllib
 from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import tomli_w
@@ -105,17 +106,10 @@ def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
     real = textfile.read_text
 
-    def read_text(
-        file: Traversable,
-        error_cls: type[CatalogError],
-        what: str,
-        hint: str,
-        *,
-        keep_bom: bool = False,
-    ) -> str:
+    def read_text(file: Traversable, *args: Any, **kwargs: Any) -> str:
         if Path(str(file)).parent.name == "_shared":
             seen.append(Path(str(file)).name)
-        return real(file, error_cls, what, hint, keep_bom=keep_bom)
+        return real(file, *args, **kwargs)
 
     monkeypatch.setattr(loader, "read_text", read_text)
     return seen
