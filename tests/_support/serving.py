@@ -12,13 +12,15 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
-from starlette.testclient import TestClient
 
 from catalog.server.state import ServerSettings
 from tests.conftest import write_catalog
+
+if TYPE_CHECKING:  # html_page's client, named only in its annotation
+    from starlette.testclient import TestClient
 
 __all__ = [
     "html_page",
