@@ -370,6 +370,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15, help="fresh processes per start-up figure")
     parser.add_argument("--rounds", type=int, default=60, help="turns of the side-by-side figures")
     args = parser.parse_args()
+    if min(args.repeat, args.runs, args.rounds) < 1:
+        parser.error("--repeat, --runs and --rounds take a whole number of at least 1")
 
     import catalog
 
@@ -412,14 +414,14 @@ def main() -> None:
         cat.assemble(context)
         warm = timed(lambda: cat.assemble(context), args.repeat)
         print(f"synthetic catalog, assemble   {warm * 1e6:8.1f} µs   {len(cat.parts)} parts")
-        fingerprint = timed(lambda: cat.assemble(context).fingerprint, args.repeat // 4)
+        fingerprint = timed(lambda: cat.assemble(context).fingerprint, max(1, args.repeat // 4))
         print(f"  + fingerprint               {fingerprint * 1e6:8.1f} µs")
         warm_prompt = cat.assemble(context)
         assert warm_prompt.tokens > 0  # loads the encoding and fills the memo
-        tokens = timed(lambda: cat.assemble(context).tokens, args.repeat // 4)
+        tokens = timed(lambda: cat.assemble(context).tokens, max(1, args.repeat // 4))
         print(f"  + tokens (memoised)         {tokens * 1e6:8.1f} µs   {warm_prompt.counter}")
         budgeted = context.model_copy(update={"token_budget": 1000})
-        budget = timed(lambda: cat.assemble(budgeted), args.repeat // 4)
+        budget = timed(lambda: cat.assemble(budgeted), max(1, args.repeat // 4))
         print(f"  under a budget              {budget * 1e6:8.1f} µs")
 
 
