@@ -23,12 +23,15 @@ under DIR (``mutmut browse`` there shows each survivor's diff).
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import json
 import shutil
 import subprocess
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -139,7 +142,9 @@ def _config(modules: list[str], tests: list[str]) -> str:
 
 def _statuses(work: Path) -> Counter[str]:
     """How many mutants ended in each status, from mutmut's record of the run."""
-    from mutmut.stats import status_by_exit_code
+    # mutmut is optional and ships no type information: its table is typed here.
+    stats = importlib.import_module("mutmut.stats")
+    status_by_exit_code: Mapping[int | None, str] = stats.status_by_exit_code
 
     found: Counter[str] = Counter()
     for meta in (work / "mutants").rglob("*.py.meta"):
@@ -213,9 +218,7 @@ def main() -> int:
     unknown = sorted(set(args.modules) - MODULES.keys())
     if unknown:
         parser.error(f"unknown module {unknown[0]!r}: choose from {', '.join(MODULES)}")
-    try:
-        import mutmut  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("mutmut") is None:
         print("scripts/mutate.py needs mutmut: python -m pip install 'mutmut>=3.3'")
         return 2
     scratch = args.keep or Path(tempfile.mkdtemp(prefix="catalog-mutate-"))

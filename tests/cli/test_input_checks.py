@@ -117,7 +117,7 @@ def test_anthropic_ttl_takes_only_what_the_api_accepts(cli_demo: Path, ttl: str)
         prompt.anthropic_system(ttl=ttl)  # type: ignore[arg-type]
     assert info.value.hint is not None and "'5m', '1h'" in info.value.hint
     for good in ("5m", "1h"):
-        (block,) = prompt.anthropic_system(ttl=good)  # type: ignore[arg-type]
+        (block,) = prompt.anthropic_system(ttl=good)
         assert block["cache_control"] == {"type": "ephemeral", "ttl": good}
 
 

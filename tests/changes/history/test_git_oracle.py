@@ -173,8 +173,8 @@ def check_blame(history: CatalogHistory, repo: GitHistory, version: str, parts: 
         for line in history.blame(part, version).lines:
             ours[line.text].append(order[line.version])
         theirs: dict[str, list[tuple[int, str | None]]] = defaultdict(list)
-        for text, since, before in repo.blame(version, f"{part}.md"):
-            theirs[text].append((order[since], before))
+        for text, introduced, before in repo.blame(version, f"{part}.md"):
+            theirs[text].append((order[introduced], before))
         assert ours.keys() == theirs.keys(), part
         # Where blame follows a rename that git does not see (git's rename detection
         # compares lines, catalog diff's word shingles), git starts the file afresh.
