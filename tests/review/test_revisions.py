@@ -12,8 +12,8 @@ import pytest
 from catalog.importers.gitrepo import GitRepo
 from catalog.review.revisions import CommitRevision, WorkingTree, catalog_roots
 from tests._support.piebald_data import git
+from tests._support.review_repo import TwoCommits, two_commits, write_side
 from tests.conftest import run_cli as run
-from tests.review.repo import TwoCommits, two_commits, write_side
 
 
 @pytest.fixture
