@@ -585,9 +585,9 @@ def test_a_store_made_before_releases_opens_and_keeps_its_prompts(
     else:
         import psycopg
 
-        with psycopg.connect(store_url, autocommit=True) as db:
-            db.execute(_OLD_PROMPTS.format(table="catalog_prompts", real="DOUBLE PRECISION"))
-            db.execute(_OLD_ROW.format(table="catalog_prompts"))
+        with psycopg.connect(store_url, autocommit=True) as server:
+            server.execute(_OLD_PROMPTS.format(table="catalog_prompts", real="DOUBLE PRECISION"))
+            server.execute(_OLD_ROW.format(table="catalog_prompts"))
     with closing(open_store(store_url)) as store:
         assert store.get("old") == StoredPrompt(
             "old", "Old text.", "demo", "1.0.0", "main", "fp", 2, 1.5, None

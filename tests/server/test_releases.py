@@ -343,7 +343,7 @@ def test_metrics_count_store_errors(catalogs: Path, tmp_path: Path) -> None:
         assert _count(_figures(client), "catalog_store_errors_total") == 2
 
 
-_ODD_RELEASE_BODIES = [
+_ODD_RELEASE_BODIES: list[Any] = [
     None, [], "text", 1, {"catalog": None, "version": "1"}, {"catalog": ["demo"], "version": "1"},
     {"catalog": "demo"}, {"catalog": "demo", "version": 1}, {"catalog": "demo", "version": ""},
     {"catalog": "demo", "version": "1.0.0", "canary": 5},
