@@ -154,21 +154,25 @@ def test_a_base_change_the_overlay_does_not_take_lists_nothing_for_it(
     assert "app 1.0.0" in assembled  # compared, and found the same
 
 
-def test_a_chain_of_two_bases_is_followed_to_the_one_that_changed(
+def test_a_chain_of_bases_is_followed_to_the_one_that_changed(
     repo: _Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _overlay(repo.prompts, "top", "app@==1.0.0", {"tool": "tool"})
+    _overlay(repo.prompts, "apex", "top@==1.0.0", {"tool": "tool"})
     first = repo.commit()
     second = repo.replace_lib(tool="Shell")
     code, out = repo.review(capsys, first, second, "--format", "json")
     assert code == 1
     found = _versions(out)
-    assert set(found) == {"lib", "app", "top"}
+    assert set(found) == {"lib", "app", "top", "apex"}
     top = found["top"]
     assert top["through"] == {"base": "app 1.0.0", "changed": "lib 1.0.0", "depth": 2}
     assert "+[tool Shell]" in top["prompts"][0]["tools_diff"].split("\n")
+    assert found["apex"]["through"] == {"base": "top 1.0.0", "changed": "lib 1.0.0", "depth": 3}
     code, text = repo.review(capsys, first, second)
-    assert "through its base app 1.0.0, whose base lib 1.0.0 changed" in text
+    assert "top 1.0.0 in " in text
+    assert ": changed through its base app 1.0.0, whose base lib 1.0.0 changed\n" in text
+    assert ": changed through its base top 1.0.0, down to lib 1.0.0 (3 bases down)\n" in text
 
 
 def test_an_unchanged_base_leaves_the_overlay_unassembled(

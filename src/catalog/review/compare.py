@@ -3,7 +3,9 @@
 For each catalog whose files differ between two revisions, each version that
 may differ is loaded on both sides (a version added is compared with the
 newest older version of the base; one removed, or of a catalog added or
-removed, with nothing), and for each review context of its manifest
+removed, with nothing); so is a version whose own files did not change but whose
+base did (an overlay's, see :mod:`catalog.review.overlays`), listed only when a
+prompt differs. For each review context of its manifest
 (``[[review.context]]``; without any, an empty context for every agent) the
 prompt of each agent is assembled with the catalog's counter on both sides:
 the system text and the tools array are diffed, the parts that came in or went
