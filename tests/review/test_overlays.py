@@ -10,92 +10,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import tomli_w
 
 from catalog.engine.catalog import Catalog
-from tests._support.piebald_data import git
-from tests.conftest import run_cli as run
-from tests.conftest import sha, write_catalog
-
-INTRO = "You are App, a careful agent."
-SHELL = "Runs a shell command."
-RULES = "Rules: be brief."
-OWN = "Answer in English."
-
-
-def _lib(root: Path, version: str = "1.0.0", *, tool: str = "Bash", rules: str = RULES) -> None:
-    """The base catalog: an intro, rules and a shell tool."""
-    write_catalog(
-        root,
-        "lib",
-        version,
-        [
-            {"id": "intro", "body": INTRO},
-            {"id": "rules", "body": rules},
-            {"id": "shell", "kind": "tool", "name": tool, "body": SHELL},
-        ],
-        catalog={"tokenizer": "chars"},
-    )
-
-
-def _overlay(root: Path, name: str, base: str, froms: dict[str, str]) -> None:
-    """An overlay ``name 1.0.0`` of ``base``: a part of its own, then each part of
-    ``froms`` (its id to the base part's id, whose body it records)."""
-    folder = root / name / "1.0.0"
-    folder.mkdir(parents=True)
-    (folder / "own.md").write_text(OWN, encoding="utf-8")
-    bodies = {"intro": INTRO, "shell": SHELL, "tool": SHELL}
-    parts: list[dict[str, Any]] = [
-        {"id": "own", "file": "own.md", "order": 5, "sha256": sha(OWN), "tokens": 4}
-    ]
-    for order, (part, source) in enumerate(froms.items(), start=1):
-        body = bodies[source]
-        parts.append(
-            {"id": part, "from": source, "order": 10 * order, "sha256": sha(body), "tokens": 5}
-        )
-    manifest = {
-        "catalog": {"name": name, "version": "1.0.0", "tokenizer": "chars", "base": base},
-        "part": parts,
-    }
-    (folder / "catalog.toml").write_text(tomli_w.dumps(manifest), encoding="utf-8")
-
-
-class _Repo:
-    """A repository of catalogs under ``prompts/``, committed step by step."""
-
-    def __init__(self, tmp: Path) -> None:
-        self.top = tmp / "repo"
-        self.prompts = self.top / "prompts"
-        self.prompts.mkdir(parents=True)
-        git(self.top, "init", "-q", "-b", "main")
-
-    def commit(self) -> str:
-        git(self.top, "add", "-A")
-        git(self.top, "commit", "-q", "--allow-empty", "-m", "step")
-        return git(self.top, "rev-parse", "HEAD").strip()
-
-    def replace_lib(self, **lib: Any) -> str:
-        """Commit ``lib 1.0.0`` written anew with ``lib`` (see :func:`_lib`)."""
-        shutil.rmtree(self.prompts / "lib")
-        _lib(self.prompts, **lib)
-        return self.commit()
-
-    def review(
-        self, capsys: pytest.CaptureFixture[str], first: str, second: str, *more: str
-    ) -> tuple[int, str]:
-        code, out, _ = run(
-            capsys, "review", first, second, "--repo", str(self.top), "--path", str(self.prompts),
-            *more,
-        )  # fmt: skip
-        return code, out
+from tests._support.overlay_repo import SHELL, OverlayRepo, write_lib, write_overlay
+from tests.conftest import write_catalog
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> _Repo:
+def repo(tmp_path: Path) -> OverlayRepo:
     """``lib 1.0.0`` and ``app 1.0.0``, an overlay taking ``lib``'s intro and tool."""
-    made = _Repo(tmp_path)
-    _lib(made.prompts)
-    _overlay(made.prompts, "app", "lib@>=1", {"intro": "intro", "tool": "shell"})
+    made = OverlayRepo(tmp_path)
+    write_lib(made.prompts)
+    write_overlay(made.prompts, "app", "lib@>=1", {"intro": "intro", "tool": "shell"})
     return made
 
 
@@ -118,7 +44,7 @@ def _versions(out: str) -> dict[str, dict[str, Any]]:
 
 
 def test_a_change_to_the_base_alone_shows_the_overlays_changed_prompt(
-    repo: _Repo, capsys: pytest.CaptureFixture[str]
+    repo: OverlayRepo, capsys: pytest.CaptureFixture[str]
 ) -> None:
     first = repo.commit()
     second = repo.replace_lib(tool="Shell")  # the tool's name, which the overlay takes, changes
@@ -144,7 +70,7 @@ def test_a_change_to_the_base_alone_shows_the_overlays_changed_prompt(
 
 
 def test_a_base_change_the_overlay_does_not_take_lists_nothing_for_it(
-    repo: _Repo, capsys: pytest.CaptureFixture[str], assembled: list[str]
+    repo: OverlayRepo, capsys: pytest.CaptureFixture[str], assembled: list[str]
 ) -> None:
     first = repo.commit()
     second = repo.replace_lib(rules="Rules: be brief and kind.")  # a part app does not take
@@ -155,10 +81,10 @@ def test_a_base_change_the_overlay_does_not_take_lists_nothing_for_it(
 
 
 def test_a_chain_of_bases_is_followed_to_the_one_that_changed(
-    repo: _Repo, capsys: pytest.CaptureFixture[str]
+    repo: OverlayRepo, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _overlay(repo.prompts, "top", "app@==1.0.0", {"tool": "tool"})
-    _overlay(repo.prompts, "apex", "top@==1.0.0", {"tool": "tool"})
+    write_overlay(repo.prompts, "top", "app@==1.0.0", {"tool": "tool"})
+    write_overlay(repo.prompts, "apex", "top@==1.0.0", {"tool": "tool"})
     first = repo.commit()
     second = repo.replace_lib(tool="Shell")
     code, out = repo.review(capsys, first, second, "--format", "json")
@@ -176,13 +102,13 @@ def test_a_chain_of_bases_is_followed_to_the_one_that_changed(
 
 
 def test_an_unchanged_base_leaves_the_overlay_unassembled(
-    repo: _Repo, capsys: pytest.CaptureFixture[str], assembled: list[str]
+    repo: OverlayRepo, capsys: pytest.CaptureFixture[str], assembled: list[str]
 ) -> None:
-    _lib(repo.prompts, "2.0.0")
-    _overlay(repo.prompts, "pinned", "lib@==1.0.0", {"intro": "intro"})
+    write_lib(repo.prompts, "2.0.0")
+    write_overlay(repo.prompts, "pinned", "lib@==1.0.0", {"intro": "intro"})
     first = repo.commit()
     shutil.rmtree(repo.prompts / "lib" / "2.0.0")
-    _lib(repo.prompts, "2.0.0", rules="Rules: none.")
+    write_lib(repo.prompts, "2.0.0", rules="Rules: none.")
     second = repo.commit()
     code, out = repo.review(capsys, first, second, "--format", "json")
     assert code == 1
@@ -219,7 +145,7 @@ def _remove_lib(prompts: Path) -> None:
     ],
 )
 def test_a_base_resolving_to_another_version_or_none_is_followed(
-    repo: _Repo,
+    repo: OverlayRepo,
     capsys: pytest.CaptureFixture[str],
     change: Callable[[Path], None],
     label: str,
@@ -236,11 +162,11 @@ def test_a_base_resolving_to_another_version_or_none_is_followed(
 
 
 def test_a_cycle_of_bases_ends_with_an_error_not_a_hang(
-    repo: _Repo, capsys: pytest.CaptureFixture[str]
+    repo: OverlayRepo, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _overlay(repo.prompts, "ping", "pong@1.0.0", {"intro": "intro"})
-    _overlay(repo.prompts, "pong", "ping@1.0.0", {"intro": "intro"})
-    _overlay(repo.prompts, "hangs", "ping@1.0.0", {"intro": "intro"})
+    write_overlay(repo.prompts, "ping", "pong@1.0.0", {"intro": "intro"})
+    write_overlay(repo.prompts, "pong", "ping@1.0.0", {"intro": "intro"})
+    write_overlay(repo.prompts, "hangs", "ping@1.0.0", {"intro": "intro"})
     first = repo.commit()
     (repo.prompts / "pong" / "1.0.0" / "notes.txt").write_text("A note.", encoding="utf-8")
     second = repo.commit()
@@ -255,10 +181,10 @@ def test_a_cycle_of_bases_ends_with_an_error_not_a_hang(
 
 
 def test_a_cycle_of_unchanged_bases_is_passed_over(
-    repo: _Repo, capsys: pytest.CaptureFixture[str], assembled: list[str]
+    repo: OverlayRepo, capsys: pytest.CaptureFixture[str], assembled: list[str]
 ) -> None:
-    _overlay(repo.prompts, "ping", "pong@1.0.0", {"intro": "intro"})
-    _overlay(repo.prompts, "pong", "ping@1.0.0", {"intro": "intro"})
+    write_overlay(repo.prompts, "ping", "pong@1.0.0", {"intro": "intro"})
+    write_overlay(repo.prompts, "pong", "ping@1.0.0", {"intro": "intro"})
     first = repo.commit()
     second = repo.replace_lib(rules="Rules: other.")
     code, out = repo.review(capsys, first, second, "--format", "json")
