@@ -276,9 +276,7 @@ def _versions(
     )
     old_by = {str(ref.version): ref for ref in old_refs}
     new_by = {str(ref.version): ref for ref in new_refs}
-    shared = catalog_status != "unchanged" and shared_changed(
-        files, [*old_by.values(), *new_by.values()]
-    )
+    shared = shared_changed(files, [*old_by.values(), *new_by.values()])
     for version, new_ref in new_by.items():
         old_ref = old_by.get(version)
         if old_ref is None:
