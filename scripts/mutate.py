@@ -83,6 +83,7 @@ MODULES: dict[str, tuple[list[str], list[str]]] = {
             "tests/engine/test_prompt.py",
             "tests/engine/test_tools.py",
             "tests/engine/test_definitions.py",
+            "tests/catalogs",
         ],
     ),
     "compiler": (
@@ -113,7 +114,8 @@ _UNCHECKED = "not checked"
 
 def _data() -> list[str]:
     """What besides Python the tests read: the package's data (bundled catalogs,
-    templates, static files; mutmut copies only the modules) and the docs and examples."""
+    templates, static files; mutmut copies only the modules), the docs and examples, and
+    the scripts (a snapshot test runs ``scripts/retokenize.py``)."""
     package = ROOT / "src" / "catalog"
     pure = {  # folders holding data and no module, at any depth
         path.parent
@@ -123,7 +125,7 @@ def _data() -> list[str]:
     tops = {folder for folder in pure if not any(parent in pure for parent in folder.parents)}
     files = [path for path in package.iterdir() if path.is_file() and path.suffix != ".py"]
     found = [path.relative_to(ROOT).as_posix() for path in sorted(tops) + sorted(files)]
-    return [*found, "docs", "examples", "README.md"]
+    return [*found, "docs", "examples", "scripts", "README.md"]
 
 
 def _config(modules: list[str], tests: list[str]) -> str:
@@ -173,8 +175,8 @@ def run(name: str, scratch: Path, children: int) -> Counter[str]:
     shutil.copytree(ROOT / "tests", work / "tests", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", work / "pyproject.toml")
     shutil.copy(ROOT / "README.md", work / "README.md")
-    for folder in ("docs", "examples"):
-        shutil.copytree(ROOT / folder, work / folder)
+    for folder in ("docs", "examples", "scripts"):
+        shutil.copytree(ROOT / folder, work / folder, ignore=shutil.ignore_patterns("__pycache__"))
     (work / "setup.cfg").write_text(_config(modules, tests), encoding="utf-8")
     ran = subprocess.run(
         [
