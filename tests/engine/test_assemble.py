@@ -704,6 +704,27 @@ def test_a_list_variable_is_a_list_like_the_contexts(make_catalog: Callable[...,
     assert catalog.assemble(context).text == "A.\n\nZ."
 
 
+def test_a_list_variable_is_searched_as_freely_as_the_contexts_lists(
+    make_catalog: Callable[..., Path],
+) -> None:
+    # A short known text looked for in a short context list is read directly, charging
+    # nothing (docs/expressions.md); a list variable is held as the context's lists are.
+    names = ["Read", "Grep", "Glob", "Edit", "Write"] * 4
+    units = []
+    for when in ('"Task" in allowed', '"Task" in tools'):
+        catalog = load_dir(
+            make_catalog(
+                parts=[{"id": "p", "when": when, "body": "Tasks."}, {"id": "z", "body": "Z."}],
+                variables=[{"name": "allowed", "type": "list", "default": []}],
+            )
+        )
+        context = {"tools": names, "variables": {"allowed": names}}
+        prompt, spent_units = _spent(lambda: catalog.assemble(context))
+        assert prompt.text == "Z."
+        units.append(spent_units)
+    assert units[0] == units[1]
+
+
 def test_bodies_read_the_bindings(make_catalog: Callable[..., Path]) -> None:
     catalog = _one_part(
         make_catalog,
