@@ -8,6 +8,7 @@ context supplies."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -719,7 +720,7 @@ def test_a_list_variable_is_searched_as_freely_as_the_contexts_lists(
             )
         )
         context = {"tools": names, "variables": {"allowed": names}}
-        prompt, spent_units = _spent(lambda: catalog.assemble(context))
+        prompt, spent_units = _spent(functools.partial(catalog.assemble, context))
         assert prompt.text == "Z."
         units.append(spent_units)
     assert units[0] == units[1]
