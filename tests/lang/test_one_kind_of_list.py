@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from catalog import load_dir
+from catalog.errors import EvaluationError
 from catalog.lang.compiler import compile_expression
 from catalog.lang.shapes import ANY
 from catalog.lang.values import one_budget, spent
@@ -61,12 +62,18 @@ def test_equality_reads_lists_and_tuples_as_one_kind(
         ('xs >= ["a", "c"]', ("a", "b"), False),
         ('xs > [["a"], "z"]', (("b",), "a"), True),  # the first items that differ decide
         ('["a", "b"] > xs', ("a",), True),
+        ("xs[0] < 2.5", (1,), True),  # numbers of two types compare as before
     ],
 )
 def test_orderings_read_lists_and_tuples_as_one_kind(
     source: str, xs: tuple[Any, ...], expected: bool
 ) -> None:
     assert _value(source, xs=xs) is expected
+
+
+def test_a_list_and_a_text_have_no_order() -> None:
+    with pytest.raises(EvaluationError, match="cannot apply '<' to list and text"):
+        _value('xs < "b"', xs=("a",))
 
 
 def test_a_list_is_found_in_a_list_of_lists_of_either_kind() -> None:
