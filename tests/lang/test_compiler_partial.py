@@ -238,7 +238,7 @@ def test_a_body_reads_exactly_the_paths_of_the_branches_it_keeps() -> None:
 def test_where_only_truth_matters_a_length_is_not_counted(source: str, holds: list[bool]) -> None:
     names = {"tools": SequenceShape(SCALAR)}
     condition = compile_expression(source, names, condition=True)
-    values = ([], ["Read"], None)
+    values: tuple[list[str] | None, ...] = ([], ["Read"], None)
     assert [bool(condition({"tools": v})) for v in values] == holds
     assert [bool(compile_expression(source, names)({"tools": v})) for v in values] == holds
     # len() is not called: it adds no work of its own, and a plain read needs no budget.

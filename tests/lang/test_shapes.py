@@ -26,10 +26,10 @@ from catalog.lang.shapes import (
     SequenceShape,
     Shape,
     common_shape,
-    did_you_mean,
     shape_of,
 )
 from catalog.lang.template import compile_template
+from catalog.text.suggest import did_you_mean
 
 
 class Env(BaseModel):
