@@ -1,0 +1,310 @@
+"""The compiler's exact answers: whole messages and columns, the nesting limit at every
+kind of operand, what a compiled expression records (names, paths read, shape, nodes,
+whether it builds) and the budget units its operations charge.
+
+The tables in ``test_compiler.py`` check that a message *holds* a phrase; here each
+message is written out whole, by hand, from the language as docs/expressions.md
+describes it, and each budget figure from its rule (a character read or built is one
+unit, a list item 16). Budgets are counted in units (``spent()``), never in time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from catalog.errors import EvaluationError, ExpressionError
+from catalog.lang.compiler import compile_expression
+from catalog.lang.shapes import ANY, SCALAR, RecordShape, SequenceShape
+
+NAMES = {
+    "leaf": ANY,
+    "x": ANY,
+    "y": ANY,
+    "n": SCALAR,
+    "tools": SequenceShape(SCALAR),
+    "env": RecordShape({"os": SCALAR, "shell": SCALAR}, "Env"),
+}
+
+
+# -- the nesting limit holds at every kind of operand
+
+# Each wrap puts ``{}`` one level below its own node; wrapped 31 times around ``leaf``
+# the deepest operands sit 32 levels deep (the limit), wrapped 32 times one level too
+# deep. The number is where, in the innermost wrap, the first operand compiled starts:
+# the node the error names.
+WRAPS = [
+    ("{}.a", 0),  # an attribute's value
+    ("{}[0]", 0),  # what is indexed
+    ("x[{}]", 0),  # the key (the indexed x is compiled first)
+    ("({} and x)", 1),
+    ("(x or y or {})", 1),
+    ("not {}", 4),
+    ("-{}", 1),
+    ("({} + x)", 1),
+    ("(x - {})", 1),
+    ("({} == x)", 1),
+    ("(x < y < {})", 1),
+    ("({} if x else y)", 9),  # the test is compiled first
+    ("(x if {} else y)", 6),
+    ("(x if y else {})", 6),
+    ("str({})", 4),
+    ("join(x, {})", 5),
+    ("replace(x, y, {})", 8),
+    ("[x, {}]", 1),
+    ("({}, x)", 1),
+]
+
+
+def _nest(wrap: str, times: int) -> str:
+    source = "leaf"
+    for _ in range(times):
+        source = wrap.format(source)
+    return source
+
+
+@pytest.mark.parametrize(("wrap", "first"), WRAPS)
+@pytest.mark.parametrize("condition", [False, True])
+def test_the_depth_limit_counts_one_level_per_operand(
+    wrap: str, first: int, condition: bool
+) -> None:
+    compile_expression(_nest(wrap, 31), NAMES, condition=condition)
+    too_deep = _nest(wrap, 32)
+    with pytest.raises(ExpressionError) as caught:
+        compile_expression(too_deep, NAMES, condition=condition)
+    assert caught.value.message == "expression is nested more than 32 levels deep"
+    assert caught.value.column == too_deep.index(wrap.format("leaf")) + first + 1
+
+
+@pytest.mark.parametrize("measured", ["{}", "[{}]"])
+def test_the_depth_limit_holds_where_a_length_test_is_read_as_truth(measured: str) -> None:
+    # len(...) > 0 as a condition is compiled again as the truth of what len() measures:
+    # at the same depth as written, so the limit falls at the same place.
+    def source(times: int) -> str:
+        return "len(" + measured.format("-" * times + "leaf") + ") > 0"
+
+    ok = source(29 - measured.count("["))
+    compile_expression(ok, NAMES, condition=True)
+    too_deep = source(30 - measured.count("["))
+    with pytest.raises(ExpressionError) as caught:
+        compile_expression(too_deep, NAMES, condition=True)
+    assert caught.value.message == "expression is nested more than 32 levels deep"
+    assert caught.value.column == too_deep.index("leaf") + 1
+
+
+# -- attributes: a declared field is read the same on every evaluation
+
+
+@dataclasses.dataclass(frozen=True)
+class Point:
+    x: int
+    y: int
+
+
+@pytest.mark.parametrize(
+    ("source", "expected", "from_mappings"),
+    [
+        ("v.p.x", 1, 5),  # a path of two steps: read from what the first gives
+        ("first(v.ps).y", 2, 6),  # read from what a call gives
+        ("v.p", Point(1, 2), {"x": 5}),
+        ("p.y", 2, 6),  # a name's attribute, in one step
+    ],
+)
+def test_a_declared_field_reads_alike_on_every_evaluation(
+    source: str, expected: Any, from_mappings: Any
+) -> None:
+    # The first read finds the class declares the field; later reads take it directly.
+    expression = compile_expression(source, {"v": ANY, "p": ANY})
+    scope = {"v": {"p": Point(1, 2), "ps": [Point(1, 2)]}, "p": Point(1, 2)}
+    assert [expression(scope) for _ in range(3)] == [expected] * 3
+    # The same expression then meets mappings: their keys are read.
+    assert expression({"v": {"p": {"x": 5}, "ps": [{"y": 6}]}, "p": {"y": 6}}) == from_mappings
+
+
+# -- what a compiled expression records
+
+
+@pytest.mark.parametrize(
+    ("source", "condition", "reads", "builds"),
+    [
+        ("env.os", False, {("env", "os")}, False),
+        ("x.a.b", False, {("x", "a", "b")}, False),  # a path of three steps, read whole
+        ("x.a.b == y", False, {("x", "a", "b"), ("y",)}, False),
+        ("x[0].a", False, {("x",)}, False),  # indexed: the name is read whole
+        ("first(x).a", False, {("x",)}, True),
+        ("len(tools) > 0", False, {("tools",)}, True),
+        ("len(tools) > 0", True, {("tools",)}, False),  # only its truth: no length counted
+        ("1 if len(tools) > 0 else 2", False, {("tools",)}, False),  # the test: only truth
+        ("x if len(tools) > 0 else str(y)", False, {("tools",), ("x",), ("y",)}, True),
+        ("x + 1 if y else 2", False, {("x",), ("y",)}, True),
+        ("x if y else x + 1", False, {("x",), ("y",)}, True),
+        ("x + 1 if y else x", False, {("x",), ("y",)}, True),
+        ("str(1) if true else x", False, set(), False),  # decided: computed once, now
+        ("x if false else y.a", False, {("y", "a")}, False),
+        ("(x.a if true else y).b", False, {("x", "a", "b")}, False),  # still a path
+        ("(x if false else y.a).b", False, {("y", "a", "b")}, False),
+        ("str(x) if true else y", False, {("x",)}, True),
+        ("x if false else y + 1", False, {("y",)}, True),
+        ("x if y else len(tools) > 0", True, {("x",), ("y",), ("tools",)}, False),
+        ("len(tools) > 0 if y else x", True, {("x",), ("y",), ("tools",)}, False),
+        ("x if y else len(tools) > 0", False, {("x",), ("y",), ("tools",)}, True),
+        ("len(tools) > 0 if true else x", True, {("tools",)}, False),
+        ("x if false else len(tools) > 0", True, {("tools",)}, False),
+        ("not len(tools) > 0", False, {("tools",)}, False),
+        ("x if str(y) else 1", False, {("x",), ("y",)}, True),
+        ("x and str(y)", False, {("x",), ("y",)}, True),
+        ("true and str(x)", False, {("x",)}, True),  # one operand left to run
+        ("false or x + 1", False, {("x",)}, True),
+        ("len(tools) > 0 and x", True, {("tools",), ("x",)}, False),
+        ("x or len(tools) > 0", True, {("tools",), ("x",)}, False),
+        ("x or len(tools) > 0", False, {("tools",), ("x",)}, True),
+        ("x or y + 1", False, {("x",), ("y",)}, True),
+        ("-x", False, {("x",)}, False),
+        ("[x, y.a]", False, {("x",), ("y", "a")}, False),
+        ("(x, 1)", False, {("x",)}, False),
+        ("x[y]", False, {("x",), ("y",)}, False),
+        ("x - 1", False, {("x",)}, True),  # arithmetic builds: it may join texts
+    ],
+)
+def test_an_expression_records_what_it_reads_and_whether_it_builds(
+    source: str, condition: bool, reads: set[tuple[str, ...]], builds: bool
+) -> None:
+    expression = compile_expression(source, NAMES, condition=condition)
+    assert expression.reads == reads
+    assert expression.names == {path[0] for path in reads}
+    assert expression.builds is builds
+
+
+@pytest.mark.parametrize(
+    ("source", "shape"),
+    [
+        ("env if x else env", RecordShape({"os": SCALAR, "shell": SCALAR}, "Env")),
+        ("env if true else env", RecordShape({"os": SCALAR, "shell": SCALAR}, "Env")),
+        ("tools if x else env", ANY),
+        ("tools if true else env", ANY),  # the shape of what is written, whatever runs
+    ],
+)
+def test_a_conditional_has_the_shape_its_two_sides_share(source: str, shape: object) -> None:
+    assert compile_expression(source, NAMES).shape == shape
+
+
+# -- refusals: the whole message, its column and its hint
+
+KNOWN = "known names: env, leaf, n, tools, x, y"
+CALLABLE = "only these functions can be called: all, any, basename, bool, brackets, "
+OS = "did you mean 'os'? attributes of Env: os, shell"
+IS = "use == or != to compare values"
+LEN = "len(x): number of items or characters; 0 for none"
+JOIN = 'join(seq, sep=""): the items rendered, joined by sep'
+REPLACE = "replace(s, old, new): every old in s replaced"
+RECORD = "loop over one of its list attributes instead"
+
+REFUSALS: list[tuple[str, str, int, str | None]] = [
+    ("x[1, 2]", "indexing with several keys is not allowed", 3, None),
+    ("x['_k']", "keys starting with '_' are not allowed: '_k'", 3, None),
+    ("tools['a']", "'tools' is a list and cannot be indexed with the key 'a'", 7, None),
+    ("(tools)['a']", "'tools' is a list and cannot be indexed with the key 'a'", 9, None),
+    ("env[1]", "'env' (Env) cannot be indexed with a number", 5, None),
+    ("x._y", "names starting with '_' are not allowed: '_y'", 3, None),
+    ("  x . _y", "names starting with '_' are not allowed: '_y'", 7, None),
+    ("_y", "names starting with '_' are not allowed: '_y'", 1, None),
+    ("env.oss", "'env' (Env) has no attribute 'oss'", 5, OS),
+    ("  env.oss", "'env' (Env) has no attribute 'oss'", 7, OS),
+    (
+        "tools.name",
+        "'tools' is a list and has no attribute 'name'",
+        7,
+        "index it (tools[0]), loop over it, or use pluck(tools, 'name')",
+    ),
+    ("tols", "unknown name 'tols'", 1, f"did you mean 'tools'? {KNOWN}"),
+    (
+        "len",
+        "unknown name 'len'",
+        1,
+        f"'len' is a function: call it, as in len(...); did you mean 'env'? {KNOWN}",
+    ),
+    ("~x", "unary operator '~' is not allowed", 1, "only unary - is supported"),
+    ("x * 2", "operator '*' is not allowed", 3, "only + and - are supported"),
+    (
+        "x | lower",
+        "operator '|' is not allowed",
+        3,
+        "filters are not supported: call a function instead, as in upper(x)",
+    ),
+    ("x is 1", "'is' is only allowed with none (x is none)", 3, IS),
+    ("x is not y", "'is not' is only allowed with none (x is not none)", 3, IS),
+    ("x == y is 1", "'is' is only allowed with none (x is none)", 8, IS),
+    ("len(y=x)", "len() takes no keyword arguments", 5, "pass arguments by position"),
+    ("len()", "len() takes 1 argument, 0 given", 1, LEN),
+    ("x + len(x, y)", "len() takes 1 argument, 2 given", 5, LEN),
+    ("join(x, y, 1)", "join() takes 1 to 2 arguments, 3 given", 1, JOIN),
+    ("replace(x, y)", "replace() takes 3 arguments, 2 given", 1, REPLACE),
+    ("_f(x)", "names starting with '_' are not allowed: '_f'", 1, None),
+    ("first(env)", "'env' (Env) is a record and cannot be iterated", 1, RECORD),
+    ("n + first(env)", "'env' (Env) is a record and cannot be iterated", 5, RECORD),
+    ("b'x'", "a bytes literal is not allowed", 1, None),
+    ("n + ...", "'...' is not allowed", 5, None),
+    ("lambda: 1", "lambda is not allowed", 1, None),
+    ("x + [y for y in x]", "a list comprehension is not allowed", 5, None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("source", "message", "column", "hint"), REFUSALS)
+def test_a_refusal_says_what_where_and_what_to_do(
+    source: str, message: str, column: int, hint: str | None
+) -> None:
+    with pytest.raises(ExpressionError) as caught:
+        compile_expression(source, NAMES)
+    assert (caught.value.message, caught.value.column, caught.value.hint) == (message, column, hint)
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("lenn(x)", "unknown function 'lenn'"),
+        ("x.upper()", "calling methods is not allowed"),
+        ("len(x)(1)", "calling the result of an expression is not allowed"),
+    ],
+)
+def test_a_wrong_call_names_the_functions(source: str, message: str) -> None:
+    with pytest.raises(ExpressionError) as caught:
+        compile_expression(source, NAMES)
+    assert (caught.value.message, caught.value.column) == (message, 1)
+    assert caught.value.hint is not None
+    if source.startswith("lenn"):
+        assert caught.value.hint.startswith("did you mean 'len'? functions: all, any, basename, ")
+    else:
+        assert caught.value.hint.startswith(CALLABLE)
+    assert caught.value.hint.endswith(", unique, upper, values")
+
+
+def test_a_true_or_false_key_is_no_number_to_a_record() -> None:
+    # Only a number is refused as a record's key: true is true/false, not a number.
+    assert compile_expression("env[true]", NAMES)({"env": {"os": "linux"}}) is None
+    with pytest.raises(EvaluationError) as caught:
+        compile_expression("tools[true]", NAMES)({"tools": ["Read"]})
+    assert caught.value.message == "cannot index: a list is indexed by number, not true/false"
+    assert caught.value.column == 1
+
+
+@pytest.mark.parametrize(
+    ("source", "message", "column"),
+    [
+        ("n + y[0]", "cannot index: number cannot be indexed", 5),
+        ("  n + (y)[0]", "cannot index: number cannot be indexed", 7),
+        ("n + -x", "cannot apply unary '-' to text", 5),
+        ("n + (x - 1)", "cannot apply '-' to text and number", 8),
+        ("n - (1 + x)", "cannot apply '+' to number and text", 8),
+        ("n + (x < 1)", "cannot apply '<' to text and number", 8),
+        ("n + (1 < 2 < x)", "cannot apply '<' to number and text", 12),
+        ("n + lower(n)", "lower(): expected text, got number", 5),
+        ("n + replace(n, x, x)", "replace(): expected text, got number", 5),
+    ],
+)
+def test_an_evaluation_error_says_what_and_where(source: str, message: str, column: int) -> None:
+    expression = compile_expression(source, NAMES)
+    with pytest.raises(EvaluationError) as caught:
+        expression({"x": "text", "y": 5, "n": 1})
+    assert (caught.value.message, caught.value.column) == (message, column)
