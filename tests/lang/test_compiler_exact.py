@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 
-from catalog.errors import EvaluationError, ExpressionError
+from catalog.errors import EvaluationBudgetError, EvaluationError, ExpressionError
 from catalog.lang.compiler import compile_expression
 from catalog.lang.shapes import ANY, SCALAR, RecordShape, SequenceShape
+from catalog.lang.values import one_budget, spent
 
 NAMES = {
     "leaf": ANY,
@@ -308,3 +309,65 @@ def test_an_evaluation_error_says_what_and_where(source: str, message: str, colu
     with pytest.raises(EvaluationError) as caught:
         expression({"x": "text", "y": 5, "n": 1})
     assert (caught.value.message, caught.value.column) == (message, column)
+
+
+@pytest.mark.parametrize(
+    "source", ["len(tools) > 0", "len(tools) == 0", "not len(tools) > 0", "len(x) > 0"]
+)
+@pytest.mark.parametrize("condition", [False, True])
+def test_a_length_test_is_a_plain_value_however_compiled(source: str, condition: bool) -> None:
+    assert compile_expression(source, NAMES, condition=condition).shape == SCALAR
+
+
+# -- the budget: what '+' and a call charge, in units
+
+
+def _spent(source: str, scope: dict[str, Any]) -> tuple[Any, int]:
+    """The value of ``source`` against ``scope`` and the budget units it spent."""
+    expression = compile_expression(source, NAMES)
+
+    def run() -> tuple[Any, int]:
+        return expression(scope), spent()
+
+    return one_budget(run)
+
+
+@pytest.mark.parametrize(
+    ("source", "scope", "value", "units"),
+    [
+        # '+' of texts or lists charges what it joins: a character 1, an item 16
+        ("x + y", {"x": "abc", "y": "de"}, "abcde", 5),
+        ("x + y", {"x": [1, 2], "y": (3,)}, [1, 2, 3], 3 * 16),
+        ("x + y", {"x": (1,), "y": ()}, [1], 16),
+        ("x + y", {"x": 2, "y": 3}, 5, 0),  # numbers: nothing read
+        ("x - y", {"x": 2, "y": 3}, -1, 0),
+        ("[x, 'a'] + [y]", {"x": 1, "y": 2}, [1, "a", 2], 3 * 16),
+        # a call charges one, its result and its arguments
+        ("lower(x)", {"x": "AB"}, "ab", 1 + 2 + 2),
+        ("len(x)", {"x": [1, 2, 3]}, 3, 1 + 1 + 3 * 16),
+        ("startswith(x, y)", {"x": "abc", "y": "a"}, True, 1 + 1 + 3 + 1),
+        ("replace(x, y, y)", {"x": "abc", "y": "b"}, "abc", 1 + 3 + 3 + 1 + 1),
+        ("lower(x + y)", {"x": "AB", "y": "C"}, "abc", 3 + (1 + 3 + 3)),
+        # what the expression writes whole is computed once, when compiling
+        ("'ab' + 'c'", {}, "abc", 0),
+        ("lower('AB')", {}, "ab", 0),
+        ("replace('abc', 'b', 'x')", {}, "axc", 0),
+        ("len([1, 2]) + len(x)", {"x": "ab"}, 4, 1 + 1 + 2),
+    ],
+)
+def test_an_operation_charges_what_it_reads_and_builds(
+    source: str, scope: dict[str, Any], value: Any, units: int
+) -> None:
+    assert _spent(source, scope) == (value, units)
+
+
+def test_a_spent_budget_names_the_expression() -> None:
+    # Each x + x builds a list of a million items: 16 million units, three fit in 50.
+    source = "len(x + x) + len(x + x) + len(x + x) + len(x + x)"
+    with pytest.raises(EvaluationBudgetError) as caught:
+        compile_expression(source, NAMES)({"x": [0] * 500_000})
+    assert caught.value.message == (
+        "more work than the evaluation budget of 50000000 units "
+        f"(a character of text is one, a list item 16), in `{source}`"
+    )
+    assert caught.value.expression == f"`{source}`"
