@@ -371,3 +371,26 @@ def test_a_spent_budget_names_the_expression() -> None:
         f"(a character of text is one, a list item 16), in `{source}`"
     )
     assert caught.value.expression == f"`{source}`"
+
+
+@pytest.mark.parametrize(
+    ("source", "condition", "membership"),
+    [
+        ('"Bash" in tools', True, ("Bash", "tools")),
+        ('"Bash" in tools', False, None),  # a value, not a condition: no shortcut
+        ("3 in x", True, (3, "x")),
+        ('"Bash" not in tools', True, None),
+        ('"Bash" == tools', True, None),
+        ('"Bash" in x.tools', True, None),  # an attribute, not a name
+        ('"Bash" in [x]', True, None),
+        ("y in tools", True, None),  # the value looked for is not known
+        ('"Bash" in tools in x', True, None),  # a chain
+        ('"Bash" in tools and n', True, None),
+        ('n and "Bash" in tools', True, None),
+        ('true and "Bash" in tools', True, ("Bash", "tools")),  # what decides its truth
+    ],
+)
+def test_a_condition_that_is_one_membership_test_says_so(
+    source: str, condition: bool, membership: tuple[object, str] | None
+) -> None:
+    assert compile_expression(source, NAMES, condition=condition).membership == membership
