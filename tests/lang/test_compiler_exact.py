@@ -394,3 +394,41 @@ def test_a_condition_that_is_one_membership_test_says_so(
     source: str, condition: bool, membership: tuple[object, str] | None
 ) -> None:
     assert compile_expression(source, NAMES, condition=condition).membership == membership
+
+
+# -- what is computed while compiling
+
+
+@pytest.mark.parametrize(
+    "source", ['["a", "b"]', '[["a"], ["b"]]', 'split("a b")', '[split("a b"), ["c"]]', "[[]]"]
+)
+def test_a_known_list_is_new_at_every_evaluation(source: str) -> None:
+    expression = compile_expression(source, NAMES)
+    assert not expression.names
+    first = expression({})
+    expected = eval(source, {"split": str.split})  # Python's own reading of the literal
+    assert first == expected
+    first.append("changed")
+    for item in first:
+        if isinstance(item, list):
+            item.append("changed")
+    assert expression({}) == expected
+
+
+@pytest.mark.parametrize(
+    ("source", "message", "column"),
+    [
+        ("lower(1)", "lower(): expected text, got number", 1),
+        ("n + ('a' - 1)", "cannot apply '-' to text and number", 10),
+        ("n + -'a'", "cannot apply unary '-' to text", 5),
+        ("n + [1][x]", "cannot index: a list is indexed by number, not none", 5),
+    ],
+)
+def test_a_constant_that_fails_fails_when_evaluated(source: str, message: str, column: int) -> None:
+    # Known operands that fail to combine are not refused when compiling: evaluating
+    # fails, as it would with the values in the scope, each time.
+    expression = compile_expression(source, NAMES)
+    for _ in range(2):
+        with pytest.raises(EvaluationError) as caught:
+            expression({"n": 1})
+        assert (caught.value.message, caught.value.column) == (message, column)
