@@ -432,3 +432,64 @@ def test_a_constant_that_fails_fails_when_evaluated(source: str, message: str, c
         with pytest.raises(EvaluationError) as caught:
             expression({"n": 1})
         assert (caught.value.message, caught.value.column) == (message, column)
+
+
+@pytest.mark.parametrize(
+    ("source", "shape"),
+    [
+        ("tools + tools", SequenceShape(SCALAR)),
+        ("tools + x", ANY),
+        ("x + tools", ANY),
+        ("n + n", SCALAR),
+        ("n - x", ANY),
+        ("x - x", ANY),
+        ("n == n", SCALAR),
+        ("x < y < n", SCALAR),
+        ("x == y == tools", SCALAR),
+    ],
+)
+def test_an_operation_has_the_shape_of_its_result(source: str, shape: object) -> None:
+    assert compile_expression(source, NAMES).shape == shape
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "message"),
+    [
+        ("ab", {"k": 1}, "cannot apply '+' to text and mapping"),
+        ({"k": 1}, "ab", "cannot apply '+' to mapping and text"),
+        ((1, 2), {1, 2}, "cannot apply '+' to list and set"),
+        ("ab", 1, "cannot apply '+' to text and number"),
+        (1, [1], "cannot apply '+' to number and list"),
+    ],
+)
+def test_adding_what_cannot_be_added_fails_before_charging(x: Any, y: Any, message: str) -> None:
+    expression = compile_expression("x + y", NAMES)
+
+    def run() -> int:
+        with pytest.raises(EvaluationError) as caught:
+            expression({"x": x, "y": y})
+        assert (caught.value.message, caught.value.column) == (message, 3)
+        return spent()
+
+    assert one_budget(run) == 0
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "message"),
+    [
+        (
+            "a" * 5_000_001,
+            "b" * 5_000_000,
+            "the result of '+' would be 10000001 long, more than the limit of 10000000",
+        ),
+        (
+            [0] * 500_001,
+            (0,) * 500_000,
+            "the result of '+' would have 1000001 items, more than the limit of 1000000",
+        ),
+    ],
+)
+def test_adding_past_a_limit_says_which(x: Any, y: Any, message: str) -> None:
+    with pytest.raises(EvaluationError) as caught:
+        compile_expression("n + (x + y)", NAMES)({"x": x, "y": y})
+    assert (caught.value.message, caught.value.column) == (message, 8)

@@ -491,6 +491,10 @@ class _Compiler:
                         check_items(len(a) + len(b), "the result of '+'")
                         return [*a, *b]
                 return a + b
+            except EvaluationBudgetError:
+                raise
+            except EvaluationError as exc:  # past a length limit: placed at the '+'
+                raise exc.located(column=column) from None
             except OPERATION_ERRORS:
                 raise EvaluationError(
                     f"cannot apply '{symbol}' to {type_name(a)} and {type_name(b)}", column=column
