@@ -493,3 +493,16 @@ def test_adding_past_a_limit_says_which(x: Any, y: Any, message: str) -> None:
     with pytest.raises(EvaluationError) as caught:
         compile_expression("n + (x + y)", NAMES)({"x": x, "y": y})
     assert (caught.value.message, caught.value.column) == (message, 8)
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "message"),
+    [
+        ([1], "ab", "cannot apply '+' to list and text"),
+        ("ab", (1,), "cannot apply '+' to text and list"),
+    ],
+)
+def test_a_list_and_a_text_do_not_join(x: Any, y: Any, message: str) -> None:
+    with pytest.raises(EvaluationError) as caught:
+        compile_expression("x + y", NAMES)({"x": x, "y": y})
+    assert (caught.value.message, caught.value.column) == (message, 3)
