@@ -506,3 +506,67 @@ def test_a_list_and_a_text_do_not_join(x: Any, y: Any, message: str) -> None:
     with pytest.raises(EvaluationError) as caught:
         compile_expression("x + y", NAMES)({"x": x, "y": y})
     assert (caught.value.message, caught.value.column) == (message, 3)
+
+
+# -- calls: their failures and what they charge
+
+
+SEPARATOR = "expected a text separator, got number"
+TEXT = "expected text, got number"
+DIRECTIVES = (
+    "known directives: %a %A %b %B %d %e %j %m %y %Y %H %I %M %S %p %u %z %:z %Z %F %T %%; "
+    "a '-' (as in %-d) drops a number's padding"
+)
+
+
+@pytest.mark.parametrize(
+    ("source", "scope", "message", "column", "hint"),
+    [
+        ("n + lower(x)", {"x": 1}, "lower(): expected text, got number", 5, None),
+        ("n + join(x, y)", {"x": ["a"], "y": 1}, f"join(): {SEPARATOR}", 5, None),
+        ("n + replace(x, y, y)", {"x": 1, "y": "a"}, f"replace(): {TEXT}", 5, None),
+        (
+            "n + strftime(x, y)",
+            {"x": "2026-03-07", "y": "%Q"},
+            "strftime(): strftime format '%Q': unknown directive '%Q'",
+            5,
+            DIRECTIVES,
+        ),
+    ],
+)  # fmt: skip
+def test_a_failed_call_names_the_function_where_it_is_called(
+    source: str, scope: dict[str, Any], message: str, column: int, hint: str | None
+) -> None:
+    expression = compile_expression(source, NAMES)
+    with pytest.raises(EvaluationError) as caught:
+        expression({"n": 1, **scope})
+    assert type(caught.value) is EvaluationError
+    assert (caught.value.message, caught.value.column, caught.value.hint) == (message, column, hint)
+
+
+def test_a_call_that_spends_the_budget_says_so_unchanged() -> None:
+    # sorted() charges what it compares before sorting: 16 units per item, and each
+    # item again for every halving of the list; a million items spend far more than 50
+    # million units, so the call fails before sorting anything.
+    with pytest.raises(EvaluationBudgetError) as caught:
+        compile_expression("n + len(sorted(x))", NAMES)({"x": [0] * 1_000_000, "n": 1})
+    assert caught.value.message == (
+        "more work than the evaluation budget of 50000000 units "
+        "(a character of text is one, a list item 16), in `n + len(sorted(x))`"
+    )
+    assert caught.value.column is None
+
+
+@pytest.mark.parametrize(
+    ("source", "scope", "value", "units"),
+    [
+        ("(x, 1)", {"x": 5}, (5, 1), 0),
+        ("[x, y]", {"x": 5, "y": "a"}, [5, "a"], 0),
+        ("replace(x, y, 'c')", {"x": "abab", "y": "b"}, "acac", 1 + 4 + 4 + 1 + 1),
+        ("truncate(x, 3, y)", {"x": "abcdef", "y": "."}, "ab.", 1 + 3 + 6 + 1 + 1),
+    ],
+)
+def test_what_a_sequence_or_a_call_of_three_gives_and_charges(
+    source: str, scope: dict[str, Any], value: Any, units: int
+) -> None:
+    assert _spent(source, scope) == (value, units)

@@ -663,8 +663,9 @@ def _calling(function: Function, column: int, runs: tuple[Run, ...]) -> Run:
     def failed(exc: Exception) -> CatalogError:
         if isinstance(exc, EvaluationBudgetError):
             return exc
-        message = exc.message if isinstance(exc, CatalogError) else str(exc)
-        return EvaluationError(f"{name}(): {message}", column=column)
+        if isinstance(exc, CatalogError):  # what the function said, and what to do
+            return EvaluationError(f"{name}(): {exc.message}", column=column, hint=exc.hint)
+        return EvaluationError(f"{name}(): {exc}", column=column)
 
     if len(runs) == 1:  # most calls: one argument, read without a list
         only = runs[0]
