@@ -446,6 +446,10 @@ def test_a_constant_that_fails_fails_when_evaluated(source: str, message: str, c
         ("n == n", SCALAR),
         ("x < y < n", SCALAR),
         ("x == y == tools", SCALAR),
+        ("(n, 1)", SequenceShape(SCALAR)),
+        ("(n, x)", SequenceShape(ANY)),
+        ("[n, 'a']", SequenceShape(SCALAR)),
+        ("()", SequenceShape(ANY)),
     ],
 )
 def test_an_operation_has_the_shape_of_its_result(source: str, shape: object) -> None:
