@@ -345,7 +345,8 @@ def _spent(source: str, scope: dict[str, Any]) -> tuple[Any, int]:
         # a call charges one, its result and its arguments
         ("lower(x)", {"x": "AB"}, "ab", 1 + 2 + 2),
         ("len(x)", {"x": [1, 2, 3]}, 3, 1 + 1 + 3 * 16),
-        ("startswith(x, y)", {"x": "abc", "y": "a"}, True, 1 + 1 + 3 + 1),
+        ("startswith(x, y)", {"x": "abc", "y": "ab"}, True, 1 + 1 + 3 + 2),
+        ("join(x, y)", {"x": ["a", "b"], "y": "--"}, "a--b", 1 + 4 + 2 * 16 + 2),
         ("replace(x, y, y)", {"x": "abc", "y": "b"}, "abc", 1 + 3 + 3 + 1 + 1),
         ("lower(x + y)", {"x": "AB", "y": "C"}, "abc", 3 + (1 + 3 + 3)),
         # what the expression writes whole is computed once, when compiling
