@@ -227,6 +227,8 @@ REFUSALS: list[tuple[str, str, int, str | None]] = [
         f"'len' is a function: call it, as in len(...); did you mean 'env'? {KNOWN}",
     ),
     ("~x", "unary operator '~' is not allowed", 1, "only unary - is supported"),
+    ("n + +x", "unary operator '+' is not allowed", 5, "only unary - is supported"),
+    ("env[-1]", "'env' (Env) cannot be indexed with a number", 5, None),  # -1 is a literal
     ("x * 2", "operator '*' is not allowed", 3, "only + and - are supported"),
     (
         "x | lower",
