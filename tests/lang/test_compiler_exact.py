@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from catalog.errors import EvaluationBudgetError, EvaluationError, ExpressionError
-from catalog.lang.compiler import compile_expression
+from catalog.lang.compiler import ExpressionCache, compile_expression
 from catalog.lang.shapes import ANY, SCALAR, RecordShape, SequenceShape
 from catalog.lang.values import one_budget, spent
 
@@ -577,3 +577,53 @@ def test_what_a_sequence_or_a_call_of_three_gives_and_charges(
     source: str, scope: dict[str, Any], value: Any, units: int
 ) -> None:
     assert _spent(source, scope) == (value, units)
+
+
+@pytest.mark.parametrize(
+    ("source", "nodes"),
+    [
+        ("n", 1),
+        ("n + 1", 3),
+        ("-1", 2),
+        ("x.a[0]", 4),
+        ("[n, 1, 'a']", 4),
+        ("len(tools) > 0", 4),
+        ("x if y else not n", 5),
+        ("x and y or n", 5),
+    ],
+)
+def test_an_expression_counts_the_nodes_it_compiled(source: str, nodes: int) -> None:
+    assert compile_expression(source, NAMES).nodes == nodes
+
+
+# -- the cache of compiled expressions
+
+
+def test_the_cache_gives_back_what_it_compiled_for_the_same_arguments() -> None:
+    cache = ExpressionCache()
+    names = dict(NAMES)
+    constants = {"n": 2}
+    first = cache.compile("len(tools) > n", names, constants)
+    assert cache.compile("len(tools) > n", names, constants) is first
+    assert first({"tools": [1, 2, 3]}) is True and first.names == {"tools"}
+    # Another source, names mapping, constants mapping or use: compiled again.
+    assert cache.compile("len(tools) < n", names, constants) is not first
+    assert cache.compile("len(tools) > n", dict(names), constants) is not first
+    other = cache.compile("len(tools) > n", names, {"n": 5})
+    assert other is not first and other({"tools": [1, 2, 3]}) is False
+    assert cache.compile("len(tools) > 0", names).builds is True
+    condition = cache.compile("len(tools) > 0", names, condition=True)
+    assert condition.builds is False
+    assert cache.compile("len(tools) > 0", names, condition=True) is condition
+    # No constants and empty constants are the same.
+    assert cache.compile("n", names, {}) is cache.compile("n", names)
+    assert cache.compile("n", names, None) is cache.compile("n", names)
+    assert cache.compile("n", names)({"n": 7}) == 7
+
+
+def test_the_cache_keeps_no_failure() -> None:
+    cache = ExpressionCache()
+    for _ in range(2):
+        with pytest.raises(ExpressionError) as caught:
+            cache.compile("nn", NAMES)
+        assert (caught.value.message, caught.value.column) == ("unknown name 'nn'", 1)
