@@ -143,6 +143,8 @@ def test_a_declared_field_reads_alike_on_every_evaluation(
         ("x if y else x + 1", False, {("x",), ("y",)}, True),
         ("x + 1 if y else x", False, {("x",), ("y",)}, True),
         ("str(1) if true else x", False, set(), False),  # decided: computed once, now
+        ("lower(1)", False, set(), True),  # known, but fails: called at each evaluation
+        ("('a' - 1) if x else 2", False, {("x",)}, True),
         ("x if false else y.a", False, {("y", "a")}, False),
         ("(x.a if true else y).b", False, {("x", "a", "b")}, False),  # still a path
         ("(x if false else y.a).b", False, {("y", "a", "b")}, False),
