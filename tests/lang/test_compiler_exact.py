@@ -144,6 +144,10 @@ def test_a_declared_field_reads_alike_on_every_evaluation(
         ("x + 1 if y else x", False, {("x",), ("y",)}, True),
         ("str(1) if true else x", False, set(), False),  # decided: computed once, now
         ("lower(1)", False, set(), True),  # known, but fails: called at each evaluation
+        ('[["a"]] + [["b"]]', False, set(), True),  # known, joined afresh each time
+        ('[["a"]] + [["b"]] or x', False, set(), True),
+        ('["a"] + ["b"]', False, set(), False),  # known and flat: copied
+        ('[split("a b"), ["c"]]', False, set(), False),
         ("('a' - 1) if x else 2", False, {("x",)}, True),
         ("x if false else y.a", False, {("y", "a")}, False),
         ("(x.a if true else y).b", False, {("x", "a", "b")}, False),  # still a path
@@ -393,6 +397,9 @@ def test_a_spent_budget_names_the_expression() -> None:
         ('"Bash" in tools and n', True, None),
         ('n and "Bash" in tools', True, None),
         ('true and "Bash" in tools', True, ("Bash", "tools")),  # what decides its truth
+        ('["a"] and "Bash" in tools', True, ("Bash", "tools")),
+        ('[["a"]] and "Bash" in tools', True, ("Bash", "tools")),
+        ('[] or "Bash" in tools', True, ("Bash", "tools")),
     ],
 )
 def test_a_condition_that_is_one_membership_test_says_so(
@@ -405,13 +412,26 @@ def test_a_condition_that_is_one_membership_test_says_so(
 
 
 @pytest.mark.parametrize(
-    "source", ['["a", "b"]', '[["a"], ["b"]]', 'split("a b")', '[split("a b"), ["c"]]', "[[]]"]
+    "source",
+    [
+        '["a", "b"]',
+        '[["a"], ["b"]]',
+        'split("a b")',
+        '[split("a b"), ["c"]]',
+        "[[]]",
+        '["a"] or x',  # decided by a known operand: that operand's value, afresh
+        '[["a"]] or x',
+        'true and ["a"]',
+        'False or [["a"], split("b c")]',
+        '["a"] if True else x',
+        '[["a"]] if x else [["a"]]',
+    ],
 )
 def test_a_known_list_is_new_at_every_evaluation(source: str) -> None:
     expression = compile_expression(source, NAMES)
-    assert not expression.names
     first = expression({})
-    expected = eval(source, {"split": str.split})  # Python's own reading of the literal
+    # Python's own reading of the expression is the reference.
+    expected = eval(source, {"split": str.split, "true": True, "x": None})
     assert first == expected
     first.append("changed")
     for item in first:

@@ -400,8 +400,10 @@ class _Compiler:
                 break
             elif index == len(operands) - 1 and not (truth and kept):
                 kept.append(operand)
-        if kept[0].known is not NOT_LITERAL:  # decided before anything runs
-            return _known(kept[0].known, shape)
+        first = kept[0]
+        if first.known is not NOT_LITERAL:  # decided before anything runs
+            # Its own closure, not its value: a known list is copied at each evaluation.
+            return _Node(first.run, shape, known=first.known, builds=first.builds)
         builds = any(operand.builds for operand in kept)
         if len(kept) == 1:
             only = kept[0]
