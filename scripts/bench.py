@@ -45,6 +45,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -349,8 +350,8 @@ def flagship(rounds: int, batch: int) -> None:
         "new": "contexts never seen (tools, OS, cwd): no memo answers",
     }
     if jinja is not None:
-        same = "the same text" if jinja(context) == given else "NOT the same text"
-        notes["jinja2"] = f"Jinja2 doing the same work on the Context ({same})"
+        alike = "the same text" if jinja(context) == given else "NOT the same text"
+        notes["jinja2"] = f"Jinja2 doing the same work on the Context ({alike})"
         agree = all(jinja(c)[0] == cat.assemble(c).text for c in fresh[:50])
         notes["jinja2 new"] = "Jinja2 on the never-seen contexts " + (
             "(the same texts)" if agree else "(NOT the same texts)"
@@ -369,6 +370,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15, help="fresh processes per start-up figure")
     parser.add_argument("--rounds", type=int, default=60, help="turns of the side-by-side figures")
     args = parser.parse_args()
+    if min(args.repeat, args.runs, args.rounds) < 1:
+        parser.error("--repeat, --runs and --rounds take a whole number of at least 1")
 
     import catalog
 
@@ -398,7 +401,7 @@ def main() -> None:
             catalog_path = catalog.CatalogPath(
                 [root / folder], use_env=False, use_entry_points=False
             )
-            load = timed(lambda s=catalog_path: s.load("bench", "==1.0.0"), 30)
+            load = timed(partial(catalog_path.load, "bench", "==1.0.0"), 30)
             print(f"load one version ({label:>12}) {load * 1e3:8.2f} ms")
         cat = catalog.CatalogPath([root / "one"], use_env=False).load("bench")
         context = catalog.Context.model_validate(
@@ -411,14 +414,14 @@ def main() -> None:
         cat.assemble(context)
         warm = timed(lambda: cat.assemble(context), args.repeat)
         print(f"synthetic catalog, assemble   {warm * 1e6:8.1f} µs   {len(cat.parts)} parts")
-        fingerprint = timed(lambda: cat.assemble(context).fingerprint, args.repeat // 4)
+        fingerprint = timed(lambda: cat.assemble(context).fingerprint, max(1, args.repeat // 4))
         print(f"  + fingerprint               {fingerprint * 1e6:8.1f} µs")
         warm_prompt = cat.assemble(context)
         assert warm_prompt.tokens > 0  # loads the encoding and fills the memo
-        tokens = timed(lambda: cat.assemble(context).tokens, args.repeat // 4)
+        tokens = timed(lambda: cat.assemble(context).tokens, max(1, args.repeat // 4))
         print(f"  + tokens (memoised)         {tokens * 1e6:8.1f} µs   {warm_prompt.counter}")
         budgeted = context.model_copy(update={"token_budget": 1000})
-        budget = timed(lambda: cat.assemble(budgeted), args.repeat // 4)
+        budget = timed(lambda: cat.assemble(budgeted), max(1, args.repeat // 4))
         print(f"  under a budget              {budget * 1e6:8.1f} µs")
 
 

@@ -106,10 +106,10 @@ def make_floor(cat: Any) -> Callable[[Any], tuple[str, list[tuple[str, str]]]]:
     principles = _between(main, "{% endif %}\n", "\n{% if readme_url").rstrip("\n")
     glob_usage = body["glob-usage"].split("\n{% if", 1)[0]
     glob_task = _between(cat.part("glob-usage").body, '{% if "Task" in tools %}\n', "\n{% endif")
-    bash = cat.part("tool-bash").body
-    bash_head = bash.split("\n{% if", 1)[0]
-    bash_file_work = _between(bash, "%}\n", "\n{% endif %}").strip("\n")
-    bash_tail = bash.rsplit("{% endif %}\n", 1)[1].strip()
+    bash_body = cat.part("tool-bash").body
+    bash_head = bash_body.split("\n{% if", 1)[0]
+    bash_file_work = _between(bash_body, "%}\n", "\n{% endif %}").strip("\n")
+    bash_tail = bash_body.rsplit("{% endif %}\n", 1)[1].strip()
     tool_names = [part.decl.tool_name for part in cat.parts if part.decl.kind == "tool"]
     tool_texts = {
         part.decl.tool_name: body[part.id] for part in cat.parts if part.decl.kind == "tool"

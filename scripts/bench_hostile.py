@@ -21,6 +21,7 @@ import re
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +76,10 @@ def _time(run: Callable[[], Any]) -> tuple[float, str]:
     return time.perf_counter() - start, outcome
 
 
+def _all_matches(pattern: re.Pattern[str], text: str) -> list[re.Match[str]]:
+    return list(pattern.finditer(text))
+
+
 def _row(label: str, size: int, run: Callable[[], Any]) -> None:
     seconds, outcome = _time(run)
     print(f"  {label:46} {size:>10,} chars {seconds * 1000:10.1f} ms   {outcome}")
@@ -92,13 +97,11 @@ def brackets() -> None:
         '"[a:" * 350,000 (1 MiB): over the size limit': "[a:" * 350_000,
     }
     for label, template in cases.items():
-        _row(label, len(template), lambda t=template: render_brackets(t, {"a:b": "v"}))
+        _row(label, len(template), partial(render_brackets, template, {"a:b": "v"}))
     print("  the regular expression it replaced, on the first case:")
     for count in (2_500, 5_000, 10_000):
         text = "[a:" * count + "\n]"
-        _row(
-            f'  old regex, "[a:" * {count:,}', len(text), lambda t=text: list(_OLD_TAG.finditer(t))
-        )
+        _row(f'  old regex, "[a:" * {count:,}', len(text), partial(_all_matches, _OLD_TAG, text))
 
 
 def yaml() -> None:
@@ -117,7 +120,7 @@ def yaml() -> None:
         "60 KiB of plain keys": "".join(f"key{i}: value {i}\n" for i in range(3_000)),
     }
     for label, text in cases.items():
-        _row(label, len(text), lambda t=text: load_yaml(t))
+        _row(label, len(text), partial(load_yaml, text))
 
 
 def budget() -> None:
@@ -135,7 +138,7 @@ def budget() -> None:
     }
     for label, (source, scope) in cases.items():
         expression = compile_expression(source, dict.fromkeys(scope, ANY))
-        _row(label, len(source), lambda e=expression, s=scope: e(s))
+        _row(label, len(source), partial(expression, scope))
     body = '{% for i in items %}{{ len(replace(t, "a", "aaaaaaaaaa")) }}{% endfor %}'
     template = compile_template(body, {"items": ANY, "t": ANY})
     _row(
@@ -190,7 +193,7 @@ def importer() -> None:
         ),
     }
     for label, (read, text) in cases.items():
-        _row(label, len(text), lambda r=read, t=text: r(t))
+        _row(label, len(text), partial(read, text))
     print("  the patterns they replaced:")
     old: list[tuple[str, re.Pattern[str], Callable[[int], str], tuple[int, ...]]] = [
         ("README, blank lines", _OLD_README_ENTRY, lambda n: "- x\n" + "\n" * n, (5_000, 20_000)),
@@ -201,7 +204,7 @@ def importer() -> None:
     for label, pattern, make, counts in old:
         for count in counts:
             text = make(count)
-            _row(f"  old {label}", len(text), lambda p=pattern, t=text: list(p.finditer(t)))
+            _row(f"  old {label}", len(text), partial(_all_matches, pattern, text))
 
 
 def _header(text: str) -> Any:

@@ -31,8 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from tests._support.git_history import History
 from tests._support.synthetic_history import build_history
-from tests.importers.githistory import History
 
 from catalog import CatalogPath
 from catalog.importers.git import import_git

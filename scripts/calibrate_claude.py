@@ -123,8 +123,8 @@ def main() -> None:
         for body, count, cc in rows:
             target = current if cc is not None and cc >= era else older
             target.setdefault((body, count), (body, cl100k(body), count))
-    for label, samples in (("older model", older), ("current model", current)):
-        ratios = [count / max(cl, 1) for _, cl, count in samples.values()]
+    for label, era_samples in (("older model", older), ("current model", current)):
+        ratios = [count / max(cl, 1) for _, cl, count in era_samples.values()]
         if ratios:
             median = statistics.median(ratios)
             print(f"{label}: {len(ratios)} texts, published/cl100k median {median:.3f}")

@@ -23,12 +23,15 @@ under DIR (``mutmut browse`` there shows each survivor's diff).
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import json
 import shutil
 import subprocess
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,7 +62,15 @@ MODULES: dict[str, tuple[list[str], list[str]]] = {
         [
             "tests/conversations/test_releases.py",
             "tests/server/test_releases.py",
+            "tests/server/test_releases_fleet.py",
+            "tests/server/test_release_pages.py",
             "tests/cli/test_release.py",
+            "tests/hostile/test_rollback_race.py",
+            "tests/hostile/test_server_secrets.py",
+            "tests/hostile/test_metric_series.py",
+            "tests/hostile/test_mcp_requests.py",
+            "tests/mcp/test_library.py",
+            "tests/engine/test_telemetry.py",
         ],
     ),
     "operators": (
@@ -75,10 +86,12 @@ MODULES: dict[str, tuple[list[str], list[str]]] = {
         ["src/catalog/engine/assemble.py"],
         [
             "tests/engine/test_assemble.py",
+            "tests/engine/test_assemble_budget.py",
             "tests/engine/test_groups.py",
             "tests/engine/test_prompt.py",
             "tests/engine/test_tools.py",
             "tests/engine/test_definitions.py",
+            "tests/catalogs",
         ],
     ),
     "compiler": (
@@ -123,7 +136,8 @@ _UNCHECKED = "not checked"
 
 def _data() -> list[str]:
     """What besides Python the tests read: the package's data (bundled catalogs,
-    templates, static files; mutmut copies only the modules) and the docs and examples."""
+    templates, static files; mutmut copies only the modules), the docs and examples, and
+    the scripts (a snapshot test runs ``scripts/retokenize.py``)."""
     package = ROOT / "src" / "catalog"
     pure = {  # folders holding data and no module, at any depth
         path.parent
@@ -133,7 +147,7 @@ def _data() -> list[str]:
     tops = {folder for folder in pure if not any(parent in pure for parent in folder.parents)}
     files = [path for path in package.iterdir() if path.is_file() and path.suffix != ".py"]
     found = [path.relative_to(ROOT).as_posix() for path in sorted(tops) + sorted(files)]
-    return [*found, "docs", "examples", "README.md"]
+    return [*found, "docs", "examples", "scripts", "README.md"]
 
 
 def _config(modules: list[str], tests: list[str]) -> str:
@@ -150,7 +164,9 @@ def _config(modules: list[str], tests: list[str]) -> str:
 
 def _statuses(work: Path) -> Counter[str]:
     """How many mutants ended in each status, from mutmut's record of the run."""
-    from mutmut.stats import status_by_exit_code
+    # mutmut is optional and ships no type information: its table is typed here.
+    stats = importlib.import_module("mutmut.stats")
+    status_by_exit_code: Mapping[int | None, str] = stats.status_by_exit_code
 
     found: Counter[str] = Counter()
     for meta in (work / "mutants").rglob("*.py.meta"):
@@ -181,8 +197,8 @@ def run(name: str, scratch: Path, children: int) -> Counter[str]:
     shutil.copytree(ROOT / "tests", work / "tests", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", work / "pyproject.toml")
     shutil.copy(ROOT / "README.md", work / "README.md")
-    for folder in ("docs", "examples"):
-        shutil.copytree(ROOT / folder, work / folder)
+    for folder in ("docs", "examples", "scripts"):
+        shutil.copytree(ROOT / folder, work / folder, ignore=shutil.ignore_patterns("__pycache__"))
     (work / "setup.cfg").write_text(_config(modules, tests), encoding="utf-8")
     ran = subprocess.run(
         [
@@ -224,9 +240,7 @@ def main() -> int:
     unknown = sorted(set(args.modules) - MODULES.keys())
     if unknown:
         parser.error(f"unknown module {unknown[0]!r}: choose from {', '.join(MODULES)}")
-    try:
-        import mutmut  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("mutmut") is None:
         print("scripts/mutate.py needs mutmut: python -m pip install 'mutmut>=3.3'")
         return 2
     scratch = args.keep or Path(tempfile.mkdtemp(prefix="catalog-mutate-"))

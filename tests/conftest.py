@@ -14,7 +14,7 @@ import pytest
 import tomli_w
 
 from catalog import Catalog, clear_caches, load_dir
-from tests.review.github_api import FakeGitHub, serving
+from tests._support.github_api import FakeGitHub, serving
 
 SHARED_VARIABLE = "CATALOG_TEST_SHARED"
 

@@ -164,7 +164,8 @@ def history_from_folders(repo: Path, folders: Iterable[Path]) -> list[str]:
         except InvalidVersion:
             return None
 
-    chosen = sorted((f for f in folders if version_of(f) is not None), key=version_of)
+    versioned = [(version, f) for f in folders if (version := version_of(f)) is not None]
+    chosen = [f for _, f in sorted(versioned, key=lambda pair: pair[0])]
     stream = bytearray()
     for minute, folder in enumerate(chosen):
         subject = folder.name if folder.name.startswith("2.0.") else f"v{folder.name} (+0 tokens)"

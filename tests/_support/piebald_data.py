@@ -346,15 +346,15 @@ def commit_hostile_release(
     ``extra`` entries (a raw name and the text of its file), written as a tree object
     whatever the names are (git would refuse to make it); the new commit's id."""
     listing = git(repo, "ls-tree", "-z", "HEAD:system-prompts").split("\0")
-    entries = []
+    entries: list[tuple[str, bytes, str]] = []
     for line in filter(None, listing):
         info, name = line.split("\t", 1)
         mode, _, oid = info.split()
         entries.append((mode, name.encode(), oid))
-    for name, text in extra:
-        entries.append(("100644", name, write_object(repo, "blob", text.encode())))
+    for raw_name, text in extra:
+        entries.append(("100644", raw_name, write_object(repo, "blob", text.encode())))
     prompts = write_object(repo, "tree", raw_tree(entries))
-    top = []
+    top: list[tuple[str, bytes, str]] = []
     for line in filter(None, git(repo, "ls-tree", "-z", "HEAD").split("\0")):
         info, name = line.split("\t", 1)
         mode, _, oid = info.split()

@@ -12,12 +12,15 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from catalog.server.state import ServerSettings
 from tests.conftest import write_catalog
+
+if TYPE_CHECKING:  # html_page's client, named only in its annotation
+    from starlette.testclient import TestClient
 
 __all__ = [
     "html_page",
@@ -69,7 +72,7 @@ def write_demo_catalogs(root: Path) -> Path:
     return root
 
 
-def html_page(client: httpx.Client, path: str, status: int = 200) -> str:
+def html_page(client: TestClient, path: str, status: int = 200) -> str:
     """The HTML page ``client`` gets for ``path``, checked to answer ``status``."""
     response = client.get(path)
     assert response.status_code == status, response.text

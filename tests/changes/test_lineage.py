@@ -11,49 +11,13 @@ import pytest
 
 from catalog.changes.history import CatalogHistory, IdHolder, open_history
 from catalog.errors import NotFoundError, UsageError
+from tests._support.reused_ids import (
+    CODEX,
+    GPT,
+    STORY,
+    part,
+)
 from tests.conftest import run_cli, write_catalog
-
-CODEX = "You are Codex, based on GPT-5.\nYou run in a sandboxed terminal.\nKeep edits small.\n"
-GPT = (
-    "You are opencode, an interactive CLI tool that helps users with software tasks.\n"
-    "Use the tools available to you to assist the user.\n"
-    "Be concise, direct and to the point.\n"
-)
-ANTHROPIC = (
-    "You are Claude, working as a coding agent in the user's repository.\n"
-    "Read files before you edit them and run the tests after every change.\n"
-    "Ask before running anything that deletes data or rewrites history.\n"
-)
-ANTHROPIC_2 = ANTHROPIC + "Prefer small commits.\n"  # added back, slightly edited
-BEAST = "Beast mode: keep going until the problem is solved.\nThink hard.\n"
-BEAST_NEW = "A different prompt now named beast.\nNothing in common with the old one.\n"
-
-
-# The manifests' token figures, by text (written by hand: history reads them as they are).
-_TOKENS = {CODEX: 20, GPT: 40, ANTHROPIC: 45, ANTHROPIC_2: 50, BEAST: 15, BEAST_NEW: 16}
-
-
-def _part(pid: str, body: str, order: int) -> dict[str, Any]:
-    return {"id": pid, "body": body, "order": order, "tokens": _TOKENS[body]}
-
-
-# opencode's story: codex.txt deleted in 1.1.0, then gpt.txt renamed to codex.txt in 1.2.0;
-# anthropic removed and added back (edited); beast removed, its name given to another text.
-STORY: dict[str, list[dict[str, Any]]] = {
-    "1.0.0": [
-        _part("codex", CODEX, 10),
-        _part("gpt", GPT, 20),
-        _part("anthropic", ANTHROPIC, 30),
-        _part("beast", BEAST, 40),
-    ],
-    "1.1.0": [_part("gpt", GPT, 20), _part("beast", BEAST, 40)],
-    "1.2.0": [_part("codex", GPT, 20), _part("anthropic", ANTHROPIC_2, 30)],
-    "1.3.0": [
-        _part("codex", GPT, 20),
-        _part("anthropic", ANTHROPIC_2, 30),
-        _part("beast", BEAST_NEW, 40),
-    ],
-}
 
 
 @pytest.fixture
@@ -92,7 +56,7 @@ def test_a_name_given_to_another_prompt_by_a_rename_starts_no_splice(
     assert story.log("gpt").holders == ()  # one part only ever had the id gpt
 
 
-def test_a_part_added_back_with_a_like_text_is_the_same_part(story: CatalogHistory) -> None:
+def test_a_part_added_back_with_a_like_text_is_the_samepart(story: CatalogHistory) -> None:
     assert _rows(story, "anthropic") == [
         ("1.0.0", "added", "anthropic", None, False),
         ("1.1.0", "removed", "anthropic", None, False),
@@ -101,7 +65,7 @@ def test_a_part_added_back_with_a_like_text_is_the_same_part(story: CatalogHisto
     assert story.log("anthropic").holders == ()
 
 
-def test_an_id_given_to_an_unlike_text_is_another_part(story: CatalogHistory) -> None:
+def test_an_id_given_to_an_unlike_text_is_anotherpart(story: CatalogHistory) -> None:
     assert _rows(story, "beast") == [("1.3.0", "added", "beast", None, True)]
     assert _rows(story, "beast", as_of="1.1.0") == [
         ("1.0.0", "added", "beast", None, False),
@@ -180,7 +144,7 @@ def test_a_renamed_holder_is_named_by_its_id_now(
     root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # 1.4.0: the second holder of codex is renamed to gpt-5: the id codex is free again.
-    write_catalog(root, "agent", "1.4.0", [_part("gpt-5", GPT, 20)])
+    write_catalog(root, "agent", "1.4.0", [part("gpt-5", GPT, 20)])
     history = open_history("agent", paths=[root], cache=False)
     assert history.log("codex").holders[-1] == IdHolder(
         "1.2.0", "1.3.0", "1.4.0", "gpt-5", shown=True

@@ -5,45 +5,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from catalog.changes.variants import Drift, GroupRow, variants
 from catalog.io.catalog_path import CatalogPath
+from tests._support.variant_releases import GPT, MODELS, RELEASES, member
 from tests.conftest import run_cli, write_catalog
-
-GPT = 'startswith(model, "gpt-")'
-CLAUDE = 'contains(model, "claude")'
-GEMINI = 'startswith(model, "gemini")'
-
-
-def _member(pid: str, order: int, body: str, when: str = "true") -> dict[str, Any]:
-    return {"id": pid, "order": order, "group": "provider", "when": when, "body": body}
-
-
-def _release(gpt: str, claude: str, default: str, **more: Any) -> list[dict[str, Any]]:
-    parts = [
-        {"id": "intro", "order": 1, "body": "You are an agent."},
-        _member("gpt", 10, gpt, GPT),
-        _member("anthropic", 11, claude, more.get("claude_when", CLAUDE)),
-        _member("default", 30, default),
-    ]
-    if "gemini" in more:
-        parts.append(_member("gemini", 12, more["gemini"], GEMINI))
-    return parts
-
-
-RELEASES = {
-    "1.0.0": _release("GPT one.", "Claude one.", "Default one."),
-    "1.1.0": _release("GPT two.", "Claude one.", "Default one."),  # gpt drifts
-    "1.2.0": _release(
-        "GPT two.", "Claude one.", "Default one.", claude_when=f"{CLAUDE} or model == 'opus'"
-    ),  # anthropic's condition drifts
-    "1.3.0": _release("GPT three.", "Claude two.", "Default one.", gemini="Gemini one."),
-    "1.4.0": _release("GPT four.", "Claude three.", "Default two.", gemini="Gemini two."),
-}
-MODELS = ["gpt-5", "claude-opus-4", "gemini-2.5-pro"]
 
 
 @pytest.fixture
@@ -117,7 +85,7 @@ def test_json_and_a_model_no_variant_takes(
 def test_a_group_without_a_fallback_may_give_a_model_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    write_catalog(tmp_path / "c", "solo", "1.0.0", [_member("gpt", 10, "GPT.", GPT)])
+    write_catalog(tmp_path / "c", "solo", "1.0.0", [member("gpt", 10, "GPT.", GPT)])
     argv = ["variants", "solo", "--model", "gpt-5", "--model", "o3", "--path", str(tmp_path / "c")]
     code, out, _ = run_cli(capsys, *argv)
     assert code == 0

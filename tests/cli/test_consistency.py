@@ -239,7 +239,7 @@ def test_the_top_level_epilog_keeps_its_line_breaks(monkeypatch: pytest.MonkeyPa
 def _json_error(err: str) -> dict[str, object]:
     """The one JSON object ``err`` holds, checked to have every field of an error."""
     (line,) = err.splitlines()
-    data = json.loads(line)
+    data: dict[str, object] = json.loads(line)
     assert set(data) == {"error", "file", "line", "column", "key", "hint", "others"}
     return data
 

@@ -15,7 +15,7 @@ import catalog
 from catalog.changes.history.cache import cache_folder
 from catalog.cli import build_parser
 from catalog.cli._completion import script
-from tests.changes.history.test_catalog_history import STORY, part, write_history
+from tests._support.history_story import STORY, part, write_history
 from tests.conftest import run_cli as run
 
 SRC = Path(catalog.__file__).resolve().parents[1]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._support.git_history import History
 from tests.conftest import run_cli
-from tests.importers.githistory import History
 
 
 @pytest.fixture

@@ -57,7 +57,9 @@ def test_set_show_list_history_and_rollback_as_json(
     # A specifier chooses the newest match now; the release records that version.
     staging = _json(capsys, "set", "staging", "demo@>=1,<2", *where)
     assert isinstance(staging, dict) and staging["version"] == "1.1.0"
-    assert [r["label"] for r in _json(capsys, "list", *where)] == ["production", "staging"]  # type: ignore[union-attr]
+    listed = _json(capsys, "list", *where)
+    assert isinstance(listed, list)
+    assert [r["label"] for r in listed] == ["production", "staging"]
     back = _json(capsys, "rollback", "production", *where)
     assert isinstance(back, dict)
     assert (back["version"], back["canary"], back["action"], back["change"]) == (

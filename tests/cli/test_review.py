@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from catalog.review.markdown import MARKER
+from tests._support.github_api import FakeGitHub
+from tests._support.review_repo import TwoCommits, two_commits
 from tests.conftest import run_cli as run
-from tests.review.github_api import FakeGitHub
-from tests.review.repo import TwoCommits, two_commits
 
 TOKEN = "cli-test-token"
 

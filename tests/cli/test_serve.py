@@ -108,7 +108,7 @@ def test_two_workers_share_the_port_and_one_metrics(tmp_path: Path) -> None:
     with running_process(args, tmp_path / "serve.log") as (url, process):
         port = int(url.rsplit(":", 1)[1])
         served_by: dict[int, int] = {}
-        connections = []
+        connections: list[http.client.HTTPConnection] = []
         try:
             while len(served_by) < 2 and len(connections) < 64:
                 connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)

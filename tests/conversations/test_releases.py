@@ -6,6 +6,7 @@ and open a store made before releases existed."""
 from __future__ import annotations
 
 import hashlib
+import math
 import multiprocessing
 import sqlite3
 from collections.abc import Callable
@@ -17,6 +18,7 @@ import pytest
 
 from catalog.conversations import (
     Canary,
+    Release,
     Releases,
     ReleaseStore,
     ReleaseTarget,
@@ -30,7 +32,7 @@ from catalog.conversations.releases import (
     catalog_path_loader,
     version_for,
 )
-from catalog.errors import NotFoundError, SessionError, UsageError
+from catalog.errors import CatalogError, NotFoundError, SessionError, UsageError
 from tests._support.postgres_server import fresh_database, postgres_server, store, store_url
 from tests.conftest import FakeTime, write_catalog
 
@@ -256,6 +258,39 @@ def test_a_ten_percent_canary_takes_a_stable_tenth(store: ReleaseStore) -> None:
     assert [version_for(other, c) for c in ids] != chosen
 
 
+def test_an_id_placed_exactly_at_the_canary_s_percent_is_not_below_it(store: ReleaseStore) -> None:
+    """The ids placed *below* the percent get the canary: one placed at it does not, one
+    placed just below the next larger percent does."""
+    share = _share("production", "conv-7")
+    at = store.set_release("production", ReleaseTarget("demo", "1.0.0", Canary("2.0.0", share)))
+    assert at.target.canary == Canary("2.0.0", share)  # kept exactly
+    assert version_for(at, "conv-7") == "1.0.0"
+    above = Canary("2.0.0", math.nextafter(share, 100))
+    past = store.set_release("production", ReleaseTarget("demo", "1.0.0", above))
+    assert version_for(past, "conv-7") == "2.0.0"
+
+
+# -- loading the versions releases name
+
+
+def test_the_loader_keeps_the_32_versions_used_last_compiled(tmp_path: Path) -> None:
+    """A version loaded again is the catalog compiled before while it is among the 32
+    used last; the 33rd version loaded since pushes it out, and it is compiled anew."""
+    root = tmp_path / "many"
+    versions = [f"1.{minor}.0" for minor in range(33)]
+    for version in versions:
+        write_catalog(root, "demo", version, parts=[{"id": "who", "body": f"Demo {version}."}])
+    load = catalog_path_loader([root])
+    first = load("demo", "1.0.0")
+    assert load("demo", "1.0.0") is first  # kept
+    compiled = [first] + [load("demo", version) for version in versions[1:32]]
+    assert load("demo", "1.0.0") is first  # 32 versions kept: the first is still there
+    latest = load("demo", versions[32])  # the 33rd pushes out the least recently used
+    assert load("demo", versions[32]) is latest
+    assert load("demo", "1.1.0") is not compiled[1]  # 1.1.0 was used least recently
+    assert str(load("demo", "1.1.0").version) == "1.1.0"
+
+
 # -- constructing and rebuilding for a release
 
 
@@ -296,6 +331,51 @@ def test_a_rollback_reaches_a_conversation_at_its_next_rebuild(releases: Release
     assert sessions.rebuild("conv", append="Compact.") == "Demo 1.0.0 for conv.\n\nCompact."
 
 
+def test_a_rebuild_chooses_by_the_conversation_s_own_place(releases: Releases) -> None:
+    """A canary set after the constructions reaches, at their next rebuild, exactly the
+    conversations whose place is below its percent."""
+    releases.set("production", "demo", "1.0.0")
+    ids = [f"conv-{index}" for index in range(12)]
+    for conversation in ids:
+        releases.construct("production", conversation)
+    releases.set("production", "demo", "1.0.0", Canary("2.0.0", 50))
+    expected = ["2.0.0" if _share("production", c) < 50 else "1.0.0" for c in ids]
+    assert set(expected) == {"1.0.0", "2.0.0"}
+    rebuilt = [releases.sessions(c).reconstruct(c) for c in ids]
+    assert [r.version for r in rebuilt] == expected
+    texts = [f"Demo {version} for {c}." for version, c in zip(expected, ids, strict=True)]
+    assert [r.text for r in rebuilt] == texts
+
+
+def test_a_rollback_records_who_made_it(releases: Releases) -> None:
+    releases.set("production", "demo", "1.0.0", who="name:ci")
+    releases.set("production", "demo", "2.0.0", who="name:ci")
+    back = releases.rollback("production", who="name:ops")
+    assert (back.who, back.action, back.target.version) == ("name:ops", "rollback", "1.0.0")
+    assert [r.who for r in releases.history("production")] == ["name:ci", "name:ci", "name:ops"]
+    assert releases.rollback("production").who == "local"
+
+
+def test_a_rollback_to_a_version_missing_here_is_refused_naming_it(
+    store: ReleaseStore, releases: Releases, tmp_path: Path
+) -> None:
+    """Even with two changes only, the change before the latest is checked: this machine
+    lacks 2.0.0, so it may not roll back to it, and nothing is written."""
+    releases.set("production", "demo", "2.0.0")
+    releases.set("production", "demo", "1.0.0")
+    lacking = tmp_path / "lacking"
+    write_catalog(lacking, "demo", "1.0.0", parts=[{"id": "who", "body": "Old."}])
+    here = Releases(store, load=catalog_path_loader([lacking]))
+    with pytest.raises(UsageError) as info:
+        here.rollback("production")
+    assert info.value.key == "version"
+    assert info.value.message.startswith("catalog demo 2.0.0 cannot be loaded here: ")
+    assert [(r.number, r.target.version) for r in store.release_history("production")] == [
+        (1, "2.0.0"),
+        (2, "1.0.0"),
+    ]
+
+
 def test_a_version_that_cannot_be_loaded_is_never_replaced_by_another(
     store: ReleaseStore, releases: Releases, tmp_path: Path
 ) -> None:
@@ -306,9 +386,10 @@ def test_a_version_that_cannot_be_loaded_is_never_replaced_by_another(
     here = Releases(store, load=catalog_path_loader([lacking]))
     with pytest.raises(SessionError) as info:
         here.construct("production", "conv")
-    assert "release production chose catalog demo 2.0.0, which cannot be loaded here" in str(
-        info.value
+    assert info.value.message.startswith(
+        "release production chose catalog demo 2.0.0, which cannot be loaded here: "
     )
+    assert info.value.hint == "install demo 2.0.0 on every server before a release names it"
     assert store.get("conv") is None
     # Setting it here to a version this machine lacks is refused, naming the version.
     with pytest.raises(UsageError) as refused:
@@ -324,12 +405,66 @@ def test_a_version_that_cannot_be_loaded_is_never_replaced_by_another(
 def test_a_conversation_of_another_catalog_is_refused(releases: Releases) -> None:
     releases.set("production", "demo", "1.0.0")
     releases.store.add(StoredPrompt("taken", "Other.", "other", "1.0.0", "main", "fp"))
-    with pytest.raises(SessionError, match="not for release production of catalog demo"):
+    with pytest.raises(SessionError) as info:
         releases.construct("production", "taken")
-    with pytest.raises(SessionError, match=r"for catalog other 1\.0\.0, not for a release"):
+    assert info.value.message == (
+        "conversation 'taken' was constructed for catalog other 1.0.0, agent 'main', "
+        "not for release production of catalog demo, agent 'main'"
+    )
+    assert info.value.file == releases.store.location
+    with pytest.raises(SessionError) as named:
         releases.sessions("taken")
-    with pytest.raises(NotFoundError, match="there is no release staging"):
+    assert named.value.message == (
+        "conversation 'taken' was constructed for catalog other 1.0.0, not for a release"
+    )
+    assert named.value.hint == "rebuild it with its catalog"
+    with pytest.raises(NotFoundError) as never:
+        releases.sessions("never")
+    assert never.value.message == "conversation 'never' has no prompt"
+    assert never.value.hint == "construct it first, for a release or a catalog"
+    with pytest.raises(NotFoundError) as unknown:
         releases.construct("staging", "new")
+    assert unknown.value.message == "there is no release staging"
+    assert unknown.value.hint == (
+        "set it first (catalog release set staging NAME@VERSION, or PUT /releases/staging)"
+    )
+
+
+def test_a_construction_uses_the_context_given(releases: Releases, catalogs: Path) -> None:
+    write_catalog(catalogs, "where", parts=[{"id": "cwd", "body": "Working in {{ env.cwd }}."}])
+    here = Releases(releases.store, load=catalog_path_loader([catalogs]))
+    here.set("staging", "where", "1.0.0")
+    stored, new = here.construct("staging", "c", {"env": {"cwd": "/srv/app"}})
+    assert (new, stored.text) == (True, "Working in /srv/app.")
+
+
+def test_a_construction_for_no_label_names_the_release_field(releases: Releases) -> None:
+    with pytest.raises(UsageError) as info:
+        releases.construct("Bad!", "c")
+    assert info.value.key == "release"
+    assert info.value.message.startswith("'Bad!' is not a release label (")
+    assert releases.store.get("c") is None
+
+
+def test_a_version_refused_here_says_what_is_installed(releases: Releases) -> None:
+    with pytest.raises(UsageError) as info:
+        releases.set("production", "demo", "9.0.0")
+    assert info.value.message == (
+        "catalog demo 9.0.0 cannot be loaded here: no version of 'demo' satisfies '==9.0.0'"
+    )
+    assert info.value.hint == "available versions: 1.0.0, 1.1.0, 2.0.0"
+
+
+def test_a_loader_s_refusal_without_a_hint_gets_one(store: ReleaseStore) -> None:
+    def refusing(name: str, version: str) -> Any:
+        raise CatalogError(f"{name} {version} is being installed")
+
+    with pytest.raises(UsageError) as info:
+        Releases(store, load=refusing).set("production", "demo", "1.0.0")
+    assert info.value.message == (
+        "catalog demo 1.0.0 cannot be loaded here: demo 1.0.0 is being installed"
+    )
+    assert info.value.hint == "install that version here (and on every server) first"
 
 
 def test_a_change_elsewhere_is_used_within_the_bound(
@@ -376,8 +511,56 @@ def test_a_store_without_releases_is_refused(releases: Releases) -> None:
     class Bare:
         location = "somewhere"
 
-    with pytest.raises(UsageError, match="the prompt store somewhere keeps no releases"):
+    with pytest.raises(UsageError) as info:
         Releases(Bare())  # type: ignore[arg-type]
+    assert info.value.message == "the prompt store somewhere keeps no releases"
+    assert info.value.hint == "use a store of the package (open_store), or implement ReleaseStore"
+
+
+# -- the cache constructions read releases through
+
+
+def _change(number: int, version: str) -> Release:
+    return Release("production", ReleaseTarget("demo", version), number, 0.0, "local", "set")
+
+
+def test_a_read_that_ends_after_a_newer_change_never_replaces_it(
+    fake_time: Callable[..., FakeTime],
+) -> None:
+    """A read of change #1 that was under way while this process made change #2 (and
+    kept it) ends after it: the cache keeps #2."""
+    from catalog.conversations import releases as module
+
+    fake_time(module)
+    cache = ReleaseCache()
+    newer = _change(2, "2.0.0")
+
+    def overtaken() -> Release:
+        cache.put(newer)  # the change made while this read was under way
+        return _change(1, "1.0.0")
+
+    assert cache.get("production", overtaken) == _change(1, "1.0.0")  # what it read
+    assert cache.get("production", lambda: _change(1, "1.0.0")) == newer
+
+
+def test_a_release_read_again_unchanged_is_kept_from_its_new_read(
+    fake_time: Callable[..., FakeTime],
+) -> None:
+    """A release read again at the bound, unchanged, counts as read then: a change made
+    after that read is used only a whole bound later."""
+    from catalog.conversations import releases as module
+
+    clock = fake_time(module)
+    cache = ReleaseCache(RELEASE_CACHE_SECONDS)
+    stored = [_change(1, "1.0.0")]
+    assert cache.get("production", lambda: stored[-1]) == _change(1, "1.0.0")
+    clock.sleep(RELEASE_CACHE_SECONDS)
+    assert cache.get("production", lambda: stored[-1]) == _change(1, "1.0.0")  # read again
+    stored.append(_change(2, "2.0.0"))  # changed elsewhere
+    clock.sleep(RELEASE_CACHE_SECONDS / 2)
+    assert cache.get("production", lambda: stored[-1]) == _change(1, "1.0.0")
+    clock.sleep(RELEASE_CACHE_SECONDS / 2)
+    assert cache.get("production", lambda: stored[-1]) == _change(2, "2.0.0")
 
 
 # -- a store made before releases existed
@@ -402,9 +585,9 @@ def test_a_store_made_before_releases_opens_and_keeps_its_prompts(
     else:
         import psycopg
 
-        with psycopg.connect(store_url, autocommit=True) as db:
-            db.execute(_OLD_PROMPTS.format(table="catalog_prompts", real="DOUBLE PRECISION"))
-            db.execute(_OLD_ROW.format(table="catalog_prompts"))
+        with psycopg.connect(store_url, autocommit=True) as server:
+            server.execute(_OLD_PROMPTS.format(table="catalog_prompts", real="DOUBLE PRECISION"))
+            server.execute(_OLD_ROW.format(table="catalog_prompts"))
     with closing(open_store(store_url)) as store:
         assert store.get("old") == StoredPrompt(
             "old", "Old text.", "demo", "1.0.0", "main", "fp", 2, 1.5, None

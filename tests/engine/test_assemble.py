@@ -8,6 +8,7 @@ context supplies."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -20,8 +21,17 @@ from typing import Any
 
 import pytest
 
-from catalog import AssembledPrompt, Catalog, ContextError, NotFoundError, load_dir
+from catalog import (
+    AssembledPrompt,
+    BudgetError,
+    Catalog,
+    ContextError,
+    NotFoundError,
+    load_dir,
+)
 from catalog.engine.plan import AgentPlan
+from catalog.errors import EvaluationError
+from catalog.lang.values import one_budget, spent
 
 
 @pytest.fixture
@@ -501,3 +511,383 @@ def test_parts_are_joined_by_the_catalogs_separator(
     assert prompt.text == separator.join(["A.", "P.", "Z.", "E."])
     spans = [prompt.text[p.start : p.end] for p in prompt.parts]
     assert spans == ["A.", "P.", "Z.", "E."]
+
+
+# ------------------------------------------------------------ what the prompt records
+
+
+def _words(text: str) -> int:
+    """A token counter whose figures are easy to work out by hand: one per word."""
+    return len(text.split())
+
+
+def test_the_prompt_names_its_catalog_version_agent_and_counter(demo: Catalog) -> None:
+    prompt = demo.assemble({}, agent="explore")
+    assert (prompt.catalog, prompt.version, prompt.agent) == ("demo", "1.0.0", "explore")
+    # The catalog's tokenizer (cl100k_base by default) counts unless one is asked for.
+    assert prompt.counter == "cl100k_base"
+    assert demo.assemble({}, counter="chars").counter == "chars/4"
+    # A function's name names the counter, and it counts every figure: the used parts
+    # ("You are explore, a read-only searcher." is 6 words, "Be careful." 2, "cwd:"
+    # 1) and the separators between them (blank: no words).
+    counted = demo.assemble({}, agent="explore", counter=_words)
+    assert counted.counter == "_words"
+    assert [(p.id, p.tokens) for p in counted.parts] == [
+        ("explore-self", 6),
+        ("policy", 2),
+        ("env", 1),
+    ]
+    assert counted.tokens == 9
+
+
+def test_a_catalog_asks_for_its_tokenizer(make_catalog: Callable[..., Path]) -> None:
+    chars = _one_part(make_catalog, {"body": "P."}, catalog={"tokenizer": "chars"})
+    assert chars.assemble({}).counter == "chars/4"
+    claude = _one_part(
+        make_catalog, {"body": "P."}, name="estimated", catalog={"tokenizer": "claude"}
+    )
+    assert claude.assemble({}).counter == "claude"
+
+
+def test_an_unknown_tool_is_noted_on_the_prompt(demo: Catalog) -> None:
+    prompt = demo.assemble({"tools": ["Bash", "Bsh"]})
+    assert len(prompt.notes) == 1
+    assert prompt.notes[0].startswith("tool 'Bsh' matches no part and no agent's tools of demo")
+    assert demo.assemble({"tools": ["Bash"]}).notes == ()
+
+
+# ------------------------------------------------------------ token budgets
+
+
+def test_the_contexts_budget_applies_without_one_in_the_catalog(
+    make_catalog: Callable[..., Path],
+) -> None:
+    # Counted in characters: "A." "P." "Z." are 2 each, each "\n\n" 2: 10 in all.
+    # Over a budget of 9 the part placed latest goes first.
+    catalog = _one_part(make_catalog, {"body": "P."})
+    prompt = catalog.assemble({"token_budget": 9}, counter=len)
+    assert prompt.text == "A.\n\nP."
+    assert prompt.budget == 9
+    assert [(e.id, e.reason) for e in prompt.excluded] == [("z", "budget")]
+    assert catalog.assemble({}, counter=len).budget is None
+
+
+def test_the_catalogs_budget_applies_unless_the_context_gives_one(
+    make_catalog: Callable[..., Path],
+) -> None:
+    catalog = _one_part(make_catalog, {"body": "P."}, catalog={"token_budget": 6})
+    prompt = catalog.assemble({}, counter=len)
+    assert (prompt.text, prompt.budget) == ("A.\n\nP.", 6)
+    wider = catalog.assemble({"token_budget": 100}, counter=len)
+    assert (wider.text, wider.budget) == ("A.\n\nP.\n\nZ.", 100)
+    assert wider.excluded == ()
+
+
+def test_a_budget_from_the_context_that_required_parts_exceed_names_the_context(
+    make_catalog: Callable[..., Path],
+) -> None:
+    catalog = _one_part(make_catalog, {"body": "P.", "required": True})
+    with pytest.raises(BudgetError) as caught:
+        catalog.assemble({"token_budget": 1}, counter=len)
+    assert (caught.value.file, caught.value.key) == (None, "token_budget")
+
+
+# ------------------------------------------------------------ the context's own texts
+
+
+def test_a_slot_override_is_listed_in_the_slots_place(demo: Catalog) -> None:
+    prompt = demo.assemble({"overrides": {"identity": "You are Custom."}})
+    first = prompt.parts[0]
+    # The kind and order of the slot's first part; the context supplies it per session.
+    assert (first.id, first.kind, first.order, first.stability, first.why) == (
+        "override:identity",
+        "system",
+        10,
+        "session",
+        "slot 'identity' replaced by the context",
+    )
+    assert prompt.static_prefix == ""
+
+
+def test_an_override_replaces_its_slot_and_no_other(make_catalog: Callable[..., Path]) -> None:
+    folder = make_catalog(
+        parts=[
+            {"id": "who", "order": 10, "slot": "identity", "body": "Demo."},
+            {"id": "rules", "order": 20, "slot": "rules", "body": "Rules."},
+            {"id": "more-rules", "order": 30, "slot": "rules", "body": "More rules."},
+            {"id": "end", "order": 40, "body": "End."},
+        ]
+    )
+    catalog = load_dir(folder)
+    prompt = catalog.assemble({"overrides": {"rules": "Mine."}})
+    assert prompt.text == "Demo.\n\nMine.\n\nEnd."
+    assert [p.id for p in prompt.parts] == ["who", "override:rules", "end"]
+    assert [(e.id, e.reason, e.why) for e in prompt.excluded] == [
+        ("rules", "overridden", "slot 'rules' overridden"),
+        ("more-rules", "overridden", "slot 'rules' overridden"),
+    ]
+    both = catalog.assemble({"overrides": {"rules": "Mine.", "identity": "Me."}})
+    assert both.text == "Me.\n\nMine.\n\nEnd."
+
+
+def test_a_custom_prompt_and_an_appended_text_are_listed_as_the_contexts(
+    demo: Catalog,
+) -> None:
+    custom = demo.assemble({"custom_prompt": "Only this."}).parts
+    assert [(p.id, p.kind, p.order, p.stability, p.why) for p in custom] == [
+        ("context:custom-prompt", "system", 0, "session", "custom prompt from the context")
+    ]
+    appended = demo.assemble({"append": "Extra."}).parts[-1]
+    assert (appended.id, appended.kind, appended.order, appended.stability, appended.why) == (
+        "context:append",
+        "system",
+        2**31,
+        "session",
+        "appended by the context",
+    )
+    both = demo.assemble({"custom_prompt": "Only this.", "append": "Extra."})
+    assert both.text == "Only this.\n\nExtra."
+    assert both.static_prefix == ""
+
+
+def test_an_unknown_slot_names_the_key_and_the_slots(make_catalog: Callable[..., Path]) -> None:
+    two = load_dir(
+        make_catalog(
+            parts=[
+                {"id": "a", "slot": "identity", "body": "A."},
+                {"id": "b", "slot": "middle", "body": "B."},
+            ]
+        )
+    )
+    with pytest.raises(ContextError) as caught:
+        two.assemble({"overrides": {"identiy": "x"}})
+    assert caught.value.message == "catalog demo has no slot 'identiy'"
+    assert caught.value.key == "overrides.identiy"
+    assert caught.value.hint == "slots of this catalog: identity, middle"
+    none = load_dir(make_catalog("plain", parts=[{"id": "a", "body": "A."}]))
+    with pytest.raises(ContextError) as caught:
+        none.assemble({"overrides": {"identity": "x"}})
+    assert caught.value.hint == "slots of this catalog: none"
+
+
+# ------------------------------------------------------------ variables and bindings
+
+
+def test_an_unknown_variable_names_the_key_and_the_declared_ones(demo: Catalog) -> None:
+    with pytest.raises(ContextError) as caught:
+        demo.assemble({"variables": {"plan_mod": True}})
+    assert caught.value.message == "unknown variable 'plan_mod' for catalog demo"
+    assert caught.value.key == "variables.plan_mod"
+    # Every declared variable, those without a default too.
+    assert caught.value.hint == "declared variables: plan_mode, todo_empty"
+    with pytest.raises(ContextError) as caught:
+        demo.assemble({"variables": {"plan_mode": "yes"}})
+    assert caught.value.message == "variable 'plan_mode' must be of type bool, got 'yes'"
+    assert caught.value.key == "variables.plan_mode"
+
+
+def test_a_catalog_without_variables_says_so(make_catalog: Callable[..., Path]) -> None:
+    catalog = _one_part(make_catalog, {"body": "P."})
+    with pytest.raises(ContextError) as caught:
+        catalog.assemble({"variables": {"plan_mode": True}})
+    assert caught.value.hint == "declared variables: none"
+
+
+def test_a_list_variable_is_a_list_like_the_contexts(make_catalog: Callable[..., Path]) -> None:
+    catalog = _one_part(
+        make_catalog,
+        {"when": "allowed == tools", "body": "Only the allowed tools."},
+        variables=[{"name": "allowed", "type": "list", "default": []}],
+    )
+    context = {"tools": ["Read", "Grep"], "variables": {"allowed": ["Read", "Grep"]}}
+    assert catalog.assemble(context).text == "A.\n\nOnly the allowed tools.\n\nZ."
+    context["variables"] = {"allowed": ["Read"]}
+    assert catalog.assemble(context).text == "A.\n\nZ."
+
+
+def test_a_list_variable_is_searched_as_freely_as_the_contexts_lists(
+    make_catalog: Callable[..., Path],
+) -> None:
+    # A short known text looked for in a short context list is read directly, charging
+    # nothing (docs/expressions.md); a list variable is held as the context's lists are.
+    names = ["Read", "Grep", "Glob", "Edit", "Write"] * 4
+    units = []
+    for when in ('"Task" in allowed', '"Task" in tools'):
+        catalog = load_dir(
+            make_catalog(
+                parts=[{"id": "p", "when": when, "body": "Tasks."}, {"id": "z", "body": "Z."}],
+                variables=[{"name": "allowed", "type": "list", "default": []}],
+            )
+        )
+        context = {"tools": names, "variables": {"allowed": names}}
+        prompt, spent_units = _spent(functools.partial(catalog.assemble, context))
+        assert prompt.text == "Z."
+        units.append(spent_units)
+    assert units[0] == units[1]
+
+
+def test_bodies_read_the_bindings(make_catalog: Callable[..., Path]) -> None:
+    catalog = _one_part(
+        make_catalog,
+        {"body": 'Work in {{ bindings["prompt:cwd"] }}; {{ brackets("[prompt:cwd]", bindings) }}'},
+        extra={"binding": [{"name": "prompt:cwd", "value": "env.cwd"}]},
+    )
+    prompt = catalog.assemble({"env": {"cwd": "/w"}})
+    assert prompt.text == "A.\n\nWork in /w; /w\n\nZ."
+
+
+# ------------------------------------------------------------ errors name the part
+
+
+def _failing(make: Callable[..., Path]) -> tuple[Catalog, Path]:
+    """A catalog whose conditions and bodies fail at run time (``int()`` of a text that
+    is no number) when ``env.cwd`` is not a number, and work when it is."""
+    folder = make(
+        parts=[
+            {"id": "a", "body": "A."},
+            {"id": "check", "when": "int(env.cwd) > 0", "body": "Checked."},
+            {"id": "show", "body": "Number {{ int(env.cwd) }}."},
+            {"id": "nag", "kind": "reminder", "when": "int(env.cwd) > 1", "body": "Nag."},
+            {"id": "say", "kind": "reminder", "body": "Say {{ int(env.cwd) + 1 }}."},
+        ]
+    )
+    return load_dir(folder), folder
+
+
+def test_a_failing_condition_or_body_names_the_part_and_its_file(
+    make_catalog: Callable[..., Path],
+) -> None:
+    catalog, folder = _failing(make_catalog)
+    good = {"env": {"cwd": "7"}}
+    assert catalog.assemble(good).text == "A.\n\nChecked.\n\nNumber 7."
+    assert [(r.id, r.text) for r in catalog.reminders(good)] == [("nag", "Nag."), ("say", "Say 8.")]
+    bad = {"env": {"cwd": "/w"}}
+    with pytest.raises(EvaluationError) as caught:
+        catalog.assemble(bad)
+    assert (caught.value.file, caught.value.key) == (str(folder / "check.md"), "part 'check' when")
+    assert caught.value.message.startswith("int(): ")
+    with pytest.raises(EvaluationError) as caught:
+        catalog.reminders(bad)
+    assert (caught.value.file, caught.value.key) == (str(folder / "nag.md"), "part 'nag' when")
+
+
+def test_a_failing_body_names_the_part_and_its_file(make_catalog: Callable[..., Path]) -> None:
+    catalog, _ = _failing(make_catalog)
+    # "0" passes int() but not the conditions: only the bodies run.
+    zero = {"env": {"cwd": "0"}}
+    assert catalog.assemble(zero).text == "A.\n\nNumber 0."
+    assert [(r.id, r.text) for r in catalog.reminders(zero)] == [("say", "Say 1.")]
+    no_number = {"env": {"cwd": "-"}}
+    without_check = load_dir(
+        make_catalog(
+            "bodies",
+            parts=[
+                {"id": "show", "body": "Number {{ int(env.cwd) }}."},
+                {"id": "say", "kind": "reminder", "body": "Say {{ int(env.cwd) }}."},
+            ],
+        )
+    )
+    with pytest.raises(EvaluationError) as caught:
+        without_check.assemble(no_number)
+    assert caught.value.file == str(Path(without_check.location) / "show.md")
+    assert caught.value.key == "part 'show'"
+    with pytest.raises(EvaluationError) as caught:
+        without_check.reminders(no_number)
+    assert caught.value.file == str(Path(without_check.location) / "say.md")
+    assert caught.value.key == "part 'say'"
+
+
+# ------------------------------------------------------------ what an assembly spends
+
+
+def _spent(run: Callable[[], Any]) -> tuple[Any, int]:
+    """What ``run`` gives and the evaluation budget units it spends (``spent()``)."""
+
+    def measured() -> tuple[Any, int]:
+        return run(), spent()
+
+    return one_budget(measured)
+
+
+SHORT = ("Bash", "Grep", "Read")
+# MCP tools have long names: past the 16 characters a single condition reads freely.
+LONG = ("mcp__github__create_issue", "mcp__github__list_issues", "mcp__github__get_issue")
+
+
+def _tool_parts(make: Callable[..., Path], names: tuple[str, ...]) -> Catalog:
+    """Tool parts ``tool-0``... whose conditions each look for their tool in ``tools``,
+    with the main agent's plan made (outside what a test measures)."""
+    parts = [
+        {"id": f"tool-{n}", "kind": "tool", "name": name, "when": f'"{name}" in tools',
+         "body": f"Tool {n}."}
+        for n, name in enumerate(names)
+    ]  # fmt: skip
+    catalog = load_dir(make(parts=parts))
+    catalog.plan("main")
+    return catalog
+
+
+def _tools(names: tuple[str, ...], count: int) -> dict[str, Any]:
+    """A context enabling the first two of ``names`` among ``count`` tools."""
+    return {"tools": [names[0], names[1], *(f"T{n}" for n in range(count - 2))]}
+
+
+@pytest.mark.parametrize("names", [SHORT, LONG])
+@pytest.mark.parametrize("count", [2, 64, 65, 200])
+def test_tool_parts_are_looked_up_in_any_number_of_tools(
+    make_catalog: Callable[..., Path], names: tuple[str, ...], count: int
+) -> None:
+    prompt = _tool_parts(make_catalog, names).assemble(_tools(names, count))
+    assert [(t.name, t.description) for t in prompt.tools] == [
+        (names[0], "Tool 0."),
+        (names[1], "Tool 1."),
+    ]
+    assert [(e.id, e.reason, e.why) for e in prompt.excluded] == [
+        ("tool-2", "condition", f"when '\"{names[2]}\" in tools' is false")
+    ]
+
+
+# A run of tool parts looks each known name up in a tuple of at most SEARCHED_FREELY
+# (64) tools directly, charging nothing, however long the name; past that, each search
+# costs what `in` charges: 16 units an item and, for each, the 4 characters of "Bash",
+# "Grep" or "Read" compared.
+@pytest.mark.parametrize(
+    ("names", "count", "units"),
+    [(SHORT, 2, 0), (SHORT, 64, 0), (LONG, 64, 0), (SHORT, 65, 3 * (16 * 65 + 4 * 65))],
+)
+def test_looking_tool_parts_up_in_up_to_64_tools_spends_nothing(
+    make_catalog: Callable[..., Path], names: tuple[str, ...], count: int, units: int
+) -> None:
+    catalog = _tool_parts(make_catalog, names)
+    assert _spent(lambda: catalog.assemble(_tools(names, count)))[1] == units
+
+
+def test_a_body_known_when_the_plan_is_made_is_not_rendered_again(
+    make_catalog: Callable[..., Path],
+) -> None:
+    # The loop reads nothing from the context: the plan renders it once; each assembly
+    # copies the text (rendering it would spend the loop's units).
+    loop = "{% for n in [1, 2, 3] %}{{ n }}{% endfor %}"
+    catalog = _one_part(make_catalog, {"body": loop, "when": "len(tools) > 0"})
+    reminding = _one_part(make_catalog, {"body": loop, "kind": "reminder"})
+    catalog.plan("main")
+    reminding.plan("main")
+    prompt, units = _spent(lambda: catalog.assemble({"tools": ["Bash"]}))
+    assert (prompt.text, units) == ("A.\n\n123\n\nZ.", 0)
+    found, units = _spent(lambda: reminding.reminders({}))
+    assert ([(r.id, r.text) for r in found], units) == ([("p", "123")], 0)
+
+
+def test_reminders_render_in_order_with_their_order(make_catalog: Callable[..., Path]) -> None:
+    folder = make_catalog(
+        parts=[
+            {"id": "a", "order": 10, "body": "A."},
+            {"id": "late", "kind": "reminder", "order": 300, "body": "Late."},
+            {"id": "cwd", "kind": "reminder", "order": 200, "body": "In {{ env.cwd }}."},
+        ]
+    )
+    found = load_dir(folder).reminders({"env": {"cwd": "/w"}})
+    assert [(r.id, r.text, r.order) for r in found] == [
+        ("cwd", "In /w.", 200),
+        ("late", "Late.", 300),
+    ]

@@ -123,7 +123,7 @@ def test_tool_descriptions_per_model(tmp_path: Path) -> None:
 
 
 def test_each_agent_has_its_own_alternatives(tmp_path: Path) -> None:
-    parts = [
+    parts: list[dict[str, Any]] = [
         {"id": "main-only", "group": "g", "body": "Main."},
         {"id": "for-all", "group": "g", "agents": ["*"], "body": "All."},
     ]
@@ -169,7 +169,7 @@ _CONTEXTS: list[dict[str, Any]] = [
 
 
 def test_specialised_plans_give_what_plain_plans_give(tmp_path: Path) -> None:
-    parts = [
+    parts: list[dict[str, Any]] = [
         *_PROVIDER,
         {"id": "t-bash", "kind": "tool", "name": "Bash", "group": "bash",
          "when": '"Bash" in tools'},
@@ -219,7 +219,7 @@ def test_a_part_after_the_fallback_is_refused_naming_its_line(tmp_path: Path) ->
 
 
 def test_a_fallback_for_one_agent_leaves_the_others_alternatives(tmp_path: Path) -> None:
-    parts = [
+    parts: list[dict[str, Any]] = [
         {"id": "main", "group": "g", "when": "true", "body": "Main."},
         {"id": "all", "group": "g", "agents": ["*"], "body": "All."},
     ]

@@ -47,6 +47,7 @@ def _reference(cat: Catalog) -> Mapping[str, AgentPlan]:
 
 def _outcome(plan: AgentPlan, context: Context) -> object:
     """Everything an assembly and the reminders show, or the error they raise."""
+    shown: object
     try:
         prompt = assemble(plan, context)
         shown = (
@@ -82,7 +83,7 @@ _VALUES: Mapping[str, tuple[Any, ...]] = {
     "list": ((), ("a.py", "src/b.py"), ("one",)),
     "map": ({}, {"src/x": "Use tabs.", "lib": "  "}),
 }
-_ENVIRONMENTS = (
+_ENVIRONMENTS: tuple[dict[str, Any], ...] = (
     {},
     {"cwd": "/home/dev/project", "os": "Linux", "shell": "bash", "date": "2025-01-31"},
     {
@@ -155,7 +156,8 @@ def _contexts(draw: st.DrawFn, cat: Catalog) -> Context:
     if declared:
         chosen = draw(st.lists(st.sampled_from(declared), max_size=6, unique=True))
         data["variables"] = {name: draw(st.sampled_from(_VALUES[kind])) for name, kind in chosen}
-    if cat.slots and draw(st.booleans()):
+    override: bool = draw(st.booleans())
+    if cat.slots and override:
         slot = draw(st.sampled_from(cat.slots))
         data["overrides"] = {slot: draw(st.sampled_from(("Replaced.", "  ")))}
     return Context.model_validate(data)

@@ -121,7 +121,8 @@ def _send(system: list[dict[str, Any]]) -> dict[str, Any]:
         system=system,  # type: ignore[arg-type]
         messages=[{"role": "user", "content": "hello"}],
     )
-    assert reply.content[0].text == "ok"
+    [block] = reply.content
+    assert block.type == "text" and block.text == "ok"
     return sent
 
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from tests._support.doc_pages import ROOT, blocks, run_sh
 from tests.conftest import write_catalog
-from tests.test_docs import ROOT, _run_sh, blocks
 
 anthropic = pytest.importorskip("anthropic")
 openai = pytest.importorskip("openai")
@@ -118,7 +118,7 @@ def sent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], di
         elif OFFLINE in block.arg:
             ran += 1
             if block.lang == "sh":
-                _run_sh(block, tmp_path)
+                run_sh(block, tmp_path)
             else:
                 exec(compile(block.text, f"{block.page}:{block.line}", "exec"), namespace)
     assert ran == 5

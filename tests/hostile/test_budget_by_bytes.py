@@ -8,6 +8,7 @@ Every figure is counted in budget units (``spent()``), never in time.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ _LONG = 200_000  # characters of each compared text
 _NAMES = {"a": ANY, "b": ANY, "xs": ANY, "ys": ANY}
 
 
-def _spent(source: str, scope: dict[str, object]) -> int:
+def _spent(source: str, scope: Mapping[str, object]) -> int:
     """The budget units one evaluation of ``source`` against ``scope`` spends."""
     expression = compile_expression(source, _NAMES)
 

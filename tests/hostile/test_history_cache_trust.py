@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from catalog import clear_caches, load_dir
-from catalog.changes.history import cache, open_history
+from catalog.changes.history import LogChange, cache, open_history
 from tests.conftest import run_cli, write_catalog
 
 OLD = "Always ask before deleting files.\n"
@@ -55,7 +55,7 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _views(root: Path) -> tuple[str, list[str], list[str]]:
+def _views(root: Path) -> tuple[str, list[LogChange], list[str]]:
     history = open_history("agent", paths=[root])
     blamed = "".join(line.text + "\n" for line in history.blame("rules").lines)
     changes = [entry.change for entry in history.log("rules").entries]

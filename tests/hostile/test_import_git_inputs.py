@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from catalog import load_dir
+from tests._support.git_history import History
 from tests.conftest import run_cli
-from tests.importers.githistory import History
 
 
 def _repo(tmp_path: Path, files: dict[str, str], tags: list[str]) -> Path:
@@ -198,8 +198,7 @@ def test_a_moved_tag_is_replaced_only_with_force(
     history.save()
     out = tmp_path / "out"
     assert _cli(capsys, history.path, out)[0] == 0
-    moved = History.__new__(History)  # the tag moved upstream: a new commit, same name
-    moved.__init__(tmp_path / "repo2")
+    moved = History(tmp_path / "repo2")  # the tag moved upstream: a new commit, same name
     moved.tag("v1", moved.commit({"p/a.md": "new"}))
     moved.save()
     code, _, err = _cli(capsys, moved.path, out)

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 from dulwich.object_store import DiskObjectStore
-from dulwich.objects import Commit, Tag
+from dulwich.objects import Commit, ObjectID, RawObjectID, ShaFile, Tag
 
 from catalog import load_dir
 from catalog.importers.git import ReleaseReader, choose_tags
 from catalog.importers.gitrepo import GitRepo
+from tests._support.git_history import History
 from tests.conftest import run_cli
-from tests.importers.githistory import History
 
 FILE = 0o100644
 
@@ -234,7 +234,7 @@ def _count_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     reads = [0]
     original = DiskObjectStore.__getitem__
 
-    def counted(self: DiskObjectStore, sha: bytes) -> object:
+    def counted(self: DiskObjectStore, sha: ObjectID | RawObjectID) -> ShaFile:
         reads[0] += 1
         return original(self, sha)
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.review.github_api import FakeGitHub
-from tests.review.repo import TwoCommits, two_commits
-from tests.review.test_github import _action, _run_steps
+from tests._support.github_action import read_action, run_steps
+from tests._support.github_api import FakeGitHub
+from tests._support.review_repo import TwoCommits, two_commits
 
 
 @pytest.fixture
@@ -23,7 +23,7 @@ def repo(tmp_path: Path) -> TwoCommits:
 
 
 def test_no_script_pastes_an_expression_into_its_text() -> None:
-    for step in _action()["runs"]["steps"]:
+    for step in read_action()["runs"]["steps"]:
         assert "${{" not in step["run"], step["id"]
 
 
@@ -33,7 +33,7 @@ def test_no_script_pastes_an_expression_into_its_text() -> None:
 def test_a_revision_is_never_an_option_or_a_command(
     repo: TwoCommits, tmp_path: Path, github: FakeGitHub, base: str
 ) -> None:
-    done = _run_steps(repo, tmp_path, {"base": base}, github)
+    done = run_steps(repo, tmp_path, {"base": base}, github)
     status, output = done["review"]
     assert status == 0  # the step records the status; the verdict fails
     assert "BASE and HEAD must name commits of this clone" in output
@@ -46,7 +46,7 @@ def test_a_list_of_paths_is_split_but_never_globbed(
     repo: TwoCommits, tmp_path: Path, github: FakeGitHub
 ) -> None:
     # Expanded, "*" would name every folder of the checkout: prompts/ among them.
-    done = _run_steps(repo, tmp_path, {"paths": "*"}, github)
+    done = run_steps(repo, tmp_path, {"paths": "*"}, github)
     assert done["review"][0] == 0, done["review"][1]
     assert "No catalog changed." in github.comments[0]["body"]
 
@@ -59,7 +59,7 @@ def test_what_the_review_writes_to_the_log_runs_no_workflow_command(tmp_path: Pa
         "#!/bin/sh\necho '::add-mask::secret' >&2\necho '::error::forged' >&2\nexit 1\n"
     )
     (fake / "catalog").chmod(0o755)
-    [step] = [step for step in _action()["runs"]["steps"] if step["id"] == "review"]
+    [step] = [step for step in read_action()["runs"]["steps"] if step["id"] == "review"]
     env = {name: "" for name in step["env"]}
     env.update(
         TURNS="10",

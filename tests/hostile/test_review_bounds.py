@@ -4,12 +4,15 @@ review assembles. The work stays bounded and the review says what it left out.""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from catalog.review import compare
+from catalog.io.loader import VersionDir, VersionManifest, read_manifest
+from catalog.review import compare, overlays
+from tests._support.overlay_repo import OverlayRepo, write_lib, write_overlay
 from tests._support.piebald_data import git
 from tests.conftest import run_cli as run
 from tests.conftest import write_catalog
@@ -97,3 +100,36 @@ def test_after_versions_that_spend_their_evaluation_budget_the_rest_are_left_out
     errors = [v["error"] for v in data["versions"]]
     assert all("more than 100000 loop iterations" in e for e in errors[:2]), errors
     assert all("left out: 2 versions already failed in evaluation" in e for e in errors[2:])
+
+
+def test_a_long_chain_of_overlays_is_walked_once_without_recursion(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 1,200 overlays, each the base of the one before, down to app, an overlay of
+    # lib 1.0.0; the change is to lib 2.0.0, which none of them takes. Deeper than
+    # Python's recursion limit, and read once each: one manifest a version.
+    made = OverlayRepo(tmp_path)
+    write_lib(made.prompts)
+    write_lib(made.prompts, "2.0.0")
+    write_overlay(made.prompts, "app", "lib@==1.0.0", {"intro": "intro"})
+    chain = 1_200
+    for number in range(chain):
+        below = f"c{number + 1}@1.0.0" if number + 1 < chain else "app@1.0.0"
+        write_overlay(made.prompts, f"c{number}", below, {"intro": "intro"})
+    first = made.commit()
+    shutil.rmtree(made.prompts / "lib" / "2.0.0")
+    write_lib(made.prompts, "2.0.0", rules="Rules: none.")
+    second = made.commit()
+    read: list[str] = []
+    counted = read_manifest
+
+    def counting(where: VersionDir) -> VersionManifest:
+        read.append(f"{where.catalog_dir.name} {where.name}")
+        return counted(where)
+
+    monkeypatch.setattr(overlays, "read_manifest", counting)
+    code, out = made.review(capsys, first, second, "--format", "json")
+    assert code == 1
+    assert [v["catalog"] for v in json.loads(out)["versions"]] == ["lib"]
+    versions = ["app 1.0.0", "lib 1.0.0", *(f"c{number} 1.0.0" for number in range(chain))]
+    assert sorted(read) == sorted(versions)

@@ -8,7 +8,7 @@ import pytest
 from catalog.errors import ReviewError
 from catalog.review.github import api_base, post_comment
 from catalog.review.markdown import MARKER
-from tests.review.github_api import FakeGitHub
+from tests._support.github_api import FakeGitHub
 
 TOKEN = "ghs_test-token-not-a-secret"
 BOT = {"login": "github-actions[bot]", "type": "Bot"}

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests._support.piebald_data import git
+from tests._support.review_repo import TwoCommits, two_commits
 from tests.conftest import run_cli as run
-from tests.review.repo import TwoCommits, two_commits
 
 SECRET = "the-host-secret-4242"
 

@@ -10,32 +10,34 @@ import json
 import re
 import socket
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 
 pytest.importorskip("fastapi", reason="the serve extra is not installed")
-httpx = pytest.importorskip("httpx")
+pytest.importorskip("httpx")
 
-from fastapi.testclient import TestClient  # noqa: E402
+import httpx
+from fastapi.testclient import TestClient
 
-from catalog.conversations.base import MAX_PROMPT_CHARS  # noqa: E402
-from catalog.engine import assemble  # noqa: E402
-from catalog.errors import UsageError  # noqa: E402
-from catalog.server.app import create_app  # noqa: E402
-from catalog.server.headers import PAGE_POLICY  # noqa: E402
-from catalog.server.state import ServerSettings  # noqa: E402
-from catalog.text.suggest import guess  # noqa: E402
-from catalog.tokens import MEMO_BYTES, memo_bytes  # noqa: E402
-from tests._support.postgres_server import fresh_database, postgres_server  # noqa: E402
-from tests._support.serving import (  # noqa: E402
+from catalog.conversations.base import MAX_PROMPT_CHARS
+from catalog.engine import assemble
+from catalog.errors import UsageError
+from catalog.server.app import create_app
+from catalog.server.headers import PAGE_POLICY
+from catalog.server.state import ServerSettings
+from catalog.text.suggest import guess
+from catalog.tokens import MEMO_BYTES, memo_bytes
+from tests._support.postgres_server import fresh_database, postgres_server
+from tests._support.serving import (
     running_process,
     running_server,
     serving_in_thread,
     write_demo_catalogs,
 )
-from tests.conftest import run_cli  # noqa: E402
+from tests.conftest import run_cli
 
 __all__ = ["fresh_database", "postgres_server"]  # fixtures used below
 
@@ -48,7 +50,20 @@ def catalogs(tmp_path: Path) -> Path:
     return write_demo_catalogs(tmp_path / "catalogs")
 
 
-def _error(response: httpx.Response, status: int) -> dict[str, Any]:
+class _Answer(Protocol):
+    """An HTTP answer as both clients give it: httpx's from a served process, and
+    httpx2's from Starlette's TestClient."""
+
+    @property
+    def status_code(self) -> int: ...
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+    @property
+    def text(self) -> str: ...
+    def json(self) -> Any: ...
+
+
+def _error(response: _Answer, status: int) -> dict[str, Any]:
     """The error object of an answer, checked for the one shape and for leaks."""
     assert response.status_code == status, response.text
     assert response.headers["content-type"] == "application/json"

@@ -138,10 +138,10 @@ def test_a_refused_name_in_the_top_tree_fails_its_release(repo: Path) -> None:
     """Every tree read is checked: two README.md entries at the top hide one README."""
     readme = data.write_object(repo, "blob", b"as of **[Claude Code v9.9.9](x)\n")
     listing = data.git(repo, "ls-tree", "-z", "HEAD").split("\0")
-    top = []
+    top: list[tuple[str, bytes, str]] = []
     for line in filter(None, listing):
-        info, name = line.split("\t", 1)
-        mode, _, oid = info.split()
+        fields, name = line.split("\t", 1)
+        mode, _, oid = fields.split()
         top.append((mode, name.encode(), oid))
     top.append(("100644", b"README.md", readme))
     tree = data.write_object(repo, "tree", data.raw_tree(top))

@@ -12,8 +12,8 @@ from catalog.errors import ImporterError
 from catalog.importers.git import import_git, load_rules
 from catalog.importers.git.data import MAX_ENTRIES, data_entries
 from catalog.importers.git.rules import DataDecl
+from tests._support.git_history import History
 from tests.conftest import dedent
-from tests.importers.githistory import History
 
 MODELS = {
     "models": [

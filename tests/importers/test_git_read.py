@@ -9,7 +9,7 @@ import pytest
 from catalog.errors import ImporterError
 from catalog.importers.git import ReleaseReader, choose_tags, import_git, part_id
 from catalog.importers.gitrepo import GitRepo
-from tests.importers.githistory import History
+from tests._support.git_history import History
 
 
 @pytest.mark.parametrize(

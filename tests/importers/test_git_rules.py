@@ -9,8 +9,8 @@ import pytest
 from catalog import load_dir
 from catalog.errors import ImporterError
 from catalog.importers.git import import_git, load_rules
+from tests._support.git_history import History
 from tests.conftest import dedent
-from tests.importers.githistory import History
 
 
 @pytest.fixture

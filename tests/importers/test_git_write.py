@@ -11,8 +11,8 @@ from catalog import load_dir
 from catalog.errors import ImporterError
 from catalog.importers.git import ReleaseReader, choose_tags, import_git
 from catalog.importers.gitrepo import GitRepo
+from tests._support.git_history import History
 from tests.conftest import run_cli
-from tests.importers.githistory import History
 
 
 def _import(repo: Path, out: Path, **options: object):  # type: ignore[no-untyped-def]

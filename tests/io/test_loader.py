@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import time
 import tomllib
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from catalog.cache import BoundedCache
 from catalog.errors import CatalogError, ManifestError
 from catalog.importers.piebald.read import read_history
 from catalog.importers.piebald.write import ImportReport, import_releases
-from catalog.io import loader
+from catalog.io import loader, textfile
 from catalog.io.catalog_path import CatalogPath, load_dir
 from tests._support.synthetic_history import History, build_history
 from tests.conftest import run_cli as run
@@ -58,7 +59,10 @@ def shared(tmp_path: Path) -> Path:
     ):  # fmt: skip
         (root / version).mkdir()
         (root / version / "c.md").write_text("Body c.\n", encoding="utf-8")
-        manifest = {"catalog": {"name": "demo", "version": version}, "parts_from": sources}
+        manifest: dict[str, object] = {
+            "catalog": {"name": "demo", "version": version},
+            "parts_from": sources,
+        }
         if own:
             manifest["part"] = own
         (root / version / "catalog.toml").write_text(tomli_w.dumps(manifest), encoding="utf-8")
@@ -100,9 +104,9 @@ def _age(path: Path, seconds: int = 3600) -> None:
 def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The paths of the parts files read from now on."""
     seen: list[str] = []
-    real = loader.read_text
+    real = textfile.read_text
 
-    def read_text(file: Any, *args: Any, **kwargs: Any) -> str:
+    def read_text(file: Traversable, *args: Any, **kwargs: Any) -> str:
         if Path(str(file)).parent.name == "_shared":
             seen.append(Path(str(file)).name)
         return real(file, *args, **kwargs)

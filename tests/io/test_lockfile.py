@@ -29,7 +29,7 @@ from catalog.io.lockfile import (
 from tests.conftest import run_cli as run
 from tests.conftest import sha, write_catalog
 
-PARTS = [
+PARTS: list[dict[str, str | int]] = [
     {"id": "intro", "order": 10, "body": "Hello {{ env.os }}."},
     {"id": "rules", "order": 20, "body": "Be careful."},
     {"id": "grep", "kind": "tool", "name": "Grep", "order": 30, "body": "Search."},
@@ -66,7 +66,7 @@ def test_lock_records_version_hashes_and_fingerprints(locked: Path) -> None:
     assert data["catalog"]["name"] == "demo"
     assert data["catalog"]["version"] == "1.0.0"
     assert len(data["catalog"]["manifest_sha256"]) == 64
-    assert data["parts"] == {p["id"]: sha(p["body"]) for p in PARTS}
+    assert data["parts"] == {p["id"]: sha(str(p["body"])) for p in PARTS}
     (prompt,) = data["prompt"]
     assert prompt["agent"] == "main"
     assert prompt["context"].endswith("ctx.toml")
@@ -333,7 +333,7 @@ def test_lock_to_stdout_reads_back(
     assert code == 0
     target = tmp_path / "out.lock"
     target.write_text(out)
-    assert read_lock(target).lock.parts == {p["id"]: sha(p["body"]) for p in PARTS}
+    assert read_lock(target).lock.parts == {p["id"]: sha(str(p["body"])) for p in PARTS}
 
 
 def test_dates_and_times_in_meta_lock_verify_and_show_as_json(

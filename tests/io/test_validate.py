@@ -33,6 +33,7 @@ def test_stale_token_estimate_is_a_warning(make_catalog: Callable[..., Path]) ->
     assert "2 cl100k_base tokens" in problems[0].message
     assert problems[0].where.endswith("catalog.toml")
     lines = Path(problems[0].where).read_text().splitlines()
+    assert problems[0].line is not None
     assert lines[problems[0].line - 1] == "tokens = 40"
 
 
@@ -48,6 +49,7 @@ def test_estimates_for_an_unavailable_tokenizer_are_not_checked(
     assert problem.severity == "warning"
     assert "'o200k_base' is not available offline" in problem.message
     lines = Path(problem.where).read_text().splitlines()
+    assert problem.line is not None
     assert lines[problem.line - 1] == 'tokenizer = "o200k_base"'
 
 
@@ -93,6 +95,7 @@ def test_turn_part_before_static_parts_is_a_warning(make_catalog: Callable[..., 
     assert "rules, more" in problem.message
     assert "for agent(s) main:" in problem.message
     lines = Path(problem.where).read_text().splitlines()
+    assert problem.line is not None
     assert lines[problem.line - 1] == "order = 20"
 
 

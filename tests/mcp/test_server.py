@@ -22,6 +22,7 @@ pytest.importorskip("mcp")
 from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
+from mcp.types import GetPromptResult, TextContent  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SECONDS = 120  # a bound for one whole session, however slow the machine
@@ -84,21 +85,21 @@ def test_the_bundled_catalogs_agents_are_listed_and_each_prompt_is_the_cli_s(
             expected[name] = (listed["name"], agent, listed["newest"])
     assert {"coding-agent", "coding-agent.explore", "dispatch", "pi"} <= set(expected)
 
-    async def work(session: ClientSession) -> dict[str, Any]:
+    async def work(session: ClientSession) -> tuple[list[str], dict[str, GetPromptResult]]:
         listing = await session.list_prompts()
-        got = {"names": [p.name for p in listing.prompts], "prompts": {}}
-        for prompt in listing.prompts:
-            got["prompts"][prompt.name] = await session.get_prompt(prompt.name)
-        return got
+        names = [p.name for p in listing.prompts]
+        return names, {name: await session.get_prompt(name) for name in names}
 
-    got = with_session(work)
-    assert sorted(got["names"]) == sorted(expected)
+    names, prompts = with_session(work)
+    assert sorted(names) == sorted(expected)
     for name, (catalog, agent, version) in expected.items():
-        result = got["prompts"][name]
+        result = prompts[name]
         [message] = result.messages
         text = cli_text(capsys, f"{catalog}@=={version}", "--agent", agent)
         assert message.role == "user"
+        assert isinstance(message.content, TextContent)
         assert message.content.text == text, name
+        assert result.meta is not None
         assert result.meta["catalog"] == catalog
         assert result.meta["agent"] == agent
         assert result.meta["version"] == version

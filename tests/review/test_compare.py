@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests._support.piebald_data import git
+from tests._support.review_repo import AGENTS, TwoCommits, parts, two_commits, write_side
 from tests.conftest import run_cli as run
 from tests.conftest import write_catalog
-from tests.review.repo import AGENTS, TwoCommits, parts, two_commits, write_side
 
 
 @pytest.fixture
@@ -36,7 +37,9 @@ def _assembled_tokens(capsys: pytest.CaptureFixture[str], folder: Path, agent: s
     return tokens
 
 
-def _review(capsys: pytest.CaptureFixture[str], repo: TwoCommits, *more: str) -> tuple[int, dict]:
+def _review(
+    capsys: pytest.CaptureFixture[str], repo: TwoCommits, *more: str
+) -> tuple[int, dict[str, Any]]:
     code, out, _ = run(
         capsys, "review", repo.first, repo.second, "--repo", str(repo.repo), "--format", "json",
         *more,
@@ -107,7 +110,9 @@ def test_the_working_tree_is_the_default_head(
     assert data["head"] == "working tree"
 
 
-def _review_worktree(capsys: pytest.CaptureFixture[str], repo: TwoCommits) -> tuple[int, dict]:
+def _review_worktree(
+    capsys: pytest.CaptureFixture[str], repo: TwoCommits
+) -> tuple[int, dict[str, Any]]:
     code, out, _ = run(capsys, "review", repo.second, "--repo", str(repo.repo), "--format", "json")
     return code, json.loads(out)
 

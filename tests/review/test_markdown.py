@@ -11,8 +11,8 @@ from catalog.importers.piebald.write import import_releases
 from catalog.review.compare import PromptChange, Review, VersionChange
 from catalog.review.markdown import COMMENT_LIMIT, MARKER, render_markdown
 from tests._support.piebald_data import git
+from tests._support.review_repo import two_commits
 from tests.conftest import run_cli as run
-from tests.review.repo import two_commits
 
 
 def _prompt(agent: str, diff: str) -> PromptChange:

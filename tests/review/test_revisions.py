@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from catalog.importers.gitrepo import GitRepo
-from catalog.review.revisions import CommitRevision, WorkingTree, catalog_roots
+from catalog.review.revisions import CommitRevision, WorkingTree, catalog_roots, merge_base
 from tests._support.piebald_data import git
+from tests._support.review_repo import TwoCommits, two_commits, write_side
 from tests.conftest import run_cli as run
-from tests.review.repo import TwoCommits, two_commits, write_side
 
 
 @pytest.fixture
@@ -91,3 +91,65 @@ def test_merge_base_leaves_out_what_the_base_branch_did_since(
         "main": "unchanged",
         "explore": "unchanged",
     }
+
+
+def _commit(repo: Path, monkeypatch: pytest.MonkeyPatch, name: str, *parents: str) -> str:
+    """A commit of the empty tree named ``name``, committed on day ``name[-1]`` of 2020."""
+    monkeypatch.setenv("GIT_COMMITTER_DATE", f"2020-01-0{name[-1]}T00:00:00 +0000")
+    tree = git(repo, "hash-object", "-t", "tree", "-w", "/dev/null").strip()
+    above = [word for parent in parents for word in ("-p", parent)]
+    return git(repo, "commit-tree", tree, *above, "-m", name).strip()
+
+
+@pytest.fixture
+def empty(tmp_path: Path) -> Path:
+    git(tmp_path, "init", "-q", "-b", "main")
+    return tmp_path
+
+
+def test_merge_base_is_the_best_common_ancestor_not_the_nearest(
+    empty: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # main: a -> b -> c. The head merges a branch that merged b, and a branch from a
+    # whose parent a is fewer steps from the head than b is: b is where they meet.
+    a = _commit(empty, monkeypatch, "a1")
+    b = _commit(empty, monkeypatch, "b2", a)
+    c = _commit(empty, monkeypatch, "c3", b)
+    side = _commit(empty, monkeypatch, "side2", a)
+    merged = _commit(empty, monkeypatch, "merged4", side, b)
+    branch = _commit(empty, monkeypatch, "branch2", a)
+    head = _commit(empty, monkeypatch, "head5", branch, merged)
+    assert git(empty, "merge-base", c, head).strip() == b
+    with GitRepo(empty) as opened:
+        assert merge_base(opened, c, head) == b
+
+
+@pytest.mark.parametrize(("x_day", "y_day"), [("2", "3"), ("3", "2")])
+def test_after_criss_cross_merges_the_base_committed_last_is_taken_as_git_does(
+    empty: Path, monkeypatch: pytest.MonkeyPatch, x_day: str, y_day: str
+) -> None:
+    a = _commit(empty, monkeypatch, "a1")
+    x1 = _commit(empty, monkeypatch, f"x{x_day}", a)
+    y1 = _commit(empty, monkeypatch, f"y{y_day}", a)
+    x2 = _commit(empty, monkeypatch, "x-merge4", x1, y1)
+    y2 = _commit(empty, monkeypatch, "y-merge5", y1, x1)
+    assert set(git(empty, "merge-base", "--all", x2, y2).split()) == {x1, y1}
+    later = x1 if x_day > y_day else y1
+    assert git(empty, "merge-base", x2, y2).strip() == later
+    with GitRepo(empty) as opened:
+        assert merge_base(opened, x2, y2) == later
+        assert merge_base(opened, y2, x2) == later
+
+
+def test_criss_cross_bases_committed_together_are_an_error_naming_both(
+    empty: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = _commit(empty, monkeypatch, "a1")
+    x1 = _commit(empty, monkeypatch, "x2", a)
+    y1 = _commit(empty, monkeypatch, "y2", a)
+    x2 = _commit(empty, monkeypatch, "x-merge4", x1, y1)
+    y2 = _commit(empty, monkeypatch, "y-merge5", y1, x1)
+    code, out, err = run(capsys, "review", x2, y2, "--repo", str(empty), "--merge-base")
+    assert code == 2 and not out
+    assert "2 merge bases" in err and x1 in err and y1 in err
+    assert "Traceback" not in err

@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 
 from catalog import Context, ContextError, load_context
-from catalog.schema.context import coerce_context
+from catalog.schema.context import Environment, coerce_context
 
 
 def test_a_toml_context_file_loads(tmp_path: Path) -> None:
     path = tmp_path / "ctx.toml"
     path.write_text('tools = ["Bash"]\n[env]\nos = "Linux"\n', encoding="utf-8")
-    assert load_context(path) == Context(tools=("Bash",), env={"os": "Linux"})
+    assert load_context(path) == Context(tools=("Bash",), env=Environment(os="Linux"))
 
 
 def test_a_byte_order_mark_is_ignored(tmp_path: Path) -> None:

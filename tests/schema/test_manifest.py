@@ -219,10 +219,16 @@ def problems_of(cls: type[SchemaModel], data: Any) -> list[tuple[tuple[str | int
 
 
 # -- building
+# The pydantic plugin types a strict model's keywords by field type, where construction
+# converts them as validation does: the tests of that conversion ignore the plugin's
+# arg-type and dict-item errors.
 
 
 def test_keyword_construction_and_model_validate_build_the_same_record() -> None:
-    built = Tree(leaves=[{"name": "a"}, Leaf(name="b", count=2)], by_name={"x": {"name": "x"}})
+    built = Tree(
+        leaves=[{"name": "a"}, Leaf(name="b", count=2)],  # type: ignore[arg-type]
+        by_name={"x": {"name": "x"}},  # type: ignore[dict-item]
+    )
     read = validate(
         Tree,
         {"leaves": [{"name": "a"}, {"name": "b", "count": 2}], "by_name": {"x": {"name": "x"}}},
@@ -236,8 +242,8 @@ def test_keyword_construction_and_model_validate_build_the_same_record() -> None
 
 
 def test_lists_become_tuples_and_tuples_are_accepted() -> None:
-    assert Part(agents=["a", "b"]).agents == ("a", "b")
-    assert type(Part(agents=["a", "b"]).agents) is tuple
+    assert Part(agents=["a", "b"]).agents == ("a", "b")  # type: ignore[arg-type]
+    assert type(Part(agents=["a", "b"]).agents) is tuple  # type: ignore[arg-type]
     assert validate(Part, {"agents": ("a",)}).agents == ("a",)
 
 
@@ -245,7 +251,7 @@ def test_an_existing_instance_is_taken_as_is() -> None:
     leaf = Leaf(name="a")
     assert validate(Leaf, leaf) is leaf
     assert Tree(best=leaf).best is leaf
-    assert Tree(leaves=[leaf]).leaves[0] is leaf
+    assert Tree(leaves=(leaf,)).leaves[0] is leaf
 
 
 def test_an_int_given_for_a_float_becomes_a_float() -> None:
@@ -257,7 +263,7 @@ def test_an_int_given_for_a_float_becomes_a_float() -> None:
 
 def test_positional_arguments_are_refused() -> None:
     with pytest.raises(TypeError):
-        Leaf("a")  # type: ignore[misc]
+        Leaf("a")  # type: ignore[call-arg]
 
 
 # -- every kind of problem
@@ -686,7 +692,7 @@ def test_model_dump_exclude_unset_reaches_nested_records() -> None:
 
 
 def test_model_dump_of_tables_of_records() -> None:
-    tree = Tree(by_name={"oak": {"name": "oak"}})
+    tree = Tree(by_name={"oak": Leaf(name="oak")})
     assert tree.model_dump(mode="json", exclude_defaults=True) == {
         "by_name": {"oak": {"name": "oak"}}
     }
@@ -741,7 +747,8 @@ def test_model_copy_replaces_fields_without_touching_the_original(item: Item) ->
 
 
 def test_model_copy_does_not_check_the_update_again(item: Item) -> None:
-    assert item.model_copy(update={"size": "big"}).size == "big"
+    size: object = item.model_copy(update={"size": "big"}).size
+    assert size == "big"
 
 
 def test_a_model_is_frozen(item: Item) -> None:
@@ -755,8 +762,10 @@ def test_a_model_is_frozen(item: Item) -> None:
 def test_equality_hash_and_repr() -> None:
     assert Leaf(name="a") == validate(Leaf, {"name": "a", "count": 0})
     assert Leaf(name="a") != Leaf(name="b")
-    assert Leaf(name="a") != OtherLeaf(name="a")
-    assert Leaf(name="a") != {"name": "a", "count": 0}
+    other_model: object = OtherLeaf(name="a")
+    same_fields: object = {"name": "a", "count": 0}
+    assert Leaf(name="a") != other_model
+    assert Leaf(name="a") != same_fields
     assert hash(Leaf(name="a")) == hash(Leaf(name="a", count=0))
     assert len({Leaf(name="a"), Leaf(name="a", count=0), Leaf(name="b")}) == 2
     assert repr(Leaf(name="a")) == "Leaf(name='a', count=0)"
@@ -865,7 +874,8 @@ def test_the_schema_of_a_model_also_accepting_a_string() -> None:
 
 
 def test_context_through_records() -> None:
-    context = Context(tools=["Read"], env={"os": "Linux"})
+    # Converted by construction: see the note above the building tests.
+    context = Context(tools=["Read"], env={"os": "Linux"})  # type: ignore[arg-type]
     assert context.tools == ("Read",)
     assert context.env == Environment(os="Linux")
     assert context.model_fields_set == frozenset({"tools", "env"})
@@ -1045,7 +1055,7 @@ def test_a_union_reports_the_problems_of_the_member_whose_shape_the_value_has() 
     assert problems_of(Either, {"value": "x"}) == [
         (("value",), "choice", "must be 'auto', a table (an object) or an integer, not text ('x')")
     ]
-    assert Either(value={"name": "a"}).value == Leaf(name="a")
+    assert validate(Either, {"value": {"name": "a"}}).value == Leaf(name="a")
 
 
 class Commas(SchemaModel):
@@ -1063,7 +1073,7 @@ class Listed(SchemaModel):
 
 
 def test_a_list_field_holds_a_list() -> None:
-    record = Listed(names=("a", "b"))
+    record = validate(Listed, {"names": ("a", "b")})
     assert record.names == ["a", "b"]
     assert type(record.names) is list
     assert Listed().names == []
@@ -1137,7 +1147,7 @@ class Specs(SchemaModel):
 
 
 def test_before_refusing_input_is_a_value_problem_at_its_location() -> None:
-    assert Specs(specs=["a@1", {"name": "b"}]).specs == (
+    assert validate(Specs, {"specs": ["a@1", {"name": "b"}]}).specs == (
         Spec(name="a", version="1"),
         Spec(name="b"),
     )
@@ -1177,7 +1187,9 @@ def test_a_context_dumps_back_as_it_was_given(data: dict[str, Any]) -> None:
 
 
 def test_a_set_from_python_code_is_taken_as_a_list_in_sorted_order() -> None:
-    assert Part(agents={"main", "explore", "build"}).agents == ("build", "explore", "main")
+    # Converted by construction: see the note above the building tests.
+    from_code = Part(agents={"main", "explore", "build"})  # type: ignore[arg-type]
+    assert from_code.agents == ("build", "explore", "main")
     assert validate(Part, {"agents": frozenset({"b", "a"})}).agents == ("a", "b")
     # Items that do not compare are put in the order of their repr, then checked.
     assert problems_of(Part, {"agents": {2, "x"}}) == [
@@ -1209,9 +1221,9 @@ def test_toml_dates_and_python_values_are_named_in_words(value: object, words: s
 def test_dump_includes_and_excludes_fields_by_name() -> None:
     leaf = Leaf(name="a", count=2)
     assert leaf.model_dump(exclude={"count"}) == {"name": "a"}
-    assert leaf.model_dump(include=["name", "count"], exclude=["name"]) == {"count": 2}
-    assert leaf.model_dump(exclude=()) == {"name": "a", "count": 2}
-    tree = Tree(best={"name": "b"})
+    assert leaf.model_dump(include={"name", "count"}, exclude={"name"}) == {"count": 2}
+    assert leaf.model_dump(exclude=set()) == {"name": "a", "count": 2}
+    tree = Tree(best=Leaf(name="b"))
     # Names are of this record's own fields: a nested record is dumped whole.
     assert tree.model_dump(exclude={"leaves", "by_name", "name"}) == {
         "best": {"name": "b", "count": 0}

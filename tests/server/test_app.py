@@ -595,7 +595,7 @@ def test_serve_checks_the_store_and_folders_before_starting(
     assert "does not exist" in err
 
 
-_ODD_BODIES = [
+_ODD_BODIES: list[object] = [
     None, [], "text", 1, {"catalog": None}, {"catalog": ["demo"]}, {"catalog": "demo", "agent": 5},
     {"catalog": "demo", "agent": ""}, {"catalog": "demo", "context": {"variables": {"nope": 1}}},
     {"catalog": "demo", "context": {"env": "x"}}, {"catalog": "tpl", "context": {"session": 5}},

@@ -14,8 +14,8 @@ pytest.importorskip("fastapi", reason="the serve extra is not installed")
 
 from fastapi.testclient import TestClient
 
+from tests._support.reused_ids import STORY
 from tests._support.serving import html_page, serving_releases
-from tests.changes.test_lineage import STORY
 
 
 @pytest.fixture

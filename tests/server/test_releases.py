@@ -4,7 +4,8 @@ for a release, what each refusal answers, and the figures of /metrics."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +16,12 @@ pytest.importorskip("fastapi", reason="the serve extra is not installed")
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
+from catalog.conversations import Releases, open_store
+from catalog.conversations.releases import RELEASE_CACHE_SECONDS, catalog_path_loader
 from catalog.server.app import create_app
 from catalog.server.state import ServerSettings
 from tests._support.serving import write_demo_catalogs
-from tests.conftest import write_catalog
+from tests.conftest import FakeTime, write_catalog
 
 BASE = "http://127.0.0.1"
 TOKEN = "s3cret-token-5b8c1e94d27a0f36c8e4"
@@ -158,6 +161,39 @@ def test_writes_need_the_token_and_record_its_fingerprint(catalogs: Path, store_
         _error(client.put("/releases/p", json=body, headers=evil), 403)
 
 
+def test_an_unknown_release_is_a_404_saying_how_to_set_it(client: TestClient) -> None:
+    for response in (
+        client.get("/releases/production"),
+        client.post("/releases/production/rollback"),
+        client.put("/conversations/c", json={"release": "production"}),
+    ):
+        assert _error(response, 404) == {
+            "status": 404,
+            "message": "there is no release production",
+            "field": None,
+            "hint": "set it first (catalog release set production NAME@VERSION, "
+            "or PUT /releases/production)",
+        }
+
+
+def test_a_rollback_is_recorded_as_made_by_the_server_s_writer(
+    catalogs: Path, store_url: str
+) -> None:
+    settings = ServerSettings(paths=(str(catalogs),), store_url=store_url, writer="ops")
+    for client in _serve(settings):
+        client.put("/releases/p", json={"catalog": "demo", "version": "1.0.0"})
+        client.put("/releases/p", json={"catalog": "demo", "version": "2.0.0"})
+        back = client.post("/releases/p/rollback").json()
+        assert (back["who"], back["action"], back["version"], back["change"]) == (
+            "name:ops",
+            "rollback",
+            "1.0.0",
+            3,
+        )
+        history = client.get("/releases/p").json()["history"]
+        assert [c["who"] for c in history] == ["name:ops"] * 3
+
+
 # -- conversations of a release
 
 
@@ -192,6 +228,28 @@ def test_constructed_for_a_release_and_rebuilt_after_a_rollback(client: TestClie
     assert (again["version"], again["release"], again["revision"]) == ("2.0.0", None, 3)
 
 
+def test_constructions_use_a_release_as_the_server_read_it_until_the_bound(
+    client: TestClient, catalogs: Path, store_url: str, fake_time: Callable[..., FakeTime]
+) -> None:
+    """The server keeps the releases it read or changed for its constructions, one cache
+    for every request, each for at most the bound (the cache's clock moved by hand); the
+    API's reads always ask the store."""
+    from catalog.conversations import releases as module
+
+    clock = fake_time(module)
+    client.put("/releases/production", json={"catalog": "demo", "version": "1.0.0"})
+    with closing(open_store(store_url)) as shared:  # another server sharing the store
+        elsewhere = Releases(shared, load=catalog_path_loader([catalogs]))
+        elsewhere.set("production", "demo", "2.0.0", who="name:other")
+    assert client.get("/releases/production").json()["version"] == "2.0.0"
+    clock.sleep(RELEASE_CACHE_SECONDS / 2)
+    kept = client.put("/conversations/a", json={"release": "production"}).json()
+    assert kept["version"] == "1.0.0"  # as this server changed it
+    clock.sleep(RELEASE_CACHE_SECONDS / 2)
+    read = client.put("/conversations/b", json={"release": "production"}).json()
+    assert read["version"] == "2.0.0"  # read anew at the bound
+
+
 def test_what_a_construction_for_a_release_refuses(client: TestClient) -> None:
     both = _error(client.put("/conversations/c", json={"catalog": "demo", "release": "p"}), 422)
     assert "give either catalog" in both["message"]
@@ -220,8 +278,10 @@ def test_a_server_without_the_chosen_version_answers_409_naming_it(
     client.put("/releases/production", json={"catalog": "demo", "version": "2.0.0"})
     for other in _serve(ServerSettings(paths=(str(lacking),), store_url=store_url)):
         refused = _error(other.put("/conversations/c", json={"release": "production"}), 409)
-        assert "release production chose catalog demo 2.0.0" in refused["message"]
-        assert "cannot be loaded here" in refused["message"]
+        assert refused["message"].startswith(
+            "release production chose catalog demo 2.0.0, which cannot be loaded here: "
+        )
+        assert refused["hint"] == "install demo 2.0.0 on every server before a release names it"
         _error(other.get("/conversations/c"), 404)  # nothing stored, no other version used
         # Setting it through this server to a version it lacks is refused too.
         lacks = _error(
@@ -283,7 +343,7 @@ def test_metrics_count_store_errors(catalogs: Path, tmp_path: Path) -> None:
         assert _count(_figures(client), "catalog_store_errors_total") == 2
 
 
-_ODD_RELEASE_BODIES = [
+_ODD_RELEASE_BODIES: list[Any] = [
     None, [], "text", 1, {"catalog": None, "version": "1"}, {"catalog": ["demo"], "version": "1"},
     {"catalog": "demo"}, {"catalog": "demo", "version": 1}, {"catalog": "demo", "version": ""},
     {"catalog": "demo", "version": "1.0.0", "canary": 5},

@@ -15,7 +15,7 @@ pytest.importorskip("fastapi", reason="the serve extra is not installed")
 from fastapi.testclient import TestClient
 
 from tests._support.serving import html_page, serving_releases
-from tests.changes.test_variants import RELEASES
+from tests._support.variant_releases import RELEASES
 
 
 @pytest.fixture

@@ -144,10 +144,10 @@ def _tool_notes(rules: CatalogRules, ctx: Context) -> tuple[str, ...]:
             f"tool {name!r} matches no part and no agent's tools of {where}"
             + (f"; {close}" if close else "")
         )
-    if len(unknown) > _TOOL_NOTES:
-        notes.append(
-            f"{len(unknown) - _TOOL_NOTES} more tools match no part and no agent's tools of {where}"
-        )
+    more = len(unknown) - _TOOL_NOTES
+    if more > 0:
+        tools = "tool matches" if more == 1 else "tools match"
+        notes.append(f"{more} more {tools} no part and no agent's tools of {where}")
     return tuple(notes)
 
 
@@ -362,13 +362,10 @@ def _fit(
                 f"required: {names}"
             )
             hint = "raise the budget, shorten those parts, or let some go with `required = false`"
-        from_context = ctx.token_budget is not None
-        raise BudgetError(
-            f"catalog {rules.name} {rules.version}, agent {plan.agent.name}: {problem}",
-            file=None if from_context else rules.manifest_file,
-            key="token_budget" if from_context else "catalog.token_budget",
-            hint=hint,
-        )
+        message = f"catalog {rules.name} {rules.version}, agent {plan.agent.name}: {problem}"
+        if ctx.token_budget is not None:
+            raise BudgetError(message, key="token_budget", hint=hint)
+        raise rules.locate(BudgetError(message, key="catalog.token_budget", hint=hint))
     by_priority = sorted(
         (i for i in kept if not pieces[i][0].required),
         key=lambda i: (pieces[i][0].priority, -i),

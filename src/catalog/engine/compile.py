@@ -115,7 +115,7 @@ def compile_catalog(
         tokenizer=manifest.catalog.tokenizer,
         separator=manifest.catalog.separator,
         token_budget=manifest.catalog.token_budget,
-        manifest_file=manifest_file,
+        locate=locate,
         slots=tuple(sorted({p.decl.slot for p in parts if p.decl.slot})),
         defaults=defaults,
         types={var.name: var.type for var in manifest.variable},

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
-from catalog.engine.definitions import Definition
+from catalog.engine.definitions import Definition, Locate
 from catalog.engine.groups import Place, alternative
 from catalog.engine.prompt import Chosen, ExcludedPart, Origin, ToolDescription
 from catalog.errors import CatalogError
@@ -149,7 +149,8 @@ class CompiledPart:
 @dataclass(frozen=True, eq=False, slots=True)
 class CatalogRules:
     """What assembling one catalog version follows besides its parts: its name and
-    version for messages, tokenizer, separator, budget, slots, variables (defaults
+    version for messages, tokenizer, separator, budget (``locate`` places an error in the
+    manifest, at its line), slots, variables (defaults
     and types), ``[[binding]]``s and definitions, all fixed when it is compiled; and
     the names conditions and bodies may read (with their shapes), to specialise them."""
 
@@ -158,7 +159,7 @@ class CatalogRules:
     tokenizer: str
     separator: str
     token_budget: int | None
-    manifest_file: str
+    locate: Locate
     slots: tuple[str, ...]
     defaults: Mapping[str, Any]
     types: Mapping[str, str]

@@ -143,6 +143,10 @@ class GitRepo:
         commit = self._object(oid, Commit, f"commit {oid}")
         return [parent.decode("ascii") for parent in commit.parents]
 
+    def commit_time(self, oid: str) -> int:
+        """When commit ``oid`` was committed, in seconds since the epoch (UTC)."""
+        return int(self._object(oid, Commit, f"commit {oid}").commit_time)
+
     def tags(self, wanted: Callable[[str], bool] | None = None) -> dict[str, str]:
         """The name (``v1.3.4``, without ``refs/tags/``) of every tag, or of those
         ``wanted`` accepts, and the commit it names, annotated tags peeled, in name

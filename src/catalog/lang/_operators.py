@@ -21,6 +21,7 @@ from catalog.lang.values import (
     Scope,
     charge_compare,
     contains,
+    equal,
     type_name,
 )
 
@@ -137,6 +138,22 @@ OPERATOR_SYMBOLS: Final[Mapping[type[ast.AST], str]] = {
 }
 
 
+def _ordered(compare: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """``compare`` (``<``, ``<=``...) reading a list and a tuple as one kind, item by
+    item as Python compares two lists: the first items that differ decide, else the
+    lengths."""
+
+    def ordered(a: Any, b: Any) -> Any:
+        if isinstance(a, list | tuple) and isinstance(b, list | tuple) and type(a) is not type(b):
+            for x, y in zip(a, b, strict=False):  # the shorter ends it
+                if not equal(x, y):
+                    return ordered(x, y)
+            return compare(len(a), len(b))
+        return compare(a, b)
+
+    return ordered
+
+
 def _charged(compare: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     """``compare``, spending what it may read of its operands first
     (:func:`~catalog.lang.values.charge_compare`): two long texts or lists cost their
@@ -150,12 +167,12 @@ def _charged(compare: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
 
 
 COMPARISONS: Final[Mapping[type[ast.cmpop], tuple[str, Callable[[Any, Any], Any]]]] = {
-    ast.Eq: ("==", _charged(operator.eq)),
-    ast.NotEq: ("!=", _charged(operator.ne)),
-    ast.Lt: ("<", _charged(operator.lt)),
-    ast.LtE: ("<=", _charged(operator.le)),
-    ast.Gt: (">", _charged(operator.gt)),
-    ast.GtE: (">=", _charged(operator.ge)),
+    ast.Eq: ("==", _charged(equal)),
+    ast.NotEq: ("!=", _charged(lambda a, b: not equal(a, b))),
+    ast.Lt: ("<", _charged(_ordered(operator.lt))),
+    ast.LtE: ("<=", _charged(_ordered(operator.le))),
+    ast.Gt: (">", _charged(_ordered(operator.gt))),
+    ast.GtE: (">=", _charged(_ordered(operator.ge))),
     ast.In: ("in", contains),
     ast.NotIn: ("not in", lambda item, container: not contains(item, container)),
     ast.Is: ("is", lambda value, _none: value is None),

@@ -36,6 +36,7 @@ __all__ = [
     "charge_walk",
     "class_fields",
     "cost",
+    "equal",
     "fields_of",
     "is_model",
     "iterate",
@@ -201,6 +202,32 @@ SEARCHED_FREELY: Final = 64
 """Longest list or text ``in`` searches without charging the evaluation budget."""
 
 
+_PLAIN: Final = frozenset({str, int, float, bool, type(None)})
+
+
+def equal(a: object, b: object) -> bool:
+    """``a == b``, a list and a tuple holding equal items being equal at any depth: the
+    language has one kind of list, held as a tuple when it comes from the context and as
+    a list when an expression builds it (``["Bash"]``, ``split(...)``, ``+``). Walks
+    both at once, stopping at the first difference, as Python's ``==`` does."""
+    if type(a) in _PLAIN or type(b) in _PLAIN:  # the common case: a text, a number, none
+        return a == b
+    pending: list[tuple[object, object]] = [(a, b)]
+    while pending:
+        x, y = pending.pop()
+        if isinstance(x, list | tuple) and isinstance(y, list | tuple):
+            if len(x) != len(y):
+                return False
+            pending.extend(zip(x, y, strict=True))
+        elif isinstance(x, Mapping) and isinstance(y, Mapping):
+            if x.keys() != y.keys():
+                return False
+            pending.extend((x[key], y[key]) for key in x)
+        elif x != y:
+            return False
+    return True
+
+
 def contains(item: object, container: object) -> bool:
     """``item in container``; false for a none container.
 
@@ -220,6 +247,8 @@ def contains(item: object, container: object) -> bool:
             _charge_search(item, container)  # type: ignore[arg-type]
         elif type(item) not in _SCALARS:
             charge_walk(item)
+        if isinstance(item, list | tuple) and isinstance(container, list | tuple):
+            return any(equal(item, other) for other in container)
         return item in container  # type: ignore[operator]
     raise TypeError(f"cannot look for an item in {type_name(container)}")
 

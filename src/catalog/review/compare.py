@@ -3,7 +3,9 @@
 For each catalog whose files differ between two revisions, each version that
 may differ is loaded on both sides (a version added is compared with the
 newest older version of the base; one removed, or of a catalog added or
-removed, with nothing), and for each review context of its manifest
+removed, with nothing); so is a version whose own files did not change but whose
+base did (an overlay's, see :mod:`catalog.review.overlays`), listed only when a
+prompt differs. For each review context of its manifest
 (``[[review.context]]``; without any, an empty context for every agent) the
 prompt of each agent is assembled with the catalog's counter on both sides:
 the system text and the tools array are diffed, the parts that came in or went
@@ -24,6 +26,7 @@ from catalog.engine.prompt import AssembledPrompt
 from catalog.errors import CatalogError, EvaluationError, ReviewError
 from catalog.io.catalog_path import CatalogPath, CatalogSource, VersionRef
 from catalog.review.economics import Cost, conversation_cost, split
+from catalog.review.overlays import BaseChange, Bases, Files, own_changed, shared_changed
 from catalog.review.prices import Prices
 from catalog.review.revisions import Revision
 from catalog.schema import validate
@@ -151,6 +154,8 @@ class VersionChange:
     new_version: str | None
     prompts: tuple[PromptChange, ...] = ()
     error: str = ""
+    through: BaseChange | None = None
+    """Set when the version's own files did not change but its base's did."""
 
     @property
     def label(self) -> str:
@@ -194,32 +199,43 @@ def review(base: Revision, head: Revision, roots: Sequence[str], settings: Setti
     budget = _Budget()
     found: list[VersionChange] = []
     for root in roots:
-        old_path, new_path = _catalog_path(base, root), _catalog_path(head, root)
-        old_names, new_names = _names(base.folder(root)), _names(head.folder(root))
-        for name in sorted(set(old_names) | set(new_names)):
-            folder = f"{root}/{name}".lstrip("/")
-            old_files, new_files = base.files(folder), head.files(folder)
-            if old_files == new_files:
-                continue
-            try:
-                old_refs = old_path.versions(name) if name in old_names else []
-                new_refs = new_path.versions(name) if name in new_names else []
-            except CatalogError as exc:  # two folders of one version, say
-                found.append(
-                    VersionChange(root, name, "changed", "changed", None, None, error=_said(exc))
-                )
-                continue
-            found.extend(
-                _versions(
-                    root, name, (old_refs, new_refs), (old_files, new_files), settings, budget
-                )
-            )
+        found.extend(_root(base, head, root, settings, budget))
     prices = settings.prices
     priced = (
         f"{settings.turns}-turn conversations, {settings.ttl} cache, prices of "
         f"{prices.taken or 'unknown date'} from {', '.join(prices.urls) or ', '.join(prices.files)}"
     )
     return Review(base.label, head.label, tuple(found), priced)
+
+
+def _root(
+    base: Revision, head: Revision, root: str, settings: Settings, budget: _Budget
+) -> Iterable[VersionChange]:
+    """The versions of the catalogs in folder ``root`` that changed, came or went, and
+    those that changed only through their base (looked for only when a catalog of the
+    folder changed: a base outside it is the same on both sides)."""
+    paths = (_catalog_path(base, root), _catalog_path(head, root))
+    old_names, new_names = _names(base.folder(root)), _names(head.folder(root))
+    names = sorted(set(old_names) | set(new_names))
+    every: dict[str, Files] = {}
+    for name in names:
+        folder = f"{root}/{name}".lstrip("/")
+        every[name] = (base.files(folder), head.files(folder))
+    changed = {name: files for name, files in every.items() if files[0] != files[1]}
+    if not changed:
+        return
+    bases = Bases(paths, changed)
+    for name in names:
+        try:
+            old_refs = paths[0].versions(name) if name in old_names else []
+            new_refs = paths[1].versions(name) if name in new_names else []
+        except CatalogError as exc:  # two folders of one version, say
+            if name in changed:
+                yield VersionChange(root, name, "changed", "changed", None, None, error=_said(exc))
+            continue  # unchanged: it fails alike on both sides
+        yield from _versions(
+            root, name, (old_refs, new_refs), every[name], (settings, budget, bases)
+        )
 
 
 def _catalog_path(revision: Revision, root: str) -> CatalogPath:
@@ -242,16 +258,25 @@ def _versions(
     root: str,
     name: str,
     refs: tuple[list[VersionRef], list[VersionRef]],
-    files: tuple[dict[str, str], dict[str, str]],
-    settings: Settings,
-    budget: _Budget,
+    files: Files,
+    how: tuple[Settings, _Budget, Bases],
 ) -> Iterable[VersionChange]:
-    """The versions of catalog ``name`` that changed, came or went."""
+    """The versions of catalog ``name`` that changed, came or went, or changed through
+    their base."""
+    settings, budget, bases = how
     old_refs, new_refs = refs
-    catalog_status: Status = "added" if not old_refs else "removed" if not new_refs else "changed"
+    catalog_status: Status = (
+        "unchanged"
+        if files[0] == files[1]
+        else "added"
+        if not old_refs
+        else "removed"
+        if not new_refs
+        else "changed"
+    )
     old_by = {str(ref.version): ref for ref in old_refs}
     new_by = {str(ref.version): ref for ref in new_refs}
-    shared_changed = _shared_changed(files, [*old_by.values(), *new_by.values()])
+    shared = shared_changed(files, [*old_by.values(), *new_by.values()])
     for version, new_ref in new_by.items():
         old_ref = old_by.get(version)
         if old_ref is None:
@@ -266,30 +291,19 @@ def _versions(
                 budget,
             )
             continue
-        own_changed = _own(files[0], old_ref) != _own(files[1], new_ref)
-        if shared_changed or own_changed:
+        own = own_changed(files, old_ref, new_ref)
+        through = None if shared or own else bases.change(old_ref, new_ref)
+        if shared or own or through is not None:
             change = _change(
                 root, name, "changed", catalog_status, (old_ref, new_ref), settings, budget
             )
+            change = replace(change, through=through)
             # A version whose own files changed is listed even when no reviewed prompt did.
-            if own_changed or change.error or any(p.status != "unchanged" for p in change.prompts):
+            if own or change.error or any(p.status != "unchanged" for p in change.prompts):
                 yield change
     for version, old_ref in old_by.items():
         if version not in new_by:
             yield _change(root, name, "removed", catalog_status, (old_ref, None), settings, budget)
-
-
-def _own(files: dict[str, str], ref: VersionRef) -> dict[str, str]:
-    prefix = f"{ref.where.name}/"
-    return {path: key for path, key in files.items() if path.startswith(prefix)}
-
-
-def _shared_changed(files: tuple[dict[str, str], dict[str, str]], refs: list[VersionRef]) -> bool:
-    """Whether a file outside the version folders (shared bodies, parts files) changed or
-    went: one that only came cannot change a version that loaded without it."""
-    folders = tuple(f"{ref.where.name}/" for ref in refs)
-    old, new = files
-    return any(not path.startswith(folders) and new.get(path) != key for path, key in old.items())
 
 
 def _change(

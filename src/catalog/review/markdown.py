@@ -125,8 +125,9 @@ def _cut(diff: str, budget: int, how: str) -> str:
 
 def _row(version: VersionChange, prompt: PromptChange | None) -> str:
     label = _cell(version.label)
+    through = f" {_text(version.through.sentence)}" if version.through else ""
     if prompt is None:
-        return f"| {label} | error | | | | | {_text(version.error)} |"
+        return f"| {label} | error{through} | | | | | {_text(version.error)} |"
     tools = (
         tokens_change(prompt.old_tools_tokens, prompt.new_tools_tokens)
         if prompt.old_tools_tokens or prompt.new_tools_tokens
@@ -134,7 +135,7 @@ def _row(version: VersionChange, prompt: PromptChange | None) -> str:
     )
     costs = "<br>".join(_text(cost_change(cost, why=False)) for cost in prompt.costs)
     return (
-        f"| {label} | {prompt.status} | {_cell(prompt.context)} | {_cell(prompt.agent)} "
+        f"| {label} | {prompt.status}{through} | {_cell(prompt.context)} | {_cell(prompt.agent)} "
         f"| {tokens_change(prompt.old_tokens, prompt.new_tokens)} | {tools} | {costs} |"
     )
 
@@ -147,6 +148,8 @@ def _section(version: VersionChange, prompt: PromptChange) -> _Section:
     )
     summary = f"<summary>{summary}</summary>"
     lines = ["<details>", summary, ""]
+    if version.through is not None:
+        lines.append(f"- changed {_text(version.through.sentence)}")
     for word, parts in (("in", prompt.parts_in), ("out", prompt.parts_out)):
         lines.extend(f"- {word}: {_code(part)}, {_text(why)}" for part, why in parts[:_PARTS])
         if len(parts) > _PARTS:

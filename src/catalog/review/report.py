@@ -111,6 +111,8 @@ def _version_head(version: VersionChange) -> str:
     )
     if version.status == "added" and version.old_version and kind is None:
         status += f", compared with {version.old_version}"
+    if version.through is not None:
+        status += f" {version.through.sentence}"
     return f"{version.label}{where}: {status}"
 
 
@@ -148,6 +150,13 @@ def _cost_json(cost: ModelCost) -> dict[str, Any]:
     }
 
 
+def _through_json(version: VersionChange) -> dict[str, Any] | None:
+    through = version.through
+    if through is None:
+        return None
+    return {"base": through.base, "changed": through.changed, "depth": through.depth}
+
+
 def render_json(result: Review) -> dict[str, Any]:
     """The review as JSON-ready data (amounts as exact decimal strings)."""
     return {
@@ -165,6 +174,7 @@ def render_json(result: Review) -> dict[str, Any]:
                 "old_version": version.old_version,
                 "new_version": version.new_version,
                 "error": version.error or None,
+                "through": _through_json(version),
                 "prompts": [
                     {
                         "context": prompt.context,

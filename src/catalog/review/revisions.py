@@ -21,7 +21,6 @@ import os
 import posixpath
 import stat
 from abc import ABC, abstractmethod
-from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib.resources.abc import Traversable
@@ -309,41 +308,51 @@ def resolve(repo: GitRepo, rev: str) -> str:
 
 
 def merge_base(repo: GitRepo, base: str, head: str) -> str:
-    """The first commit ``base`` also descends from, walking back from ``head`` breadth
-    first: what a pull request's diff starts from. An error when their histories do not
-    meet within :data:`MAX_COMMITS` commits."""
+    """Where ``base`` and ``head``'s histories meet: what a pull request's diff starts
+    from. It is their best common ancestor (one that no other common ancestor descends
+    from); after criss-cross merges there are several, and, as ``git merge-base`` does,
+    the one committed last is taken. An error when their histories do not meet, when
+    they are longer than :data:`MAX_COMMITS` commits, or when several best ancestors
+    were committed in the same second (git's choice among them cannot be told)."""
     ancestors = _ancestors(repo, resolve(repo, base))
-    queue, seen = deque([resolve(repo, head)]), set[str]()
-    while queue:
-        oid = queue.popleft()
-        if oid in ancestors:
-            return oid
-        if oid in seen:
-            continue
-        seen.add(oid)
-        if len(seen) > MAX_COMMITS:
-            break
-        queue.extend(repo.parents(oid))
-    raise ReviewError(
-        f"{head} and {base} share no commit (within {MAX_COMMITS} commits)",
-        hint="fetch their whole history (fetch-depth: 0 with actions/checkout), or leave "
-        "out --merge-base to compare the two revisions as they are",
-    )
+    walked = _ancestors(repo, resolve(repo, head))
+    common = {oid: parents for oid, parents in walked.items() if oid in ancestors}
+    if not common:
+        raise ReviewError(
+            f"{head} and {base} share no commit",
+            hint="fetch their whole history (fetch-depth: 0 with actions/checkout), or leave "
+            "out --merge-base to compare the two revisions as they are",
+        )
+    # Every ancestor of a common commit is common: a common commit below another is a
+    # parent of a common one.
+    below = {parent for parents in common.values() for parent in parents}
+    best = sorted(oid for oid in common if oid not in below)
+    times = {oid: repo.commit_time(oid) for oid in best} if len(best) > 1 else {}
+    last = max(times.values(), default=0)
+    newest = [oid for oid in best if times.get(oid, 0) == last]
+    if len(newest) > 1:
+        raise ReviewError(
+            f"{head} and {base} have {len(best)} merge bases (criss-cross merges), "
+            f"{len(newest)} of them committed at the same time: {', '.join(newest)}",
+            hint="leave out --merge-base and give as BASE the one to compare from",
+        )
+    return newest[0]
 
 
-def _ancestors(repo: GitRepo, oid: str) -> set[str]:
-    found: set[str] = set()
+def _ancestors(repo: GitRepo, oid: str) -> dict[str, list[str]]:
+    """Every commit ``oid`` descends from (itself too), with its parents."""
+    found: dict[str, list[str]] = {}
     stack = [oid]
     while stack:
         current = stack.pop()
         if current in found:
             continue
-        found.add(current)
+        found[current] = repo.parents(current)
         if len(found) > MAX_COMMITS:
             raise ReviewError(
                 f"more than {MAX_COMMITS} commits lead to {oid}: the histories are too long "
                 "to find where they meet",
                 hint="leave out --merge-base and give the base commit itself",
             )
-        stack.extend(repo.parents(current))
+        stack.extend(found[current])
     return found

@@ -15,7 +15,7 @@ import catalog.changes.history.catalog_history as opening
 from catalog import clear_caches
 from catalog.changes.history import cache, open_history
 from catalog.io.catalog_path import CatalogPath
-from tests.changes.history.test_catalog_history import STORY, write_history
+from tests._support.history_story import STORY, write_history
 
 
 @pytest.fixture(autouse=True)

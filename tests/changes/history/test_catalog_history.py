@@ -4,84 +4,17 @@ metadata and assembly changes, a line removed and added back, repeated lines."""
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 import tomli_w
 
-from catalog.changes import diff
 from catalog.changes.history import CatalogHistory, open_history
 from catalog.errors import ManifestError, NotFoundError, UsageError
 from catalog.io.catalog_path import CatalogPath
-from tests.conftest import sha, write_catalog
-
-INTRO_1 = "Hello.\nBe brief.\nUse tools.\n"
-INTRO_2 = "Hello.\nBe  brief.\nUse tools.\n"  # whitespace only
-INTRO_3 = "Hello.\nUse tools.\n"  # "Be brief." removed
-INTRO_4 = "Hello.\nBe brief.\nUse tools.\nAsk first.\n"  # ... and added back
-RULES_1 = "Rule A.\nRule B.\nRule C.\n"
-RULES_4 = "Rule A.\nRule B, rewritten.\nRule C.\n"
-TIPS_1 = "Tip: ${TOOL} then ${OTHER}.\n"
-TIPS_2 = "Tip: ${ TOOL } then ${OTHER}.\n"  # placeholders only
-NOTES = "Note one.\nNote two.\n"
-FRESH = "A new part that took the old id.\nNothing like the rules.\n"
-
-
-def part(pid: str, body: str, order: int, tokens: int, **keys: Any) -> dict[str, Any]:
-    return {"id": pid, "body": body, "order": order, "tokens": tokens, **keys}
-
-
-# Each version: its parts. Token counts are written by hand (the manifests' figures).
-STORY: dict[str, list[dict[str, Any]]] = {
-    "1.0.0": [
-        part("intro", INTRO_1, 10, 7),
-        part("rules", RULES_1, 20, 9),
-        part("tips", TIPS_1, 30, 8),
-        part("notes", NOTES, 40, 5, kind="reminder"),
-    ],
-    "1.1.0": [
-        part("intro", INTRO_2, 10, 7),
-        part("rules", RULES_1, 20, 9),
-        part("tips", TIPS_2, 30, 9),
-    ],
-    "1.2.0": [
-        part("intro", INTRO_3, 10, 5),
-        part("guidelines", RULES_1, 20, 9),
-        part("tips", TIPS_2, 30, 9),
-    ],
-    "1.3.0": [
-        part("intro", INTRO_4, 10, 10),
-        part("guidelines", RULES_1, 20, 9),
-        part("tips", TIPS_2, 30, 9),
-        part("notes", NOTES, 40, 5, kind="reminder"),
-    ],
-    "1.4.0": [
-        part("intro", INTRO_4, 10, 10, description="The opening words."),
-        part("guidelines", RULES_4, 20, 11),
-        part("tips", TIPS_2, 30, 9),
-        part("notes", NOTES, 40, 5, kind="reminder"),
-    ],
-    "1.5.0": [
-        part("intro", INTRO_4, 35, 10, description="The opening words."),
-        part("guidelines", RULES_4, 20, 11),
-        part("tips", TIPS_2, 30, 9),
-        part("notes", NOTES, 40, 5, kind="reminder"),
-    ],
-    "1.6.0": [
-        part("intro", INTRO_4, 35, 10, description="The opening words."),
-        part("rules-v2", RULES_4, 20, 11),
-        part("rules", FRESH, 25, 12),
-        part("tips", TIPS_2, 30, 9),
-    ],
-}
-
-
-def write_history(root: Path, story: Mapping[str, Sequence[Mapping[str, Any]]], name: str) -> None:
-    for version, parts in story.items():
-        write_catalog(root, name, version, parts)
+from tests._support.history_story import STORY, assert_log_agrees_with_diff, part, write_history
+from tests.conftest import sha
 
 
 @pytest.fixture
@@ -323,29 +256,6 @@ def test_a_tampered_body_is_an_error_naming_it(tmp_path: Path) -> None:
     (tmp_path / "t" / "1.0.0" / "p.md").unlink()
     with pytest.raises(ManifestError, match=r"1.0.0/catalog.toml: .*does not exist"):
         open_history("t", paths=[tmp_path], cache=False).blame("p")
-
-
-def assert_log_agrees_with_diff(history: CatalogHistory, catalog_path: CatalogPath) -> int:
-    """Between each two versions, the log of every kind says of each part what
-    ``catalog diff`` says: its change (class), new tokens and delta; returns how many
-    changes were compared."""
-    compared = 0
-    refs = catalog_path.versions(history.name)
-    for old, new in itertools.pairwise(refs):
-        result = diff(old.load(), new.load())
-        expected = {
-            (p.id, p.status if p.status in ("added", "removed", "renamed") else p.change,
-             p.old_id, p.new_tokens, p.token_delta)
-            for p in result.changes
-        }  # fmt: skip
-        logged = {
-            (e.id, e.change, e.old_id, e.tokens, e.delta)
-            for kind in ("system", "tool", "agent", "reminder")
-            for e in history.log(kind=kind, versions=f"=={new.version}").entries
-        }
-        assert logged == expected, new.version
-        compared += len(expected)
-    return compared
 
 
 @pytest.mark.parametrize("name", ["coding-agent", "dispatch", "moltis", "opal", "pi"])

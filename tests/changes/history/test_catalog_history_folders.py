@@ -15,7 +15,7 @@ import pytest
 from catalog.changes.history import open_history
 from catalog.changes.history.cache import cache_folder
 from catalog.errors import ManifestError
-from tests.changes.history.test_catalog_history import STORY, write_history
+from tests._support.history_story import STORY, write_history
 from tests.conftest import run_cli as run
 
 HISTORY_COMMANDS = [

@@ -35,13 +35,13 @@ from catalog.changes.compute import lines
 from catalog.changes.history import CatalogHistory, LogEntry, open_history
 from catalog.importers.piebald import import_releases, read_history
 from catalog.io.catalog_path import CatalogPath
-from tests._support.messy_history import build_messy_history, history_from_folders
-from tests._support.synthetic_history import fast_import, fast_import_commit, fast_import_data
-from tests.changes.history.test_catalog_history import (
+from tests._support.history_story import (
     STORY,
     assert_log_agrees_with_diff,
     write_history,
 )
+from tests._support.messy_history import build_messy_history, history_from_folders
+from tests._support.synthetic_history import fast_import, fast_import_commit, fast_import_data
 
 GIT_ENV = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
 BODY_CHANGES = {"added", "removed", "renamed", "prose", "whitespace", "placeholders"}
@@ -173,8 +173,8 @@ def check_blame(history: CatalogHistory, repo: GitHistory, version: str, parts: 
         for line in history.blame(part, version).lines:
             ours[line.text].append(order[line.version])
         theirs: dict[str, list[tuple[int, str | None]]] = defaultdict(list)
-        for text, since, before in repo.blame(version, f"{part}.md"):
-            theirs[text].append((order[since], before))
+        for text, introduced, before in repo.blame(version, f"{part}.md"):
+            theirs[text].append((order[introduced], before))
         assert ours.keys() == theirs.keys(), part
         # Where blame follows a rename that git does not see (git's rename detection
         # compares lines, catalog diff's word shingles), git starts the file afresh.

@@ -95,8 +95,9 @@ def test_a_header_nested_too_deep_is_refused_at_its_line() -> None:
     assert info.value.message == f"header: nested more than {MAX_DEPTH} levels deep"
     assert (info.value.file, info.value.line) == ("system-prompts/a.md", 2 + MAX_DEPTH)
     fits = "".join(" " * level + "k:\n" for level in range(MAX_DEPTH - 1)) + " " * 99 + "v\n"
-    value = read_header(fits, "a.md")[0]
+    value: object = read_header(fits, "a.md")[0]
     for _ in range(MAX_DEPTH - 1):
+        assert isinstance(value, dict)
         value = value["k"]
     assert value == "v"
 

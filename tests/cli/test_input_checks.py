@@ -1,4 +1,5 @@
-"""The command line's loose ends a new user found: each is an error or a warning now."""
+"""What the command line refuses or warns about in its input (versions, agents, tools,
+API options, context files): each an error with a hint or a warning, never a traceback."""
 
 from __future__ import annotations
 
@@ -116,7 +117,7 @@ def test_anthropic_ttl_takes_only_what_the_api_accepts(cli_demo: Path, ttl: str)
         prompt.anthropic_system(ttl=ttl)  # type: ignore[arg-type]
     assert info.value.hint is not None and "'5m', '1h'" in info.value.hint
     for good in ("5m", "1h"):
-        (block,) = prompt.anthropic_system(ttl=good)  # type: ignore[arg-type]
+        (block,) = prompt.anthropic_system(ttl=good)
         assert block["cache_control"] == {"type": "ephemeral", "ttl": good}
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from dulwich.objects import Blob, Commit, ShaFile, Tag, Tree
+from dulwich.objects import Blob, Commit, ObjectID, ShaFile, Tag, Tree
+from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 __all__ = ["History"]
@@ -27,8 +28,8 @@ class History:
         self.path = path
         self.repo = Repo.init(str(path), mkdir=True)
         self._time = 1_700_000_000
-        self._objects: dict[bytes, ShaFile] = {}
-        self._refs: dict[bytes, bytes] = {}
+        self._objects: dict[ObjectID, ShaFile] = {}
+        self._refs: dict[Ref, ObjectID] = {}
         self.commits: dict[str, str] = {}  # tag -> the commit it names
 
     def save(self) -> Path:
@@ -38,7 +39,7 @@ class History:
             self.repo.object_store.add_objects([(o, None) for o in self._objects.values()])
             self._objects.clear()
         if self._refs:
-            self.repo.refs.add_packed_refs(self._refs)  # type: ignore[arg-type]
+            self.repo.refs.add_packed_refs(self._refs)
             self._refs.clear()
         self.repo.close()
         return self.path
@@ -50,7 +51,7 @@ class History:
         """A commit holding exactly ``files`` (path -> text), after ``parent``."""
         commit = Commit()
         commit.tree = self._tree(files)
-        commit.parents = [parent.encode()] if parent else []
+        commit.parents = [ObjectID(parent.encode())] if parent else []
         commit.author = commit.committer = b"Test <test@example.com>"
         self._time += 60
         commit.author_time = commit.commit_time = self._time
@@ -61,12 +62,12 @@ class History:
 
     def branch(self, name: str, commit: str) -> None:
         """Point branch ``name`` (and HEAD, for ``main``) at ``commit``."""
-        self._refs[f"refs/heads/{name}".encode()] = commit.encode()
+        self._refs[Ref(f"refs/heads/{name}".encode())] = ObjectID(commit.encode())
 
     def tag(self, name: str, commit: str, *, annotated: bool = False) -> None:
         """Tag ``commit`` as ``name`` (a lightweight tag, or an annotated one)."""
         self.commits[name] = commit
-        target = commit.encode()
+        target = ObjectID(commit.encode())
         if annotated:
             tag = Tag()
             tag.name = name.encode()
@@ -77,9 +78,9 @@ class History:
             tag.message = b"release\n"
             self._add(tag)
             target = tag.id
-        self._refs[f"refs/tags/{name}".encode()] = target
+        self._refs[Ref(f"refs/tags/{name}".encode())] = target
 
-    def _tree(self, files: Files) -> bytes:
+    def _tree(self, files: Files) -> ObjectID:
         folders: dict[str, dict[str, str | bytes | tuple[int, bytes]]] = {}
         here: dict[str, str | bytes | tuple[int, bytes]] = {}
         for path, text in files.items():
@@ -99,7 +100,7 @@ class History:
         self._add(tree)
         return tree.id
 
-    def raw_tree(self, entries: list[tuple[bytes, int, bytes]]) -> bytes:
+    def raw_tree(self, entries: list[tuple[bytes, int, bytes]]) -> ObjectID:
         """A tree of exactly ``entries`` (name, mode, object id), in that order, however
         odd the names: a forged tree git itself would not write."""
         tree = Tree()
@@ -111,13 +112,13 @@ class History:
         self._add(tree)
         return tree.id
 
-    def blob(self, content: bytes) -> bytes:
+    def blob(self, content: bytes) -> ObjectID:
         """The id of a blob of ``content``."""
         blob = Blob.from_string(content)
         self._add(blob)
         return blob.id
 
-    def commit_tree(self, tree: bytes) -> str:
+    def commit_tree(self, tree: ObjectID) -> str:
         """A commit of tree ``tree``, without parents."""
         commit = Commit()
         commit.tree = tree
@@ -131,4 +132,4 @@ class History:
 
     def ref(self, name: str, oid: bytes) -> None:
         """Point ``refs/tags/<name>`` at any object ``oid``."""
-        self._refs[f"refs/tags/{name}".encode()] = oid
+        self._refs[Ref(f"refs/tags/{name}".encode())] = ObjectID(oid)
