@@ -100,6 +100,7 @@ MODULES: dict[str, tuple[list[str], list[str]]] = {
             "tests/lang/test_compiler.py",
             "tests/lang/test_compiler_partial.py",
             "tests/lang/test_compiler_exact.py",
+            "tests/lang/test_one_kind_of_list.py",
             "tests/lang/test_operators.py",
             "tests/lang/test_functions.py",
             "tests/lang/test_shapes.py",
