@@ -74,9 +74,11 @@ MODULES: dict[str, tuple[list[str], list[str]]] = {
         ],
     ),
     "operators": (
-        ["src/catalog/lang/_operators.py"],
+        ["src/catalog/lang/_operators.py", "src/catalog/lang/values.py"],
         [
             "tests/lang/test_operators.py",
+            "tests/lang/test_one_kind_of_list.py",
+            "tests/lang/test_values.py",
             "tests/lang/test_compiler.py",
             "tests/lang/test_compiler_partial.py",
             "tests/hostile/test_budget_by_bytes.py",
@@ -122,6 +124,11 @@ MODULES: dict[str, tuple[list[str], list[str]]] = {
 # Only these functions are mutated where a module holds more than the entry is about
 # (mutmut's names: module.x_function, module.xǁClassǁmethod; fnmatch patterns).
 FUNCTIONS: dict[str, list[str]] = {
+    "operators": [
+        "catalog.lang._operators.*",
+        "catalog.lang.values.x_equal*",
+        "catalog.lang.values.x_contains*",
+    ],
     "server-auth": [
         "catalog.server.state.x_token_problem*",
         "catalog.server.state.x*token_matches*",

@@ -37,6 +37,8 @@ def _value(source: str, **scope: Any) -> Any:
         ("m == n", {"m": {"k": ("a",)}, "n": {"j": ["a"]}}, False),  # other keys
         ("m == n", {"m": {"k": ("a",)}, "n": {"k": ["b"]}}, False),
         ('x == ["a"]', {"x": "a"}, False),  # a text is no list
+        ('[["a", "b"]] == xs', {"xs": ("ab",)}, False),  # nor is one inside a list
+        ("xs == m", {"xs": ("a", "b"), "m": {"a": 1, "b": 2}}, False),  # nor a mapping
         ("x == [1]", {"x": 1}, False),
         ("x == 1.0", {"x": 1}, True),  # numbers compare as before
         ("(1, 2) == [1, 2]", {}, True),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from catalog.errors import EvaluationError
 from catalog.lang.compiler import compile_expression
 from catalog.lang.shapes import ANY
 from catalog.lang.values import one_budget, spent
@@ -59,3 +60,49 @@ def test_anything_longer_is_charged_by_what_the_search_reads(
     found, units = _evaluate(source, items)
     assert found is False
     assert units >= least
+
+
+# -- what `in` charges, by the kind of container (values.contains)
+
+
+def _spent_on(source: str, **scope: object) -> tuple[object, int]:
+    """The value of ``source`` over ``scope`` and the units it spent."""
+    expression = compile_expression(source, dict.fromkeys(scope, ANY))
+
+    def run() -> tuple[object, int]:
+        return expression(scope), spent()
+
+    return one_budget(run)
+
+
+def test_a_text_searched_in_a_text_is_charged_both_lengths_past_64() -> None:
+    assert _spent_on('"a" in s', s="xyz") == (False, 0)
+    assert _spent_on('"a" in s', s="b" * 63) == (False, 0)  # 64 characters in all: free
+    assert _spent_on('"a" in s', s="b" * 64) == (False, 65)
+    assert _spent_on('"b" in s', s="b" * 100) == (True, 101)
+
+
+def test_a_mapping_or_a_set_is_charged_for_hashing_the_item_only() -> None:
+    keys = {f"key {n}": n for n in range(1_000)}
+    assert _spent_on('"key 5" in m', m=keys) == (True, 5)  # the 5 characters hashed
+    assert _spent_on('"key 5" in s', s=frozenset(keys)) == (True, 5)
+    assert _spent_on("x in m", x="k" * 10_000, m=keys) == (False, 10_000)
+    assert _spent_on("x in m", x=7, m=keys) == (False, 0)  # a number is hashed at once
+
+
+def test_any_mapping_or_sequence_is_searched_as_the_builtin_ones() -> None:
+    from collections import UserList
+    from types import MappingProxyType
+
+    items = tuple(f"name {n}" for n in range(100))
+    assert _spent_on('"zz" in xs', xs=UserList(items)) == _spent_on('"zz" in xs', xs=items)
+    assert _spent_on('"zz" in xs', xs=items)[1] > 100 * 16  # read item by item
+    assert _spent_on('"a" in m', m=MappingProxyType({"a": 1})) == (True, 1)
+
+
+def test_looking_into_what_holds_no_items_names_it() -> None:
+    with pytest.raises(EvaluationError) as caught:
+        _spent_on('contains(x, "a")', x=3)
+    assert str(caught.value) == "column 1: contains(): cannot look for an item in number"
+    with pytest.raises(EvaluationError, match="cannot apply 'in' to list and mapping"):
+        _spent_on('["a"] in m', m={"a": 1})  # a list is no key

@@ -8,6 +8,7 @@ builds a comparison's closure with :func:`single_comparison`.
 from __future__ import annotations
 
 import ast
+import functools
 import operator
 from collections.abc import Callable, Mapping
 from typing import Any, Final
@@ -138,20 +139,16 @@ OPERATOR_SYMBOLS: Final[Mapping[type[ast.AST], str]] = {
 }
 
 
-def _ordered(compare: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
-    """``compare`` (``<``, ``<=``...) reading a list and a tuple as one kind, item by
-    item as Python compares two lists: the first items that differ decide, else the
+def _ordered(compare: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
+    """``compare(a, b)`` (``<``, ``<=``...) reading a list and a tuple as one kind, item
+    by item as Python compares two lists: the first items that differ decide, else the
     lengths."""
-
-    def ordered(a: Any, b: Any) -> Any:
-        if isinstance(a, list | tuple) and isinstance(b, list | tuple) and type(a) is not type(b):
-            for x, y in zip(a, b, strict=False):  # the shorter ends it
-                if not equal(x, y):
-                    return ordered(x, y)
-            return compare(len(a), len(b))
-        return compare(a, b)
-
-    return ordered
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple) and type(a) is not type(b):
+        for x, y in zip(a, b, strict=False):  # the shorter ends it
+            if not equal(x, y):
+                return _ordered(compare, x, y)
+        return compare(len(a), len(b))
+    return compare(a, b)
 
 
 def _charged(compare: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
@@ -169,10 +166,10 @@ def _charged(compare: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
 COMPARISONS: Final[Mapping[type[ast.cmpop], tuple[str, Callable[[Any, Any], Any]]]] = {
     ast.Eq: ("==", _charged(equal)),
     ast.NotEq: ("!=", _charged(lambda a, b: not equal(a, b))),
-    ast.Lt: ("<", _charged(_ordered(operator.lt))),
-    ast.LtE: ("<=", _charged(_ordered(operator.le))),
-    ast.Gt: (">", _charged(_ordered(operator.gt))),
-    ast.GtE: (">=", _charged(_ordered(operator.ge))),
+    ast.Lt: ("<", _charged(functools.partial(_ordered, operator.lt))),
+    ast.LtE: ("<=", _charged(functools.partial(_ordered, operator.le))),
+    ast.Gt: (">", _charged(functools.partial(_ordered, operator.gt))),
+    ast.GtE: (">=", _charged(functools.partial(_ordered, operator.ge))),
     ast.In: ("in", contains),
     ast.NotIn: ("not in", lambda item, container: not contains(item, container)),
     ast.Is: ("is", lambda value, _none: value is None),
