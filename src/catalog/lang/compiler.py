@@ -400,8 +400,10 @@ class _Compiler:
                 break
             elif index == len(operands) - 1 and not (truth and kept):
                 kept.append(operand)
-        if kept[0].known is not NOT_LITERAL:  # decided before anything runs
-            return _known(kept[0].known, shape)
+        first = kept[0]
+        if first.known is not NOT_LITERAL:  # decided before anything runs
+            # Its own closure, not its value: a known list is copied at each evaluation.
+            return _Node(first.run, shape, known=first.known, builds=first.builds)
         builds = any(operand.builds for operand in kept)
         if len(kept) == 1:
             only = kept[0]
@@ -491,6 +493,10 @@ class _Compiler:
                         check_items(len(a) + len(b), "the result of '+'")
                         return [*a, *b]
                 return a + b
+            except EvaluationBudgetError:
+                raise
+            except EvaluationError as exc:  # past a length limit: placed at the '+'
+                raise exc.located(column=column) from None
             except OPERATION_ERRORS:
                 raise EvaluationError(
                     f"cannot apply '{symbol}' to {type_name(a)} and {type_name(b)}", column=column
@@ -659,8 +665,9 @@ def _calling(function: Function, column: int, runs: tuple[Run, ...]) -> Run:
     def failed(exc: Exception) -> CatalogError:
         if isinstance(exc, EvaluationBudgetError):
             return exc
-        message = exc.message if isinstance(exc, CatalogError) else str(exc)
-        return EvaluationError(f"{name}(): {message}", column=column)
+        if isinstance(exc, CatalogError):  # what the function said, and what to do
+            return EvaluationError(f"{name}(): {exc.message}", column=column, hint=exc.hint)
+        return EvaluationError(f"{name}(): {exc}", column=column)
 
     if len(runs) == 1:  # most calls: one argument, read without a list
         only = runs[0]
