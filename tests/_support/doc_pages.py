@@ -34,7 +34,7 @@ import pytest
 
 import catalog
 
-__all__ = ["PAGES", "ROOT", "SRC", "Block", "blocks", "blocks_in", "run_page", "run_sh", "shell"]
+__all__ = ["PAGES", "ROOT", "SRC", "Block", "blocks", "blocks_in", "run_page", "run_sh"]
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
@@ -105,7 +105,7 @@ def _commands(text: str) -> list[str]:
     return commands
 
 
-def shell(command: str, folder: Path) -> subprocess.CompletedProcess[str]:
+def _shell(command: str, folder: Path) -> subprocess.CompletedProcess[str]:
     """``command`` run by bash in ``folder``, ``catalog`` and ``python`` being this tree's."""
     prelude = (
         f'catalog() {{ {shlex.quote(sys.executable)} -m catalog "$@"; }}\n'
@@ -125,7 +125,7 @@ def shell(command: str, folder: Path) -> subprocess.CompletedProcess[str]:
 
 
 def _check_output(block: Block, folder: Path) -> None:
-    done = shell(block.arg, folder)
+    done = _shell(block.arg, folder)
     assert done.stdout == block.text, (
         f"{block.page}:{block.line}: `{block.arg}` prints (exit {done.returncode}):\n"
         f"{done.stdout}{done.stderr[-2000:]}"
@@ -135,7 +135,7 @@ def _check_output(block: Block, folder: Path) -> None:
 def run_sh(block: Block, folder: Path) -> None:
     for command in _commands(block.text):
         expected = _EXIT.search(command)
-        done = shell(command, folder)
+        done = _shell(command, folder)
         status = int(expected.group(1)) if expected else 0
         assert done.returncode == status, (
             f"{block.page}:{block.line}: `{command}` exited {done.returncode}, not {status}\n"

@@ -16,7 +16,7 @@ import yaml
 from tests._support.github_api import FakeGitHub
 from tests._support.review_repo import TwoCommits
 
-__all__ = ["ROOT", "TOKEN", "read_action", "run_steps"]
+__all__ = ["TOKEN", "read_action", "run_steps"]
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "test-token-not-a-secret"

@@ -15,19 +15,18 @@ from catalog.changes.history import CatalogHistory
 from catalog.io.catalog_path import CatalogPath
 from tests.conftest import write_catalog
 
-__all__ = ["FRESH", "INTRO_1", "INTRO_4", "NOTES", "RULES_1", "RULES_4", "STORY", "TIPS_1",
-           "TIPS_2", "assert_log_agrees_with_diff", "part", "write_history"]  # fmt: skip
+__all__ = ["STORY", "assert_log_agrees_with_diff", "part", "write_history"]  # fmt: skip
 
-INTRO_1 = "Hello.\nBe brief.\nUse tools.\n"
-INTRO_2 = "Hello.\nBe  brief.\nUse tools.\n"  # whitespace only
-INTRO_3 = "Hello.\nUse tools.\n"  # "Be brief." removed
-INTRO_4 = "Hello.\nBe brief.\nUse tools.\nAsk first.\n"  # ... and added back
-RULES_1 = "Rule A.\nRule B.\nRule C.\n"
-RULES_4 = "Rule A.\nRule B, rewritten.\nRule C.\n"
-TIPS_1 = "Tip: ${TOOL} then ${OTHER}.\n"
-TIPS_2 = "Tip: ${ TOOL } then ${OTHER}.\n"  # placeholders only
-NOTES = "Note one.\nNote two.\n"
-FRESH = "A new part that took the old id.\nNothing like the rules.\n"
+_INTRO_1 = "Hello.\nBe brief.\nUse tools.\n"
+_INTRO_2 = "Hello.\nBe  brief.\nUse tools.\n"  # whitespace only
+_INTRO_3 = "Hello.\nUse tools.\n"  # "Be brief." removed
+_INTRO_4 = "Hello.\nBe brief.\nUse tools.\nAsk first.\n"  # ... and added back
+_RULES_1 = "Rule A.\nRule B.\nRule C.\n"
+_RULES_4 = "Rule A.\nRule B, rewritten.\nRule C.\n"
+_TIPS_1 = "Tip: ${TOOL} then ${OTHER}.\n"
+_TIPS_2 = "Tip: ${ TOOL } then ${OTHER}.\n"  # placeholders only
+_NOTES = "Note one.\nNote two.\n"
+_FRESH = "A new part that took the old id.\nNothing like the rules.\n"
 
 
 def part(pid: str, body: str, order: int, tokens: int, **keys: Any) -> dict[str, Any]:
@@ -37,44 +36,44 @@ def part(pid: str, body: str, order: int, tokens: int, **keys: Any) -> dict[str,
 # Each version: its parts. Token counts are written by hand (the manifests' figures).
 STORY: dict[str, list[dict[str, Any]]] = {
     "1.0.0": [
-        part("intro", INTRO_1, 10, 7),
-        part("rules", RULES_1, 20, 9),
-        part("tips", TIPS_1, 30, 8),
-        part("notes", NOTES, 40, 5, kind="reminder"),
+        part("intro", _INTRO_1, 10, 7),
+        part("rules", _RULES_1, 20, 9),
+        part("tips", _TIPS_1, 30, 8),
+        part("notes", _NOTES, 40, 5, kind="reminder"),
     ],
     "1.1.0": [
-        part("intro", INTRO_2, 10, 7),
-        part("rules", RULES_1, 20, 9),
-        part("tips", TIPS_2, 30, 9),
+        part("intro", _INTRO_2, 10, 7),
+        part("rules", _RULES_1, 20, 9),
+        part("tips", _TIPS_2, 30, 9),
     ],
     "1.2.0": [
-        part("intro", INTRO_3, 10, 5),
-        part("guidelines", RULES_1, 20, 9),
-        part("tips", TIPS_2, 30, 9),
+        part("intro", _INTRO_3, 10, 5),
+        part("guidelines", _RULES_1, 20, 9),
+        part("tips", _TIPS_2, 30, 9),
     ],
     "1.3.0": [
-        part("intro", INTRO_4, 10, 10),
-        part("guidelines", RULES_1, 20, 9),
-        part("tips", TIPS_2, 30, 9),
-        part("notes", NOTES, 40, 5, kind="reminder"),
+        part("intro", _INTRO_4, 10, 10),
+        part("guidelines", _RULES_1, 20, 9),
+        part("tips", _TIPS_2, 30, 9),
+        part("notes", _NOTES, 40, 5, kind="reminder"),
     ],
     "1.4.0": [
-        part("intro", INTRO_4, 10, 10, description="The opening words."),
-        part("guidelines", RULES_4, 20, 11),
-        part("tips", TIPS_2, 30, 9),
-        part("notes", NOTES, 40, 5, kind="reminder"),
+        part("intro", _INTRO_4, 10, 10, description="The opening words."),
+        part("guidelines", _RULES_4, 20, 11),
+        part("tips", _TIPS_2, 30, 9),
+        part("notes", _NOTES, 40, 5, kind="reminder"),
     ],
     "1.5.0": [
-        part("intro", INTRO_4, 35, 10, description="The opening words."),
-        part("guidelines", RULES_4, 20, 11),
-        part("tips", TIPS_2, 30, 9),
-        part("notes", NOTES, 40, 5, kind="reminder"),
+        part("intro", _INTRO_4, 35, 10, description="The opening words."),
+        part("guidelines", _RULES_4, 20, 11),
+        part("tips", _TIPS_2, 30, 9),
+        part("notes", _NOTES, 40, 5, kind="reminder"),
     ],
     "1.6.0": [
-        part("intro", INTRO_4, 35, 10, description="The opening words."),
-        part("rules-v2", RULES_4, 20, 11),
-        part("rules", FRESH, 25, 12),
-        part("tips", TIPS_2, 30, 9),
+        part("intro", _INTRO_4, 35, 10, description="The opening words."),
+        part("rules-v2", _RULES_4, 20, 11),
+        part("rules", _FRESH, 25, 12),
+        part("tips", _TIPS_2, 30, 9),
     ],
 }
 

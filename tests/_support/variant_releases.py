@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CLAUDE", "GEMINI", "GPT", "MODELS", "RELEASES", "member"]
+__all__ = ["GPT", "MODELS", "RELEASES", "member"]
 
 GPT = 'startswith(model, "gpt-")'
-CLAUDE = 'contains(model, "claude")'
-GEMINI = 'startswith(model, "gemini")'
+_CLAUDE = 'contains(model, "claude")'
+_GEMINI = 'startswith(model, "gemini")'
 
 
 def member(pid: str, order: int, body: str, when: str = "true") -> dict[str, Any]:
@@ -21,11 +21,11 @@ def _release(gpt: str, claude: str, default: str, **more: Any) -> list[dict[str,
     parts = [
         {"id": "intro", "order": 1, "body": "You are an agent."},
         member("gpt", 10, gpt, GPT),
-        member("anthropic", 11, claude, more.get("claude_when", CLAUDE)),
+        member("anthropic", 11, claude, more.get("claude_when", _CLAUDE)),
         member("default", 30, default),
     ]
     if "gemini" in more:
-        parts.append(member("gemini", 12, more["gemini"], GEMINI))
+        parts.append(member("gemini", 12, more["gemini"], _GEMINI))
     return parts
 
 
@@ -33,7 +33,7 @@ RELEASES = {
     "1.0.0": _release("GPT one.", "Claude one.", "Default one."),
     "1.1.0": _release("GPT two.", "Claude one.", "Default one."),  # gpt drifts
     "1.2.0": _release(
-        "GPT two.", "Claude one.", "Default one.", claude_when=f"{CLAUDE} or model == 'opus'"
+        "GPT two.", "Claude one.", "Default one.", claude_when=f"{_CLAUDE} or model == 'opus'"
     ),  # anthropic's condition drifts
     "1.3.0": _release("GPT three.", "Claude two.", "Default one.", gemini="Gemini one."),
     "1.4.0": _release("GPT four.", "Claude three.", "Default two.", gemini="Gemini two."),

@@ -202,7 +202,7 @@ SEARCHED_FREELY: Final = 64
 """Longest list or text ``in`` searches without charging the evaluation budget."""
 
 
-_PLAIN: Final = frozenset({str, int, float, bool, type(None)})
+_PLAIN: Final = _SCALARS | {str}
 
 
 def equal(a: object, b: object) -> bool:
