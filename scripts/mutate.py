@@ -39,7 +39,11 @@ ROOT = Path(__file__).resolve().parents[1]
 # name: (the modules mutated, the tests that cover them), smallest first.
 MODULES: dict[str, tuple[list[str], list[str]]] = {
     "server-auth": (
-        ["src/catalog/server/state.py", "src/catalog/server/deps.py"],
+        [
+            "src/catalog/io/listening.py",
+            "src/catalog/server/state.py",
+            "src/catalog/server/deps.py",
+        ],
         ["tests/server/test_state.py", "tests/server/test_deps.py"],
     ),
     "classify": (
@@ -130,7 +134,7 @@ FUNCTIONS: dict[str, list[str]] = {
         "catalog.lang.values.x_contains*",
     ],
     "server-auth": [
-        "catalog.server.state.x_token_problem*",
+        "catalog.io.listening.x_token_problem*",
         "catalog.server.state.x*token_matches*",
         "catalog.server.state.x*__post_init__*",
         "catalog.server.deps.x__token*",
